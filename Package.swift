@@ -1,0 +1,99 @@
+// swift-tools-version: 6.1
+// The Raxx command-line suite: small executables over shared libraries, one model generated from
+// Spec/openapi.yaml, HTTP through libcurl, secrets through libsodium, SQLite through GRDB.
+import PackageDescription
+
+let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+let openAPIRuntime = Target.Dependency.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
+let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
+
+/// A tool is a command library (one file per verb) plus a few-line entrypoint.
+func tool(_ executable: String, library: String, dependencies: [Target.Dependency]) -> [Target] {
+    [
+        .target(name: library, dependencies: dependencies),
+        .executableTarget(name: executable, dependencies: [.target(name: library)]),
+    ]
+}
+
+let cliDependencies: [Target.Dependency] = ["RaxxCLI", "RaxxCore", "RaxxHTTP", "RaxxAPI", argumentParser]
+
+let package = Package(
+    name: "raxx",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "raxx-auth", targets: ["raxx-auth"]),
+        .executable(name: "raxx-cache", targets: ["raxx-cache"]),
+        .executable(name: "raxx-order", targets: ["raxx-order"]),
+        .executable(name: "raxx-notify", targets: ["raxx-notify"]),
+        .executable(name: "raxx-dsr", targets: ["raxx-dsr"]),
+        .executable(name: "raxx-sandbox", targets: ["raxx-sandbox"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
+    ],
+    targets: [
+        // C libraries, each wrapped once.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+
+        // The API model: types, client and server generated from Spec/openapi.yaml at build time.
+        .target(
+            name: "RaxxAPI",
+            dependencies: ["RaxxCore", openAPIRuntime, httpTypes],
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+
+        // Shared libraries: all the logic lives here.
+        .target(name: "RaxxCore"),
+        .target(name: "RaxxHTTP", dependencies: ["CCurl", "RaxxCore", "RaxxAPI", openAPIRuntime, httpTypes]),
+        .target(name: "RaxxVault", dependencies: ["CSodium", "RaxxCore"]),
+        .target(name: "RaxxCLI", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxAPI", argumentParser]),
+
+        // The sandbox: a local Raptor built from the same spec, with real state in SQLite.
+        .target(
+            name: "RaxxSandbox",
+            dependencies: [
+                "RaxxAPI", "RaxxCore", openAPIRuntime, httpTypes,
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "RaxxSandboxCommand", dependencies: ["RaxxSandbox", "RaxxCore", argumentParser]),
+        .executableTarget(name: "raxx-sandbox", dependencies: ["RaxxSandboxCommand"]),
+
+        .target(name: "RaxxTestSupport", dependencies: ["RaxxCLI", "RaxxCore", "RaxxHTTP", "RaxxAPI"]),
+
+        .testTarget(name: "RaxxCoreTests", dependencies: ["RaxxCore"]),
+        .testTarget(name: "RaxxHTTPTests", dependencies: ["RaxxHTTP", "RaxxCore", "RaxxAPI", "RaxxTestSupport"]),
+        .testTarget(name: "RaxxVaultTests", dependencies: ["RaxxVault"]),
+        .testTarget(name: "RaxxCLITests", dependencies: ["RaxxCLI", "RaxxCore", "RaxxTestSupport", argumentParser]),
+        .testTarget(
+            name: "RaxxSandboxTests",
+            dependencies: [
+                "RaxxSandbox", "RaxxAPI", "RaxxHTTP", "RaxxCore", openAPIRuntime, httpTypes,
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "RaxxAuthCommandTests", dependencies: ["RaxxAuthCommand", "RaxxCLI", "RaxxCore", "RaxxTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["RaxxTestSupport", "RaxxCore"]),
+    ]
+    + tool("raxx-auth", library: "RaxxAuthCommand", dependencies: cliDependencies)
+    + tool("raxx-cache", library: "RaxxCacheCommand", dependencies: cliDependencies)
+    + tool("raxx-order", library: "RaxxOrderCommand", dependencies: cliDependencies)
+    + tool("raxx-notify", library: "RaxxNotifyCommand", dependencies: cliDependencies)
+    + tool("raxx-dsr", library: "RaxxDSRCommand", dependencies: cliDependencies),
+    swiftLanguageModes: [.v6]
+)

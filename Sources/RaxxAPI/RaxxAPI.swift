@@ -1,0 +1,27 @@
+// The Raptor API model. Types, Client and APIProtocol are generated at build time from
+// Spec/openapi.yaml (symlinked here) by the swift-openapi-generator build plugin: change the spec,
+// never the generated code. The only hand-written code here is the wire configuration that the
+// client and the sandbox server share.
+@_exported import OpenAPIRuntime
+import Foundation
+import RaxxCore
+
+/// RFC 3339 dates on the wire: written in UTC with milliseconds only when there are some, read
+/// with or without fractional seconds.
+public struct RFC3339DateTranscoder: DateTranscoder {
+    public init() {}
+
+    public func encode(_ date: Date) throws -> String { RFC3339.string(from: date) }
+
+    public func decode(_ text: String) throws -> Date {
+        guard let date = RFC3339.date(from: text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "Not an RFC 3339 date: \(text)"))
+        }
+        return date
+    }
+}
+
+extension Configuration {
+    /// The configuration both ends of Raptor use.
+    public static var raxx: Configuration { Configuration(dateTranscoder: RFC3339DateTranscoder()) }
+}
