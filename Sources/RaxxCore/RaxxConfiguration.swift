@@ -1,0 +1,60 @@
+import Foundation
+
+/// Where a tool keeps its files and which server it talks to, read once from the environment.
+///
+/// `RAXX_HOME` puts every file under one folder. Otherwise the keystore and journals live in
+/// `$XDG_STATE_HOME/raxx` (default `~/.local/state/raxx`) and the cache in `$XDG_CACHE_HOME/raxx`
+/// (default `~/.cache/raxx`).
+public struct RaxxConfiguration: Sendable, Equatable {
+    public var endpoint: APIEndpoint
+    public var stateDirectory: URL
+    public var cacheDirectory: URL
+    public var connectTimeout: RaxxDuration
+    public var totalTimeout: RaxxDuration
+
+    public static let defaultConnectTimeout = RaxxDuration.seconds(5)
+    public static let defaultTotalTimeout = RaxxDuration.seconds(20)
+
+    public init(endpoint: APIEndpoint, stateDirectory: URL, cacheDirectory: URL,
+                connectTimeout: RaxxDuration = defaultConnectTimeout, totalTimeout: RaxxDuration = defaultTotalTimeout) {
+        self.endpoint = endpoint
+        self.stateDirectory = stateDirectory
+        self.cacheDirectory = cacheDirectory
+        self.connectTimeout = connectTimeout
+        self.totalTimeout = totalTimeout
+    }
+
+    /// Reads `RAXX_API_URL`, `RAXX_HOME`, `XDG_STATE_HOME`, `XDG_CACHE_HOME`, `HOME`,
+    /// `RAXX_CONNECT_TIMEOUT` and `RAXX_TIMEOUT`.
+    public init(environment env: [String: String]) throws(RaxxError) {
+        endpoint = try env["RAXX_API_URL"].flatMap { $0.isEmpty ? nil : $0 }.map { text throws(RaxxError) in
+            try APIEndpoint(parsing: text)
+        } ?? .production
+        if let home = env["RAXX_HOME"], !home.isEmpty {
+            let root = URL(fileURLWithPath: home, isDirectory: true)
+            stateDirectory = root.appendingPathComponent("state", isDirectory: true)
+            cacheDirectory = root.appendingPathComponent("cache", isDirectory: true)
+        } else {
+            guard let userHome = env["HOME"], !userHome.isEmpty else {
+                throw RaxxError.usage("Neither RAXX_HOME nor HOME is set: there is nowhere to keep files.",
+                                      hint: "Set RAXX_HOME to a folder of your own.")
+            }
+            func xdg(_ name: String, _ fallback: String) -> URL {
+                if let dir = env[name], dir.hasPrefix("/") { return URL(fileURLWithPath: dir, isDirectory: true) }
+                return URL(fileURLWithPath: userHome, isDirectory: true).appendingPathComponent(fallback, isDirectory: true)
+            }
+            stateDirectory = xdg("XDG_STATE_HOME", ".local/state").appendingPathComponent("raxx", isDirectory: true)
+            cacheDirectory = xdg("XDG_CACHE_HOME", ".cache").appendingPathComponent("raxx", isDirectory: true)
+        }
+        connectTimeout = try Self.duration(env, "RAXX_CONNECT_TIMEOUT") ?? Self.defaultConnectTimeout
+        totalTimeout = try Self.duration(env, "RAXX_TIMEOUT") ?? Self.defaultTotalTimeout
+    }
+
+    private static func duration(_ env: [String: String], _ name: String) throws(RaxxError) -> RaxxDuration? {
+        guard let text = env[name], !text.isEmpty else { return nil }
+        guard let d = RaxxDuration(parsing: text), d.milliseconds > 0 else {
+            throw RaxxError.usage("\(name) is not a duration: \(text)", hint: "Write durations like 500ms, 10s or 2m.")
+        }
+        return d
+    }
+}

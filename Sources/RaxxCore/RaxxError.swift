@@ -1,0 +1,69 @@
+/// The one error type the tools report. Every error has a stable machine `code`, a message for a
+/// person (never an HTTP status or a stack trace), an optional hint, and an exit status.
+public struct RaxxError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var code: String
+    public var message: String
+    public var hint: String?
+    public var status: ExitStatus
+
+    public init(code: String, message: String, hint: String? = nil, status: ExitStatus) {
+        self.code = code
+        self.message = message
+        self.hint = hint
+        self.status = status
+    }
+
+    public var description: String { message }
+}
+
+extension RaxxError {
+    /// The standard message for a network-required action met while offline.
+    public static let offlineMessage = "This action requires an internet connection. Try again when online."
+
+    public static func offline(_ state: Connectivity, hint: String? = nil) -> RaxxError {
+        RaxxError(
+            code: state == .offlineHard ? "offline" : "unavailable",
+            message: offlineMessage,
+            hint: hint ?? state.hint,
+            status: .unavailable
+        )
+    }
+
+    public static func rateLimited(retryAfter seconds: Int?) -> RaxxError {
+        RaxxError(
+            code: "rate_limited",
+            message: "The server asked us to slow down.",
+            hint: seconds.map { "Try again in \($0) s." } ?? "Try again in a moment.",
+            status: .temporary
+        )
+    }
+
+    public static func usage(_ message: String, hint: String? = nil) -> RaxxError {
+        RaxxError(code: "usage", message: message, hint: hint, status: .usage)
+    }
+
+    /// Bad input data: names the line (when there is one) and the field.
+    public static func badInput(line: Int? = nil, field: String? = nil, _ message: String) -> RaxxError {
+        var place: [String] = []
+        if let line { place.append("line \(line)") }
+        if let field { place.append("field '\(field)'") }
+        let prefix = place.isEmpty ? "" : place.joined(separator: ", ") + ": "
+        return RaxxError(code: "bad_input", message: prefix + message, status: .dataError)
+    }
+
+    public static let signInRequired = RaxxError(
+        code: "sign_in_required",
+        message: "Sign in again: raxx-auth login",
+        status: .signInRequired
+    )
+
+    public static func notPermitted(code: String = "not_permitted", _ message: String, hint: String? = nil) -> RaxxError {
+        RaxxError(code: code, message: message, hint: hint, status: .notPermitted)
+    }
+
+    public static func failure(code: String = "failure", _ message: String, hint: String? = nil) -> RaxxError {
+        RaxxError(code: code, message: message, hint: hint, status: .failure)
+    }
+
+    public static let cancelled = RaxxError(code: "cancelled", message: "Cancelled.", status: .cancelled)
+}

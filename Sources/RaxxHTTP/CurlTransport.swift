@@ -1,0 +1,259 @@
+import CCurl
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import RaxxCore
+
+/// An OpenAPIRuntime `ClientTransport` on libcurl.
+///
+/// - HTTPS by default; plain http only to loopback hosts (checked for every request, whatever the
+///   base URL). No redirects are followed.
+/// - Connect and total timeouts; a User-Agent naming the tool and version.
+/// - Failures are thrown as `TransportFailure`, classified offline-hard / offline-soft / other.
+/// - Easy handles are pooled so that connections are kept alive between requests.
+public final class CurlTransport: ClientTransport, Sendable {
+    public struct Options: Sendable {
+        public var connectTimeout: RaxxDuration
+        public var totalTimeout: RaxxDuration
+        public var userAgent: String
+        /// Answers larger than this fail instead of filling memory.
+        public var maxResponseBytes: Int
+        public var maxRequestBytes: Int
+
+        public init(connectTimeout: RaxxDuration = RaxxConfiguration.defaultConnectTimeout,
+                    totalTimeout: RaxxDuration = RaxxConfiguration.defaultTotalTimeout,
+                    userAgent: String,
+                    maxResponseBytes: Int = 64 << 20,
+                    maxRequestBytes: Int = 16 << 20) {
+            self.connectTimeout = connectTimeout
+            self.totalTimeout = totalTimeout
+            self.userAgent = userAgent
+            self.maxResponseBytes = maxResponseBytes
+            self.maxRequestBytes = maxRequestBytes
+        }
+    }
+
+    public let options: Options
+    private let pool = HandlePool()
+
+    public init(options: Options) {
+        CurlGlobal.ensureInitialized()
+        self.options = options
+    }
+
+    /// "raxx-order/0.1.0 libcurl/7.88.1"
+    public static func userAgent(tool: String) -> String {
+        CurlGlobal.ensureInitialized()
+        let curl = String(cString: raxx_curl_version())
+        return "\(tool)/\(RaxxVersion.current) libcurl/\(curl)"
+    }
+
+    public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String)
+        async throws -> (HTTPResponse, HTTPBody?)
+    {
+        let url = try Self.requestURL(for: request, baseURL: baseURL)
+        var bodyBytes: [UInt8]? = nil
+        if let body {
+            bodyBytes = try await Array(collecting: body, upTo: options.maxRequestBytes)
+        }
+        let exchange = Exchange(request: request, url: url, body: bodyBytes, options: options)
+        let pool = self.pool
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(HTTPResponse, HTTPBody?), any Error>) in
+                // libcurl's easy interface blocks: run it on a thread of its own, never on the
+                // cooperative pool.
+                let thread = Thread {
+                    continuation.resume(with: Result { try exchange.perform(using: pool) })
+                }
+                thread.stackSize = 1 << 20
+                thread.start()
+            }
+        } onCancel: {
+            exchange.cancel()
+        }
+    }
+
+    /// Joins the base URL and the request's path, and enforces the scheme policy.
+    static func requestURL(for request: HTTPRequest, baseURL: URL) throws -> String {
+        guard let scheme = baseURL.scheme?.lowercased(), let host = baseURL.host else {
+            throw TransportFailure(kind: .policy, detail: "not a server URL: \(baseURL)")
+        }
+        switch scheme {
+        case "https": break
+        case "http" where APIEndpoint.isLoopback(host: host): break
+        case "http": throw TransportFailure(kind: .policy, detail: "plain http is only allowed to loopback hosts, not \(host)")
+        default: throw TransportFailure(kind: .policy, detail: "unsupported scheme \(scheme)")
+        }
+        var base = baseURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        return base + (request.path ?? "/")
+    }
+}
+
+/// curl_global_init exactly once per process.
+enum CurlGlobal {
+    private static let initialized: Bool = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK }()
+    static func ensureInitialized() { _ = initialized }
+}
+
+/// Owns libcurl easy handles; a handle returned to the pool keeps its connection cache.
+final class HandlePool: @unchecked Sendable {
+    private let lock = NSLock()
+    private var idle: [UnsafeMutableRawPointer] = []
+
+    func take() -> UnsafeMutableRawPointer? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let h = idle.popLast() { return h }
+        return curl_easy_init()
+    }
+
+    func give(_ handle: UnsafeMutableRawPointer) {
+        curl_easy_reset(handle)
+        lock.lock()
+        defer { lock.unlock() }
+        if idle.count < 4 { idle.append(handle); return }
+        curl_easy_cleanup(handle)
+    }
+
+    deinit {
+        for h in idle { curl_easy_cleanup(h) }
+    }
+}
+
+/// One request and its answer, as libcurl's callbacks fill it in.
+final class Exchange: @unchecked Sendable {
+    let request: HTTPRequest
+    let url: String
+    let body: [UInt8]?
+    let options: CurlTransport.Options
+
+    // Written by libcurl's callbacks on the transfer thread only.
+    var responseBody: [UInt8] = []
+    var headerLines: [String] = []
+    var tooLarge = false
+
+    private let cancelLock = NSLock()
+    private var cancelledFlag = false
+
+    init(request: HTTPRequest, url: String, body: [UInt8]?, options: CurlTransport.Options) {
+        self.request = request
+        self.url = url
+        self.body = body
+        self.options = options
+    }
+
+    func cancel() {
+        cancelLock.lock(); cancelledFlag = true; cancelLock.unlock()
+    }
+
+    var isCancelled: Bool {
+        cancelLock.lock(); defer { cancelLock.unlock() }
+        return cancelledFlag
+    }
+
+    func perform(using pool: HandlePool) throws -> (HTTPResponse, HTTPBody?) {
+        guard let handle = pool.take() else {
+            throw TransportFailure(kind: .other, detail: "libcurl could not create a handle")
+        }
+        defer { pool.give(handle) }
+        var headers: UnsafeMutablePointer<curl_slist>? = nil
+        defer { curl_slist_free_all(headers) }
+        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errbuf in
+            raxx_curl_set_string(handle, CURLOPT_URL, url)
+            raxx_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+            raxx_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0)
+            raxx_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
+            raxx_curl_set_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
+            raxx_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout.milliseconds))
+            raxx_curl_set_long(handle, CURLOPT_TIMEOUT_MS, Int(options.totalTimeout.milliseconds))
+            raxx_curl_set_string(handle, CURLOPT_USERAGENT, options.userAgent)
+            raxx_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errbuf.baseAddress)
+
+            // Method and body.
+            let method = request.method.rawValue
+            if let body {
+                raxx_curl_set_long(handle, CURLOPT_POST, 1)
+                raxx_curl_set_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+                body.withUnsafeBufferPointer { b in
+                    // COPYPOSTFIELDS copies, so the buffer need not outlive this call.
+                    _ = b.baseAddress.map { raxx_curl_set_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0)) }
+                        ?? raxx_curl_set_string(handle, CURLOPT_COPYPOSTFIELDS, "")
+                }
+                if method != "POST" { raxx_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, method) }
+            } else if method == "HEAD" {
+                raxx_curl_set_long(handle, CURLOPT_NOBODY, 1)
+            } else if method != "GET" {
+                raxx_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, method)
+            } else {
+                raxx_curl_set_long(handle, CURLOPT_HTTPGET, 1)
+            }
+
+            // Headers: the request's own, and no "Expect: 100-continue" round trip.
+            for field in request.headerFields {
+                headers = curl_slist_append(headers, "\(field.name.rawName): \(field.value)")
+            }
+            headers = curl_slist_append(headers, "Expect:")
+            raxx_curl_set_slist(handle, CURLOPT_HTTPHEADER, headers)
+
+            // Callbacks.
+            raxx_curl_set_data_fn(handle, CURLOPT_WRITEFUNCTION) { ptr, size, count, user in
+                let exchange = Unmanaged<Exchange>.fromOpaque(user!).takeUnretainedValue()
+                let n = size * count
+                if exchange.responseBody.count + n > exchange.options.maxResponseBytes {
+                    exchange.tooLarge = true
+                    return 0
+                }
+                if let ptr { exchange.responseBody.append(contentsOf: UnsafeRawBufferPointer(start: ptr, count: n)) }
+                return n
+            }
+            raxx_curl_set_pointer(handle, CURLOPT_WRITEDATA, me)
+            raxx_curl_set_data_fn(handle, CURLOPT_HEADERFUNCTION) { ptr, size, count, user in
+                let exchange = Unmanaged<Exchange>.fromOpaque(user!).takeUnretainedValue()
+                let n = size * count
+                guard let ptr else { return n }
+                let line = String(decoding: UnsafeRawBufferPointer(start: ptr, count: n), as: UTF8.self)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                if line.hasPrefix("HTTP/") { exchange.headerLines.removeAll() } // a new (final) status line
+                if !line.isEmpty { exchange.headerLines.append(line) }
+                return n
+            }
+            raxx_curl_set_pointer(handle, CURLOPT_HEADERDATA, me)
+            raxx_curl_set_long(handle, CURLOPT_NOPROGRESS, 0)
+            raxx_curl_set_xferinfo_fn(handle) { user, _, _, _, _ in
+                Unmanaged<Exchange>.fromOpaque(user!).takeUnretainedValue().isCancelled ? 1 : 0
+            }
+            raxx_curl_set_pointer(handle, CURLOPT_XFERINFODATA, me)
+
+            if isCancelled { return CURLE_ABORTED_BY_CALLBACK }
+            return curl_easy_perform(handle)
+        }
+
+        guard code == CURLE_OK else {
+            if tooLarge {
+                throw TransportFailure(kind: .other, curlCode: Int(code.rawValue),
+                                       detail: "the answer is larger than \(options.maxResponseBytes) bytes")
+            }
+            let message = String(cString: errorBuffer)
+            let detail = message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
+            let number = Int(code.rawValue)
+            throw TransportFailure(kind: TransportFailure.kind(forCurlCode: number), curlCode: number, detail: detail)
+        }
+
+        var status = 0
+        raxx_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        var fields = HTTPFields()
+        for line in headerLines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+        }
+        let response = HTTPResponse(status: .init(code: status), headerFields: fields)
+        let responseBody = request.method == .head ? nil : HTTPBody(responseBody)
+        return (response, responseBody)
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import OpenAPIRuntime
+import RaxxAPI
+import RaxxCore
+
+/// Turns whatever a client call threw into the one `RaxxError` a person sees: offline failures get
+/// the standard message and exit 69; no message shows an HTTP status.
+public enum ErrorMapping {
+    public static func raxxError(from error: any Error) -> RaxxError {
+        switch error {
+        case let e as RaxxError:
+            return e
+        case let e as ClientError:
+            return raxxError(from: e.underlyingError)
+        case let f as TransportFailure:
+            switch f.kind {
+            case .offlineHard: return .offline(.offlineHard)
+            case .offlineSoft: return .offline(.offlineSoft)
+            case .cancelled: return .cancelled
+            case .policy: return .usage("Refusing to connect: \(f.detail).", hint: "Check RAXX_API_URL.")
+            case .tls:
+                return RaxxError(code: "tls_failure", message: "Could not verify the server's identity.",
+                                 hint: "The connection may be intercepted (for example by a captive portal). Try another network.",
+                                 status: .unavailable)
+            case .other:
+                return .failure(code: "transport", "The request could not be completed (\(f.detail)).")
+            }
+        case let u as UnhealthyServer:
+            if u.status == 429 { return .rateLimited(retryAfter: u.retryAfter) }
+            return .offline(.offlineSoft)
+        case is CancellationError:
+            return .cancelled
+        case is DecodingError:
+            return .failure(code: "bad_response", "The server's answer could not be read.",
+                            hint: "The server may run another version of the API.")
+        default:
+            return .failure(code: "internal", "Unexpected error: \(error).")
+        }
+    }
+
+    /// A problem+json answer from Raptor, mapped to an exit status by its stable code.
+    public static func raxxError(problem: Components.Schemas.Problem) -> RaxxError {
+        let message = problem.detail ?? problem.title
+        let status: ExitStatus
+        var hint: String? = nil
+        switch problem.code {
+        case "unauthorized", "session_expired":
+            return .signInRequired
+        case "forbidden", "staff_only", "step_up_required", "step_up_invalid", "live_trading_refused":
+            status = .notPermitted
+        case "rate_limited":
+            return .rateLimited(retryAfter: problem.retryAfter)
+        case "unavailable":
+            return .offline(.offlineSoft)
+        case "bad_request", "unknown_symbol", "cursor_invalid":
+            status = .dataError
+        case "not_implemented":
+            status = .unavailable
+            hint = "This server does not offer that yet."
+        default:
+            status = .failure
+        }
+        return RaxxError(code: problem.code, message: message, hint: hint, status: status)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import RaxxCore
+import Testing
+
+@Suite struct ConfigurationTests {
+    @Test func defaultsToProductionAndXDGFolders() throws {
+        let c = try RaxxConfiguration(environment: ["HOME": "/home/trader"])
+        #expect(c.endpoint.url.absoluteString == "https://api.raxx.app")
+        #expect(c.stateDirectory.path == "/home/trader/.local/state/raxx")
+        #expect(c.cacheDirectory.path == "/home/trader/.cache/raxx")
+        #expect(c.connectTimeout == .seconds(5))
+        #expect(c.totalTimeout == .seconds(20))
+    }
+
+    @Test func honoursXDGFolders() throws {
+        let c = try RaxxConfiguration(environment: ["HOME": "/h", "XDG_STATE_HOME": "/s", "XDG_CACHE_HOME": "/c"])
+        #expect(c.stateDirectory.path == "/s/raxx")
+        #expect(c.cacheDirectory.path == "/c/raxx")
+    }
+
+    @Test func relativeXDGFoldersAreIgnored() throws {
+        // The XDG spec says relative paths are invalid and must be ignored.
+        let c = try RaxxConfiguration(environment: ["HOME": "/h", "XDG_STATE_HOME": "state"])
+        #expect(c.stateDirectory.path == "/h/.local/state/raxx")
+    }
+
+    @Test func raxxHomePutsEverythingInOneFolder() throws {
+        let c = try RaxxConfiguration(environment: ["HOME": "/h", "RAXX_HOME": "/tmp/r", "XDG_STATE_HOME": "/s"])
+        #expect(c.stateDirectory.path == "/tmp/r/state")
+        #expect(c.cacheDirectory.path == "/tmp/r/cache")
+    }
+
+    @Test func readsTimeouts() throws {
+        let c = try RaxxConfiguration(environment: ["HOME": "/h", "RAXX_CONNECT_TIMEOUT": "750ms", "RAXX_TIMEOUT": "1m"])
+        #expect(c.connectTimeout == RaxxDuration(milliseconds: 750))
+        #expect(c.totalTimeout == .minutes(1))
+    }
+
+    @Test func badTimeoutIsAUsageError() {
+        #expect(throws: RaxxError.self) { try RaxxConfiguration(environment: ["HOME": "/h", "RAXX_TIMEOUT": "soon"]) }
+        do {
+            _ = try RaxxConfiguration(environment: ["HOME": "/h", "RAXX_TIMEOUT": "0s"])
+            Issue.record("a zero timeout was accepted")
+        } catch {
+            #expect(error.status == .usage)
+            #expect(error.message.contains("RAXX_TIMEOUT"))
+        }
+    }
+
+    @Test func withoutAnyHomeThereIsNowhereToKeepFiles() {
+        do {
+            _ = try RaxxConfiguration(environment: [:])
+            Issue.record("no error")
+        } catch {
+            #expect(error.status == .usage)
+        }
+    }
+}
+
+@Suite struct APIEndpointTests {
+    @Test(arguments: ["https://api.raxx.app", "https://example.com:8443/base", "http://127.0.0.1:8080",
+                      "http://127.1.2.3", "http://localhost:9", "http://[::1]:8080"])
+    func accepts(url: String) throws {
+        #expect(try APIEndpoint(parsing: url).url.absoluteString == url)
+    }
+
+    @Test(arguments: ["http://example.com", "http://10.0.0.1:80", "http://192.168.1.1", "http://127.0.0.1.evil.com",
+                      "ftp://127.0.0.1", "not a url", "https://user:pw@api.raxx.app", "https://api.raxx.app/?x=1"])
+    func refuses(url: String) {
+        do {
+            _ = try APIEndpoint(parsing: url)
+            Issue.record("accepted \(url)")
+        } catch {
+            #expect(error.status == .usage)
+            #expect(!error.message.isEmpty)
+        }
+    }
+
+    @Test func plainHTTPRefusalSaysWhy() {
+        do {
+            _ = try APIEndpoint(parsing: "http://api.raxx.app")
+        } catch {
+            #expect(error.message == "Refusing plain http to api.raxx.app: only loopback servers may use http.")
+        }
+    }
+}

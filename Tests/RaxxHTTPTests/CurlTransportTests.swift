@@ -1,0 +1,109 @@
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import RaxxAPI
+import RaxxCore
+import RaxxHTTP
+import RaxxTestSupport
+import Testing
+
+/// The libcurl transport against loopback listeners that refuse, hang, reset and answer.
+@Suite struct CurlTransportTests {
+    let transport = CurlTransport(options: .init(
+        connectTimeout: .seconds(2), totalTimeout: RaxxDuration(milliseconds: 700), userAgent: "raxx-test/0.1.0"))
+
+    func get(_ url: String, path: String = "/api/health") async throws -> (HTTPResponse, String) {
+        let (response, body) = try await transport.send(
+            HTTPRequest(method: .get, scheme: nil, authority: nil, path: path), body: nil,
+            baseURL: URL(string: url)!, operationID: "test")
+        var text = ""
+        if let body { text = try await String(collecting: body, upTo: 1 << 20) }
+        return (response, text)
+    }
+
+    func failure(_ url: String) async -> TransportFailure? {
+        do {
+            _ = try await get(url)
+            return nil
+        } catch {
+            return error as? TransportFailure
+        }
+    }
+
+    @Test func refusedConnectionIsHardOffline() async throws {
+        let listener = try LoopbackListener(.refuse)
+        let f = await failure(listener.url)
+        #expect(f?.kind == .offlineHard)
+        #expect(f?.connectivity == .offlineHard)
+    }
+
+    @Test func hangingServerIsSoftOfflineWithinTheTimeout() async throws {
+        let listener = try LoopbackListener(.hang)
+        defer { listener.stop() }
+        let started = ContinuousClock.now
+        let f = await failure(listener.url)
+        #expect(f?.kind == .offlineSoft)
+        #expect(f?.curlCode == 28)
+        #expect(ContinuousClock.now - started < .seconds(5)) // bounded by the 700 ms total timeout, not forever
+        #expect(listener.requests.count == 1)
+    }
+
+    @Test func resetConnectionIsSoftOffline() async throws {
+        let listener = try LoopbackListener(.reset)
+        defer { listener.stop() }
+        let f = await failure(listener.url)
+        #expect(f?.kind == .offlineSoft)
+    }
+
+    @Test func answersComeBackWithStatusHeadersAndBody() async throws {
+        let listener = try LoopbackListener(.respond(status: 200, headers: ["Content-Type": "text/plain", "X-Raxx": "yes"], body: "hello"))
+        defer { listener.stop() }
+        let (response, body) = try await get(listener.url, path: "/api/health?x=1")
+        #expect(response.status.code == 200)
+        #expect(response.headerFields[HTTPField.Name("X-Raxx")!] == "yes")
+        #expect(body == "hello")
+        let request = try #require(listener.requests.first)
+        #expect(request.hasPrefix("GET /api/health?x=1 HTTP/1.1\r\n"))
+        #expect(request.contains("User-Agent: raxx-test/0.1.0\r\n"))
+    }
+
+    @Test func postsTheBody() async throws {
+        let listener = try LoopbackListener(.respond(status: 201, body: "{}"))
+        defer { listener.stop() }
+        var request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/api/orders")
+        request.headerFields[.contentType] = "application/json"
+        let (response, _) = try await transport.send(request, body: HTTPBody(#"{"qty":1}"#),
+                                                     baseURL: URL(string: listener.url)!, operationID: "placeOrder")
+        #expect(response.status.code == 201)
+        let raw = try #require(listener.requests.first)
+        #expect(raw.hasPrefix("POST /api/orders HTTP/1.1"))
+        #expect(raw.hasSuffix("\r\n\r\n{\"qty\":1}"))
+        #expect(!raw.contains("Expect: 100-continue"))
+    }
+
+    @Test func keepsTheConnectionAlive() async throws {
+        let listener = try LoopbackListener(.respond(status: 200, body: "ok"))
+        defer { listener.stop() }
+        for _ in 0..<5 { _ = try await get(listener.url) }
+        #expect(listener.requests.count == 5)
+        #expect(listener.connections == 1)
+    }
+
+    @Test(arguments: ["http://example.com", "http://10.1.2.3:8080", "ftp://127.0.0.1"])
+    func refusesPlainHTTPBeyondLoopback(url: String) async {
+        let f = await failure(url)
+        #expect(f?.kind == .policy)
+    }
+
+    @Test(arguments: [(6, TransportFailure.Kind.offlineHard), (7, .offlineHard), (5, .offlineHard), (28, .offlineSoft),
+                      (52, .offlineSoft), (55, .offlineSoft), (56, .offlineSoft), (60, .tls), (35, .tls), (42, .cancelled),
+                      (1, .policy), (27, .other)])
+    func classifiesCurlCodes(code: Int, kind: TransportFailure.Kind) {
+        #expect(TransportFailure.kind(forCurlCode: code) == kind)
+    }
+
+    @Test func userAgentNamesToolVersionAndLibcurl() {
+        let ua = CurlTransport.userAgent(tool: "raxx-order")
+        #expect(ua.hasPrefix("raxx-order/\(RaxxVersion.current) libcurl/"))
+    }
+}
