@@ -1,0 +1,95 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Somewhere text goes: a file descriptor, or a buffer in tests.
+public protocol TextSink: AnyObject, Sendable {
+    func write(_ text: String)
+    func flush()
+}
+
+/// Buffered writes to a file descriptor (stdout, stderr).
+public final class FileDescriptorSink: TextSink, @unchecked Sendable {
+    private let fd: Int32
+    private let lock = NSLock()
+    private var buffer: [UInt8] = []
+    private let capacity: Int
+
+    public init(fd: Int32, capacity: Int = 64 << 10) {
+        self.fd = fd
+        self.capacity = capacity
+        buffer.reserveCapacity(capacity)
+    }
+
+    public func write(_ text: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= capacity { drain() }
+    }
+
+    public func flush() {
+        lock.lock()
+        defer { lock.unlock() }
+        drain()
+    }
+
+    private func drain() {
+        var offset = 0
+        while offset < buffer.count {
+            let n = buffer.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                break // the reader went away; nothing more to say to it
+            }
+            offset += n
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Collects text in memory (tests).
+public final class CapturedSink: TextSink, @unchecked Sendable {
+    private let lock = NSLock()
+    private var text = ""
+    public init() {}
+    public func write(_ s: String) { lock.lock(); text += s; lock.unlock() }
+    public func flush() {}
+    public var contents: String { lock.lock(); defer { lock.unlock() }; return text }
+}
+
+/// A command's standard streams, and whether each is a terminal.
+public struct CommandIO: Sendable {
+    public var stdout: any TextSink
+    public var stderr: any TextSink
+    public var stdoutIsTTY: Bool
+    public var stderrIsTTY: Bool
+    public var stdinIsTTY: Bool
+
+    public init(stdout: any TextSink, stderr: any TextSink, stdoutIsTTY: Bool, stderrIsTTY: Bool, stdinIsTTY: Bool) {
+        self.stdout = stdout
+        self.stderr = stderr
+        self.stdoutIsTTY = stdoutIsTTY
+        self.stderrIsTTY = stderrIsTTY
+        self.stdinIsTTY = stdinIsTTY
+    }
+
+    public static func standard() -> CommandIO {
+        CommandIO(
+            stdout: FileDescriptorSink(fd: 1),
+            stderr: FileDescriptorSink(fd: 2, capacity: 0),
+            stdoutIsTTY: isatty(1) == 1,
+            stderrIsTTY: isatty(2) == 1,
+            stdinIsTTY: isatty(0) == 1
+        )
+    }
+
+    public func flush() {
+        stdout.flush()
+        stderr.flush()
+    }
+}

@@ -1,0 +1,29 @@
+import ArgumentParser
+
+/// How stdout is written: text tables for a person, JSON Lines for a pipe.
+public enum OutputFormat: String, Sendable, CaseIterable, ExpressibleByArgument {
+    case text
+    case json
+
+    /// `--json` and `--format` force a format; otherwise a TTY gets text and anything else JSON Lines.
+    public static func resolve(format: OutputFormat?, json: Bool, stdoutIsTTY: Bool) -> OutputFormat {
+        if json { return .json }
+        if let format { return format }
+        return stdoutIsTTY ? .text : .json
+    }
+}
+
+/// The options every Raxx subcommand takes.
+public struct GlobalOptions: ParsableArguments, Sendable {
+    @Option(name: .long, help: "Output format: text (tables) or json (JSON Lines). Default: text on a terminal, json otherwise.")
+    public var format: OutputFormat?
+
+    @Flag(name: .long, help: "Same as --format json.")
+    public var json = false
+
+    public init() {}
+
+    public func resolvedFormat(stdoutIsTTY: Bool) -> OutputFormat {
+        OutputFormat.resolve(format: format, json: json, stdoutIsTTY: stdoutIsTTY)
+    }
+}

@@ -1,0 +1,44 @@
+/// A plain text table for a terminal: a header row, columns padded to their widest cell,
+/// numbers aligned right.
+public struct Table: Sendable {
+    public enum Alignment: Sendable { case left, right }
+
+    public struct Column: Sendable {
+        public var title: String
+        public var alignment: Alignment
+        public init(_ title: String, _ alignment: Alignment = .left) {
+            self.title = title
+            self.alignment = alignment
+        }
+    }
+
+    public var columns: [Column]
+    public var rows: [[String]]
+
+    public init(columns: [Column], rows: [[String]] = []) {
+        self.columns = columns
+        self.rows = rows
+    }
+
+    /// The table as text, one line per row, each ending in a newline.
+    public func render() -> String {
+        var widths = columns.map { $0.title.count }
+        for row in rows {
+            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) }
+        }
+        func line(_ cells: [String]) -> String {
+            var parts: [String] = []
+            for (i, column) in columns.enumerated() {
+                let cell = i < cells.count ? cells[i] : ""
+                let pad = String(repeating: " ", count: widths[i] - cell.count)
+                let isLast = i == columns.count - 1
+                switch column.alignment {
+                case .left: parts.append(isLast ? cell : cell + pad)
+                case .right: parts.append(pad + cell)
+                }
+            }
+            return parts.joined(separator: "  ") + "\n"
+        }
+        return line(columns.map { $0.title.uppercased() }) + rows.map(line).joined()
+    }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import RaxxCore
+import RaxxSandbox
+
+extension RaxxSandboxTool {
+    public struct Seed: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Load a large, realistic trading history into an account.",
+            discussion: """
+            Creates the account when missing (a paper account with 100,000 in cash and no passkey; \
+            it may enroll one through registration), then adds positions across equities and listed \
+            options with the orders and fills that built them. Prints a JSON summary on stdout.
+            """
+        )
+
+        @Option(help: "The SQLite database file (the one `serve --db` uses).")
+        var db: String
+
+        @Option(help: "The account's email address.")
+        var email: String
+
+        @Option(help: "How many positions to create.")
+        var positions = 100
+
+        @Option(help: "How many fills to create, spread over the positions.")
+        var fills = 1000
+
+        @Option(name: .customLong("market-seed"), help: "The simulated market's seed.")
+        var marketSeed: UInt64 = 42
+
+        public init() {}
+
+        public func validate() throws {
+            guard email.contains("@"), email.count <= 254 else { throw ValidationError("--email must be an email address.") }
+            guard positions >= 0, fills >= 0 else { throw ValidationError("--positions and --fills must not be negative.") }
+            guard fills == 0 || positions > 0 else { throw ValidationError("Fills need at least one position.") }
+            guard db != ":memory:" else { throw ValidationError("Seeding :memory: would be lost at once; name a file.") }
+        }
+
+        public func run() async throws {
+            let started = Date()
+            let showProgress = isatty(2) == 1
+            do {
+                let database = try SandboxDatabase(path: db)
+                let seeder = Seeder(database: database, market: Market(seed: marketSeed))
+                let summary = try seeder.seed(email: email, positions: positions, fills: fills) { fraction in
+                    if showProgress { printErrorInline("seeding… \(Int(fraction * 100))%") }
+                }
+                if showProgress { printErrorInline("") }
+                printLine(try JSONLines.line(summary))
+                let seconds = Date().timeIntervalSince(started)
+                printError(String(format: "raxx-sandbox: seeded %@ with %d positions, %d orders and %d fills in %.1f s",
+                                  email, summary.positions, summary.orders, summary.fills, seconds))
+            } catch let error as Seeder.SeedError {
+                printError("raxx-sandbox: \(error)")
+                throw ExitCode(ExitStatus.usage.rawValue)
+            } catch {
+                printError("raxx-sandbox: seeding failed: \(error)")
+                throw ExitCode(ExitStatus.failure.rawValue)
+            }
+        }
+    }
+}
+
+/// Rewrites the current stderr line (progress on a terminal).
+func printErrorInline(_ text: String) {
+    let line = "\r\u{1B}[2K" + text
+    _ = line.withCString { write(2, $0, strlen($0)) }
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import RaxxCore
+import RaxxSandbox
+
+extension RaxxSandboxTool {
+    public struct Serve: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Serve the Raptor API until SIGINT or SIGTERM.",
+            discussion: """
+            The first line on stdout is `listening on http://HOST:PORT`, so a script can start the \
+            sandbox on port 0 and read the port it got. Logs go to stderr.
+            """
+        )
+
+        @Option(help: "The address to listen on. Anything but loopback exposes the sandbox to the network.")
+        var host = "127.0.0.1"
+
+        @Option(help: "The port to listen on; 0 picks a free one.")
+        var port = 8080
+
+        @Option(help: "The SQLite database file, or :memory: for a database that ends with the process.")
+        var db = ":memory:"
+
+        @Option(help: "The WebAuthn origin clients must report.")
+        var origin = "https://raxx.app"
+
+        @Option(name: .customLong("rp-id"), help: "The WebAuthn relying party ID.")
+        var rpID = "raxx.app"
+
+        @Option(name: .customLong("token-ttl"), help: "How long an access token lives (e.g. 90s, 15m).")
+        var tokenTTL = RaxxDuration.minutes(15)
+
+        @Option(name: .customLong("session-ttl"), help: "A session's maximum age, renewals included (e.g. 12h).")
+        var sessionTTL = RaxxDuration.hours(12)
+
+        @Option(name: .customLong("step-up-notional"), help: "Orders with a larger notional need a step-up.")
+        var stepUpNotional = "10000"
+
+        @Option(name: .customLong("market-seed"), help: "The simulated market's seed.")
+        var marketSeed: UInt64 = 42
+
+        @Option(name: .customLong("log-level"), help: "Log level on stderr: trace, debug, info, notice, warning, error.")
+        var logLevel = "warning"
+
+        public init() {}
+
+        public func validate() throws {
+            guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+            guard Decimal(string: stepUpNotional) != nil else { throw ValidationError("--step-up-notional must be a number.") }
+            guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("Unknown --log-level \(logLevel).") }
+            guard tokenTTL.milliseconds > 0, sessionTTL.milliseconds > 0 else { throw ValidationError("Durations must be positive.") }
+        }
+
+        public func run() async throws {
+            let level = Logger.Level(rawValue: logLevel) ?? .warning
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+            if !["127.0.0.1", "::1", "localhost"].contains(host) {
+                printError("raxx-sandbox: warning: listening on \(host), not loopback: the sandbox is reachable from the network.")
+            }
+            let configuration = SandboxConfiguration(
+                host: host, port: port, databasePath: db, origin: origin, relyingPartyID: rpID,
+                accessTokenTTL: tokenTTL, sessionTTL: sessionTTL,
+                stepUpNotional: Decimal(string: stepUpNotional) ?? 10_000, marketSeed: marketSeed
+            )
+            let database: SandboxDatabase
+            do {
+                database = try SandboxDatabase(path: db)
+            } catch {
+                printError("raxx-sandbox: cannot open the database \(db): \(error)")
+                throw ExitCode(ExitStatus.failure.rawValue)
+            }
+            var logger = Logger(label: "raxx-sandbox")
+            logger.logLevel = level
+            let host = self.host
+            let app = try buildApplication(configuration: configuration, database: database, logger: logger) { port in
+                let shown = host.contains(":") ? "[\(host)]" : host
+                printLine("listening on http://\(shown):\(port)")
+            }
+            try await app.runService()
+        }
+    }
+}

@@ -1,0 +1,9 @@
+import RaxxCLI
+import RaxxOrderCommand
+
+@main
+enum Entrypoint {
+    static func main() async {
+        await RaxxOrder.main()
+    }
+}

@@ -1,0 +1,8 @@
+import RaxxSandboxCommand
+
+@main
+enum Entrypoint {
+    static func main() async {
+        await RaxxSandboxTool.main()
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import RaxxCLI
+import RaxxCore
+import RaxxTestSupport
+import Testing
+
+@Suite struct OutputFormatTests {
+    @Test(arguments: [
+        (nil, false, true, OutputFormat.text), (nil, false, false, .json), (.text, false, false, .text),
+        (.json, false, true, .json), (nil, true, true, .json), (.text, true, true, .json),
+    ] as [(OutputFormat?, Bool, Bool, OutputFormat)])
+    func resolves(format: OutputFormat?, json: Bool, tty: Bool, expected: OutputFormat) {
+        #expect(OutputFormat.resolve(format: format, json: json, stdoutIsTTY: tty) == expected)
+    }
+
+    @Test func globalOptionsParse() throws {
+        #expect(try GlobalOptions.parse(["--json"]).resolvedFormat(stdoutIsTTY: true) == .json)
+        #expect(try GlobalOptions.parse(["--format", "text"]).resolvedFormat(stdoutIsTTY: false) == .text)
+        #expect(throws: (any Error).self) { try GlobalOptions.parse(["--format", "xml"]) }
+    }
+}
+
+@Suite struct TableTests {
+    @Test func padsColumnsAndAlignsNumbersRight() {
+        let table = Table(columns: [.init("Symbol"), .init("Qty", .right), .init("Note")],
+                          rows: [["AAPL", "10", "long"], ["AAPL261218C00190000", "-2", ""]])
+        #expect(table.render() == """
+            SYMBOL               QTY  NOTE
+            AAPL                  10  long
+            AAPL261218C00190000   -2  \n
+            """)
+    }
+
+    @Test func headerOnlyWhenEmpty() {
+        #expect(Table(columns: [.init("A"), .init("B")]).render() == "A  B\n")
+    }
+}
+
+@Suite struct ReporterTests {
+    let error = RaxxError(code: "offline", message: RaxxError.offlineMessage, hint: "No route.", status: .unavailable)
+
+    @Test func textGoesToStderrWithToolAndHint() {
+        #expect(Reporter(tool: "raxx-order", format: .text).render(error) == """
+            raxx-order: This action requires an internet connection. Try again when online.
+            hint: No route.\n
+            """)
+    }
+
+    @Test func jsonIsOneObjectOnOneLine() {
+        #expect(Reporter(tool: "raxx-order", format: .json).render(error)
+            == #"{"error":{"code":"offline","hint":"No route.","message":"This action requires an internet connection. Try again when online."}}"# + "\n")
+    }
+
+    @Test func jsonWithoutHintOmitsIt() {
+        let e = RaxxError.usage("Bad.")
+        #expect(Reporter(tool: "t", format: .json).render(e) == #"{"error":{"code":"usage","message":"Bad."}}"# + "\n")
+    }
+
+    @Test func reportWritesStderrOnlyAndAnswersTheStatus() throws {
+        let captured = try CapturedContext(format: .json)
+        let status = Reporter(tool: "t", format: .json).report(error, to: captured.context.io)
+        #expect(status == .unavailable)
+        #expect(captured.stdout.contents.isEmpty)
+        #expect(captured.stderr.contents.hasPrefix(#"{"error":{"code":"offline""#))
+    }
+}
+
+@Suite struct CommandContextTests {
+    struct Row: Encodable { var symbol: String; var qty: Int }
+
+    @Test func emitsJSONLines() throws {
+        let captured = try CapturedContext(format: .json)
+        try captured.context.emit([Row(symbol: "AAPL", qty: 1), Row(symbol: "SPY", qty: 2)], columns: [.init("Symbol")]) { [$0.symbol] }
+        #expect(captured.stdout.contents == "{\"qty\":1,\"symbol\":\"AAPL\"}\n{\"qty\":2,\"symbol\":\"SPY\"}\n")
+        #expect(captured.stderr.contents.isEmpty)
+    }
+
+    @Test func emitsATableForText() throws {
+        let captured = try CapturedContext(format: .text, stdoutIsTTY: true)
+        try captured.context.emit([Row(symbol: "AAPL", qty: 1)], columns: [.init("Symbol"), .init("Qty", .right)]) { [$0.symbol, "\($0.qty)"] }
+        #expect(captured.stdout.contents == "SYMBOL  QTY\nAAPL      1\n")
+    }
+
+    @Test func offlineCapableCommandsGetNoClient() throws {
+        let captured = try CapturedContext(requirement: .offlineCapable)
+        #expect(throws: RaxxError.self) { try captured.context.client() }
+    }
+
+    @Test func liveContextRefusesABadServerURL() {
+        do {
+            _ = try CommandContext.live(tool: "t", requirement: .networkRequired, global: GlobalOptions(),
+                                        environment: ["HOME": "/tmp", "RAXX_API_URL": "http://example.com"])
+            Issue.record("accepted plain http to a remote host")
+        } catch {
+            #expect(error.status == .usage)
+        }
+    }
+}
