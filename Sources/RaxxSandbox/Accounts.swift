@@ -1,0 +1,37 @@
+import Foundation
+import GRDB
+
+/// Users and their paper accounts.
+public struct AccountRecord: Sendable, Equatable {
+    public var userID: String
+    public var accountID: String
+    public var email: String
+    public var created: Bool
+}
+
+enum Accounts {
+    /// Paper accounts start with 100,000 in cash.
+    static let startingCashTicks: Int64 = 100_000 * Money.ticksPerUnit
+
+    /// Finds the user with `email`, or creates the user and a paper account, inside `db`'s transaction.
+    static func findOrCreate(_ db: Database, email: String, displayName: String? = nil, at now: Date, actor: String) throws -> AccountRecord {
+        if let row = try Row.fetchOne(db, sql: """
+            SELECT users.id AS user_id, accounts.id AS account_id, users.email FROM users
+            JOIN accounts ON accounts.user_id = users.id WHERE users.email = ?
+            """, arguments: [email]) {
+            return AccountRecord(userID: row["user_id"], accountID: row["account_id"], email: row["email"], created: false)
+        }
+        let userID = Identifier.make("usr")
+        let accountID = Identifier.make("acc")
+        var handle = [UInt8](repeating: 0, count: 32)
+        var g = SystemRandomNumberGenerator()
+        for i in handle.indices { handle[i] = g.next() }
+        try db.execute(sql: "INSERT INTO users (id, email, display_name, handle, created_at) VALUES (?, ?, ?, ?, ?)",
+                       arguments: [userID, email, displayName, Data(handle), now.timeIntervalSince1970])
+        try db.execute(sql: "INSERT INTO accounts (id, user_id, mode, cash_ticks, created_at) VALUES (?, ?, 'paper', ?, ?)",
+                       arguments: [accountID, userID, startingCashTicks, now.timeIntervalSince1970])
+        try SandboxDatabase.audit(db, at: now, actor: actor, action: "account.created", subject: userID,
+                                  details: ["account_id": accountID, "mode": "paper", "cash": Money.string(ticks: startingCashTicks)])
+        return AccountRecord(userID: userID, accountID: accountID, email: email, created: true)
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+import Hummingbird
+import Logging
+import OpenAPIHummingbird
+import OpenAPIRuntime
+import RaxxAPI
+
+/// Builds the sandbox application: the generated Raptor routes over `RaptorService`, with
+/// problem+json for every failure. `onListening` hears the bound port (useful with port 0).
+public func buildApplication(
+    configuration: SandboxConfiguration,
+    database: SandboxDatabase,
+    clock: @escaping @Sendable () -> Date = { Date() },
+    logger: Logger = Logger(label: "raxx-sandbox"),
+    onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+) throws -> some ApplicationProtocol {
+    let router = Router()
+    router.middlewares.add(ProblemMiddleware())
+    let service = RaptorService(database: database, configuration: configuration, clock: clock)
+    try service.registerHandlers(on: router, configuration: .raxx, middlewares: [BearerTokenMiddleware()])
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "raxx-sandbox"),
+        onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
+        logger: logger
+    )
+}

@@ -1,0 +1,235 @@
+import Foundation
+
+/// A deterministic simulated market: the same seed and the same instant always give the same
+/// price. Equities follow a smooth seeded path; options on them are priced with Black-Scholes.
+public struct Market: Sendable {
+    public struct Underlying: Sendable, Hashable {
+        public var symbol: String
+        public var basePrice: Double
+        public var volatility: Double
+    }
+
+    public enum Instrument: Sendable, Hashable {
+        case equity(Underlying)
+        case option(OptionContract)
+
+        public var symbol: String {
+            switch self {
+            case .equity(let u): u.symbol
+            case .option(let o): o.symbol
+            }
+        }
+
+        /// Shares per contract: 100 for options, 1 for equities.
+        public var multiplier: Int64 {
+            if case .option = self { return 100 }
+            return 1
+        }
+    }
+
+    public let seed: UInt64
+    public let underlyings: [Underlying]
+    private let bySymbol: [String: Underlying]
+
+    public static let defaultUnderlyings: [Underlying] = [
+        .init(symbol: "AAPL", basePrice: 190, volatility: 0.25),
+        .init(symbol: "MSFT", basePrice: 420, volatility: 0.22),
+        .init(symbol: "SPY", basePrice: 560, volatility: 0.15),
+        .init(symbol: "QQQ", basePrice: 480, volatility: 0.18),
+        .init(symbol: "NVDA", basePrice: 130, volatility: 0.45),
+        .init(symbol: "TSLA", basePrice: 250, volatility: 0.55),
+        .init(symbol: "AMZN", basePrice: 185, volatility: 0.30),
+        .init(symbol: "GOOGL", basePrice: 170, volatility: 0.28),
+        .init(symbol: "META", basePrice: 520, volatility: 0.35),
+        .init(symbol: "IWM", basePrice: 220, volatility: 0.20),
+    ]
+
+    public init(seed: UInt64 = 42, underlyings: [Underlying] = Market.defaultUnderlyings) {
+        self.seed = seed
+        self.underlyings = underlyings
+        self.bySymbol = Dictionary(uniqueKeysWithValues: underlyings.map { ($0.symbol, $0) })
+    }
+
+    // MARK: Instruments
+
+    /// The instrument a symbol names, or nil when the market has no such thing (an unknown ticker,
+    /// a malformed OCC symbol, an option on an unknown underlying).
+    public func instrument(_ symbol: String) -> Instrument? {
+        if let u = bySymbol[symbol.uppercased()] { return .equity(u) }
+        guard let contract = OptionContract(occ: symbol), bySymbol[contract.underlying] != nil else { return nil }
+        return .option(contract)
+    }
+
+    /// Listed contracts on `underlying` at `date`: monthly expiries (third Fridays) and strikes
+    /// around the spot, calls and puts.
+    public func optionChain(_ underlying: Underlying, from date: Date, expiries: Int = 13, strikesEachSide: Int = 20) -> [OptionContract] {
+        let spot = Double(equityPriceTicks(underlying, at: date)) / Double(Money.ticksPerUnit)
+        let step = Self.strikeStep(for: spot)
+        let center = (spot / step).rounded() * step
+        var contracts: [OptionContract] = []
+        for expiry in Self.monthlyExpiries(after: date, count: expiries) {
+            for k in -strikesEachSide...strikesEachSide {
+                let strike = center + Double(k) * step
+                guard strike > 0 else { continue }
+                for right in [OptionContract.Right.call, .put] {
+                    contracts.append(OptionContract(underlying: underlying.symbol, expiry: expiry, right: right,
+                                                    strikeThousandths: Int64((strike * 1000).rounded())))
+                }
+            }
+        }
+        return contracts
+    }
+
+    static func strikeStep(for spot: Double) -> Double {
+        switch spot {
+        case ..<25: 0.5
+        case ..<100: 1
+        case ..<250: 2.5
+        case ..<500: 5
+        default: 10
+        }
+    }
+
+    /// The third Friday of each of the next `count` months, as OCC dates (UTC midnight).
+    static func monthlyExpiries(after date: Date, count: Int) -> [OCCDate] {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let c = calendar.dateComponents([.year, .month, .day], from: date)
+        var (year, month) = (c.year!, c.month!)
+        var result: [OCCDate] = []
+        while result.count < count {
+            // The first Friday is day 1 + (Friday(6) - weekday of the 1st) mod 7; the third is 14 days later.
+            let first = calendar.date(from: DateComponents(year: year, month: month, day: 1))!
+            let weekday = calendar.component(.weekday, from: first)
+            let day = 1 + (6 - weekday + 7) % 7 + 14
+            let expiry = OCCDate(year: year, month: month, day: day)
+            if expiry.date > date { result.append(expiry) }
+            month += 1
+            if month > 12 { month = 1; year += 1 }
+        }
+        return result
+    }
+
+    // MARK: Prices
+
+    /// The price of `instrument` at `date`, in ticks, rounded to cents; nil once an option has expired.
+    public func priceTicks(_ instrument: Instrument, at date: Date) -> Int64? {
+        switch instrument {
+        case .equity(let u):
+            return equityPriceTicks(u, at: date)
+        case .option(let o):
+            guard let u = bySymbol[o.underlying] else { return nil }
+            let years = (o.expiry.date.addingTimeInterval(20 * 3600).timeIntervalSince(date)) / (365.25 * 86400)
+            guard years > 0 else { return nil }
+            let spot = Double(equityPriceTicks(u, at: date)) / Double(Money.ticksPerUnit)
+            let strike = Double(o.strikeThousandths) / 1000
+            let value = Self.blackScholes(spot: spot, strike: strike, years: years, rate: 0.04,
+                                          volatility: u.volatility, call: o.right == .call)
+            return max(Money.ticks(roundingToCents: value), Money.ticksPerUnit / 100)
+        }
+    }
+
+    /// A smooth seeded path: slow and daily cycles plus minute-level noise, around the base price.
+    func equityPriceTicks(_ u: Underlying, at date: Date) -> Int64 {
+        let minutes = date.timeIntervalSince1970 / 60
+        let h = Self.hash(seed, u.symbol)
+        let phase1 = Double(h & 0xFFFF) / 65536 * 2 * .pi
+        let phase2 = Double((h >> 16) & 0xFFFF) / 65536 * 2 * .pi
+        let slow = sin(2 * .pi * minutes / (60 * 24 * 23) + phase1) * u.volatility * 0.35
+        let daily = sin(2 * .pi * minutes / (60 * 24) + phase2) * u.volatility * 0.04
+        let noise = valueNoise(h, minutes) * u.volatility * 0.01
+        return Money.ticks(roundingToCents: u.basePrice * exp(slow + daily + noise))
+    }
+
+    /// Deterministic noise in [-1, 1], interpolated between whole minutes.
+    private func valueNoise(_ h: UInt64, _ minutes: Double) -> Double {
+        let m0 = minutes.rounded(.down)
+        let t = minutes - m0
+        func at(_ m: Double) -> Double {
+            let x = Self.mix(h ^ UInt64(bitPattern: Int64(m)))
+            return Double(x >> 11) / Double(1 << 53) * 2 - 1
+        }
+        return at(m0) * (1 - t) + at(m0 + 1) * t
+    }
+
+    static func hash(_ seed: UInt64, _ text: String) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325 ^ seed
+        for b in text.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        return mix(h)
+    }
+
+    /// SplitMix64's finaliser.
+    static func mix(_ x: UInt64) -> UInt64 {
+        var z = x &+ 0x9e37_79b9_7f4a_7c15
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
+
+    static func blackScholes(spot: Double, strike: Double, years: Double, rate: Double, volatility: Double, call: Bool) -> Double {
+        let sqrtT = years.squareRoot()
+        let d1 = (log(spot / strike) + (rate + volatility * volatility / 2) * years) / (volatility * sqrtT)
+        let d2 = d1 - volatility * sqrtT
+        func n(_ x: Double) -> Double { 0.5 * erfc(-x / 2.squareRoot()) }
+        let discount = exp(-rate * years)
+        return call ? spot * n(d1) - strike * discount * n(d2) : strike * discount * n(-d2) - spot * n(-d1)
+    }
+}
+
+/// A calendar date as OCC symbols write it (YYMMDD).
+public struct OCCDate: Sendable, Hashable, Comparable {
+    public var year: Int
+    public var month: Int
+    public var day: Int
+
+    public var date: Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar.date(from: DateComponents(year: year, month: month, day: day)) ?? .distantPast
+    }
+
+    public var yymmdd: String {
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return two(year % 100) + two(month) + two(day)
+    }
+
+    public static func < (a: OCCDate, b: OCCDate) -> Bool { (a.year, a.month, a.day) < (b.year, b.month, b.day) }
+}
+
+/// An option contract in OCC symbology: root, expiry YYMMDD, C or P, strike × 1000 in 8 digits.
+/// Written compactly (`AAPL261218C00190000`); the padded form (`AAPL  261218C00190000`) is read too.
+public struct OptionContract: Sendable, Hashable {
+    public enum Right: String, Sendable { case call = "C", put = "P" }
+
+    public var underlying: String
+    public var expiry: OCCDate
+    public var right: Right
+    public var strikeThousandths: Int64
+
+    public init(underlying: String, expiry: OCCDate, right: Right, strikeThousandths: Int64) {
+        self.underlying = underlying
+        self.expiry = expiry
+        self.right = right
+        self.strikeThousandths = strikeThousandths
+    }
+
+    public init?(occ text: String) {
+        let s = text.uppercased().filter { $0 != " " }
+        guard s.count >= 16, s.count <= 21, s.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return nil }
+        let tail = s.suffix(15)
+        let root = String(s.dropLast(15))
+        guard (1...6).contains(root.count), root.allSatisfy(\.isLetter) else { return nil }
+        let chars = Array(tail)
+        guard let yy = Int(String(chars[0..<2])), let mm = Int(String(chars[2..<4])), let dd = Int(String(chars[4..<6])),
+              (1...12).contains(mm), (1...31).contains(dd),
+              let right = Right(rawValue: String(chars[6])),
+              let strike = Int64(String(chars[7..<15])), strike > 0
+        else { return nil }
+        self.init(underlying: root, expiry: OCCDate(year: 2000 + yy, month: mm, day: dd), right: right, strikeThousandths: strike)
+    }
+
+    public var symbol: String {
+        let strike = String(strikeThousandths)
+        return underlying + expiry.yymmdd + right.rawValue + String(repeating: "0", count: max(0, 8 - strike.count)) + strike
+    }
+}

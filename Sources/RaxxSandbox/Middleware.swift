@@ -1,0 +1,89 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import OpenAPIRuntime
+import RaxxAPI
+
+/// Turns every failure into `application/problem+json`: a handler's `ProblemError` as it is, input
+/// the generated server could not decode as 400, unknown routes as 404, anything else as 500.
+struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let problem = Self.problem(for: error)
+            if problem == .internalError {
+                context.logger.error("\(request.method) \(request.uri.path) failed: \(String(reflecting: error))")
+            }
+            return Self.response(problem)
+        }
+    }
+
+    static func problem(for error: any Error) -> ProblemError {
+        switch error {
+        case let p as ProblemError:
+            return p
+        case let e as ServerError:
+            if let p = e.underlyingError as? ProblemError { return p }
+            // No operation input means the request itself could not be decoded: the client's fault.
+            if e.operationInput == nil { return .badRequest(Self.decodingDetail(e.underlyingError) ?? e.causeDescription) }
+            return .internalError
+        case let e as HTTPError:
+            switch e.status.code {
+            case 404: return ProblemError(404, code: "not_found", title: "No such endpoint.")
+            case 405: return ProblemError(405, code: "method_not_allowed", title: "Method not allowed.")
+            case 413: return ProblemError(413, code: "payload_too_large", title: "The request body is too large.")
+            case 400..<500: return ProblemError(e.status.code, code: "bad_request", title: "The request is not valid.", detail: e.body)
+            default: return .internalError
+            }
+        default:
+            return .internalError
+        }
+    }
+
+    /// A short account of why the body could not be decoded, naming the field.
+    private static func decodingDetail(_ error: any Error) -> String? {
+        guard let d = error as? DecodingError else { return nil }
+        switch d {
+        case .keyNotFound(let key, let c): return "Missing field '\(path(c.codingPath + [key]))'."
+        case .typeMismatch(_, let c), .valueNotFound(_, let c): return "Wrong type for field '\(path(c.codingPath))'."
+        case .dataCorrupted(let c): return c.codingPath.isEmpty ? "The body is not valid JSON." : "Invalid value for field '\(path(c.codingPath))'."
+        @unknown default: return nil
+        }
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+    }
+
+    static func response(_ problem: ProblemError) -> Response {
+        let data = (try? JSONEncoder.sorted.encode(problem.body)) ?? Data(#"{"code":"internal","status":500,"title":"error"}"#.utf8)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/problem+json"
+        if let retry = problem.retryAfter { headers[.retryAfter] = String(retry) }
+        return Response(status: .init(code: problem.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// Who is asking: the bearer token of the request, if any, for the handlers (a task-local value,
+/// because the generated handlers see only the operation's input).
+enum RequestIdentity {
+    @TaskLocal static var bearerToken: String?
+}
+
+struct BearerTokenMiddleware: ServerMiddleware {
+    func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
+                   next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?))
+        async throws -> (HTTPResponse, HTTPBody?)
+    {
+        var token: String? = nil
+        if let value = request.headerFields[.authorization], value.lowercased().hasPrefix("bearer ") {
+            let t = value.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
+            if !t.isEmpty { token = t }
+        }
+        return try await RequestIdentity.$bearerToken.withValue(token) {
+            try await next(request, body, metadata)
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import HTTPTypes
+import RaxxAPI
+
+/// An error a handler throws to answer with `application/problem+json`.
+public struct ProblemError: Error, Sendable, Equatable {
+    public var status: Int
+    public var code: String
+    public var title: String
+    public var detail: String?
+    public var actionHash: String?
+    public var retryAfter: Int?
+
+    public init(_ status: Int, code: String, title: String, detail: String? = nil) {
+        self.status = status
+        self.code = code
+        self.title = title
+        self.detail = detail
+    }
+
+    public var body: Components.Schemas.Problem {
+        Components.Schemas.Problem(_type: "https://api.raxx.app/problems/\(code)", title: title, status: status,
+                                   detail: detail, code: code, actionHash: actionHash, retryAfter: retryAfter)
+    }
+
+    public static func badRequest(_ detail: String) -> ProblemError {
+        ProblemError(400, code: "bad_request", title: "The request is not valid.", detail: detail)
+    }
+
+    public static let unauthorized = ProblemError(401, code: "unauthorized", title: "Sign-in required.")
+    public static let sessionExpired = ProblemError(401, code: "session_expired", title: "The session has expired; sign in again.")
+
+    public static func notFound(_ what: String) -> ProblemError {
+        ProblemError(404, code: "not_found", title: "Not found.", detail: what)
+    }
+
+    /// A capability whose issue has not landed yet.
+    public static func notImplemented(_ capability: String) -> ProblemError {
+        ProblemError(501, code: "not_implemented", title: "Not implemented yet.",
+                     detail: "This sandbox does not offer \(capability) yet.")
+    }
+
+    public static let internalError = ProblemError(500, code: "internal", title: "The server failed to answer.")
+}

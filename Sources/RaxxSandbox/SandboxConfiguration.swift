@@ -1,0 +1,36 @@
+import Foundation
+import RaxxCore
+
+/// How a sandbox runs. Defaults match production's relying party, so the authenticator's output
+/// would verify against a real Raptor too.
+public struct SandboxConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    /// A file path, or `:memory:`.
+    public var databasePath: String
+    /// The WebAuthn origin clients must report.
+    public var origin: String
+    /// The WebAuthn relying party ID.
+    public var relyingPartyID: String
+    public var accessTokenTTL: RaxxDuration
+    public var sessionTTL: RaxxDuration
+    /// Orders whose notional is above this need a step-up.
+    public var stepUpNotional: Decimal
+    /// The simulated market's seed.
+    public var marketSeed: UInt64
+
+    public init(host: String = "127.0.0.1", port: Int = 8080, databasePath: String = ":memory:",
+                origin: String = "https://raxx.app", relyingPartyID: String = "raxx.app",
+                accessTokenTTL: RaxxDuration = .minutes(15), sessionTTL: RaxxDuration = .hours(12),
+                stepUpNotional: Decimal = 10_000, marketSeed: UInt64 = 42) {
+        self.host = host
+        self.port = port
+        self.databasePath = databasePath
+        self.origin = origin
+        self.relyingPartyID = relyingPartyID
+        self.accessTokenTTL = accessTokenTTL
+        self.sessionTTL = sessionTTL
+        self.stepUpNotional = stepUpNotional
+        self.marketSeed = marketSeed
+    }
+}

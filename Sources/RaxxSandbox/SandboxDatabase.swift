@@ -1,0 +1,202 @@
+import Foundation
+import GRDB
+
+/// The sandbox's state in SQLite. The migrator runs on open; migrations are append-only: never
+/// edit a registered one, add the next.
+public final class SandboxDatabase: Sendable {
+    public let writer: any DatabaseWriter
+
+    /// Opens (creating if needed) the database at `path`, or an in-memory one for `:memory:`.
+    public init(path: String) throws {
+        var config = Configuration()
+        config.foreignKeysEnabled = true
+        config.busyMode = .timeout(5)
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        if path == ":memory:" {
+            writer = try DatabaseQueue(configuration: config)
+        } else {
+            writer = try DatabasePool(path: path, configuration: config)
+        }
+        try Self.migrator.migrate(writer)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: accounts, passkeys, sessions, trading, change log, events, devices, audit") { db in
+            try db.execute(sql: """
+                CREATE TABLE users (
+                    id TEXT PRIMARY KEY,
+                    email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+                    display_name TEXT,
+                    handle BLOB NOT NULL UNIQUE,          -- the WebAuthn user handle
+                    staff INTEGER NOT NULL DEFAULT 0,
+                    created_at REAL NOT NULL
+                );
+                CREATE TABLE accounts (
+                    id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL UNIQUE REFERENCES users(id) ON DELETE CASCADE,
+                    mode TEXT NOT NULL DEFAULT 'paper' CHECK (mode IN ('paper', 'live')),
+                    cash_ticks INTEGER NOT NULL,
+                    created_at REAL NOT NULL
+                );
+                CREATE TABLE passkeys (
+                    id TEXT PRIMARY KEY,                  -- credential ID, base64url
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    public_key BLOB NOT NULL,             -- COSE key
+                    algorithm INTEGER NOT NULL,
+                    sign_count INTEGER NOT NULL DEFAULT 0,
+                    transports TEXT,
+                    created_at REAL NOT NULL,
+                    last_used_at REAL
+                );
+                CREATE INDEX passkeys_user ON passkeys(user_id);
+                CREATE TABLE challenges (
+                    challenge TEXT PRIMARY KEY,           -- base64url
+                    purpose TEXT NOT NULL CHECK (purpose IN ('register', 'login', 'step_up')),
+                    user_id TEXT REFERENCES users(id) ON DELETE CASCADE,
+                    action_hash TEXT,
+                    expires_at REAL NOT NULL,
+                    used_at REAL
+                );
+                CREATE TABLE sessions (
+                    id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    access_token_hash TEXT NOT NULL UNIQUE,
+                    access_expires_at REAL NOT NULL,
+                    renewal_token_hash TEXT NOT NULL UNIQUE,
+                    created_at REAL NOT NULL,
+                    expires_at REAL NOT NULL,
+                    revoked_at REAL
+                );
+                CREATE INDEX sessions_user ON sessions(user_id);
+                CREATE TABLE step_up_grants (
+                    grant_hash TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    action_hash TEXT NOT NULL,
+                    expires_at REAL NOT NULL,
+                    used_at REAL
+                );
+                CREATE TABLE positions (
+                    id TEXT PRIMARY KEY,
+                    account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                    symbol TEXT NOT NULL,
+                    qty INTEGER NOT NULL,
+                    avg_price_ticks INTEGER NOT NULL,
+                    updated_at REAL NOT NULL,
+                    UNIQUE (account_id, symbol)
+                );
+                CREATE TABLE orders (
+                    id TEXT PRIMARY KEY,
+                    account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                    client_order_id TEXT NOT NULL,
+                    symbol TEXT NOT NULL,
+                    side TEXT NOT NULL CHECK (side IN ('buy', 'sell')),
+                    qty INTEGER NOT NULL CHECK (qty > 0),
+                    type TEXT NOT NULL CHECK (type IN ('market', 'limit')),
+                    limit_price_ticks INTEGER,
+                    tif TEXT NOT NULL CHECK (tif IN ('day', 'gtc')),
+                    status TEXT NOT NULL,
+                    filled_qty INTEGER NOT NULL DEFAULT 0,
+                    avg_fill_price_ticks INTEGER,
+                    reject_code TEXT,
+                    mode TEXT NOT NULL DEFAULT 'paper',
+                    not_after REAL,
+                    request_hash TEXT,                    -- to tell an idempotent retry from a conflict
+                    created_at REAL NOT NULL,
+                    updated_at REAL NOT NULL,
+                    UNIQUE (account_id, client_order_id)
+                );
+                CREATE INDEX orders_account_status ON orders(account_id, status);
+                CREATE TABLE fills (
+                    id TEXT PRIMARY KEY,
+                    account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                    order_id TEXT NOT NULL REFERENCES orders(id) ON DELETE CASCADE,
+                    symbol TEXT NOT NULL,
+                    side TEXT NOT NULL,
+                    qty INTEGER NOT NULL,
+                    price_ticks INTEGER NOT NULL,
+                    filled_at REAL NOT NULL
+                );
+                CREATE INDEX fills_order ON fills(order_id);
+                CREATE INDEX fills_account ON fills(account_id);
+                -- Every insert, update and delete on positions, fills and orders, in order.
+                CREATE TABLE change_log (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    account_id TEXT NOT NULL,
+                    entity TEXT NOT NULL CHECK (entity IN ('position', 'fill', 'order')),
+                    entity_id TEXT NOT NULL,
+                    op TEXT NOT NULL CHECK (op IN ('upsert', 'delete')),
+                    at REAL NOT NULL
+                );
+                CREATE INDEX change_log_account_seq ON change_log(account_id, seq);
+                CREATE TABLE events (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    type TEXT NOT NULL CHECK (type IN ('fill_confirmed', 'order_rejected', 'session_expiring', 'security_alert')),
+                    title TEXT NOT NULL,
+                    body TEXT,
+                    order_id TEXT,
+                    created_at REAL NOT NULL
+                );
+                CREATE INDEX events_user_seq ON events(user_id, seq);
+                CREATE TABLE device_tokens (
+                    id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    token TEXT NOT NULL,
+                    environment TEXT NOT NULL CHECK (environment IN ('sandbox', 'production')),
+                    label TEXT,
+                    alerts TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    revoked_at REAL,
+                    UNIQUE (user_id, token)
+                );
+                -- Append-only: who did what to which subject, for every money or permission change.
+                CREATE TABLE audit_events (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    at REAL NOT NULL,
+                    actor TEXT NOT NULL,
+                    action TEXT NOT NULL,
+                    subject TEXT NOT NULL,
+                    details TEXT NOT NULL DEFAULT '{}'
+                );
+                CREATE TABLE dsr_requests (
+                    id TEXT PRIMARY KEY,
+                    kind TEXT NOT NULL CHECK (kind IN ('export', 'erasure')),
+                    subject TEXT NOT NULL,
+                    status TEXT NOT NULL CHECK (status IN ('pending', 'completed', 'failed')),
+                    ticket TEXT,
+                    staff_user_id TEXT,
+                    created_at REAL NOT NULL,
+                    completed_at REAL,
+                    result TEXT
+                );
+                """)
+        }
+        return migrator
+    }
+
+    /// Appends an audit event inside the caller's transaction.
+    static func audit(_ db: Database, at: Date, actor: String, action: String, subject: String, details: [String: String] = [:]) throws {
+        let json = String(decoding: try JSONEncoder.sorted.encode(details), as: UTF8.self)
+        try db.execute(sql: "INSERT INTO audit_events (at, actor, action, subject, details) VALUES (?, ?, ?, ?, ?)",
+                       arguments: [at.timeIntervalSince1970, actor, action, subject, json])
+    }
+}
+
+extension JSONEncoder {
+    static var sorted: JSONEncoder {
+        let e = JSONEncoder()
+        e.outputFormatting = .sortedKeys
+        return e
+    }
+}
+
+/// Random identifiers with a readable prefix: `usr_…`, `acc_…`, `ord_…`.
+enum Identifier {
+    static func make(_ prefix: String) -> String {
+        var g = SystemRandomNumberGenerator()
+        return prefix + "_" + String(g.next() as UInt64, radix: 36) + String(g.next() as UInt32, radix: 36)
+    }
+}

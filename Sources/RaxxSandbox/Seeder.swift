@@ -1,0 +1,171 @@
+import Foundation
+import GRDB
+
+/// Loads a large, realistic trading history into one account: positions across equities and
+/// listed options, the orders and fills that built them, and a change-log entry for each row, so
+/// that a sync sees exactly what was written. Seeded history does not move cash.
+public struct Seeder: Sendable {
+    public struct Summary: Sendable, Codable, Equatable {
+        public var email: String
+        public var account_id: String
+        public var created_account: Bool
+        public var positions: Int
+        public var orders: Int
+        public var fills: Int
+    }
+
+    public let database: SandboxDatabase
+    public let market: Market
+
+    public init(database: SandboxDatabase, market: Market) {
+        self.database = database
+        self.market = market
+    }
+
+    /// The symbols a seed of `count` positions uses: the equities first, then option contracts.
+    func universe(count: Int, at now: Date) -> [Market.Instrument] {
+        var instruments = market.underlyings.map { Market.Instrument.equity($0) }
+        var chains = market.underlyings.map { market.optionChain($0, from: now).makeIterator() }
+        var exhausted = false
+        while instruments.count < count, !exhausted {
+            exhausted = true
+            for i in chains.indices {
+                guard instruments.count < count, let next = chains[i].next() else { continue }
+                instruments.append(.option(next))
+                exhausted = false
+            }
+        }
+        return Array(instruments.prefix(count))
+    }
+
+    public enum SeedError: Error, CustomStringConvertible {
+        case tooManyPositions(asked: Int, available: Int)
+        case badCounts
+        public var description: String {
+            switch self {
+            case .tooManyPositions(let asked, let available):
+                "The simulated market lists \(available) instruments; cannot seed \(asked) positions."
+            case .badCounts:
+                "Positions and fills must not be negative, and fills need at least one position."
+            }
+        }
+    }
+
+    /// Seeds `email`'s account (created when missing). `progress` hears the fraction done.
+    public func seed(email: String, positions: Int, fills: Int, now: Date = Date(),
+                     progress: @Sendable (Double) -> Void = { _ in }) throws -> Summary {
+        guard positions >= 0, fills >= 0, fills == 0 || positions > 0 else { throw SeedError.badCounts }
+        let instruments = universe(count: positions, at: now)
+        guard instruments.count == positions else {
+            throw SeedError.tooManyPositions(asked: positions, available: instruments.count)
+        }
+        var rng = SplitMix(seed: market.seed ^ Market.hash(0, email))
+        let history: TimeInterval = 90 * 86400
+        var orderCount = 0
+
+        let account = try database.writer.write { db -> AccountRecord in
+            try Accounts.findOrCreate(db, email: email, at: now, actor: "sandbox.seed")
+        }
+        // One transaction per slice of positions keeps memory and the WAL bounded.
+        let slice = 500
+        var start = 0
+        var fillsLeft = fills
+        while start < instruments.count || (start == 0 && instruments.isEmpty) {
+            let end = min(start + slice, instruments.count)
+            try database.writer.write { db in
+                let position = try db.makeStatement(sql: """
+                    INSERT INTO positions (id, account_id, symbol, qty, avg_price_ticks, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (account_id, symbol) DO UPDATE SET qty = excluded.qty, avg_price_ticks = excluded.avg_price_ticks,
+                    updated_at = excluded.updated_at
+                    """)
+                let order = try db.makeStatement(sql: """
+                    INSERT INTO orders (id, account_id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status,
+                    filled_qty, avg_fill_price_ticks, mode, created_at, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'day', 'filled', ?, ?, 'paper', ?, ?)
+                    """)
+                let fill = try db.makeStatement(sql: """
+                    INSERT INTO fills (id, account_id, order_id, symbol, side, qty, price_ticks, filled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+                let change = try db.makeStatement(sql: """
+                    INSERT INTO change_log (account_id, entity, entity_id, op, at) VALUES (?, ?, ?, 'upsert', ?)
+                    """)
+                for index in start..<end {
+                    let instrument = instruments[index]
+                    // Spread the fills evenly over the positions.
+                    let share = fillsLeft / (instruments.count - index)
+                    fillsLeft -= share
+                    var netQty: Int64 = 0
+                    var cost: Int64 = 0
+                    var made = 0
+                    while made < share {
+                        let legs = min(Int(rng.next() % 3) + 1, share - made)
+                        let opened = now.addingTimeInterval(-history * Double(rng.next() % 10_000) / 10_000)
+                        // Mostly buys, so positions stay long; a quarter of orders trim.
+                        let side = (netQty > 0 && rng.next() % 4 == 0) ? "sell" : "buy"
+                        let orderID = Identifier.make("ord")
+                        var orderQty: Int64 = 0
+                        var orderValue: Int64 = 0
+                        var legFills: [(String, Int64, Int64, Date)] = []
+                        for leg in 0..<legs {
+                            let at = opened.addingTimeInterval(Double(leg) * 1.5)
+                            let price = market.priceTicks(instrument, at: at) ?? Money.ticksPerUnit
+                            var qty = Int64(rng.next() % (instrument.multiplier == 1 ? 50 : 5)) + 1
+                            if side == "sell" { qty = min(qty, max(netQty - orderQty, 1)) }
+                            orderQty += qty
+                            orderValue += qty * price
+                            legFills.append((Identifier.make("fil"), qty, price, at))
+                        }
+                        let avg = orderValue / max(orderQty, 1)
+                        let type = rng.next() % 2 == 0 ? "market" : "limit"
+                        let last = legFills.last!.3.timeIntervalSince1970
+                        try order.execute(arguments: [orderID, account.accountID, "seed-\(orderID)", instrument.symbol, side, orderQty, type,
+                                                      type == "limit" ? avg : nil, orderQty, avg, opened.timeIntervalSince1970, last])
+                        try change.execute(arguments: [account.accountID, "order", orderID, last])
+                        for (fillID, qty, price, at) in legFills {
+                            try fill.execute(arguments: [fillID, account.accountID, orderID, instrument.symbol, side, qty, price, at.timeIntervalSince1970])
+                            try change.execute(arguments: [account.accountID, "fill", fillID, at.timeIntervalSince1970])
+                        }
+                        if side == "buy" {
+                            cost += orderValue
+                            netQty += orderQty
+                        } else {
+                            cost -= avg * orderQty
+                            netQty -= orderQty
+                        }
+                        made += legs
+                        orderCount += 1
+                    }
+                    if netQty == 0 { // a position with no history still holds something
+                        netQty = Int64(rng.next() % 10) + 1
+                        cost = netQty * (market.priceTicks(instrument, at: now) ?? Money.ticksPerUnit)
+                    }
+                    let positionID = Identifier.make("pos")
+                    try position.execute(arguments: [positionID, account.accountID, instrument.symbol, netQty,
+                                                     cost / max(netQty, 1), now.timeIntervalSince1970])
+                    let actualID = try String.fetchOne(db, sql: "SELECT id FROM positions WHERE account_id = ? AND symbol = ?",
+                                                       arguments: [account.accountID, instrument.symbol]) ?? positionID
+                    try change.execute(arguments: [account.accountID, "position", actualID, now.timeIntervalSince1970])
+                }
+                if end == instruments.count {
+                    try SandboxDatabase.audit(db, at: now, actor: "sandbox.seed", action: "sandbox.seeded", subject: account.userID,
+                                              details: ["positions": "\(positions)", "fills": "\(fills)", "orders": "\(orderCount)"])
+                }
+            }
+            progress(instruments.isEmpty ? 1 : Double(end) / Double(instruments.count))
+            if instruments.isEmpty { break }
+            start = end
+        }
+        return Summary(email: email, account_id: account.accountID, created_account: account.created,
+                       positions: positions, orders: orderCount, fills: fills)
+    }
+}
+
+/// A small, fast, seedable generator (SplitMix64), so seeds are reproducible.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9e37_79b9_7f4a_7c15
+        return Market.mix(state &- 0x9e37_79b9_7f4a_7c15)
+    }
+}

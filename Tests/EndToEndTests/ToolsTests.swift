@@ -1,0 +1,128 @@
+import Foundation
+import RaxxCore
+import RaxxTestSupport
+import Testing
+
+let tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr", "raxx-sandbox"]
+
+/// The built executables, run as a shell runs them.
+@Suite struct ToolsTests {
+    @Test(arguments: tools)
+    func answersVersion(tool: String) throws {
+        let r = try ToolRunner.run(tool, ["--version"])
+        #expect(r.status == 0)
+        #expect(r.stdout == RaxxVersion.current + "\n")
+        #expect(r.stderr.isEmpty)
+    }
+
+    @Test(arguments: tools)
+    func answersHelp(tool: String) throws {
+        let r = try ToolRunner.run(tool, ["--help"])
+        #expect(r.status == 0)
+        #expect(r.stdout.hasPrefix("OVERVIEW: "))
+        #expect(r.stdout.contains("USAGE: \(tool)"))
+    }
+
+    @Test func unknownOptionIsAUsageError() throws {
+        let r = try ToolRunner.run("raxx-auth", ["ping", "--frobnicate"])
+        #expect(r.status == 64)
+        #expect(r.stdout.isEmpty)
+        #expect(r.stderr.contains("--frobnicate"))
+    }
+}
+
+/// `raxx-auth ping` online, hard offline and soft offline.
+@Suite(.serialized) struct PingEndToEndTests {
+    @Test func onlineItPrintsOneJSONLine() throws {
+        let sandbox = try SandboxProcess()
+        defer { sandbox.stop() }
+        let r = try ToolRunner.run("raxx-auth", ["ping"], environment: ["RAXX_API_URL": sandbox.url])
+        #expect(r.status == 0)
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.count == 1)
+        let record = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any]
+        #expect(record?["status"] as? String == "ok")
+        #expect(record?["server_version"] as? String == RaxxVersion.current)
+        #expect(record?["api_url"] as? String == sandbox.url)
+        #expect(r.stderr.isEmpty)
+    }
+
+    @Test func textFormatPrintsATable() throws {
+        let sandbox = try SandboxProcess()
+        defer { sandbox.stop() }
+        let r = try ToolRunner.run("raxx-auth", ["ping", "--format", "text"], environment: ["RAXX_API_URL": sandbox.url])
+        #expect(r.status == 0)
+        #expect(r.stdout.hasPrefix("SERVER"))
+        #expect(r.stdout.contains(sandbox.url))
+    }
+
+    static let offlineMessage = "raxx-auth: This action requires an internet connection. Try again when online.\n"
+
+    @Test func hardOfflineExits69AtOnce() throws {
+        let listener = try LoopbackListener(.refuse)
+        let r = try ToolRunner.run("raxx-auth", ["ping"], environment: ["RAXX_API_URL": listener.url, "RAXX_TIMEOUT": "10s"])
+        #expect(r.status == 69)
+        #expect(r.stdout.isEmpty)
+        #expect(r.stderr.contains(#""message":"This action requires an internet connection. Try again when online.""#))
+        #expect(r.seconds < 5) // refused connections fail fast, not at the timeout (a generous bound, not a benchmark)
+    }
+
+    @Test func softOfflineHangingExits69WithinTheTimeout() throws {
+        let listener = try LoopbackListener(.hang)
+        defer { listener.stop() }
+        let r = try ToolRunner.run("raxx-auth", ["ping", "--format", "text"],
+                                   environment: ["RAXX_API_URL": listener.url, "RAXX_TIMEOUT": "1s"], timeout: 30)
+        #expect(r.status == 69)
+        #expect(r.stderr.hasPrefix(Self.offlineMessage))
+        #expect(!r.stderr.contains("HTTP"))
+        #expect(r.stdout.isEmpty)
+    }
+
+    @Test func softOffline503Exits69() throws {
+        let listener = try LoopbackListener(.respond(status: 503, headers: ["Retry-After": "30"], body: "busy"))
+        defer { listener.stop() }
+        let r = try ToolRunner.run("raxx-auth", ["ping", "--format", "text"], environment: ["RAXX_API_URL": listener.url])
+        #expect(r.status == 69)
+        #expect(r.stderr.hasPrefix(Self.offlineMessage))
+        #expect(!r.stderr.contains("503"))
+    }
+
+    @Test func plainHTTPToARemoteHostIsRefusedBeforeAnyConnection() throws {
+        let r = try ToolRunner.run("raxx-auth", ["ping", "--json"], environment: ["RAXX_API_URL": "http://api.raxx.app"])
+        #expect(r.status == 64)
+        #expect(r.stderr == #"{"error":{"code":"usage","hint":"Use https, or a loopback address such as http://127.0.0.1:PORT.","message":"Refusing plain http to api.raxx.app: only loopback servers may use http."}}"# + "\n")
+    }
+}
+
+/// `raxx-sandbox serve` and `seed` as processes.
+@Suite(.serialized) struct SandboxEndToEndTests {
+    @Test func serveAnnouncesItsPortFirstAndStopsCleanlyOnSIGTERM() throws {
+        let sandbox = try SandboxProcess()
+        #expect(sandbox.url.hasPrefix("http://127.0.0.1:"))
+        #expect(sandbox.isRunning)
+        #expect(sandbox.stop() == 0)
+    }
+
+    @Test func seedLoadsAFileDatabaseThatServeThenServes() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("sandbox.sqlite").path
+        let r = try ToolRunner.run("raxx-sandbox", ["seed", "--db", db, "--email", "trader@example.com", "--positions", "25", "--fills", "200"])
+        #expect(r.status == 0)
+        let summary = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        #expect(summary?["positions"] as? Int == 25)
+        #expect(summary?["fills"] as? Int == 200)
+        #expect(summary?["created_account"] as? Bool == true)
+        let sandbox = try SandboxProcess(database: db)
+        defer { sandbox.stop() }
+        let ping = try ToolRunner.run("raxx-auth", ["ping"], environment: ["RAXX_API_URL": sandbox.url])
+        #expect(ping.status == 0)
+    }
+
+    @Test func seedRefusesAnInMemoryDatabase() throws {
+        let r = try ToolRunner.run("raxx-sandbox", ["seed", "--db", ":memory:", "--email", "a@example.com"])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("name a file"))
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import GRDB
+import RaxxSandbox
+import Testing
+
+@Suite struct MarketTests {
+    let now = Date(timeIntervalSince1970: 1_795_000_000) // 2026-11-18
+
+    @Test func pricesAreDeterministicUnderASeed() throws {
+        let a = Market(seed: 7), b = Market(seed: 7), c = Market(seed: 8)
+        let aapl = try #require(a.instrument("AAPL"))
+        #expect(a.priceTicks(aapl, at: now) == b.priceTicks(aapl, at: now))
+        #expect(a.priceTicks(aapl, at: now) != c.priceTicks(aapl, at: now))
+        let price = try #require(a.priceTicks(aapl, at: now))
+        #expect(price > 100 * Money.ticksPerUnit && price < 400 * Money.ticksPerUnit)
+        #expect(price % 100 == 0) // whole cents
+    }
+
+    @Test func knowsTheCoreUnderlyingsAndOptionsOnThem() throws {
+        let market = Market()
+        for symbol in ["AAPL", "MSFT", "SPY"] { #expect(market.instrument(symbol) != nil) }
+        #expect(market.instrument("ZZZZ") == nil)
+        let option = try #require(market.instrument("AAPL261218C00190000"))
+        #expect(option.symbol == "AAPL261218C00190000")
+        #expect(option.multiplier == 100)
+        #expect(market.instrument("AAPL  261218P00190000")?.symbol == "AAPL261218P00190000") // OCC's padded form
+        #expect(market.instrument("ZZZZ261218C00190000") == nil)
+        #expect(market.instrument("AAPL261318C00190000") == nil) // month 13
+    }
+
+    @Test func optionPricesBehave() throws {
+        let market = Market()
+        let chain = market.optionChain(market.underlyings[0], from: now, expiries: 1, strikesEachSide: 2)
+        #expect(chain.count == 10)
+        let calls = chain.filter { $0.right == .call }.sorted { $0.strikeThousandths < $1.strikeThousandths }
+        let prices = calls.map { market.priceTicks(.option($0), at: now)! }
+        #expect(prices == prices.sorted(by: >)) // higher strike, cheaper call
+        let expired = OptionContract(occ: "AAPL200117C00100000")!
+        #expect(market.priceTicks(.option(expired), at: now) == nil)
+    }
+
+    @Test func expiriesAreThirdFridays() throws {
+        let market = Market()
+        for contract in market.optionChain(market.underlyings[2], from: now, expiries: 6, strikesEachSide: 0) {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC")!
+            #expect(calendar.component(.weekday, from: contract.expiry.date) == 6)
+            #expect((15...21).contains(contract.expiry.day))
+        }
+    }
+}
+
+@Suite struct MoneyTests {
+    @Test func formatsAndParses() {
+        #expect(Money.string(ticks: 1_872_500) == "187.25")
+        #expect(Money.string(ticks: 500) == "0.05")
+        #expect(Money.string(ticks: -123_456) == "-12.3456")
+        #expect(Money.string(ticks: 1_000_000_000) == "100000.00")
+        #expect(Money.ticks(parsing: "187.25") == 1_872_500)
+        #expect(Money.ticks(parsing: "-0.5") == -5000)
+        #expect(Money.ticks(parsing: "10") == 100_000)
+        for bad in ["", "1.23456", "abc", "1.", ".5", "1e5", "--1"] { #expect(Money.ticks(parsing: bad) == nil) }
+    }
+}
+
+@Suite struct SeederTests {
+    let now = Date(timeIntervalSince1970: 1_795_000_000)
+
+    @Test func seedsPositionsOrdersFillsAndTheChangeLog() throws {
+        let db = try SandboxDatabase(path: ":memory:")
+        let summary = try Seeder(database: db, market: Market()).seed(email: "trader@example.com", positions: 40, fills: 400, now: now)
+        #expect(summary.created_account)
+        #expect(summary.positions == 40 && summary.fills == 400)
+        try db.writer.read { db in
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM positions") == 40)
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM fills") == 400)
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM orders") == summary.orders)
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM change_log") == 40 + 400 + summary.orders)
+            #expect(try Int.fetchOne(db, sql: "SELECT cash_ticks FROM accounts") == 100_000 * 10_000)
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM passkeys") == 0)
+            // Every fill belongs to an order of the same symbol, and order quantities add up.
+            #expect(try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM orders o WHERE o.qty != (SELECT SUM(qty) FROM fills f WHERE f.order_id = o.id)
+                """) == 0)
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM fills f JOIN orders o ON o.id = f.order_id WHERE o.symbol != f.symbol") == 0)
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM positions WHERE symbol GLOB '*[0-9]C[0-9]*' OR symbol GLOB '*[0-9]P[0-9]*'") == 30)
+            let actions = try String.fetchAll(db, sql: "SELECT action FROM audit_events ORDER BY seq")
+            #expect(actions == ["account.created", "sandbox.seeded"])
+        }
+    }
+
+    @Test func seedingAgainReusesTheAccount() throws {
+        let db = try SandboxDatabase(path: ":memory:")
+        let seeder = Seeder(database: db, market: Market())
+        let first = try seeder.seed(email: "t@example.com", positions: 5, fills: 10, now: now)
+        let second = try seeder.seed(email: "T@example.com", positions: 5, fills: 10, now: now)
+        #expect(!second.created_account)
+        #expect(first.account_id == second.account_id)
+        #expect(try db.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM positions") } == 5)
+    }
+
+    @Test func refusesMorePositionsThanTheMarketLists() throws {
+        let db = try SandboxDatabase(path: ":memory:")
+        #expect(throws: Seeder.SeedError.self) {
+            try Seeder(database: db, market: Market()).seed(email: "t@example.com", positions: 1_000_000, fills: 0, now: now)
+        }
+        #expect(try db.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM users") } == 0)
+    }
+}

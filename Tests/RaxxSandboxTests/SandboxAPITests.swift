@@ -1,0 +1,137 @@
+import Foundation
+import HTTPTypes
+import Logging
+import OpenAPIRuntime
+import RaxxAPI
+import RaxxCore
+import RaxxHTTP
+import RaxxSandbox
+import Testing
+
+/// Runs an in-process sandbox on 127.0.0.1, port 0, and hands `body` its URL.
+func withSandbox(database: SandboxDatabase? = nil, _ body: (URL) async throws -> Void) async throws {
+    let db = try database ?? SandboxDatabase(path: ":memory:")
+    let (ports, continuation) = AsyncStream<Int>.makeStream()
+    var logger = Logger(label: "raxx-sandbox-test")
+    logger.logLevel = .critical // cancelling the server at the end of a test is not an error
+    let app = try buildApplication(configuration: SandboxConfiguration(port: 0), database: db, logger: logger, onListening: { continuation.yield($0) })
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await app.run() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        try await body(URL(string: "http://127.0.0.1:\(port)")!)
+        group.cancelAll()
+    }
+}
+
+func generatedClient(_ url: URL) throws -> Client {
+    let configuration = try RaxxConfiguration(environment: ["HOME": "/tmp", "RAXX_API_URL": url.absoluteString])
+    return RaptorClient.make(tool: "raxx-test", configuration: configuration)
+}
+
+/// The sandbox through the generated client.
+@Suite struct SandboxAPITests {
+    @Test func healthAnswersWithVersionAndTime() async throws {
+        try await withSandbox { url in
+            let health = try await generatedClient(url).getHealth().ok.body.json
+            #expect(health.status == .ok)
+            #expect(health.version == RaxxVersion.current)
+            #expect(abs(health.time.timeIntervalSinceNow) < 60)
+        }
+    }
+
+    @Test func capabilitiesNotLandedYetAnswerNotImplemented() async throws {
+        try await withSandbox { url in
+            let output = try await generatedClient(url).registerOptions(body: .json(.init(email: "a@example.com")))
+            guard case .default(let status, let problem) = output else {
+                Issue.record("expected a problem, got \(output)")
+                return
+            }
+            #expect(status == 501)
+            #expect(try problem.body.applicationProblemJson.code == "not_implemented")
+        }
+    }
+
+    @Test func protectedPathsNeedABearerToken() async throws {
+        try await withSandbox { url in
+            let client = try generatedClient(url)
+            let outputs: [(Int, String)] = [
+                try await client.getPortfolio().problem,
+                try await client.getSyncChanges(query: .init(cursor: 0)).problem,
+                try await client.listOrders().problem,
+                try await client.listEvents().problem,
+                try await client.listAuditEvents().problem,
+            ]
+            for (status, code) in outputs {
+                #expect(status == 401)
+                #expect(code == "unauthorized")
+            }
+        }
+    }
+
+    @Test func anUnknownTokenIsUnauthorized() async throws {
+        try await withSandbox { url in
+            let (response, body) = try await raw(url, .get, "/api/portfolio", headers: ["Authorization": "Bearer nope"])
+            #expect(response.status.code == 401)
+            #expect(response.headerFields[.contentType] == "application/problem+json")
+            #expect(body.contains(#""code":"unauthorized""#))
+        }
+    }
+
+    @Test func badInputIsA4xxProblemNamingTheField() async throws {
+        try await withSandbox { url in
+            let missing = try await raw(url, .post, "/api/auth/register/options", body: #"{"name":"x"}"#)
+            #expect(missing.0.status.code == 400)
+            #expect(missing.1.contains("Missing field 'email'"))
+            let malformed = try await raw(url, .post, "/api/auth/login/options", body: "{not json")
+            #expect(malformed.0.status.code == 400)
+            #expect(malformed.1.contains(#""code":"bad_request""#))
+            let unknown = try await raw(url, .get, "/api/nowhere")
+            #expect(unknown.0.status.code == 404)
+            #expect(unknown.1.contains(#""code":"not_found""#))
+        }
+    }
+
+    func raw(_ url: URL, _ method: HTTPRequest.Method, _ path: String, headers: [String: String] = [:], body: String? = nil)
+        async throws -> (HTTPResponse, String)
+    {
+        var request = HTTPRequest(method: method, scheme: nil, authority: nil, path: path)
+        for (k, v) in headers { request.headerFields[HTTPField.Name(k)!] = v }
+        if body != nil { request.headerFields[.contentType] = "application/json" }
+        let transport = CurlTransport(options: .init(userAgent: "raxx-test"))
+        let (response, responseBody) = try await transport.send(request, body: body.map { HTTPBody($0) }, baseURL: url, operationID: "raw")
+        var text = ""
+        if let responseBody { text = try await String(collecting: responseBody, upTo: 1 << 20) }
+        return (response, text)
+    }
+}
+
+/// Reads the status and problem code of any operation's `default` answer.
+protocol ProblemOutput {
+    var problemAnswer: (Int, Components.Responses.Problem)? { get }
+}
+
+extension ProblemOutput {
+    var problem: (Int, String) {
+        get throws {
+            guard let (status, problem) = problemAnswer else { return (200, "") }
+            return (status, try problem.body.applicationProblemJson.code)
+        }
+    }
+}
+
+extension Operations.GetPortfolio.Output: ProblemOutput {
+    var problemAnswer: (Int, Components.Responses.Problem)? { if case .default(let s, let p) = self { (s, p) } else { nil } }
+}
+extension Operations.GetSyncChanges.Output: ProblemOutput {
+    var problemAnswer: (Int, Components.Responses.Problem)? { if case .default(let s, let p) = self { (s, p) } else { nil } }
+}
+extension Operations.ListOrders.Output: ProblemOutput {
+    var problemAnswer: (Int, Components.Responses.Problem)? { if case .default(let s, let p) = self { (s, p) } else { nil } }
+}
+extension Operations.ListEvents.Output: ProblemOutput {
+    var problemAnswer: (Int, Components.Responses.Problem)? { if case .default(let s, let p) = self { (s, p) } else { nil } }
+}
+extension Operations.ListAuditEvents.Output: ProblemOutput {
+    var problemAnswer: (Int, Components.Responses.Problem)? { if case .default(let s, let p) = self { (s, p) } else { nil } }
+}
