@@ -15,7 +15,7 @@ public enum OutputFormat: String, Sendable, CaseIterable, ExpressibleByArgument 
 
 /// The options every Raxx subcommand takes.
 public struct GlobalOptions: ParsableArguments, Sendable {
-    @Option(name: .long, help: "Output format: text (tables) or json (JSON Lines). Default: text on a terminal, json otherwise.")
+    @Option(name: .long, help: ArgumentHelp("Output format: text (tables) or json (JSON Lines). Default: text on a terminal, json otherwise.", valueName: "format"))
     public var format: OutputFormat?
 
     @Flag(name: .long, help: "Same as --format json.")

@@ -14,19 +14,19 @@ extension RaxxSandboxTool {
             """
         )
 
-        @Option(help: "The SQLite database file (the one `serve --db` uses).")
+        @Option(help: ArgumentHelp("The SQLite database file (the one serve --db uses).", valueName: "path"))
         var db: String
 
-        @Option(help: "The account's email address.")
+        @Option(help: ArgumentHelp("The account's email address.", valueName: "email"))
         var email: String
 
-        @Option(help: "How many positions to create.")
+        @Option(help: ArgumentHelp("How many positions to create.", valueName: "count"))
         var positions = 100
 
-        @Option(help: "How many fills to create, spread over the positions.")
+        @Option(help: ArgumentHelp("How many fills to create, spread over the positions.", valueName: "count"))
         var fills = 1000
 
-        @Option(name: .customLong("market-seed"), help: "The simulated market's seed.")
+        @Option(name: .customLong("market-seed"), help: ArgumentHelp("The simulated market's seed.", valueName: "seed"))
         var marketSeed: UInt64 = 42
 
         public init() {}

@@ -10,52 +10,51 @@ extension RaxxSandboxTool {
         public static let configuration = CommandConfiguration(
             abstract: "Serve the Raptor API until SIGINT or SIGTERM.",
             discussion: """
-            The first line on stdout is `listening on http://HOST:PORT`, so a script can start the \
+            The first line on stdout is "listening on http://HOST:PORT", so a script can start the \
             sandbox on port 0 and read the port it got. Logs go to stderr.
             """
         )
 
-        @Option(help: "The address to listen on. Anything but loopback exposes the sandbox to the network.")
+        @Option(help: ArgumentHelp("The address to listen on. Anything but loopback exposes the sandbox to the network.", valueName: "address"))
         var host = "127.0.0.1"
 
-        @Option(help: "The port to listen on; 0 picks a free one.")
+        @Option(help: ArgumentHelp("The port to listen on; 0 picks a free one.", valueName: "port"))
         var port = 8080
 
-        @Option(help: "The SQLite database file, or :memory: for a database that ends with the process.")
+        @Option(help: ArgumentHelp("The SQLite database file, or :memory: for a database that ends with the process.", valueName: "path"))
         var db = ":memory:"
 
-        @Option(help: "The WebAuthn origin clients must report.")
+        @Option(help: ArgumentHelp("The WebAuthn origin clients must report.", valueName: "origin"))
         var origin = "https://raxx.app"
 
-        @Option(name: .customLong("rp-id"), help: "The WebAuthn relying party ID.")
+        @Option(name: .customLong("rp-id"), help: ArgumentHelp("The WebAuthn relying party ID.", valueName: "id"))
         var rpID = "raxx.app"
 
-        @Option(name: .customLong("token-ttl"), help: "How long an access token lives (e.g. 90s, 15m).")
+        @Option(name: .customLong("token-ttl"), help: ArgumentHelp("How long an access token lives (e.g. 90s, 15m).", valueName: "duration"))
         var tokenTTL = RaxxDuration.minutes(15)
 
-        @Option(name: .customLong("session-ttl"), help: "A session's maximum age, renewals included (e.g. 12h).")
+        @Option(name: .customLong("session-ttl"), help: ArgumentHelp("A session's maximum age, renewals included (e.g. 12h).", valueName: "duration"))
         var sessionTTL = RaxxDuration.hours(12)
 
-        @Option(name: .customLong("step-up-notional"), help: "Orders with a larger notional need a step-up.")
+        @Option(name: .customLong("step-up-notional"), help: ArgumentHelp("Orders with a larger notional need a step-up.", valueName: "amount"))
         var stepUpNotional = "10000"
 
-        @Option(name: .customLong("market-seed"), help: "The simulated market's seed.")
+        @Option(name: .customLong("market-seed"), help: ArgumentHelp("The simulated market's seed.", valueName: "seed"))
         var marketSeed: UInt64 = 42
 
-        @Option(name: .customLong("log-level"), help: "Log level on stderr: trace, debug, info, notice, warning, error.")
-        var logLevel = "warning"
+        @Option(name: .customLong("log-level"), help: ArgumentHelp("How much to log on stderr.", valueName: "level"))
+        var logLevel = LogLevel.warning
 
         public init() {}
 
         public func validate() throws {
             guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
             guard Decimal(string: stepUpNotional) != nil else { throw ValidationError("--step-up-notional must be a number.") }
-            guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("Unknown --log-level \(logLevel).") }
             guard tokenTTL.milliseconds > 0, sessionTTL.milliseconds > 0 else { throw ValidationError("Durations must be positive.") }
         }
 
         public func run() async throws {
-            let level = Logger.Level(rawValue: logLevel) ?? .warning
+            let level = Logger.Level(rawValue: logLevel.rawValue) ?? .warning
             LoggingSystem.bootstrap { label in
                 var handler = StreamLogHandler.standardError(label: label)
                 handler.logLevel = level
@@ -86,4 +85,9 @@ extension RaxxSandboxTool {
             try await app.runService()
         }
     }
+}
+
+/// The sandbox's log levels (swift-log's).
+enum LogLevel: String, CaseIterable, ExpressibleByArgument {
+    case trace, debug, info, notice, warning, error, critical
 }
