@@ -32,12 +32,15 @@ public enum ConnectivityRequirement: String, Sendable, Codable {
     case offlineCapable = "offline-capable"
     /// Talks to Raptor; fails fast offline with exit 69, sending and queueing nothing.
     case networkRequired = "network-required"
+    /// Does its local part whatever the network, and tells the server when it can (sign-out).
+    case networkOptional = "network-optional"
 
     /// One line for help texts and man pages.
     public var helpLine: String {
         switch self {
         case .offlineCapable: "Connectivity: offline-capable (never touches the network)."
         case .networkRequired: "Connectivity: network-required (offline it exits 69 and sends nothing)."
+        case .networkOptional: "Connectivity: network-optional (works offline; tells the server when it can)."
         }
     }
 }

@@ -11,6 +11,9 @@ public struct RaxxConfiguration: Sendable, Equatable {
     public var cacheDirectory: URL
     public var connectTimeout: RaxxDuration
     public var totalTimeout: RaxxDuration
+    /// The file holding this machine's identity, which the keystore is bound to (default
+    /// /etc/machine-id). `RAXX_MACHINE_ID_FILE` replaces it, for tests that play another machine.
+    public var machineIDPath: String?
 
     public static let defaultConnectTimeout = RaxxDuration.seconds(5)
     public static let defaultTotalTimeout = RaxxDuration.seconds(20)
@@ -25,7 +28,7 @@ public struct RaxxConfiguration: Sendable, Equatable {
     }
 
     /// Reads `RAXX_API_URL`, `RAXX_HOME`, `XDG_STATE_HOME`, `XDG_CACHE_HOME`, `HOME`,
-    /// `RAXX_CONNECT_TIMEOUT` and `RAXX_TIMEOUT`.
+    /// `RAXX_CONNECT_TIMEOUT`, `RAXX_TIMEOUT` and `RAXX_MACHINE_ID_FILE`.
     public init(environment env: [String: String]) throws(RaxxError) {
         endpoint = try env["RAXX_API_URL"].flatMap { $0.isEmpty ? nil : $0 }.map { text throws(RaxxError) in
             try APIEndpoint(parsing: text)
@@ -48,6 +51,7 @@ public struct RaxxConfiguration: Sendable, Equatable {
         }
         connectTimeout = try Self.duration(env, "RAXX_CONNECT_TIMEOUT") ?? Self.defaultConnectTimeout
         totalTimeout = try Self.duration(env, "RAXX_TIMEOUT") ?? Self.defaultTotalTimeout
+        machineIDPath = env["RAXX_MACHINE_ID_FILE"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     private static func duration(_ env: [String: String], _ name: String) throws(RaxxError) -> RaxxDuration? {

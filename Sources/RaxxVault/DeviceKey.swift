@@ -1,0 +1,81 @@
+import CSodium
+import Foundation
+import RaxxCore
+
+/// The key that seals the keystore: bound to a device secret kept in a file of its own (apart from
+/// the keystore) and to the machine's identity, so the same files on another machine do not open.
+public struct DeviceKey: Sendable {
+    public let secretURL: URL
+    public let machineIDPath: String
+
+    public static let defaultMachineIDPaths = ["/etc/machine-id", "/var/lib/dbus/machine-id"]
+
+    public init(secretURL: URL, machineIDPath: String? = nil) {
+        self.secretURL = secretURL
+        self.machineIDPath = machineIDPath
+            ?? Self.defaultMachineIDPaths.first { FileManager.default.isReadableFile(atPath: $0) }
+            ?? Self.defaultMachineIDPaths[0]
+    }
+
+    /// This machine's identity.
+    func machineID() throws(RaxxError) -> String {
+        guard let text = try? String(contentsOfFile: machineIDPath, encoding: .utf8),
+              case let id = text.trimmingCharacters(in: .whitespacesAndNewlines), !id.isEmpty
+        else {
+            throw RaxxError.failure(code: "machine_id_missing",
+                                    "This machine has no identity (\(machineIDPath) is missing or empty), so the keystore cannot be bound to it.",
+                                    hint: "Create it with systemd-machine-id-setup (or dbus-uuidgen --ensure).")
+        }
+        return id
+    }
+
+    public var secretExists: Bool { FileManager.default.fileExists(atPath: secretURL.path) }
+
+    /// The keystore key; creates the device secret when `create` is true and there is none.
+    public func keystoreKey(create: Bool) throws(RaxxError) -> SecretBytes {
+        try Sodium.ensureReady()
+        let secret: SecretBytes
+        if let existing = try readSecret() {
+            secret = existing
+        } else if create {
+            secret = try Sodium.randomBytes(32)
+            try SecureFile.writeAtomically(secret, to: secretURL)
+        } else {
+            throw RaxxError.failure(code: "device_secret_missing",
+                                    "This device's secret (\(secretURL.path)) is missing, so the keystore cannot be opened.",
+                                    hint: "Sign in again after: raxx-auth logout --forget-device")
+        }
+        let context = Array("raxx-keystore-v1\u{0}".utf8) + Array(try machineID().utf8)
+        let key = SecretBytes(count: 32)
+        key.withUnsafeMutableBytes { out in
+            secret.withUnsafeBytes { k in
+                _ = crypto_generichash(out.baseAddress!.assumingMemoryBound(to: UInt8.self), 32,
+                                       context, UInt64(context.count),
+                                       k.baseAddress!.assumingMemoryBound(to: UInt8.self), 32)
+            }
+        }
+        secret.wipe()
+        return key
+    }
+
+    private func readSecret() throws(RaxxError) -> SecretBytes? {
+        guard secretExists else { return nil }
+        try SecureFile.checkPrivate(secretURL)
+        let bytes = try SecureFile.read(secretURL)
+        guard bytes.count == 32 else {
+            throw RaxxError.failure(code: "device_secret_damaged", "This device's secret (\(secretURL.path)) is damaged.",
+                                    hint: "Sign in again after: raxx-auth logout --forget-device")
+        }
+        return bytes
+    }
+
+    /// A short public fingerprint of a keystore key, to tell "another machine" from "damaged".
+    static func fingerprint(of key: SecretBytes) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 16)
+        let label = Array("raxx-keystore-fingerprint-v1".utf8)
+        key.withUnsafeBytes { k in
+            _ = crypto_generichash(&out, 16, label, UInt64(label.count), k.baseAddress!.assumingMemoryBound(to: UInt8.self), 32)
+        }
+        return out
+    }
+}

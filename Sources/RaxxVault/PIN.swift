@@ -1,0 +1,110 @@
+import CSodium
+import Foundation
+import RaxxCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a PIN comes from: a prompt on the controlling terminal, or a file descriptor the caller
+/// opened (`--pin-fd N`). Never argv, never the environment.
+public enum PINSource: Sendable, Equatable {
+    case terminal
+    case fileDescriptor(Int32)
+}
+
+public enum PIN {
+    public static let minimumLength = 4
+    public static let maximumLength = 64
+    /// Wrong PINs allowed before the credential locks.
+    public static let maximumAttempts = 5
+
+    /// Reads a PIN; with `confirm` on a terminal, asks twice and insists they match.
+    public static func read(from source: PINSource, prompt: String = "PIN: ", confirm: Bool = false) throws(RaxxError) -> SecretBytes {
+        let pin: SecretBytes
+        switch source {
+        case .fileDescriptor(let fd):
+            pin = try readLine(fd: fd, what: "--pin-fd \(fd)")
+        case .terminal:
+            let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
+            guard tty >= 0 else {
+                throw RaxxError.usage("A PIN is needed, and there is no terminal to ask for it.",
+                                      hint: "Run on a terminal, or pass the PIN on a file descriptor: --pin-fd N")
+            }
+            defer { close(tty) }
+            pin = try promptHidden(tty: tty, prompt: prompt)
+            if confirm {
+                let again = try promptHidden(tty: tty, prompt: "Repeat the PIN: ")
+                defer { again.wipe() }
+                guard pin.isEqual(to: again) else {
+                    pin.wipe()
+                    throw RaxxError.badInput("The two PINs do not match.")
+                }
+            }
+        }
+        guard (minimumLength...maximumLength).contains(pin.count) else {
+            pin.wipe()
+            throw RaxxError.badInput("A PIN has \(minimumLength) to \(maximumLength) characters.")
+        }
+        return pin
+    }
+
+    private static func promptHidden(tty: Int32, prompt: String) throws(RaxxError) -> SecretBytes {
+        _ = prompt.withCString { write(tty, $0, strlen($0)) }
+        var saved = termios()
+        let isTerminal = tcgetattr(tty, &saved) == 0
+        if isTerminal {
+            var quiet = saved
+            quiet.c_lflag &= ~tcflag_t(ECHO)
+            tcsetattr(tty, TCSAFLUSH, &quiet)
+        }
+        defer {
+            if isTerminal { tcsetattr(tty, TCSAFLUSH, &saved) }
+            _ = write(tty, "\n", 1)
+        }
+        return try readLine(fd: tty, what: "the terminal")
+    }
+
+    /// Reads up to a newline (or the end) from `fd`, byte by byte so nothing past the line is consumed.
+    static func readLine(fd: Int32, what: String) throws(RaxxError) -> SecretBytes {
+        let buffer = SecretBytes(count: maximumLength + 2)
+        var count = 0
+        var byte: UInt8 = 0
+        while true {
+            let n = Glibc.read(fd, &byte, 1)
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 {
+                buffer.wipe()
+                throw RaxxError.usage("Could not read the PIN from \(what): \(String(cString: strerror(errno))).")
+            }
+            if n == 0 || byte == UInt8(ascii: "\n") { break }
+            if count >= maximumLength + 1 { continue } // too long: keep draining, reject below
+            buffer.withUnsafeMutableBytes { $0[count] = byte }
+            count += 1
+        }
+        byte = 0
+        if count > 0, buffer.withUnsafeBytes({ $0[count - 1] }) == UInt8(ascii: "\r") { count -= 1 }
+        guard count > 0 else { throw RaxxError.badInput("No PIN was given on \(what).") }
+        let pin = SecretBytes(count: count)
+        pin.withUnsafeMutableBytes { dst in buffer.withUnsafeBytes { src in dst.copyMemory(from: UnsafeRawBufferPointer(rebasing: src[..<count])) } }
+        buffer.wipe()
+        return pin
+    }
+
+    /// The key a PIN unlocks: Argon2id over the PIN and a per-credential salt.
+    static func derivedKey(pin: SecretBytes, salt: [UInt8], opsLimit: UInt64, memLimit: UInt64) throws(RaxxError) -> SecretBytes {
+        try Sodium.ensureReady()
+        let key = SecretBytes(count: 32)
+        let status = key.withUnsafeMutableBytes { out in
+            pin.withUnsafeBytes { p in
+                crypto_pwhash(out.baseAddress!.assumingMemoryBound(to: UInt8.self), 32,
+                              p.baseAddress!.assumingMemoryBound(to: CChar.self), UInt64(p.count),
+                              salt, opsLimit, Int(memLimit), crypto_pwhash_alg_argon2id13())
+            }
+        }
+        guard status == 0 else {
+            throw RaxxError.failure(code: "out_of_memory", "Not enough memory to derive the PIN key.")
+        }
+        return key
+    }
+}

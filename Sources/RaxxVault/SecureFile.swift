@@ -1,0 +1,95 @@
+import Foundation
+import RaxxCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Files that hold secrets: mode 0600 in a 0700 folder, written atomically (temporary file, fsync,
+/// rename), and refused when group or others may read or write them.
+enum SecureFile {
+    static func ensureDirectory(_ dir: URL) throws(RaxxError) {
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: dir.path, isDirectory: &isDir) {
+            guard isDir.boolValue else { throw RaxxError.failure(code: "keystore_folder", "\(dir.path) is not a folder.") }
+            try checkPrivate(dir, isDirectory: true)
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw RaxxError.failure(code: "keystore_folder", "Could not create \(dir.path): \(error.localizedDescription)")
+        }
+        chmod(dir.path, 0o700)
+    }
+
+    /// Refuses a file or folder that group or others can read or write, saying how to fix it.
+    static func checkPrivate(_ url: URL, isDirectory: Bool = false) throws(RaxxError) {
+        var st = stat()
+        guard stat(url.path, &st) == 0 else { return }
+        if st.st_mode & 0o077 != 0 {
+            let fix = isDirectory ? "chmod 700 \(url.path)" : "chmod 600 \(url.path)"
+            throw RaxxError.failure(code: "keystore_permissions",
+                                    "\(url.path) can be read or written by other users; refusing to use it.",
+                                    hint: "Fix it with: \(fix)")
+        }
+        if st.st_uid != getuid() {
+            throw RaxxError.failure(code: "keystore_permissions", "\(url.path) belongs to another user; refusing to use it.")
+        }
+    }
+
+    static func read(_ url: URL) throws(RaxxError) -> SecretBytes {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw RaxxError.failure(code: "keystore_unreadable", "Could not read \(url.path): \(String(cString: strerror(errno))).")
+        }
+        defer { close(fd) }
+        var st = stat()
+        fstat(fd, &st)
+        let size = Int(st.st_size)
+        guard size <= 1 << 20 else { throw RaxxError.failure(code: "keystore_damaged", "\(url.path) is damaged (too large).") }
+        let buffer = SecretBytes(count: size)
+        var got = 0
+        let ok = buffer.withUnsafeMutableBytes { b -> Bool in
+            while got < size {
+                let n = Glibc.read(fd, b.baseAddress! + got, size - got)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return false }
+                got += n
+            }
+            return true
+        }
+        guard ok else { throw RaxxError.failure(code: "keystore_unreadable", "Could not read \(url.path).") }
+        return buffer
+    }
+
+    /// Writes `bytes` to `url` so that readers see the old file or the new one, never a mix.
+    static func writeAtomically(_ bytes: SecretBytes, to url: URL) throws(RaxxError) {
+        let dir = url.deletingLastPathComponent()
+        try ensureDirectory(dir)
+        let temp = dir.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
+        unlink(temp.path)
+        let fd = open(temp.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw RaxxError.failure(code: "keystore_unwritable", "Could not write \(url.path): \(String(cString: strerror(errno))).")
+        }
+        let written = bytes.withUnsafeBytes { b -> Bool in
+            var offset = 0
+            while offset < b.count {
+                let n = write(fd, b.baseAddress! + offset, b.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return false }
+                offset += n
+            }
+            return true
+        }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written, synced, rename(temp.path, url.path) == 0 else {
+            unlink(temp.path)
+            throw RaxxError.failure(code: "keystore_unwritable", "Could not write \(url.path): \(String(cString: strerror(errno))).")
+        }
+        let dirFD = open(dir.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirFD >= 0 { fsync(dirFD); close(dirFD) }
+    }
+}
