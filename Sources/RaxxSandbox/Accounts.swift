@@ -14,7 +14,8 @@ enum Accounts {
     static let startingCashTicks: Int64 = 100_000 * Money.ticksPerUnit
 
     /// Finds the user with `email`, or creates the user and a paper account, inside `db`'s transaction.
-    static func findOrCreate(_ db: Database, email: String, displayName: String? = nil, at now: Date, actor: String) throws -> AccountRecord {
+    static func findOrCreate(_ db: Database, email: String, displayName: String? = nil, handle: [UInt8]? = nil,
+                             at now: Date, actor: String) throws -> AccountRecord {
         if let row = try Row.fetchOne(db, sql: """
             SELECT users.id AS user_id, accounts.id AS account_id, users.email FROM users
             JOIN accounts ON accounts.user_id = users.id WHERE users.email = ?
@@ -23,9 +24,7 @@ enum Accounts {
         }
         let userID = Identifier.make("usr")
         let accountID = Identifier.make("acc")
-        var handle = [UInt8](repeating: 0, count: 32)
-        var g = SystemRandomNumberGenerator()
-        for i in handle.indices { handle[i] = g.next() }
+        let handle = handle ?? newUserHandle()
         try db.execute(sql: "INSERT INTO users (id, email, display_name, handle, created_at) VALUES (?, ?, ?, ?, ?)",
                        arguments: [userID, email, displayName, Data(handle), now.timeIntervalSince1970])
         try db.execute(sql: "INSERT INTO accounts (id, user_id, mode, cash_ticks, created_at) VALUES (?, ?, 'paper', ?, ?)",
@@ -34,4 +33,10 @@ enum Accounts {
                                   details: ["account_id": accountID, "mode": "paper", "cash": Money.string(ticks: startingCashTicks)])
         return AccountRecord(userID: userID, accountID: accountID, email: email, created: true)
     }
+}
+
+/// A WebAuthn user handle: 32 random bytes, no personal data.
+func newUserHandle() -> [UInt8] {
+    var g = SystemRandomNumberGenerator()
+    return (0..<32).map { _ in g.next() }
 }

@@ -64,48 +64,6 @@ public struct RaptorService: APIProtocol {
         return .ok(.init(body: .json(.init(status: .ok, version: RaxxVersion.current, time: clock()))))
     }
 
-    // MARK: Passkeys and sessions (raxx-auth)
-
-    public func registerOptions(_ input: Operations.RegisterOptions.Input) async throws -> Operations.RegisterOptions.Output {
-        throw ProblemError.notImplemented("passkey registration")
-    }
-
-    public func registerVerify(_ input: Operations.RegisterVerify.Input) async throws -> Operations.RegisterVerify.Output {
-        throw ProblemError.notImplemented("passkey registration")
-    }
-
-    public func loginOptions(_ input: Operations.LoginOptions.Input) async throws -> Operations.LoginOptions.Output {
-        throw ProblemError.notImplemented("passkey sign-in")
-    }
-
-    public func loginVerify(_ input: Operations.LoginVerify.Input) async throws -> Operations.LoginVerify.Output {
-        throw ProblemError.notImplemented("passkey sign-in")
-    }
-
-    public func renewSession(_ input: Operations.RenewSession.Input) async throws -> Operations.RenewSession.Output {
-        throw ProblemError.notImplemented("session renewal")
-    }
-
-    public func stepUpOptions(_ input: Operations.StepUpOptions.Input) async throws -> Operations.StepUpOptions.Output {
-        _ = try await authenticate()
-        throw ProblemError.notImplemented("step-up")
-    }
-
-    public func stepUpVerify(_ input: Operations.StepUpVerify.Input) async throws -> Operations.StepUpVerify.Output {
-        _ = try await authenticate()
-        throw ProblemError.notImplemented("step-up")
-    }
-
-    public func logout(_ input: Operations.Logout.Input) async throws -> Operations.Logout.Output {
-        _ = try await authenticate()
-        throw ProblemError.notImplemented("sign-out")
-    }
-
-    public func getSession(_ input: Operations.GetSession.Input) async throws -> Operations.GetSession.Output {
-        _ = try await authenticate()
-        throw ProblemError.notImplemented("sessions")
-    }
-
     // MARK: Read models (raxx-cache)
 
     public func getPortfolio(_ input: Operations.GetPortfolio.Input) async throws -> Operations.GetPortfolio.Output {

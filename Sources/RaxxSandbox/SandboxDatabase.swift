@@ -174,6 +174,15 @@ public final class SandboxDatabase: Sendable {
                 );
                 """)
         }
+        migrator.registerMigration("v2: pending registrations on challenges") { db in
+            // A registration's account is created only when its passkey is verified; until then the
+            // challenge carries the email, display name and user handle it was offered for.
+            try db.execute(sql: """
+                ALTER TABLE challenges ADD COLUMN email TEXT;
+                ALTER TABLE challenges ADD COLUMN display_name TEXT;
+                ALTER TABLE challenges ADD COLUMN user_handle BLOB;
+                """)
+        }
         return migrator
     }
 

@@ -18,7 +18,7 @@ public struct CapturedContext: Sendable {
         let io = CommandIO(stdout: out, stderr: err, stdoutIsTTY: stdoutIsTTY, stderrIsTTY: false, stdinIsTTY: false)
         let configuration = try RaxxConfiguration(environment: environment)
         context = CommandContext(tool: tool, io: io, format: format, configuration: configuration, requirement: requirement,
-                                 clock: clock, makeClient: { RaptorClient.make(tool: tool, configuration: configuration) })
+                                 clock: clock, makeClient: { RaptorClient.make(tool: tool, configuration: configuration, middlewares: $0) })
         stdout = out
         stderr = err
     }

@@ -1,33 +1,12 @@
 import Foundation
 import HTTPTypes
-import Logging
 import OpenAPIRuntime
 import RaxxAPI
 import RaxxCore
 import RaxxHTTP
-import RaxxSandbox
+@testable import RaxxSandbox
+import RaxxTestSupport
 import Testing
-
-/// Runs an in-process sandbox on 127.0.0.1, port 0, and hands `body` its URL.
-func withSandbox(database: SandboxDatabase? = nil, _ body: (URL) async throws -> Void) async throws {
-    let db = try database ?? SandboxDatabase(path: ":memory:")
-    let (ports, continuation) = AsyncStream<Int>.makeStream()
-    var logger = Logger(label: "raxx-sandbox-test")
-    logger.logLevel = .critical // cancelling the server at the end of a test is not an error
-    let app = try buildApplication(configuration: SandboxConfiguration(port: 0), database: db, logger: logger, onListening: { continuation.yield($0) })
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await app.run() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
-        try await body(URL(string: "http://127.0.0.1:\(port)")!)
-        group.cancelAll()
-    }
-}
-
-func generatedClient(_ url: URL) throws -> Client {
-    let configuration = try RaxxConfiguration(environment: ["HOME": "/tmp", "RAXX_API_URL": url.absoluteString])
-    return RaptorClient.make(tool: "raxx-test", configuration: configuration)
-}
 
 /// The sandbox through the generated client.
 @Suite struct SandboxAPITests {
@@ -41,8 +20,14 @@ func generatedClient(_ url: URL) throws -> Client {
     }
 
     @Test func capabilitiesNotLandedYetAnswerNotImplemented() async throws {
-        try await withSandbox { url in
-            let output = try await generatedClient(url).registerOptions(body: .json(.init(email: "a@example.com")))
+        let database = try SandboxDatabase(path: ":memory:")
+        let service = RaptorService(database: database, configuration: SandboxConfiguration())
+        let grant = try await database.writer.write { db in
+            let account = try Accounts.findOrCreate(db, email: "t@example.com", at: Date(), actor: "test")
+            return try service.startSession(db, userID: account.userID, now: Date(), reason: "test")
+        }
+        try await withSandbox(database: database) { url in
+            let output = try await generatedClient(url, middlewares: [BearerToken(grant.accessToken)]).getPortfolio()
             guard case .default(let status, let problem) = output else {
                 Issue.record("expected a problem, got \(output)")
                 return

@@ -1,0 +1,38 @@
+import Foundation
+import Logging
+import RaxxAPI
+import RaxxCore
+import RaxxHTTP
+import RaxxSandbox
+
+/// Runs an in-process sandbox on 127.0.0.1, port 0, and hands `body` its URL.
+public func withSandbox(configuration: SandboxConfiguration = SandboxConfiguration(port: 0), database: SandboxDatabase? = nil,
+                        clock: @escaping @Sendable () -> Date = { Date() },
+                        _ body: (URL) async throws -> Void) async throws {
+    let db = try database ?? SandboxDatabase(path: ":memory:")
+    let (ports, continuation) = AsyncStream<Int>.makeStream()
+    var logger = Logger(label: "raxx-sandbox-test")
+    logger.logLevel = .critical // cancelling the server at the end of a test is not an error
+    var configuration = configuration
+    configuration.port = 0
+    let app = try buildApplication(configuration: configuration, database: db, clock: clock, logger: logger,
+                                   onListening: { continuation.yield($0) })
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await app.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw SandboxProcess.SandboxError.didNotStart("no port") }
+        do {
+            try await body(URL(string: "http://127.0.0.1:\(port)")!)
+        } catch {
+            group.cancelAll()
+            throw error
+        }
+        group.cancelAll()
+    }
+}
+
+/// The generated client for a sandbox URL, as the tools build it.
+public func generatedClient(_ url: URL, middlewares: [any ClientMiddleware] = []) throws -> Client {
+    let configuration = try RaxxConfiguration(environment: ["HOME": "/tmp", "RAXX_API_URL": url.absoluteString])
+    return RaptorClient.make(tool: "raxx-test", configuration: configuration, middlewares: middlewares)
+}
