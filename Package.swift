@@ -15,7 +15,7 @@ func tool(_ executable: String, library: String, dependencies: [Target.Dependenc
     ]
 }
 
-let cliDependencies: [Target.Dependency] = ["RaxxCLI", "RaxxCore", "RaxxHTTP", "RaxxAPI", argumentParser]
+let cliDependencies: [Target.Dependency] = ["RaxxCLI", "RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxSession", "RaxxAPI", argumentParser]
 
 let package = Package(
     name: "raxx",
@@ -54,8 +54,10 @@ let package = Package(
         // Shared libraries: all the logic lives here.
         .target(name: "RaxxCore"),
         .target(name: "RaxxHTTP", dependencies: ["CCurl", "RaxxCore", "RaxxAPI", openAPIRuntime, httpTypes]),
-        .target(name: "RaxxVault", dependencies: ["CSodium", "RaxxCore"]),
-        .target(name: "RaxxCLI", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxAPI", argumentParser]),
+        .target(name: "RaxxVault", dependencies: ["CSodium", "RaxxCore", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "RaxxSession", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxAPI", openAPIRuntime, httpTypes,
+                                                    .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "RaxxCLI", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxSession", "RaxxAPI", argumentParser]),
 
         // The sandbox: a local Raptor built from the same spec, with real state in SQLite.
         .target(
@@ -72,16 +74,20 @@ let package = Package(
         .target(name: "RaxxSandboxCommand", dependencies: ["RaxxSandbox", "RaxxCore", argumentParser]),
         .executableTarget(name: "raxx-sandbox", dependencies: ["RaxxSandboxCommand"]),
 
-        .target(name: "RaxxTestSupport", dependencies: ["RaxxCLI", "RaxxCore", "RaxxHTTP", "RaxxAPI"]),
+        .target(name: "RaxxTestSupport", dependencies: ["RaxxCLI", "RaxxCore", "RaxxHTTP", "RaxxAPI", "RaxxSandbox", httpTypes,
+                                                        .product(name: "Logging", package: "swift-log")]),
 
         .testTarget(name: "RaxxCoreTests", dependencies: ["RaxxCore"]),
         .testTarget(name: "RaxxHTTPTests", dependencies: ["RaxxHTTP", "RaxxCore", "RaxxAPI", "RaxxTestSupport"]),
-        .testTarget(name: "RaxxVaultTests", dependencies: ["RaxxVault"]),
+        .testTarget(name: "RaxxVaultTests", dependencies: ["RaxxVault", "RaxxCore"]),
+        .testTarget(name: "RaxxSessionTests", dependencies: ["RaxxSession", "RaxxVault", "RaxxSandbox", "RaxxCore", "RaxxAPI", "RaxxHTTP",
+                                                            "RaxxTestSupport", openAPIRuntime, httpTypes, .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RaxxCLITests", dependencies: ["RaxxCLI", "RaxxCore", "RaxxTestSupport", argumentParser]),
         .testTarget(
             name: "RaxxSandboxTests",
             dependencies: [
-                "RaxxSandbox", "RaxxAPI", "RaxxHTTP", "RaxxCore", openAPIRuntime, httpTypes,
+                "RaxxSandbox", "RaxxAPI", "RaxxHTTP", "RaxxCore", "RaxxVault", "RaxxTestSupport", openAPIRuntime, httpTypes,
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -2,6 +2,8 @@ import Foundation
 import RaxxAPI
 import RaxxCore
 import RaxxHTTP
+import RaxxSession
+import RaxxVault
 
 /// Everything a command's logic touches: streams, output format, clock, configuration and the
 /// Raptor client. `run()` builds the live one; tests build their own.
@@ -12,11 +14,13 @@ public final class CommandContext: Sendable {
     public let configuration: RaxxConfiguration
     public let requirement: ConnectivityRequirement
     public let clock: @Sendable () -> Date
-    private let makeClient: @Sendable () -> Client
+    /// Builds a Raptor client with extra middlewares (the bearer token's, say).
+    public typealias ClientFactory = @Sendable (_ middlewares: [any ClientMiddleware]) -> Client
+    private let makeClient: ClientFactory
 
     public init(tool: String, io: CommandIO, format: OutputFormat, configuration: RaxxConfiguration,
                 requirement: ConnectivityRequirement, clock: @escaping @Sendable () -> Date = { Date() },
-                makeClient: @escaping @Sendable () -> Client) {
+                makeClient: @escaping ClientFactory) {
         self.tool = tool
         self.io = io
         self.format = format
@@ -34,17 +38,37 @@ public final class CommandContext: Sendable {
         return CommandContext(
             tool: tool, io: io, format: global.resolvedFormat(stdoutIsTTY: io.stdoutIsTTY),
             configuration: configuration, requirement: requirement,
-            makeClient: { RaptorClient.make(tool: tool, configuration: configuration) }
+            makeClient: { RaptorClient.make(tool: tool, configuration: configuration, middlewares: $0) }
         )
     }
 
-    /// The Raptor client. Only network-required commands may have one: an offline-capable command
-    /// that asks is a programming error, reported as such instead of touching the network.
+    /// The Raptor client, without a session. Offline-capable commands may not have one: one that
+    /// asks is a programming error, reported as such instead of touching the network.
     public func client() throws(RaxxError) -> Client {
-        guard requirement == .networkRequired else {
+        guard requirement != .offlineCapable else {
             throw RaxxError.failure(code: "internal", "An offline-capable command tried to use the network.")
         }
-        return makeClient()
+        return makeClient([])
+    }
+
+    /// This device's keystore (in the state folder).
+    public var keystore: Keystore {
+        Keystore(directory: configuration.stateDirectory, machineIDPath: configuration.machineIDPath)
+    }
+
+    /// The session's tokens, renewed silently while the session lives.
+    public func sessionTokens() throws(RaxxError) -> SessionTokens {
+        SessionTokens(keystore: keystore, client: try client(), clock: clock)
+    }
+
+    /// The Raptor client that signs every request with the session's access token.
+    public func authenticatedClient() throws(RaxxError) -> Client {
+        makeClient([BearerTokenMiddleware(tokens: try sessionTokens())])
+    }
+
+    /// The passkey ceremonies with this device's keystore.
+    public func ceremonies() throws(RaxxError) -> Ceremonies {
+        Ceremonies(keystore: keystore, client: try client(), authenticatedClient: try authenticatedClient(), clock: clock)
     }
 
     // MARK: Output

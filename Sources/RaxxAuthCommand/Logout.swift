@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import RaxxCLI
+import RaxxCore
+
+extension RaxxAuth {
+    /// `raxx-auth logout`: end the session here, and on the server when it can be reached.
+    public struct Logout: RaxxCommand {
+        public static let connectivity = ConnectivityRequirement.networkOptional
+        public static let tool = "raxx-auth"
+        public static let configuration = CommandConfiguration(
+            abstract: "Sign out: revoke the session and wipe its tokens from this device.",
+            discussion: """
+            Online, the server revokes the session. Offline, the tokens are wiped here all the same and the \
+            server's session lapses by itself at its expiry, which is shown. --forget-device also destroys \
+            this device's passkey. 
+            """ + connectivity.helpLine
+        )
+
+        @Flag(name: .customLong("forget-device"), help: "Also destroy this device's passkey (sign-in then needs register).")
+        var forgetDevice = false
+
+        @OptionGroup public var global: GlobalOptions
+
+        public init() {}
+
+        struct Record: Encodable {
+            var signed_out: Bool
+            var revoked_on_server: Bool
+            var server_session_lapses_at: Date?
+            var forgot_device: Bool
+        }
+
+        public func run(_ context: CommandContext) async throws {
+            let outcome = try await context.ceremonies().logout(forgetDevice: forgetDevice)
+            let record = Record(signed_out: outcome.hadSession, revoked_on_server: outcome.revokedOnServer,
+                                server_session_lapses_at: outcome.lapsesAt, forgot_device: outcome.forgotDevice)
+            if context.format == .json {
+                try context.emit([record], columns: []) { _ in [] }
+            }
+            if let lapse = outcome.lapsesAt {
+                context.say("Signed out on this device. The server could not be reached; its session will lapse by itself at \(RFC3339.string(from: lapse)).")
+            } else if context.format == .text {
+                context.say(outcome.hadSession ? "Signed out." : "Not signed in; nothing to revoke.")
+            }
+            if outcome.forgotDevice && context.format == .text { context.say("This device's passkey is destroyed.") }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import RaxxCLI
+import RaxxCore
+
+extension RaxxAuth {
+    /// `raxx-auth register`: create this device's passkey and sign in.
+    public struct Register: RaxxCommand {
+        public static let connectivity = ConnectivityRequirement.networkRequired
+        public static let tool = "raxx-auth"
+        public static let configuration = CommandConfiguration(
+            abstract: "Create a passkey on this device and sign in.",
+            discussion: """
+            Creates an ES256 (P-256) passkey in the software authenticator and registers it with Raptor. \
+            The PIN you choose protects the passkey's private key: without it the passkey cannot sign. \
+            On a terminal the PIN is asked twice; otherwise pass it on a file descriptor with --pin-fd. \
+            A PIN never comes from the command line or the environment. 
+            """ + connectivity.helpLine
+        )
+
+        @Option(help: ArgumentHelp("The account's email address.", valueName: "email"))
+        var email: String
+
+        @Option(name: .customLong("display-name"), help: ArgumentHelp("The name shown for the account.", valueName: "name"))
+        var displayName: String?
+
+        @OptionGroup var pin: PINOptions
+        @OptionGroup public var global: GlobalOptions
+
+        public init() {}
+
+        public func validate() throws {
+            guard email.contains("@"), !email.contains(where: \.isWhitespace), email.count <= 254 else {
+                throw ValidationError("--email must be an email address.")
+            }
+        }
+
+        public func run(_ context: CommandContext) async throws {
+            let session = try await context.ceremonies().register(email: email, displayName: displayName, pin: pin.prompt)
+            try SessionRecord(session, context: context).emit(in: context)
+            if context.format == .text { context.say("Passkey created; signed in as \(session.email).") }
+        }
+    }
+}

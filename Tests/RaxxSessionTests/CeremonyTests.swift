@@ -1,0 +1,227 @@
+import Foundation
+import GRDB
+import HTTPTypes
+import OpenAPIRuntime
+import RaxxAPI
+import RaxxCore
+import RaxxHTTP
+@testable import RaxxSandbox
+import RaxxSession
+import RaxxTestSupport
+import RaxxVault
+import Testing
+
+/// Registration, sign-in, renewal, step-up and sign-out against an in-process sandbox, with a
+/// shared hand-moved clock and a keystore in a folder of the test's own.
+final class AuthRig: @unchecked Sendable {
+    let clock = TestClock(Date(timeIntervalSince1970: 1_795_000_000))
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-session-\(UUID().uuidString)")
+    let database: SandboxDatabase
+    let configuration: SandboxConfiguration
+
+    init(tokenTTL: RaxxDuration = .seconds(60), sessionTTL: RaxxDuration = .hours(1), origin: String = "https://raxx.app") throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try "11112222333344445555666677778888".write(to: folder.appendingPathComponent("machine-id"), atomically: true, encoding: .utf8)
+        database = try SandboxDatabase(path: ":memory:")
+        configuration = SandboxConfiguration(origin: origin, accessTokenTTL: tokenTTL, sessionTTL: sessionTTL)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
+
+    var keystore: Keystore { Keystore(directory: folder.appendingPathComponent("state"), machineIDPath: folder.appendingPathComponent("machine-id").path) }
+
+    func ceremonies(_ url: URL, recorder: Recorder? = nil) throws -> Ceremonies {
+        let plain = try generatedClient(url, middlewares: recorder.map { [$0] } ?? [])
+        let tokens = SessionTokens(keystore: keystore, client: plain, clock: clock.closure)
+        let authed = try generatedClient(url, middlewares: [BearerTokenMiddleware(tokens: tokens)] + (recorder.map { [$0] } ?? []))
+        return Ceremonies(keystore: keystore, client: plain, authenticatedClient: authed, clock: clock.closure)
+    }
+
+    func run(_ body: (URL) async throws -> Void) async throws {
+        try await withSandbox(configuration: configuration, database: database, clock: clock.closure, body)
+    }
+
+    func auditActions() throws -> [String] {
+        try database.writer.read { try String.fetchAll($0, sql: "SELECT action FROM audit_events ORDER BY seq") }
+    }
+}
+
+/// Records request bodies by operation, so a test can replay one.
+final class Recorder: ClientMiddleware, @unchecked Sendable {
+    private let lock = NSLock()
+    private var bodies: [String: [UInt8]] = [:]
+
+    private func record(_ operation: String, _ bytes: [UInt8]) { lock.lock(); bodies[operation] = bytes; lock.unlock() }
+
+    func body(of operation: String) -> [UInt8]? { lock.lock(); defer { lock.unlock() }; return bodies[operation] }
+
+    func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+                   next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)) async throws -> (HTTPResponse, HTTPBody?) {
+        guard let body else { return try await next(request, nil, baseURL) }
+        let bytes = try await [UInt8](collecting: body, upTo: 1 << 20)
+        record(operationID, bytes)
+        return try await next(request, HTTPBody(bytes), baseURL)
+    }
+}
+
+let goodPIN: Ceremonies.PINPrompt = { _ in SecretBytes(copying: Array("2468".utf8)) }
+let badPIN: Ceremonies.PINPrompt = { _ in SecretBytes(copying: Array("1357".utf8)) }
+
+func raxxCode(_ body: () async throws -> Void) async -> String? {
+    do { try await body(); return nil } catch let e as RaxxError { return e.code } catch { return ErrorMapping.raxxError(from: error).code }
+}
+
+@Suite(.serialized) struct CeremonyTests {
+    @Test func registerThenLoginThenLogout() async throws {
+        let rig = try AuthRig()
+        try await rig.run { url in
+            let ceremonies = try rig.ceremonies(url)
+            let registered = try await ceremonies.register(email: "Trader@Example.com", pin: goodPIN)
+            #expect(registered.email == "trader@example.com")
+            #expect(registered.sessionExpiresAt == rig.clock.now.addingTimeInterval(3600))
+            let contents = try rig.keystore.load()
+            #expect(contents.credential?.email == "Trader@Example.com")
+            #expect(contents.session == registered)
+
+            let session = try await ceremonies.login(email: nil, pin: goodPIN)
+            #expect(session.accountID == registered.accountID)
+            #expect(session.accessToken != registered.accessToken)
+            #expect(try rig.keystore.load().credential?.signCount == 1)
+
+            let outcome = try await ceremonies.logout(forgetDevice: false)
+            #expect(outcome.revokedOnServer && outcome.lapsesAt == nil)
+            #expect(try rig.keystore.load().session == nil)
+            #expect(try rig.keystore.load().credential != nil)
+            // The revoked token no longer works.
+            let status = try await generatedClient(url, middlewares: [BearerToken(session.accessToken)]).getSession()
+            guard case .default(401, _) = status else { Issue.record("a revoked token still works: \(status)"); return }
+        }
+        #expect(try rig.auditActions() == ["account.created", "passkey.registered", "session.started", "session.started", "session.revoked"])
+    }
+
+    @Test func aSecondRegistrationOfTheSameAccountIsRefused() async throws {
+        let rig = try AuthRig()
+        try await rig.run { url in
+            _ = try await rig.ceremonies(url).register(email: "t@example.com", pin: goodPIN)
+            // Another device (another keystore) may not take over an account that has a passkey.
+            let other = try AuthRig()
+            let intruder = Ceremonies(keystore: other.keystore, client: try generatedClient(url), authenticatedClient: try generatedClient(url),
+                                      clock: rig.clock.closure)
+            #expect(await raxxCode { _ = try await intruder.register(email: "t@example.com", pin: goodPIN) } == "account_exists")
+        }
+    }
+
+    @Test func wrongPINIsRefusedLocallyAndCounted() async throws {
+        let rig = try AuthRig()
+        try await rig.run { url in
+            let ceremonies = try rig.ceremonies(url)
+            _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN)
+            #expect(await raxxCode { _ = try await ceremonies.login(email: nil, pin: badPIN) } == "wrong_pin")
+            #expect(try rig.keystore.load().credential?.failedPINAttempts == 1)
+            for _ in 2...PIN.maximumAttempts { _ = await raxxCode { _ = try await ceremonies.login(email: nil, pin: badPIN) } }
+            #expect(await raxxCode { _ = try await ceremonies.login(email: nil, pin: goodPIN) } == "pin_locked")
+        }
+    }
+
+    @Test func aReplayedAssertionIsRefused() async throws {
+        let rig = try AuthRig()
+        try await rig.run { url in
+            let recorder = Recorder()
+            let ceremonies = try rig.ceremonies(url, recorder: recorder)
+            _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN)
+            _ = try await ceremonies.login(email: nil, pin: goodPIN)
+            let replay = try #require(recorder.body(of: "loginVerify"))
+            let body = try JSONDecoder().decode(Components.Schemas.AuthenticationResponseJSON.self, from: Data(replay))
+            let answer = try await generatedClient(url).loginVerify(body: .json(body))
+            guard case .default(400, let problem) = answer else { Issue.record("replay accepted: \(answer)"); return }
+            #expect(try problem.body.applicationProblemJson.code == "challenge_invalid")
+        }
+        #expect(try rig.auditActions().last == "sign_in.refused")
+    }
+
+    @Test func anAssertionOverAChallengeNeverIssuedIsRefused() async throws {
+        let rig = try AuthRig()
+        try await rig.run { url in
+            let recorder = Recorder()
+            let ceremonies = try rig.ceremonies(url, recorder: recorder)
+            _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN)
+            _ = try await ceremonies.login(email: nil, pin: goodPIN)
+            var body = try JSONDecoder().decode(Components.Schemas.AuthenticationResponseJSON.self, from: Data(recorder.body(of: "loginVerify")!))
+            let forged = #"{"type":"webauthn.get","challenge":"bm90LWEtcmVhbC1jaGFsbGVuZ2U","origin":"https://raxx.app","crossOrigin":false}"#
+            body.response.clientDataJSON = Base64URL.encode(Array(forged.utf8))
+            let answer = try await generatedClient(url).loginVerify(body: .json(body))
+            guard case .default(400, let problem) = answer else { Issue.record("accepted: \(answer)"); return }
+            #expect(try problem.body.applicationProblemJson.code == "challenge_invalid")
+        }
+    }
+
+    @Test func aServerWithAnotherOriginRefusesTheRegistration() async throws {
+        let rig = try AuthRig(origin: "https://trading.example")
+        try await rig.run { url in
+            #expect(await raxxCode { _ = try await rig.ceremonies(url).register(email: "t@example.com", pin: goodPIN) } == "origin_mismatch")
+            let kept = try rig.keystore.load().credential
+            #expect(kept == nil) // nothing kept from a refused registration
+        }
+    }
+
+    @Test func anExpiredAccessTokenIsRenewedSilently() async throws {
+        let rig = try AuthRig(tokenTTL: .seconds(60), sessionTTL: .seconds(600))
+        try await rig.run { url in
+            let ceremonies = try rig.ceremonies(url)
+            let first = try await ceremonies.register(email: "t@example.com", pin: goodPIN)
+            rig.clock.advance(by: 90)
+            let session = try await ceremonies.authenticatedClient.getSession().ok.body.json
+            #expect(session.account.email == "t@example.com")
+            let renewed = try #require(try rig.keystore.load().session)
+            #expect(renewed.accessToken != first.accessToken)
+            #expect(renewed.renewalToken != first.renewalToken)
+            #expect(renewed.sessionExpiresAt == first.sessionExpiresAt)
+            #expect(renewed.accessExpiresAt == rig.clock.now.addingTimeInterval(60))
+        }
+    }
+
+    @Test func anEndedSessionNeedsSignInAgain() async throws {
+        let rig = try AuthRig(tokenTTL: .seconds(60), sessionTTL: .seconds(120))
+        try await rig.run { url in
+            let ceremonies = try rig.ceremonies(url)
+            _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN)
+            rig.clock.advance(by: 121)
+            #expect(await raxxCode { _ = try await ceremonies.authenticatedClient.getSession() } == "sign_in_required")
+            // A session revoked on the server while the client still has time is over too.
+            _ = try await ceremonies.login(email: nil, pin: goodPIN)
+            let tokens = try #require(try rig.keystore.load().session)
+            _ = try await generatedClient(url, middlewares: [BearerToken(tokens.accessToken)]).logout()
+            rig.clock.advance(by: 61)
+            #expect(await raxxCode { _ = try await ceremonies.authenticatedClient.getSession() } == "sign_in_required")
+            #expect(try rig.keystore.load().session == nil)
+        }
+        #expect(try rig.auditActions().contains("session.renewal_refused"))
+    }
+
+    @Test func stepUpGrantsAreBoundToTheActionAndSingleUse() async throws {
+        let rig = try AuthRig()
+        try await rig.run { url in
+            let ceremonies = try rig.ceremonies(url)
+            let session = try await ceremonies.register(email: "t@example.com", pin: goodPIN)
+            let actionHash = Base64URL.encode([UInt8](repeating: 7, count: 32))
+            let grant = try await ceremonies.stepUp(actionHash: actionHash, pin: goodPIN)
+            #expect(grant.actionHash == actionHash)
+            #expect(grant.expiresAt == rig.clock.now.addingTimeInterval(120))
+            let service = RaptorService(database: rig.database, configuration: rig.configuration, clock: rig.clock.closure)
+            let userID = try await rig.database.writer.read { try String.fetchOne($0, sql: "SELECT user_id FROM accounts WHERE id = ?", arguments: [session.accountID])! }
+            let otherHash = Base64URL.encode([UInt8](repeating: 8, count: 32))
+            let now = rig.clock.now
+            let outcomes = try await rig.database.writer.write { db in
+                [try service.consumeStepUpGrant(db, grant: grant.grant, actionHash: otherHash, userID: userID, now: now),
+                 try service.consumeStepUpGrant(db, grant: grant.grant, actionHash: actionHash, userID: "usr_other", now: now),
+                 try service.consumeStepUpGrant(db, grant: grant.grant, actionHash: actionHash, userID: userID, now: now),
+                 try service.consumeStepUpGrant(db, grant: grant.grant, actionHash: actionHash, userID: userID, now: now)]
+            }
+            // Another action, another account: refused; the right one: once.
+            #expect(outcomes == [false, false, true, false])
+            #expect(await raxxCode { _ = try await ceremonies.stepUp(actionHash: actionHash, pin: badPIN) } == "wrong_pin")
+        }
+        #expect(try rig.auditActions().contains("step_up.granted"))
+    }
+}
+
