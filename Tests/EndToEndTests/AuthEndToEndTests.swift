@@ -1,0 +1,155 @@
+import Foundation
+import RaxxCore
+import RaxxTestSupport
+import Testing
+
+/// A throw-away RAXX_HOME with its own machine identity, and a sandbox to sign in to.
+final class AuthHome: @unchecked Sendable {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-e2e-auth-\(UUID().uuidString)")
+    let sandbox: SandboxProcess
+
+    init(sandboxArguments: [String] = []) throws {
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try "aaaabbbbccccddddeeeeffff00001111\n".write(to: root.appendingPathComponent("machine-id"), atomically: true, encoding: .utf8)
+        sandbox = try SandboxProcess(arguments: sandboxArguments)
+    }
+
+    deinit {
+        sandbox.stop()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    var keystore: URL { root.appendingPathComponent("home/state/keystore") }
+
+    var environment: [String: String] {
+        ["RAXX_HOME": root.appendingPathComponent("home").path, "RAXX_API_URL": sandbox.url,
+         "RAXX_MACHINE_ID_FILE": root.appendingPathComponent("machine-id").path]
+    }
+
+    /// raxx-auth with the PIN on stdin (--pin-fd 0) when `pin` is given.
+    func auth(_ arguments: [String], pin: String? = nil, environment extra: [String: String] = [:]) throws -> ToolResult {
+        try ToolRunner.run("raxx-auth", arguments + (pin == nil ? [] : ["--pin-fd", "0"]),
+                           environment: environment.merging(extra) { _, new in new }, input: pin.map { $0 + "\n" })
+    }
+
+    func json(_ text: String) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+    }
+}
+
+@Suite(.serialized) struct AuthEndToEndTests {
+    @Test func registerStatusWhoamiLogout() throws {
+        let home = try AuthHome()
+        let register = try home.auth(["register", "--email", "trader@example.com"], pin: "2468")
+        #expect(register.status == 0, "\(register.stderr)")
+        #expect(home.json(register.stdout)["signed_in"] as? Bool == true)
+        #expect(!register.stdout.contains("access_token") && !register.stdout.contains("renewal"))
+
+        let status = try home.auth(["status"])
+        #expect(status.status == 0)
+        let record = home.json(status.stdout)
+        #expect(record["account"] as? String == "trader@example.com")
+        #expect(record["authenticator"] as? String == "software (P-256, PIN-protected)")
+        #expect(record["keystore"] as? String == home.keystore.path)
+
+        let whoami = try home.auth(["whoami"])
+        #expect(whoami.status == 0)
+        #expect(home.json(whoami.stdout)["mode"] as? String == "paper")
+
+        let logout = try home.auth(["logout"])
+        #expect(logout.status == 0)
+        #expect(home.json(logout.stdout)["revoked_on_server"] as? Bool == true)
+        let after = try home.auth(["status"])
+        #expect(after.status == 4)
+        #expect(after.stderr.contains("Not signed in."))
+
+        let login = try home.auth(["login"], pin: "2468")
+        #expect(login.status == 0)
+        #expect(try home.auth(["status"]).status == 0)
+    }
+
+    @Test func aWrongPINIsNotPermittedAndSignsNothingIn() throws {
+        let home = try AuthHome()
+        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "2468").status == 0)
+        #expect(try home.auth(["logout"]).status == 0)
+        let wrong = try home.auth(["login", "--format", "text"], pin: "0000")
+        #expect(wrong.status == 77)
+        #expect(wrong.stdout.isEmpty)
+        #expect(wrong.stderr.hasPrefix("raxx-auth: Wrong PIN.\nhint: 4 attempts left"))
+        #expect(try home.auth(["status"]).status == 4)
+    }
+
+    @Test func anExpiredAccessTokenIsRenewedWithoutAPerson() throws {
+        let home = try AuthHome(sandboxArguments: ["--token-ttl", "1s", "--session-ttl", "5m"])
+        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "2468").status == 0)
+        let before = try Data(contentsOf: home.keystore)
+        Thread.sleep(forTimeInterval: 1.2)
+        let whoami = try home.auth(["whoami"]) // no PIN given: renewal needs none
+        #expect(whoami.status == 0, "\(whoami.stderr)")
+        #expect(try Data(contentsOf: home.keystore) != before)
+    }
+
+    @Test func anEndedSessionExits4() throws {
+        let home = try AuthHome(sandboxArguments: ["--token-ttl", "1s", "--session-ttl", "2s"])
+        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "2468").status == 0)
+        Thread.sleep(forTimeInterval: 2.2)
+        let whoami = try home.auth(["whoami", "--format", "text"])
+        #expect(whoami.status == 4)
+        #expect(whoami.stderr == "raxx-auth: Sign in again: raxx-auth login\n")
+        #expect(try home.auth(["status"]).status == 4)
+    }
+
+    @Test func aTamperedKeystoreIsDamagedAndKept() throws {
+        let home = try AuthHome()
+        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "2468").status == 0)
+        var bytes = try Data(contentsOf: home.keystore)
+        bytes[bytes.count / 2] ^= 0x20
+        try bytes.write(to: home.keystore)
+        let status = try home.auth(["status", "--format", "text"])
+        #expect(status.status == 1)
+        #expect(status.stderr.contains("is damaged"))
+        let login = try home.auth(["login"], pin: "2468")
+        #expect(login.status == 1)
+        #expect(try Data(contentsOf: home.keystore) == bytes) // never silently replaced
+    }
+
+    @Test func aKeystoreFromAnotherMachineDoesNotOpen() throws {
+        let home = try AuthHome()
+        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "2468").status == 0)
+        let other = home.root.appendingPathComponent("other-machine-id")
+        try "99998888777766665555444433332222\n".write(to: other, atomically: true, encoding: .utf8)
+        let status = try home.auth(["status", "--format", "text"], environment: ["RAXX_MACHINE_ID_FILE": other.path])
+        #expect(status.status == 1)
+        #expect(status.stderr.contains("sealed on another machine"))
+    }
+
+    @Test func aKeystoreOthersCanReadIsRefused() throws {
+        let home = try AuthHome()
+        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "2468").status == 0)
+        chmod(home.keystore.path, 0o644)
+        let status = try home.auth(["status", "--format", "text"])
+        #expect(status.status == 1)
+        #expect(status.stderr.contains("hint: Fix it with: chmod 600 \(home.keystore.path)"))
+    }
+
+    @Test func offlineRegistrationSendsNothingAndWritesNothing() throws {
+        let home = try AuthHome()
+        let listener = try LoopbackListener(.refuse)
+        let r = try home.auth(["register", "--email", "t@example.com", "--format", "text"], pin: "2468",
+                              environment: ["RAXX_API_URL": listener.url])
+        #expect(r.status == 69)
+        #expect(r.stderr.hasPrefix("raxx-auth: This action requires an internet connection. Try again when online.\n"))
+        #expect(!FileManager.default.fileExists(atPath: home.keystore.path))
+    }
+
+    @Test func offlineLogoutWipesLocallyAndSaysWhenTheServerSessionLapses() throws {
+        let home = try AuthHome()
+        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "2468").status == 0)
+        let listener = try LoopbackListener(.refuse)
+        let r = try home.auth(["logout"], environment: ["RAXX_API_URL": listener.url])
+        #expect(r.status == 0)
+        #expect(home.json(r.stdout)["revoked_on_server"] as? Bool == false)
+        #expect(r.stderr.contains("its session will lapse by itself at"))
+        #expect(try home.auth(["status"]).status == 4)
+    }
+}
