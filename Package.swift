@@ -15,7 +15,9 @@ func tool(_ executable: String, library: String, dependencies: [Target.Dependenc
     ]
 }
 
-let cliDependencies: [Target.Dependency] = ["RaxxCLI", "RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxSession", "RaxxAPI", argumentParser]
+let cliDependencies: [Target.Dependency] = [
+    "RaxxCLI", "RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxSession", "RaxxStore", "RaxxSync", "RaxxAPI", argumentParser,
+]
 
 let package = Package(
     name: "raxx",
@@ -55,6 +57,9 @@ let package = Package(
         .target(name: "RaxxCore"),
         .target(name: "RaxxHTTP", dependencies: ["CCurl", "RaxxCore", "RaxxAPI", openAPIRuntime, httpTypes]),
         .target(name: "RaxxVault", dependencies: ["CSodium", "RaxxCore", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "RaxxStore", dependencies: ["RaxxCore", "RaxxAPI", .product(name: "GRDB", package: "GRDB.swift"),
+                                                  .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "RaxxSync", dependencies: ["RaxxCore", "RaxxAPI", "RaxxHTTP", "RaxxStore", "RaxxSession"]),
         .target(name: "RaxxSession", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxAPI", openAPIRuntime, httpTypes,
                                                     .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "RaxxCLI", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxSession", "RaxxAPI", argumentParser]),
@@ -82,6 +87,9 @@ let package = Package(
         .testTarget(name: "RaxxVaultTests", dependencies: ["RaxxVault", "RaxxCore"]),
         .testTarget(name: "RaxxSessionTests", dependencies: ["RaxxSession", "RaxxVault", "RaxxSandbox", "RaxxCore", "RaxxAPI", "RaxxHTTP",
                                                             "RaxxTestSupport", openAPIRuntime, httpTypes, .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "RaxxStoreTests", dependencies: ["RaxxStore", "RaxxCore", "RaxxAPI", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "RaxxSyncTests", dependencies: ["RaxxSync", "RaxxStore", "RaxxSession", "RaxxVault", "RaxxSandbox", "RaxxCore",
+                                                         "RaxxAPI", "RaxxHTTP", "RaxxTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RaxxCLITests", dependencies: ["RaxxCLI", "RaxxCore", "RaxxTestSupport", argumentParser]),
         .testTarget(
             name: "RaxxSandboxTests",

@@ -14,6 +14,15 @@ public struct RaxxConfiguration: Sendable, Equatable {
     /// The file holding this machine's identity, which the keystore is bound to (default
     /// /etc/machine-id). `RAXX_MACHINE_ID_FILE` replaces it, for tests that play another machine.
     public var machineIDPath: String?
+    /// Reads older than this say how old their data is (`RAXX_CACHE_FRESHNESS`, default 10m).
+    public var cacheFreshness: RaxxDuration = .minutes(10)
+    /// Fills and closed orders older than this leave the cache after a refresh (`RAXX_CACHE_RETENTION`, default 365d).
+    public var cacheRetention: RaxxDuration = .hours(365 * 24)
+    /// A cache larger than this draws a warning after a refresh (`RAXX_CACHE_MAX_SIZE` in MiB, default 1024).
+    public var cacheSizeCap: Int64 = 1024 << 20
+
+    /// The cache database.
+    public var cacheFile: URL { cacheDirectory.appendingPathComponent("cache.sqlite") }
 
     public static let defaultConnectTimeout = RaxxDuration.seconds(5)
     public static let defaultTotalTimeout = RaxxDuration.seconds(20)
@@ -28,7 +37,7 @@ public struct RaxxConfiguration: Sendable, Equatable {
     }
 
     /// Reads `RAXX_API_URL`, `RAXX_HOME`, `XDG_STATE_HOME`, `XDG_CACHE_HOME`, `HOME`,
-    /// `RAXX_CONNECT_TIMEOUT`, `RAXX_TIMEOUT` and `RAXX_MACHINE_ID_FILE`.
+    /// `RAXX_CONNECT_TIMEOUT`, `RAXX_TIMEOUT`, `RAXX_MACHINE_ID_FILE` and the `RAXX_CACHE_*` settings.
     public init(environment env: [String: String]) throws(RaxxError) {
         endpoint = try env["RAXX_API_URL"].flatMap { $0.isEmpty ? nil : $0 }.map { text throws(RaxxError) in
             try APIEndpoint(parsing: text)
@@ -52,6 +61,14 @@ public struct RaxxConfiguration: Sendable, Equatable {
         connectTimeout = try Self.duration(env, "RAXX_CONNECT_TIMEOUT") ?? Self.defaultConnectTimeout
         totalTimeout = try Self.duration(env, "RAXX_TIMEOUT") ?? Self.defaultTotalTimeout
         machineIDPath = env["RAXX_MACHINE_ID_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+        cacheFreshness = try Self.duration(env, "RAXX_CACHE_FRESHNESS") ?? cacheFreshness
+        cacheRetention = try Self.duration(env, "RAXX_CACHE_RETENTION") ?? cacheRetention
+        if let text = env["RAXX_CACHE_MAX_SIZE"], !text.isEmpty {
+            guard let mib = Int64(text), mib > 0 else {
+                throw RaxxError.usage("RAXX_CACHE_MAX_SIZE is not a size in MiB: \(text)")
+            }
+            cacheSizeCap = mib << 20
+        }
     }
 
     private static func duration(_ env: [String: String], _ name: String) throws(RaxxError) -> RaxxDuration? {

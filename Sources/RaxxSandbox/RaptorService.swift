@@ -64,23 +64,6 @@ public struct RaptorService: APIProtocol {
         return .ok(.init(body: .json(.init(status: .ok, version: RaxxVersion.current, time: clock()))))
     }
 
-    // MARK: Read models (raxx-cache)
-
-    public func getPortfolio(_ input: Operations.GetPortfolio.Input) async throws -> Operations.GetPortfolio.Output {
-        _ = try await authenticate()
-        throw ProblemError.notImplemented("the portfolio snapshot")
-    }
-
-    public func getSyncChanges(_ input: Operations.GetSyncChanges.Input) async throws -> Operations.GetSyncChanges.Output {
-        _ = try await authenticate()
-        throw ProblemError.notImplemented("delta sync")
-    }
-
-    public func getSyncSummary(_ input: Operations.GetSyncSummary.Input) async throws -> Operations.GetSyncSummary.Output {
-        _ = try await authenticate()
-        throw ProblemError.notImplemented("the sync summary")
-    }
-
     // MARK: Orders (raxx-order)
 
     public func placeOrder(_ input: Operations.PlaceOrder.Input) async throws -> Operations.PlaceOrder.Output {

@@ -18,11 +18,14 @@ public struct SandboxConfiguration: Sendable {
     public var stepUpNotional: Decimal
     /// The simulated market's seed.
     public var marketSeed: UInt64
+    /// How long the change log keeps tombstones; a sync cursor older than that gets a reset.
+    public var changeRetention: RaxxDuration
 
     public init(host: String = "127.0.0.1", port: Int = 8080, databasePath: String = ":memory:",
                 origin: String = "https://raxx.app", relyingPartyID: String = "raxx.app",
                 accessTokenTTL: RaxxDuration = .minutes(15), sessionTTL: RaxxDuration = .hours(12),
-                stepUpNotional: Decimal = 10_000, marketSeed: UInt64 = 42) {
+                stepUpNotional: Decimal = 10_000, marketSeed: UInt64 = 42,
+                changeRetention: RaxxDuration = .hours(7 * 24)) {
         self.host = host
         self.port = port
         self.databasePath = databasePath
@@ -32,5 +35,6 @@ public struct SandboxConfiguration: Sendable {
         self.sessionTTL = sessionTTL
         self.stepUpNotional = stepUpNotional
         self.marketSeed = marketSeed
+        self.changeRetention = changeRetention
     }
 }

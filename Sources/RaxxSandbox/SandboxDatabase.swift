@@ -183,6 +183,17 @@ public final class SandboxDatabase: Sendable {
                 ALTER TABLE challenges ADD COLUMN user_handle BLOB;
                 """)
         }
+        migrator.registerMigration("v3: compacted change log and sync horizon") { db in
+            // Keep only each entity's latest change; from now on ChangeLog.record keeps it so.
+            try db.execute(sql: """
+                DELETE FROM change_log WHERE seq NOT IN (SELECT MAX(seq) FROM change_log GROUP BY entity, entity_id);
+                CREATE UNIQUE INDEX change_log_entity ON change_log(entity, entity_id);
+                CREATE INDEX change_log_tombstones ON change_log(op, at);
+                CREATE TABLE sync_meta (id INTEGER PRIMARY KEY CHECK (id = 1), horizon INTEGER NOT NULL DEFAULT 0);
+                INSERT INTO sync_meta (id, horizon) VALUES (1, 0);
+                CREATE INDEX fills_account_time ON fills(account_id, filled_at);
+                """)
+        }
         return migrator
     }
 

@@ -41,12 +41,15 @@ public struct Seeder: Sendable {
     public enum SeedError: Error, CustomStringConvertible {
         case tooManyPositions(asked: Int, available: Int)
         case badCounts
+        case noSuchAccount(String)
         public var description: String {
             switch self {
             case .tooManyPositions(let asked, let available):
                 "The simulated market lists \(available) instruments; cannot seed \(asked) positions."
             case .badCounts:
-                "Positions and fills must not be negative, and fills need at least one position."
+                "Counts must not be negative, fills need at least one position, and deletes are part of the changes."
+            case .noSuchAccount(let email):
+                "There is no account for \(email): seed it first."
             }
         }
     }
@@ -100,8 +103,9 @@ public struct Seeder: Sendable {
                     while made < share {
                         let legs = min(Int(rng.next() % 3) + 1, share - made)
                         let opened = now.addingTimeInterval(-history * Double(rng.next() % 10_000) / 10_000)
-                        // Mostly buys, so positions stay long; a quarter of orders trim.
-                        let side = (netQty > 0 && rng.next() % 4 == 0) ? "sell" : "buy"
+                        // Traders add and trim: nearly half the orders sell while the position is long, so
+                        // positions stay of a size a 100,000 paper account could plausibly hold.
+                        let side = (netQty > 0 && rng.next() % 100 < 47) ? "sell" : "buy"
                         let orderID = Identifier.make("ord")
                         var orderQty: Int64 = 0
                         var orderValue: Int64 = 0
@@ -109,7 +113,7 @@ public struct Seeder: Sendable {
                         for leg in 0..<legs {
                             let at = opened.addingTimeInterval(Double(leg) * 1.5)
                             let price = market.priceTicks(instrument, at: at) ?? Money.ticksPerUnit
-                            var qty = Int64(rng.next() % (instrument.multiplier == 1 ? 50 : 5)) + 1
+                            var qty = Int64(rng.next() % (instrument.multiplier == 1 ? 20 : 3)) + 1
                             if side == "sell" { qty = min(qty, max(netQty - orderQty, 1)) }
                             orderQty += qty
                             orderValue += qty * price
@@ -144,7 +148,7 @@ public struct Seeder: Sendable {
                                                      cost / max(netQty, 1), now.timeIntervalSince1970])
                     let actualID = try String.fetchOne(db, sql: "SELECT id FROM positions WHERE account_id = ? AND symbol = ?",
                                                        arguments: [account.accountID, instrument.symbol]) ?? positionID
-                    try change.execute(arguments: [account.accountID, "position", actualID, now.timeIntervalSince1970])
+                    try ChangeLog.record(db, account: account.accountID, .position, actualID, at: now)
                 }
                 if end == instruments.count {
                     try SandboxDatabase.audit(db, at: now, actor: "sandbox.seed", action: "sandbox.seeded", subject: account.userID,
@@ -167,5 +171,48 @@ struct SplitMix: RandomNumberGenerator {
     mutating func next() -> UInt64 {
         state &+= 0x9e37_79b9_7f4a_7c15
         return Market.mix(state &- 0x9e37_79b9_7f4a_7c15)
+    }
+}
+
+extension Seeder {
+    public struct ChurnSummary: Sendable, Codable, Equatable {
+        public var email: String
+        public var updated: Int
+        public var deleted: Int
+    }
+
+    /// Changes an account's existing history the way a trading day does: `changes - deletes`
+    /// positions move (quantity and average price), `deletes` positions are closed and removed
+    /// (tombstones in the change log). Deterministic under the market seed and `round`.
+    public func churn(email: String, changes: Int, deletes: Int, round: UInt64 = 0, now: Date = Date()) throws -> ChurnSummary {
+        guard changes >= 0, deletes >= 0, deletes <= changes else { throw SeedError.badCounts }
+        var rng = SplitMix(seed: market.seed ^ Market.hash(round, email) ^ 0x5EED)
+        return try database.writer.write { db in
+            guard let account = try String.fetchOne(db, sql: """
+                SELECT accounts.id FROM accounts JOIN users ON users.id = accounts.user_id WHERE users.email = ?
+                """, arguments: [email]) else { throw SeedError.noSuchAccount(email) }
+            let ids = try String.fetchAll(db, sql: "SELECT id FROM positions WHERE account_id = ? ORDER BY id", arguments: [account])
+            guard changes <= ids.count else { throw SeedError.tooManyPositions(asked: changes, available: ids.count) }
+            var pool = ids
+            var chosen: [String] = []
+            for _ in 0..<changes {
+                let i = Int(rng.next() % UInt64(pool.count))
+                chosen.append(pool.remove(at: i))
+            }
+            for (n, id) in chosen.enumerated() {
+                if n < deletes {
+                    try db.execute(sql: "DELETE FROM positions WHERE id = ?", arguments: [id])
+                    try ChangeLog.record(db, account: account, .position, id, deleted: true, at: now)
+                } else {
+                    try db.execute(sql: """
+                        UPDATE positions SET qty = qty + ?, avg_price_ticks = avg_price_ticks + ?, updated_at = ? WHERE id = ?
+                        """, arguments: [Int64(rng.next() % 5) + 1, Int64(rng.next() % 100) * 100, now.timeIntervalSince1970, id])
+                    try ChangeLog.record(db, account: account, .position, id, at: now)
+                }
+            }
+            try SandboxDatabase.audit(db, at: now, actor: "sandbox.churn", action: "sandbox.churned", subject: account,
+                                      details: ["updated": "\(changes - deletes)", "deleted": "\(deletes)"])
+            return ChurnSummary(email: email, updated: changes - deletes, deleted: deletes)
+        }
     }
 }

@@ -42,6 +42,10 @@ extension RaxxSandboxTool {
         @Option(name: .customLong("market-seed"), help: ArgumentHelp("The simulated market's seed.", valueName: "seed"))
         var marketSeed: UInt64 = 42
 
+        @Option(name: .customLong("change-retention"),
+                help: ArgumentHelp("How long the change log keeps tombstones; older sync cursors get a reset.", valueName: "duration"))
+        var changeRetention = RaxxDuration.hours(7 * 24)
+
         @Option(name: .customLong("log-level"), help: ArgumentHelp("How much to log on stderr.", valueName: "level"))
         var logLevel = LogLevel.warning
 
@@ -66,7 +70,8 @@ extension RaxxSandboxTool {
             let configuration = SandboxConfiguration(
                 host: host, port: port, databasePath: db, origin: origin, relyingPartyID: rpID,
                 accessTokenTTL: tokenTTL, sessionTTL: sessionTTL,
-                stepUpNotional: Decimal(string: stepUpNotional) ?? 10_000, marketSeed: marketSeed
+                stepUpNotional: Decimal(string: stepUpNotional) ?? 10_000, marketSeed: marketSeed,
+                changeRetention: changeRetention
             )
             let database: SandboxDatabase
             do {

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import RaxxCLI
+import RaxxCore
+import RaxxStore
+import RaxxSync
+
+extension RaxxCache {
+    /// `raxx-cache refresh`: pull what changed since the last refresh.
+    public struct Refresh: RaxxCommand {
+        public static let connectivity = ConnectivityRequirement.networkRequired
+        public static let tool = "raxx-cache"
+        public static let configuration = CommandConfiguration(
+            abstract: "Bring the cache up to date with Raptor (a delta pull).",
+            discussion: """
+            Applies the changes since the stored cursor, page by page, each page in one transaction with \
+            its cursor; deletions arrive as tombstones; when the server's change log no longer reaches back \
+            to the cursor, the cache is rebuilt without readers ever seeing a half-built copy. Two refreshes \
+            never run at once: a second one waits up to a minute, or with --no-wait exits 75 at once. \
+            Offline it exits 69, leaves the cache as it was and records the failure for status and for reads. 
+            """ + connectivity.helpLine
+        )
+
+        @Flag(help: "Rebuild the whole cache instead of pulling a delta.")
+        var full = false
+
+        @Flag(help: "Print nothing on success (for cron: it mails only failures).")
+        var quiet = false
+
+        @Flag(name: .customLong("no-wait"), help: "Exit 75 at once when another refresh is running.")
+        var noWait = false
+
+        @OptionGroup public var global: GlobalOptions
+
+        public init() {}
+
+        struct Record: Encodable {
+            var changes: Int
+            var full: Bool
+            var reset: Bool
+            var cursor: Int64
+            var evicted: Int
+            var seconds: Double
+            var cache: String
+            var size_bytes: Int64
+        }
+
+        public func run(_ context: CommandContext) async throws {
+            let configuration = context.configuration
+            let lock = try await RefreshLock(directory: configuration.cacheDirectory, wait: noWait ? nil : .seconds(60))
+            defer { withExtendedLifetime(lock) {} }
+            let store = try CacheStore.open(at: configuration.cacheFile)
+            let accountID: String
+            do {
+                guard let session = try context.keystore.load().session else { throw RaxxError.signInRequired }
+                accountID = session.accountID
+            } catch let error as RaxxError {
+                try? store.recordFailure(kind: "signed-out", message: error.message, connectivity: nil, at: context.clock())
+                throw error
+            }
+            var refresher = CacheRefresher(store: store, client: try context.authenticatedClient(), accountID: accountID,
+                                           retention: configuration.cacheRetention, clock: context.clock)
+            let showProgress = context.io.stderrIsTTY && !quiet
+            let started = ContinuousClock.now
+            if showProgress {
+                let io = context.io
+                refresher.progress = { applied in
+                    let seconds = max((ContinuousClock.now - started) / .seconds(1), 0.001)
+                    io.stderr.write("\r\u{1B}[2Krefreshing: \(applied) changes (\(Int(Double(applied) / seconds))/s)")
+                    io.stderr.flush()
+                }
+            }
+            let outcome: CacheRefresher.Outcome
+            do {
+                outcome = try await refresher.refresh(full: full)
+            } catch {
+                if showProgress { context.io.stderr.write("\r\u{1B}[2K") }
+                throw error
+            }
+            if showProgress { context.io.stderr.write("\r\u{1B}[2K") }
+            let size = store.fileSize
+            if size > configuration.cacheSizeCap {
+                context.say("warning: the cache is \(size >> 20) MiB, over its \(configuration.cacheSizeCap >> 20) MiB cap; "
+                            + "consider raxx-cache purge --older-than 90d (or set RAXX_CACHE_MAX_SIZE).")
+            }
+            guard !quiet else { return }
+            let record = Record(changes: outcome.changes, full: outcome.full, reset: outcome.reset, cursor: outcome.cursor,
+                                evicted: outcome.evicted, seconds: ((ContinuousClock.now - started) / .milliseconds(1)).rounded() / 1000,
+                                cache: configuration.cacheFile.path, size_bytes: size)
+            try context.emit([record], columns: [.init("Changes", .right), .init("Full"), .init("Cursor", .right), .init("Seconds", .right)]) {
+                ["\($0.changes)", $0.full ? ($0.reset ? "yes (reset)" : "yes") : "no", "\($0.cursor)", String(format: "%.2f", $0.seconds)]
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import ArgumentParser
+import Foundation
+import RaxxCLI
+import RaxxCore
+import RaxxStore
+
+extension RaxxCache {
+    /// `raxx-cache show`: read the cache, offline.
+    public struct Show: RaxxCommand {
+        public static let connectivity = ConnectivityRequirement.offlineCapable
+        public static let tool = "raxx-cache"
+        public static let configuration = CommandConfiguration(
+            abstract: "Show cached portfolio, positions, fills or orders.",
+            discussion: """
+            Reads the local cache only and answers at once, online or not. Every JSON record carries \
+            as_of, when its data was last brought up to date. After a failed refresh stderr says \
+            "No connection — data last updated at TIME"; data older than the freshness window (10m, \
+            RAXX_CACHE_FRESHNESS) says its age. With --max-age, older data is printed and the exit \
+            status is 3, so scripts can fail closed; so is an empty cache. 
+            """ + connectivity.helpLine
+        )
+
+        enum What: String, CaseIterable, ExpressibleByArgument {
+            case portfolio, positions, fills, orders
+        }
+
+        @Argument(help: ArgumentHelp("What to show: portfolio, positions, fills or orders.", valueName: "what"))
+        var what: What
+
+        @Option(help: ArgumentHelp("Only this symbol (positions, fills, orders).", valueName: "symbol"))
+        var symbol: String?
+
+        @Option(help: ArgumentHelp("Only since this time: RFC 3339, or a duration back from now such as 2h (fills, orders, positions).", valueName: "time"))
+        var since: String?
+
+        @Option(help: ArgumentHelp("Only orders in this status (pending, open, partially_filled, filled, cancelled, rejected, expired).", valueName: "status"))
+        var status: String?
+
+        @Option(help: ArgumentHelp("At most this many records.", valueName: "n"))
+        var limit: Int?
+
+        @Option(name: .customLong("max-age"), help: ArgumentHelp("Exit 3 when the data is older than this (e.g. 90s, 15m, 2h).", valueName: "duration"))
+        var maxAge: String?
+
+        @OptionGroup public var global: GlobalOptions
+
+        public init() {}
+
+        static let statuses = ["pending", "open", "partially_filled", "filled", "cancelled", "rejected", "expired"]
+
+        public func validate() throws {
+            if let limit, limit < 1 { throw ValidationError("--limit must be at least 1.") }
+            if let status {
+                guard what == .orders else { throw ValidationError("--status applies to orders only.") }
+                guard Self.statuses.contains(status) else { throw ValidationError("Unknown --status \(status); one of: \(Self.statuses.joined(separator: ", ")).") }
+            }
+            if what == .portfolio && (symbol != nil || since != nil || limit != nil) {
+                throw ValidationError("--symbol, --since and --limit do not apply to the portfolio.")
+            }
+            if let maxAge, RaxxDuration(parsing: maxAge) == nil {
+                throw ValidationError("--max-age takes a duration such as 90s, 15m or 2h, not \(maxAge).")
+            }
+        }
+
+        public func run(_ context: CommandContext) async throws {
+            let cache = try CacheReading(context)
+            cache.disclose(context)
+            let query = CacheQuery(symbol: symbol, since: try SinceArgument.parse(since, now: context.clock()), status: status, limit: limit)
+            let asOf = cache.asOf
+            switch context.format {
+            case .json:
+                let out = context.io.stdout
+                switch what {
+                case .portfolio:
+                    if let p = try cache.store.portfolio() { out.write(Self.json(p)) }
+                case .positions: try cache.store.positions(query) { out.write(Self.json($0, asOf: asOf)) }
+                case .fills: try cache.store.fills(query) { out.write(Self.json($0, asOf: asOf)) }
+                case .orders: try cache.store.orders(query) { out.write(Self.json($0, asOf: asOf)) }
+                }
+                out.flush()
+            case .text:
+                try context.io.stdout.write(table(cache.store, query).render())
+                context.io.stdout.flush()
+            }
+            try cache.enforce(maxAge: maxAge.flatMap(RaxxDuration.init(parsing:)), context)
+        }
+
+        func table(_ store: CacheStore, _ query: CacheQuery) throws -> Table {
+            func time(_ d: Date) -> String { RFC3339.string(from: d) }
+            switch what {
+            case .portfolio:
+                var t = Table(columns: [.init("Equity", .right), .init("Cash", .right), .init("Market value", .right),
+                                        .init("Unrealized P&L", .right), .init("Positions", .right), .init("As of")])
+                if let p = try store.portfolio() {
+                    t.rows.append([p.equity, p.cash, p.marketValue, p.unrealizedPnl, "\(p.positionsCount)", time(p.asOf)])
+                }
+                return t
+            case .positions:
+                var t = Table(columns: [.init("Symbol"), .init("Qty", .right), .init("Avg price", .right), .init("Updated")])
+                try store.positions(query) { t.rows.append([$0.symbol, "\($0.qty)", $0.avgPrice, time($0.updatedAt)]) }
+                return t
+            case .fills:
+                var t = Table(columns: [.init("Filled"), .init("Symbol"), .init("Side"), .init("Qty", .right), .init("Price", .right), .init("Order")])
+                try store.fills(query) { t.rows.append([time($0.filledAt), $0.symbol, $0.side, "\($0.qty)", $0.price, $0.orderID]) }
+                return t
+            case .orders:
+                var t = Table(columns: [.init("Updated"), .init("Symbol"), .init("Side"), .init("Qty", .right), .init("Type"),
+                                        .init("Limit", .right), .init("Status"), .init("Filled", .right), .init("Client order ID")])
+                try store.orders(query) {
+                    t.rows.append([time($0.updatedAt), $0.symbol, $0.side, "\($0.qty)", $0.type, $0.limitPrice ?? "-", $0.status,
+                                   "\($0.filledQty)", $0.clientOrderID])
+                }
+                return t
+            }
+        }
+
+        // JSON Lines, field names as in the spec, keys sorted.
+
+        static func json(_ p: CachedPortfolio) -> String {
+            var w = JSONLineWriter()
+            w.add("account_id", p.accountID); w.add("as_of", p.asOf); w.add("buying_power", p.buyingPower); w.add("cash", p.cash)
+            w.add("equity", p.equity); w.add("market_value", p.marketValue); w.add("mode", p.mode)
+            w.add("positions_count", p.positionsCount); w.add("unrealized_pnl", p.unrealizedPnl)
+            return w.line()
+        }
+
+        static func json(_ p: CachedPosition, asOf: Date) -> String {
+            var w = JSONLineWriter()
+            w.add("as_of", asOf); w.add("avg_price", p.avgPrice); w.add("id", p.id); w.add("qty", p.qty)
+            w.add("symbol", p.symbol); w.add("updated_at", p.updatedAt)
+            return w.line()
+        }
+
+        static func json(_ f: CachedFill, asOf: Date) -> String {
+            var w = JSONLineWriter()
+            w.add("as_of", asOf); w.add("filled_at", f.filledAt); w.add("id", f.id); w.add("order_id", f.orderID)
+            w.add("price", f.price); w.add("qty", f.qty); w.add("side", f.side); w.add("symbol", f.symbol)
+            return w.line()
+        }
+
+        static func json(_ o: CachedOrder, asOf: Date) -> String {
+            var w = JSONLineWriter()
+            w.add("as_of", asOf); w.add("avg_fill_price", o.avgFillPrice); w.add("client_order_id", o.clientOrderID)
+            w.add("created_at", o.createdAt); w.add("filled_qty", o.filledQty); w.add("id", o.id); w.add("limit_price", o.limitPrice)
+            w.add("mode", o.mode); w.add("not_after", o.notAfter); w.add("qty", o.qty); w.add("reject_code", o.rejectCode)
+            w.add("side", o.side); w.add("status", o.status); w.add("symbol", o.symbol); w.add("tif", o.tif); w.add("type", o.type)
+            w.add("updated_at", o.updatedAt)
+            return w.line()
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import RaxxCLI
+import RaxxCore
+import RaxxStore
+
+extension RaxxCache {
+    /// `raxx-cache status`: what the cache holds and how its refreshes went.
+    public struct Status: RaxxCommand {
+        public static let connectivity = ConnectivityRequirement.offlineCapable
+        public static let tool = "raxx-cache"
+        public static let configuration = CommandConfiguration(
+            abstract: "Show what the cache holds and how its last refresh went.",
+            discussion: """
+            One record per entity: rows, last successful refresh, cursor, the last error (kind, time, \
+            message), the connectivity last observed, and the cache file and its size. 
+            """ + connectivity.helpLine
+        )
+
+        @OptionGroup public var global: GlobalOptions
+
+        public init() {}
+
+        struct Record: Encodable {
+            var entity: String
+            var rows: Int
+            var last_success_at: Date?
+            var cursor: Int64
+            var rebuilding: Bool
+            var last_error_kind: String?
+            var last_error_at: Date?
+            var last_error_message: String?
+            var connectivity: String
+            var connectivity_at: Date?
+            var evicted_before: Date?
+            var cache: String
+            var size_bytes: Int64
+        }
+
+        public func run(_ context: CommandContext) async throws {
+            let path = context.configuration.cacheFile
+            guard let store = try CacheStore.openExisting(at: path) else { throw CacheReading.neverFilled }
+            let state = try store.syncState()
+            let counts = try store.counts()
+            let size = store.fileSize
+            let records = ["portfolio", "positions", "fills", "orders"].map { entity in
+                Record(entity: entity, rows: counts[entity] ?? 0, last_success_at: state.lastSuccessAt, cursor: state.cursor,
+                       rebuilding: state.rebuilding != .none, last_error_kind: state.lastErrorKind, last_error_at: state.lastErrorAt,
+                       last_error_message: state.lastErrorMessage, connectivity: state.connectivity.rawValue,
+                       connectivity_at: state.connectivityAt, evicted_before: state.evictedBefore, cache: path.path, size_bytes: size)
+            }
+            try context.emit(records, columns: [.init("Entity"), .init("Rows", .right), .init("Last refresh"), .init("Cursor", .right), .init("Last error")]) { r in
+                let error = r.last_error_kind.map { "\($0) at \(r.last_error_at.map(RFC3339.string) ?? "?")" } ?? "-"
+                return [r.entity, "\(r.rows)", r.last_success_at.map(RFC3339.string) ?? "never", "\(r.cursor)", error]
+            }
+            if context.format == .text {
+                context.say("Connectivity last observed: \(state.connectivity.rawValue)\(state.connectivityAt.map { " at " + RFC3339.string(from: $0) } ?? ""). "
+                            + "Cache: \(path.path) (\(size >> 10) KiB).")
+            }
+            if state.lastSuccessAt == nil { throw CacheReading.neverFilled }
+        }
+    }
+}

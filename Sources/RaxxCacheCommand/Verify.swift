@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import RaxxAPI
+import RaxxCLI
+import RaxxCore
+import RaxxHTTP
+import RaxxStore
+
+extension RaxxCache {
+    /// `raxx-cache verify`: compare the cache with the server's summary.
+    public struct Verify: RaxxCommand {
+        public static let connectivity = ConnectivityRequirement.networkRequired
+        public static let tool = "raxx-cache"
+        public static let configuration = CommandConfiguration(
+            abstract: "Check the cache against the server's counts and checksums.",
+            discussion: """
+            Exits 0 when every entity's count and checksum match the server's, and 1 with a report of \
+            the drift otherwise. History the retention policy evicted is left out on both sides. 
+            """ + connectivity.helpLine
+        )
+
+        @OptionGroup public var global: GlobalOptions
+
+        public init() {}
+
+        struct Record: Encodable {
+            var entity: String
+            var local_rows: Int64
+            var server_rows: Int64
+            var local_checksum: String
+            var server_checksum: String
+            var match: Bool
+        }
+
+        public func run(_ context: CommandContext) async throws {
+            let cache = try CacheReading(context)
+            let client = try context.authenticatedClient()
+            let remote: Components.Schemas.SyncSummary
+            switch try await client.getSyncSummary(query: .init(since: cache.state.evictedBefore)) {
+            case .ok(let ok): remote = try ok.body.json
+            case .default(_, let problem): throw ErrorMapping.raxxError(problem: try problem.body.applicationProblemJson)
+            }
+            let local = try cache.store.summary(since: cache.state.evictedBefore)
+            let server = ["positions": remote.positions, "fills": remote.fills, "orders": remote.orders]
+            let records = ["positions", "fills", "orders"].map { entity in
+                let l = local[entity] ?? .init(count: 0, checksum: ""), s = server[entity]!
+                return Record(entity: entity, local_rows: l.count, server_rows: s.count, local_checksum: l.checksum,
+                              server_checksum: s.checksum, match: l.count == s.count && l.checksum == s.checksum)
+            }
+            try context.emit(records, columns: [.init("Entity"), .init("Local rows", .right), .init("Server rows", .right), .init("Match")]) {
+                [$0.entity, "\($0.local_rows)", "\($0.server_rows)", $0.match ? "yes" : "NO"]
+            }
+            let drifted = records.filter { !$0.match }.map(\.entity)
+            guard drifted.isEmpty else {
+                let behind = cache.state.cursor < remote.cursor
+                throw RaxxError.failure(code: "drift", "The cache differs from the server: \(drifted.joined(separator: ", ")).",
+                                        hint: behind ? "The server has changes the cache has not pulled yet: run raxx-cache refresh, then verify."
+                                                     : "Rebuild it: raxx-cache refresh --full")
+            }
+        }
+    }
+}

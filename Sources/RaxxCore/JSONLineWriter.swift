@@ -1,0 +1,50 @@
+import Foundation
+
+/// Builds one JSON object line by hand, for output paths too hot for JSONEncoder (a cache read
+/// of a million fills). Callers add keys in sorted order, as JSONLines does.
+public struct JSONLineWriter {
+    private var text = "{"
+    private var first = true
+
+    public init() {}
+
+    private mutating func key(_ k: String) {
+        if !first { text += "," }
+        first = false
+        text += "\"" + k + "\":"
+    }
+
+    public mutating func add(_ k: String, _ value: String?) {
+        guard let value else { return }
+        key(k)
+        Self.quote(value, into: &text)
+    }
+
+    public mutating func add(_ k: String, _ value: Int64) { key(k); text += String(value) }
+    public mutating func add(_ k: String, _ value: Int) { key(k); text += String(value) }
+    public mutating func add(_ k: String, _ value: Bool) { key(k); text += value ? "true" : "false" }
+    public mutating func add(_ k: String, _ value: Date?) { add(k, value.map(RFC3339.string(from:))) }
+
+    /// The object and its newline.
+    public mutating func line() -> String { text + "}\n" }
+
+    static func quote(_ s: String, into out: inout String) {
+        out += "\""
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
+            out += s
+        } else {
+            for scalar in s.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        out += "\""
+    }
+}

@@ -1,0 +1,20 @@
+/// The canonical line of each synced row, so that the server's summary and a local copy can be
+/// compared by checksum: fields joined by tabs, in a fixed order, one line per row; rows in id
+/// order. Times are left out (they are not what a drift check is about).
+public enum SyncChecksum {
+    public static func positionLine(id: String, symbol: String, qty: Int64, avgPrice: String) -> String {
+        "\(id)\t\(symbol)\t\(qty)\t\(avgPrice)\n"
+    }
+
+    public static func fillLine(id: String, orderID: String, symbol: String, side: String, qty: Int64, price: String) -> String {
+        "\(id)\t\(orderID)\t\(symbol)\t\(side)\t\(qty)\t\(price)\n"
+    }
+
+    public static func orderLine(id: String, clientOrderID: String, symbol: String, side: String, qty: Int64, type: String,
+                                 limitPrice: String?, status: String, filledQty: Int64, avgFillPrice: String?) -> String {
+        "\(id)\t\(clientOrderID)\t\(symbol)\t\(side)\t\(qty)\t\(type)\t\(limitPrice ?? "")\t\(status)\t\(filledQty)\t\(avgFillPrice ?? "")\n"
+    }
+
+    /// Orders in these states can no longer change.
+    public static let closedOrderStatuses = ["filled", "cancelled", "rejected", "expired"]
+}

@@ -1,0 +1,199 @@
+import Crypto
+import Foundation
+import GRDB
+import RaxxAPI
+import RaxxCore
+
+/// Applying sync pages: each page and its cursor in one transaction, so the cursor never runs
+/// ahead of the data; rebuilds out of readers' sight.
+extension CacheStore {
+    /// Starts a full rebuild for `accountID`. A cache of another account is wiped first. An empty
+    /// cache fills its live tables directly (readers see "no data yet" until it is done); a filled
+    /// one rebuilds into shadow tables and swaps them in at the end.
+    public func beginRebuild(accountID: String) throws {
+        try writer.write { db in
+            let state = try Self.syncState(db)
+            if state.accountID != nil && state.accountID != accountID {
+                try Self.wipe(db)
+            }
+            let empty = try ["positions", "fills", "orders"].allSatisfy {
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (SELECT 1 FROM \($0) LIMIT 1)") == 0
+            }
+            for table in ["positions", "fills", "orders"] { try db.execute(sql: "DELETE FROM rebuild_\(table)") }
+            if empty {
+                try db.execute(sql: "UPDATE sync_state SET rebuilding = 1, rebuild_cursor = 0, account_id = ?, last_success_at = NULL WHERE id = 1",
+                               arguments: [accountID])
+            } else {
+                try db.execute(sql: "UPDATE sync_state SET rebuilding = 2, rebuild_cursor = 0 WHERE id = 1")
+            }
+        }
+    }
+
+    /// Applies one page: to the live tables and `cursor`, or, while rebuilding, to the rebuild's
+    /// tables and `rebuild_cursor`.
+    public func apply(_ page: Components.Schemas.SyncPage) throws {
+        try writer.write { db in
+            let state = try Self.syncState(db)
+            let prefix = state.rebuilding == .shadow ? "rebuild_" : ""
+            let upsertPosition = try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO \(prefix)positions (id, symbol, qty, avg_price, updated_at) VALUES (?, ?, ?, ?, ?)
+                """)
+            let upsertFill = try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO \(prefix)fills (id, order_id, symbol, side, qty, price, filled_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """)
+            let upsertOrder = try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO \(prefix)orders (id, client_order_id, symbol, side, qty, type, limit_price, tif, status, filled_qty,
+                avg_fill_price, reject_code, mode, not_after, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for change in page.changes {
+                let table = switch change.entity { case .position: "positions"; case .fill: "fills"; case .order: "orders" }
+                if change.op == .delete {
+                    try db.cachedStatement(sql: "DELETE FROM \(prefix)\(table) WHERE id = ?").execute(arguments: [change.id])
+                    continue
+                }
+                if let p = change.position {
+                    try upsertPosition.execute(arguments: [p.id, p.symbol, p.qty, p.avgPrice, p.updatedAt.timeIntervalSince1970])
+                } else if let f = change.fill {
+                    try upsertFill.execute(arguments: [f.id, f.orderId, f.symbol, f.side.rawValue, f.qty, f.price, f.filledAt.timeIntervalSince1970])
+                } else if let o = change.order {
+                    try upsertOrder.execute(arguments: [
+                        o.id, o.clientOrderId, o.symbol, o.side.rawValue, o.qty, o._type.rawValue, o.limitPrice, o.tif.rawValue,
+                        o.status.rawValue, o.filledQty, o.avgFillPrice, o.rejectCode, o.mode.rawValue,
+                        o.notAfter?.timeIntervalSince1970, o.createdAt.timeIntervalSince1970, o.updatedAt.timeIntervalSince1970,
+                    ])
+                }
+            }
+            let column = state.rebuilding == .none ? "cursor" : "rebuild_cursor"
+            try db.execute(sql: "UPDATE sync_state SET \(column) = ? WHERE id = 1", arguments: [page.cursor])
+        }
+    }
+
+    /// Ends a rebuild: shadows swap in (one transaction: readers see the old copy or the new one).
+    public func finishRebuild(accountID: String) throws {
+        try writer.write { db in
+            let state = try Self.syncState(db)
+            if state.rebuilding == .shadow {
+                for table in ["positions", "fills", "orders"] {
+                    try db.execute(sql: "DELETE FROM \(table)")
+                    try db.execute(sql: "INSERT INTO \(table) SELECT * FROM rebuild_\(table)")
+                    try db.execute(sql: "DELETE FROM rebuild_\(table)")
+                }
+            }
+            try db.execute(sql: "UPDATE sync_state SET cursor = rebuild_cursor, rebuild_cursor = 0, rebuilding = 0, account_id = ? WHERE id = 1",
+                           arguments: [accountID])
+        }
+    }
+
+    public func savePortfolio(_ p: Components.Schemas.Portfolio) throws {
+        try writer.write { db in
+            try db.execute(sql: """
+                INSERT OR REPLACE INTO portfolio (id, account_id, as_of, mode, cash, market_value, equity, buying_power, unrealized_pnl, positions_count)
+                VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [p.accountId, p.asOf.timeIntervalSince1970, p.mode.rawValue, p.cash, p.marketValue, p.equity,
+                                 p.buyingPower, p.unrealizedPnl, p.positionsCount])
+        }
+    }
+
+    public func recordAttempt(at: Date) throws {
+        try writer.write { db in
+            try db.execute(sql: "UPDATE sync_state SET last_attempt_at = ? WHERE id = 1", arguments: [at.timeIntervalSince1970])
+        }
+    }
+
+    public func recordSuccess(at: Date) throws {
+        try writer.write { db in
+            try db.execute(sql: """
+                UPDATE sync_state SET last_success_at = ?, connectivity = 'online', connectivity_at = ? WHERE id = 1
+                """, arguments: [at.timeIntervalSince1970, at.timeIntervalSince1970])
+        }
+    }
+
+    /// Records a failed refresh (kind, time, message) for `status` and the staleness disclosure;
+    /// the data is not touched.
+    public func recordFailure(kind: String, message: String, connectivity: Connectivity?, at: Date) throws {
+        try writer.write { db in
+            try db.execute(sql: """
+                UPDATE sync_state SET last_error_kind = ?, last_error_at = ?, last_error_message = ?,
+                connectivity = COALESCE(?, connectivity), connectivity_at = CASE WHEN ? IS NULL THEN connectivity_at ELSE ? END WHERE id = 1
+                """, arguments: [kind, at.timeIntervalSince1970, message, connectivity?.rawValue, connectivity?.rawValue, at.timeIntervalSince1970])
+        }
+    }
+
+    // MARK: Retention
+
+    /// Evicts fills, and closed orders, older than `cutoff`; answers how many rows went.
+    @discardableResult
+    public func evict(before cutoff: Date) throws -> Int {
+        try writer.write { db in
+            let closed = SyncChecksum.closedOrderStatuses.map { "'\($0)'" }.joined(separator: ", ")
+            try db.execute(sql: "DELETE FROM fills WHERE filled_at < ?", arguments: [cutoff.timeIntervalSince1970])
+            var removed = db.changesCount
+            try db.execute(sql: "DELETE FROM orders WHERE status IN (\(closed)) AND updated_at < ?", arguments: [cutoff.timeIntervalSince1970])
+            removed += db.changesCount
+            try db.execute(sql: "UPDATE sync_state SET evicted_before = MAX(COALESCE(evicted_before, 0), ?) WHERE id = 1",
+                           arguments: [cutoff.timeIntervalSince1970])
+            return removed
+        }
+    }
+
+    /// Empties the cache: the next refresh is a full one.
+    public func purgeAll() throws {
+        try writer.write { db in try Self.wipe(db) }
+        try? writer.vacuum()
+    }
+
+    static func wipe(_ db: Database) throws {
+        for table in ["positions", "fills", "orders", "rebuild_positions", "rebuild_fills", "rebuild_orders", "portfolio"] {
+            try db.execute(sql: "DELETE FROM \(table)")
+        }
+        try db.execute(sql: """
+            UPDATE sync_state SET account_id = NULL, cursor = 0, rebuilding = 0, rebuild_cursor = 0, last_success_at = NULL,
+            evicted_before = NULL WHERE id = 1
+            """)
+    }
+
+    // MARK: Verification
+
+    public struct EntitySummary: Sendable, Equatable {
+        public var count: Int64
+        public var checksum: String
+        public init(count: Int64, checksum: String) {
+            self.count = count
+            self.checksum = checksum
+        }
+    }
+
+    /// Counts and checksums of the live tables, computed as the server computes its summary.
+    public func summary(since: Date?) throws -> [String: EntitySummary] {
+        let floor = since?.timeIntervalSince1970 ?? -Double.greatestFiniteMagnitude
+        let closed = SyncChecksum.closedOrderStatuses.map { "'\($0)'" }.joined(separator: ", ")
+        return try writer.read { db in
+            func summarize(_ sql: String, _ arguments: StatementArguments, line: (Row) -> String) throws -> EntitySummary {
+                var hasher = SHA256()
+                var count: Int64 = 0
+                let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+                while let row = try rows.next() {
+                    hasher.update(data: Data(line(row).utf8))
+                    count += 1
+                }
+                return EntitySummary(count: count, checksum: hasher.finalize().map { String(format: "%02x", $0) }.joined())
+            }
+            return [
+                "positions": try summarize("SELECT id, symbol, qty, avg_price FROM positions ORDER BY id", []) {
+                    SyncChecksum.positionLine(id: $0["id"], symbol: $0["symbol"], qty: $0["qty"], avgPrice: $0["avg_price"])
+                },
+                "fills": try summarize("SELECT id, order_id, symbol, side, qty, price FROM fills WHERE filled_at >= ? ORDER BY id", [floor]) {
+                    SyncChecksum.fillLine(id: $0["id"], orderID: $0["order_id"], symbol: $0["symbol"], side: $0["side"], qty: $0["qty"], price: $0["price"])
+                },
+                "orders": try summarize("""
+                    SELECT id, client_order_id, symbol, side, qty, type, limit_price, status, filled_qty, avg_fill_price FROM orders
+                    WHERE status NOT IN (\(closed)) OR updated_at >= ? ORDER BY id
+                    """, [floor]) {
+                    SyncChecksum.orderLine(id: $0["id"], clientOrderID: $0["client_order_id"], symbol: $0["symbol"], side: $0["side"],
+                                           qty: $0["qty"], type: $0["type"], limitPrice: $0["limit_price"], status: $0["status"],
+                                           filledQty: $0["filled_qty"], avgFillPrice: $0["avg_fill_price"])
+                },
+            ]
+        }
+    }
+}

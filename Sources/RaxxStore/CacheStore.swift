@@ -1,0 +1,161 @@
+import Foundation
+import GRDB
+import RaxxAPI
+import RaxxCore
+
+/// raxx-cache's local copy of the account's portfolio, positions, fills and orders: SQLite (WAL),
+/// read-only to everything but the sync engine. Migrations are append-only.
+public final class CacheStore: Sendable {
+    let writer: any DatabaseWriter
+    public let url: URL?
+
+    /// Opens (creating it and its folder) the cache at `url`.
+    public static func open(at url: URL) throws(RaxxError) -> CacheStore {
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+            var config = Configuration()
+            config.busyMode = .timeout(10)
+            return try CacheStore(writer: DatabasePool(path: url.path, configuration: config), url: url)
+        } catch let error as RaxxError {
+            throw error
+        } catch {
+            throw RaxxError.failure(code: "cache_unreadable", "The cache at \(url.path) cannot be opened: \(error).",
+                                    hint: "Remove it with raxx-cache purge --all, then refresh.")
+        }
+    }
+
+    /// Opens the cache for reading, or answers nil when there is none yet (creating nothing).
+    public static func openExisting(at url: URL) throws(RaxxError) -> CacheStore? {
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        do {
+            var config = Configuration()
+            config.busyMode = .timeout(10)
+            return try CacheStore(writer: DatabaseQueue(path: url.path, configuration: config), url: url)
+        } catch {
+            throw RaxxError.failure(code: "cache_unreadable", "The cache at \(url.path) cannot be opened: \(error).",
+                                    hint: "Remove it with raxx-cache purge --all, then refresh.")
+        }
+    }
+
+    /// An in-memory cache, for tests.
+    public static func inMemory() throws -> CacheStore {
+        try CacheStore(writer: DatabaseQueue(), url: nil)
+    }
+
+    init(writer: any DatabaseWriter, url: URL?) throws {
+        self.writer = writer
+        self.url = url
+        try Self.migrator.migrate(writer)
+    }
+
+    static let entityColumns = [
+        "positions": "id TEXT PRIMARY KEY, symbol TEXT NOT NULL, qty INTEGER NOT NULL, avg_price TEXT NOT NULL, updated_at REAL NOT NULL",
+        "fills": "id TEXT PRIMARY KEY, order_id TEXT NOT NULL, symbol TEXT NOT NULL, side TEXT NOT NULL, qty INTEGER NOT NULL, price TEXT NOT NULL, filled_at REAL NOT NULL",
+        "orders": """
+            id TEXT PRIMARY KEY, client_order_id TEXT NOT NULL, symbol TEXT NOT NULL, side TEXT NOT NULL, qty INTEGER NOT NULL,
+            type TEXT NOT NULL, limit_price TEXT, tif TEXT NOT NULL, status TEXT NOT NULL, filled_qty INTEGER NOT NULL,
+            avg_fill_price TEXT, reject_code TEXT, mode TEXT NOT NULL, not_after REAL, created_at REAL NOT NULL, updated_at REAL NOT NULL
+            """,
+    ]
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: synced entities, rebuild shadows, portfolio, sync state") { db in
+            for (table, columns) in entityColumns.sorted(by: { $0.key < $1.key }) {
+                try db.execute(sql: "CREATE TABLE \(table) (\(columns))")
+                // A reset rebuilds here, out of readers' sight, and swaps in one transaction.
+                try db.execute(sql: "CREATE TABLE rebuild_\(table) (\(columns))")
+            }
+            try db.execute(sql: """
+                CREATE INDEX positions_symbol ON positions(symbol);
+                CREATE INDEX fills_time ON fills(filled_at);
+                CREATE INDEX fills_symbol ON fills(symbol, filled_at);
+                CREATE INDEX orders_status ON orders(status, updated_at);
+                CREATE INDEX orders_symbol ON orders(symbol, updated_at);
+                CREATE TABLE portfolio (
+                    id INTEGER PRIMARY KEY CHECK (id = 1), account_id TEXT NOT NULL, as_of REAL NOT NULL, mode TEXT NOT NULL,
+                    cash TEXT NOT NULL, market_value TEXT NOT NULL, equity TEXT NOT NULL, buying_power TEXT NOT NULL,
+                    unrealized_pnl TEXT NOT NULL, positions_count INTEGER NOT NULL
+                );
+                CREATE TABLE sync_state (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    account_id TEXT,
+                    cursor INTEGER NOT NULL DEFAULT 0,
+                    rebuilding INTEGER NOT NULL DEFAULT 0,      -- 0 no, 1 into the live tables (first fill), 2 into the shadows
+                    rebuild_cursor INTEGER NOT NULL DEFAULT 0,
+                    last_success_at REAL,
+                    last_attempt_at REAL,
+                    last_error_kind TEXT,
+                    last_error_at REAL,
+                    last_error_message TEXT,
+                    connectivity TEXT NOT NULL DEFAULT 'unknown',
+                    connectivity_at REAL,
+                    evicted_before REAL
+                );
+                INSERT INTO sync_state (id) VALUES (1);
+                """)
+        }
+        return migrator
+    }
+}
+
+/// Where the sync stands, and what the last attempt saw.
+public struct SyncState: Sendable, Equatable {
+    public enum Rebuild: Int, Sendable { case none = 0, live = 1, shadow = 2 }
+
+    public var accountID: String?
+    public var cursor: Int64
+    public var rebuilding: Rebuild
+    public var rebuildCursor: Int64
+    public var lastSuccessAt: Date?
+    public var lastAttemptAt: Date?
+    public var lastErrorKind: String?
+    public var lastErrorAt: Date?
+    public var lastErrorMessage: String?
+    public var connectivity: Connectivity
+    public var connectivityAt: Date?
+    public var evictedBefore: Date?
+
+    /// The last attempt failed for want of a connection (after the last success).
+    public var lastRefreshFailedOffline: Bool {
+        guard let kind = lastErrorKind, let at = lastErrorAt, kind.hasPrefix("offline") else { return false }
+        return lastSuccessAt.map { at > $0 } ?? true
+    }
+}
+
+extension CacheStore {
+    public func syncState() throws -> SyncState {
+        try writer.read { db in try Self.syncState(db) }
+    }
+
+    static func syncState(_ db: Database) throws -> SyncState {
+        let row = try Row.fetchOne(db, sql: "SELECT * FROM sync_state WHERE id = 1")!
+        func date(_ column: String) -> Date? { (row[column] as Double?).map { Date(timeIntervalSince1970: $0) } }
+        return SyncState(
+            accountID: row["account_id"], cursor: row["cursor"], rebuilding: .init(rawValue: row["rebuilding"]) ?? .none,
+            rebuildCursor: row["rebuild_cursor"], lastSuccessAt: date("last_success_at"), lastAttemptAt: date("last_attempt_at"),
+            lastErrorKind: row["last_error_kind"], lastErrorAt: date("last_error_at"), lastErrorMessage: row["last_error_message"],
+            connectivity: Connectivity(rawValue: row["connectivity"]) ?? .unknown, connectivityAt: date("connectivity_at"),
+            evictedBefore: date("evicted_before"))
+    }
+
+    /// Row counts of the live tables.
+    public func counts() throws -> [String: Int] {
+        try writer.read { db in
+            var result: [String: Int] = [:]
+            for table in ["positions", "fills", "orders", "portfolio"] {
+                result[table] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0
+            }
+            return result
+        }
+    }
+
+    /// The cache file's size on disk (with its WAL), in bytes.
+    public var fileSize: Int64 {
+        guard let url else { return 0 }
+        return [url.path, url.path + "-wal", url.path + "-shm"].reduce(Int64(0)) { total, path in
+            total + ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0)
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import GRDB
+import RaxxAPI
+import RaxxCore
+@testable import RaxxStore
+import Testing
+
+func position(_ id: String, _ symbol: String, qty: Int64 = 1, seq: Int64) -> Components.Schemas.SyncChange {
+    .init(seq: seq, entity: .position, op: .upsert, id: id,
+          position: .init(id: id, symbol: symbol, qty: qty, avgPrice: "10.00", updatedAt: Date(timeIntervalSince1970: 1_790_000_000)))
+}
+
+func fill(_ id: String, at: TimeInterval, seq: Int64) -> Components.Schemas.SyncChange {
+    .init(seq: seq, entity: .fill, op: .upsert, id: id,
+          fill: .init(id: id, orderId: "ord_1", symbol: "AAPL", side: .buy, qty: 1, price: "190.00", filledAt: Date(timeIntervalSince1970: at)))
+}
+
+func tombstone(_ entity: Components.Schemas.SyncEntity, _ id: String, seq: Int64) -> Components.Schemas.SyncChange {
+    .init(seq: seq, entity: entity, op: .delete, id: id)
+}
+
+func page(_ changes: [Components.Schemas.SyncChange], more: Bool = false, reset: Bool = false) -> Components.Schemas.SyncPage {
+    .init(changes: changes, cursor: changes.last?.seq ?? 0, hasMore: more, reset: reset, asOf: Date())
+}
+
+func symbols(_ store: CacheStore) throws -> [String] {
+    var out: [String] = []
+    try store.positions(CacheQuery()) { out.append($0.symbol) }
+    return out
+}
+
+@Suite struct CacheStoreTests {
+    @Test func appliesUpsertsAndTombstonesWithTheCursor() throws {
+        let store = try CacheStore.inMemory()
+        try store.beginRebuild(accountID: "acc_1")
+        try store.apply(page([position("p1", "AAPL", seq: 1), position("p2", "MSFT", seq: 2)], more: true))
+        #expect(try store.syncState().rebuildCursor == 2)
+        try store.apply(page([position("p3", "SPY", seq: 3)]))
+        try store.finishRebuild(accountID: "acc_1")
+        #expect(try store.syncState().cursor == 3)
+        #expect(try symbols(store) == ["AAPL", "MSFT", "SPY"])
+
+        try store.apply(page([position("p1", "AAPL", qty: 9, seq: 4), tombstone(.position, "p2", seq: 5)]))
+        #expect(try symbols(store) == ["AAPL", "SPY"])
+        var qty: Int64 = 0
+        try store.positions(CacheQuery(symbol: "aapl")) { qty = $0.qty }
+        #expect(qty == 9)
+        #expect(try store.syncState().cursor == 5)
+    }
+
+    @Test func aResetRebuildsOutOfReadersSight() throws {
+        let store = try CacheStore.inMemory()
+        try store.beginRebuild(accountID: "acc_1")
+        try store.apply(page([position("p1", "AAPL", seq: 1), position("p2", "MSFT", seq: 2)]))
+        try store.finishRebuild(accountID: "acc_1")
+        try store.recordSuccess(at: Date())
+
+        try store.beginRebuild(accountID: "acc_1")
+        #expect(try store.syncState().rebuilding == .shadow)
+        try store.apply(page([position("p9", "QQQ", seq: 7)], more: true, reset: true))
+        // Halfway: readers still see the whole old copy, and the old cursor.
+        #expect(try symbols(store) == ["AAPL", "MSFT"])
+        #expect(try store.syncState().cursor == 2)
+        try store.apply(page([position("p1", "AAPL", seq: 8)]))
+        try store.finishRebuild(accountID: "acc_1")
+        #expect(try symbols(store) == ["AAPL", "QQQ"])
+        #expect(try store.syncState().cursor == 8)
+        #expect(try store.syncState().rebuilding == .none)
+    }
+
+    @Test func anotherAccountStartsFromScratch() throws {
+        let store = try CacheStore.inMemory()
+        try store.beginRebuild(accountID: "acc_1")
+        try store.apply(page([position("p1", "AAPL", seq: 1)]))
+        try store.finishRebuild(accountID: "acc_1")
+        try store.beginRebuild(accountID: "acc_2")
+        #expect(try symbols(store).isEmpty)
+        #expect(try store.syncState().rebuilding == .live)
+    }
+
+    @Test func failuresAreRecordedAndDataKept() throws {
+        let store = try CacheStore.inMemory()
+        try store.beginRebuild(accountID: "acc_1")
+        try store.apply(page([position("p1", "AAPL", seq: 1)]))
+        try store.finishRebuild(accountID: "acc_1")
+        let success = Date(timeIntervalSince1970: 1_790_000_000)
+        try store.recordSuccess(at: success)
+        try store.recordFailure(kind: "offline-hard", message: "no route", connectivity: .offlineHard, at: success.addingTimeInterval(60))
+        let state = try store.syncState()
+        #expect(state.lastRefreshFailedOffline)
+        #expect(state.connectivity == .offlineHard)
+        #expect(state.lastSuccessAt == success)
+        #expect(try symbols(store) == ["AAPL"])
+        try store.recordSuccess(at: success.addingTimeInterval(120))
+        #expect(!(try store.syncState().lastRefreshFailedOffline))
+    }
+
+    @Test func evictsOldHistoryAndRemembersWhere() throws {
+        let store = try CacheStore.inMemory()
+        try store.beginRebuild(accountID: "acc_1")
+        try store.apply(page([fill("f1", at: 1_000, seq: 1), fill("f2", at: 2_000, seq: 2), fill("f3", at: 3_000, seq: 3)]))
+        try store.finishRebuild(accountID: "acc_1")
+        #expect(try store.evict(before: Date(timeIntervalSince1970: 2_500)) == 2)
+        #expect(try store.counts()["fills"] == 1)
+        #expect(try store.syncState().evictedBefore == Date(timeIntervalSince1970: 2_500))
+        // The summary counts what the cache keeps, as the server's would with the same `since`.
+        #expect(try store.summary(since: Date(timeIntervalSince1970: 2_500))["fills"]?.count == 1)
+    }
+
+    @Test func summaryChecksumsTheCanonicalLines() throws {
+        let store = try CacheStore.inMemory()
+        try store.beginRebuild(accountID: "acc_1")
+        try store.apply(page([position("p2", "MSFT", seq: 1), position("p1", "AAPL", seq: 2)]))
+        try store.finishRebuild(accountID: "acc_1")
+        let summary = try #require(try store.summary(since: nil)["positions"])
+        #expect(summary.count == 2)
+        // sha256 of "p1\tAAPL\t1\t10.00\np2\tMSFT\t1\t10.00\n"
+        #expect(summary.checksum == "5e89aae680802e988bc84d38126e0a992dcba3fce66656e5a59df8b7ce7d67a0")
+    }
+
+    @Test func purgeEmptiesEverything() throws {
+        let store = try CacheStore.inMemory()
+        try store.beginRebuild(accountID: "acc_1")
+        try store.apply(page([position("p1", "AAPL", seq: 1)]))
+        try store.finishRebuild(accountID: "acc_1")
+        try store.recordSuccess(at: Date())
+        try store.purgeAll()
+        #expect(try symbols(store).isEmpty)
+        let state = try store.syncState()
+        #expect(state.cursor == 0 && state.lastSuccessAt == nil && state.accountID == nil)
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import GRDB
+import RaxxAPI
+import RaxxCore
+import RaxxHTTP
+import RaxxSandbox
+import RaxxSession
+import RaxxStore
+import RaxxSync
+import RaxxTestSupport
+import RaxxVault
+import Testing
+
+/// A seeded sandbox database, a signed-in keystore and a cache, all in a folder of the test's own,
+/// with one hand-moved clock.
+final class CacheRig: @unchecked Sendable {
+    let clock = TestClock(Date(timeIntervalSince1970: 1_795_000_000))
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-sync-\(UUID().uuidString)")
+    let database: SandboxDatabase
+    var configuration = SandboxConfiguration(accessTokenTTL: .hours(1), sessionTTL: .hours(24))
+    let email = "trader@example.com"
+
+    init(positions: Int = 40, fills: Int = 600, retention: RaxxDuration = .hours(24)) throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try "0a0b0c0d0e0f00010203040506070809".write(to: folder.appendingPathComponent("machine-id"), atomically: true, encoding: .utf8)
+        database = try SandboxDatabase(path: folder.appendingPathComponent("sandbox.sqlite").path)
+        configuration.changeRetention = retention
+        _ = try Seeder(database: database, market: Market()).seed(email: email, positions: positions, fills: fills, now: clock.now)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
+
+    var keystore: Keystore { Keystore(directory: folder.appendingPathComponent("state"), machineIDPath: folder.appendingPathComponent("machine-id").path) }
+
+    func store() throws -> CacheStore { try CacheStore.open(at: folder.appendingPathComponent("cache/cache.sqlite")) }
+
+    /// Registers a passkey for the seeded account and answers a refresher against `url`.
+    func refresher(_ url: URL, store: CacheStore) async throws -> CacheRefresher {
+        let plain = try generatedClient(url)
+        let tokens = SessionTokens(keystore: keystore, client: plain, clock: clock.closure)
+        let authed = try generatedClient(url, middlewares: [BearerTokenMiddleware(tokens: tokens)])
+        if try keystore.load().session == nil {
+            _ = try await Ceremonies(keystore: keystore, client: plain, authenticatedClient: authed, clock: clock.closure)
+                .register(email: email, pin: { _ in SecretBytes(copying: Array("2468".utf8)) })
+        }
+        let accountID = try #require(try keystore.load().session?.accountID)
+        var refresher = CacheRefresher(store: store, client: authed, accountID: accountID, retention: .hours(24 * 365), clock: clock.closure)
+        refresher.pageSize = 97 // many pages, to exercise paging
+        return refresher
+    }
+
+    func run(_ body: (URL) async throws -> Void) async throws {
+        try await withSandbox(configuration: configuration, database: database, clock: clock.closure, body)
+    }
+
+    func churn(changes: Int, deletes: Int, round: UInt64 = 1) throws {
+        _ = try Seeder(database: database, market: Market()).churn(email: email, changes: changes, deletes: deletes, round: round, now: clock.now)
+    }
+
+    func serverSummary(_ url: URL, since: Date?) async throws -> Components.Schemas.SyncSummary {
+        let tokens = SessionTokens(keystore: keystore, client: try generatedClient(url), clock: clock.closure)
+        return try await generatedClient(url, middlewares: [BearerTokenMiddleware(tokens: tokens)]).getSyncSummary(query: .init(since: since)).ok.body.json
+    }
+}
+
+func matches(_ local: [String: CacheStore.EntitySummary], _ remote: Components.Schemas.SyncSummary) -> Bool {
+    local["positions"] == .init(count: remote.positions.count, checksum: remote.positions.checksum)
+        && local["fills"] == .init(count: remote.fills.count, checksum: remote.fills.checksum)
+        && local["orders"] == .init(count: remote.orders.count, checksum: remote.orders.checksum)
+}
+
+@Suite(.serialized) struct RefreshTests {
+    @Test func aFullRefreshThenDeltasMatchTheServer() async throws {
+        let rig = try CacheRig()
+        let store = try rig.store()
+        try await rig.run { url in
+            let refresher = try await rig.refresher(url, store: store)
+            let first = try await refresher.refresh()
+            #expect(first.full && !first.reset)
+            let counts = try store.counts()
+            #expect(counts["positions"] == 40 && counts["fills"] == 600 && counts["portfolio"] == 1)
+            #expect(matches(try store.summary(since: nil), try await rig.serverSummary(url, since: nil)))
+
+            try rig.churn(changes: 12, deletes: 4)
+            rig.clock.advance(by: 60)
+            let delta = try await refresher.refresh()
+            #expect(!delta.full)
+            #expect(delta.changes == 12)
+            #expect(try store.counts()["positions"] == 36)
+            #expect(matches(try store.summary(since: nil), try await rig.serverSummary(url, since: nil)))
+            #expect(try store.syncState().lastSuccessAt == rig.clock.now)
+
+            let idle = try await refresher.refresh()
+            #expect(idle.changes == 0)
+        }
+    }
+
+    @Test func anOldCursorGetsAResetAndARebuild() async throws {
+        let rig = try CacheRig(retention: .hours(1))
+        let store = try rig.store()
+        try await rig.run { url in
+            let refresher = try await rig.refresher(url, store: store)
+            _ = try await refresher.refresh()
+            try rig.churn(changes: 6, deletes: 3)   // tombstones the cache never pulls…
+            rig.clock.advance(by: 2 * 3600)         // …until they are past the server's retention
+            try rig.churn(changes: 2, deletes: 0, round: 2)
+            let outcome = try await refresher.refresh()
+            #expect(outcome.reset && outcome.full)
+            #expect(try store.counts()["positions"] == 37)
+            #expect(matches(try store.summary(since: nil), try await rig.serverSummary(url, since: nil)))
+        }
+    }
+
+    @Test func offlineLeavesTheCacheAsItWasAndRecordsWhy() async throws {
+        let rig = try CacheRig()
+        let store = try rig.store()
+        var accountID = ""
+        try await rig.run { url in
+            let refresher = try await rig.refresher(url, store: store)
+            accountID = refresher.accountID
+            _ = try await refresher.refresh()
+        }
+        let before = try store.summary(since: nil)
+        let listener = try LoopbackListener(.refuse)
+        let tokens = SessionTokens(keystore: rig.keystore, client: try generatedClient(URL(string: listener.url)!), clock: rig.clock.closure)
+        let offline = CacheRefresher(store: store, client: try generatedClient(URL(string: listener.url)!, middlewares: [BearerTokenMiddleware(tokens: tokens)]),
+                                     accountID: accountID, retention: .hours(24), clock: rig.clock.closure)
+        rig.clock.advance(by: 30)
+        do {
+            _ = try await offline.refresh()
+            Issue.record("an offline refresh succeeded")
+        } catch let error as RaxxError {
+            #expect(error.status == .unavailable)
+        }
+        let state = try store.syncState()
+        #expect(state.lastErrorKind == "offline-hard")
+        #expect(state.lastRefreshFailedOffline)
+        #expect(state.connectivity == .offlineHard)
+        #expect(try store.summary(since: nil) == before)
+    }
+
+    @Test func retentionEvictsOldHistoryAndVerifyStillMatches() async throws {
+        let rig = try CacheRig()
+        let store = try rig.store()
+        try await rig.run { url in
+            var refresher = try await rig.refresher(url, store: store)
+            refresher.retention = .hours(24 * 30) // seeded history spans 90 days
+            let outcome = try await refresher.refresh()
+            #expect(outcome.evicted > 0)
+            let since = try store.syncState().evictedBefore
+            #expect(since != nil)
+            #expect(matches(try store.summary(since: since), try await rig.serverSummary(url, since: since)))
+        }
+    }
+}
