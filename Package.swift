@@ -102,7 +102,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "RaxxAuthCommandTests", dependencies: ["RaxxAuthCommand", "RaxxCLI", "RaxxCore", "RaxxTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["RaxxTestSupport", "RaxxCore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["RaxxTestSupport", "RaxxCore", "RaxxStore"]),
     ]
     + tool("raxx-auth", library: "RaxxAuthCommand", dependencies: cliDependencies)
     + tool("raxx-cache", library: "RaxxCacheCommand", dependencies: cliDependencies)

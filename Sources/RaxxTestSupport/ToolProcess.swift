@@ -57,6 +57,23 @@ public enum ToolRunner {
     }
 }
 
+extension ToolRunner {
+    /// Starts `tool` in the background (output discarded), for tests that stop it midway.
+    public static func start(_ tool: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BuiltTools.path(tool))
+        process.arguments = arguments
+        var env = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory(), "LANG": "C.UTF-8"]
+        env.merge(environment) { _, new in new }
+        process.environment = env
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+}
+
 /// Drains a pipe on a thread of its own.
 final class ReadAll: @unchecked Sendable {
     private var data = Data()

@@ -1,0 +1,187 @@
+import Foundation
+import RaxxCore
+import RaxxStore
+import RaxxTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A seeded sandbox on a file database, a signed-in RAXX_HOME, and raxx-cache run as a shell would.
+final class CacheHome: @unchecked Sendable {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-e2e-cache-\(UUID().uuidString)")
+    var sandbox: SandboxProcess?
+    let email = "trader@example.com"
+
+    init(positions: Int = 50, fills: Int = 800, signIn: Bool = true) throws {
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try "5555666677778888999900001111aaaa\n".write(to: root.appendingPathComponent("machine-id"), atomically: true, encoding: .utf8)
+        let seed = try ToolRunner.run("raxx-sandbox", ["seed", "--db", database, "--email", email,
+                                                       "--positions", "\(positions)", "--fills", "\(fills)"])
+        guard seed.status == 0 else { throw SandboxProcess.SandboxError.didNotStart(seed.stderr) }
+        sandbox = try SandboxProcess(database: database)
+        if signIn {
+            let r = try ToolRunner.run("raxx-auth", ["register", "--email", email, "--pin-fd", "0"], environment: environment, input: "2468\n")
+            guard r.status == 0 else { throw SandboxProcess.SandboxError.didNotStart(r.stderr) }
+        }
+    }
+
+    deinit {
+        sandbox?.stop()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    var database: String { root.appendingPathComponent("sandbox.sqlite").path }
+    var cacheFile: URL { root.appendingPathComponent("home/cache/cache.sqlite") }
+
+    var environment: [String: String] {
+        ["RAXX_HOME": root.appendingPathComponent("home").path, "RAXX_API_URL": sandbox?.url ?? "http://127.0.0.1:9",
+         "RAXX_MACHINE_ID_FILE": root.appendingPathComponent("machine-id").path]
+    }
+
+    func cache(_ arguments: [String], environment extra: [String: String] = [:], timeout: Double = 120) throws -> ToolResult {
+        try ToolRunner.run("raxx-cache", arguments, environment: environment.merging(extra) { _, new in new }, timeout: timeout)
+    }
+
+    func lines(_ text: String) -> [[String: Any]] {
+        text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+}
+
+@Suite(.serialized) struct CacheEndToEndTests {
+    @Test func anEmptyCacheSaysSoAndExits3() throws {
+        let home = try CacheHome(signIn: false)
+        let show = try home.cache(["show", "positions"])
+        #expect(show.status == 3)
+        #expect(show.stdout.isEmpty)
+        #expect(show.stderr.contains("No cached data yet — run raxx-cache refresh while online"))
+        #expect(!FileManager.default.fileExists(atPath: home.cacheFile.path)) // a read creates nothing
+    }
+
+    @Test func refreshThenShowWithAsOf() throws {
+        let home = try CacheHome()
+        let refresh = try home.cache(["refresh"])
+        #expect(refresh.status == 0, "\(refresh.stderr)")
+        #expect(home.lines(refresh.stdout).first?["full"] as? Bool == true)
+        let positions = try home.cache(["show", "positions"])
+        #expect(positions.status == 0)
+        let records = home.lines(positions.stdout)
+        #expect(records.count == 50)
+        #expect(records.allSatisfy { ($0["as_of"] as? String).flatMap(RFC3339.date(from:)) != nil })
+        #expect(positions.stderr.isEmpty) // fresh data needs no disclosure
+        let aapl = try home.cache(["show", "fills", "--symbol", "AAPL", "--limit", "5"])
+        #expect(home.lines(aapl.stdout).count == 5)
+        #expect(home.lines(aapl.stdout).allSatisfy { $0["symbol"] as? String == "AAPL" })
+        let portfolio = try home.cache(["show", "portfolio"])
+        #expect(home.lines(portfolio.stdout).first?["cash"] as? String == "100000.00")
+        let quiet = try home.cache(["refresh", "--quiet"])
+        #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty)
+        let verify = try home.cache(["verify"])
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+    }
+
+    @Test func maxAgeFailsClosedAfterPrinting() throws {
+        let home = try CacheHome()
+        #expect(try home.cache(["refresh", "--quiet"]).status == 0)
+        Thread.sleep(forTimeInterval: 1.2)
+        let show = try home.cache(["show", "positions", "--max-age", "1s", "--format", "text"])
+        #expect(show.status == 3)
+        #expect(show.stdout.hasPrefix("SYMBOL"))
+        #expect(show.stderr.contains("older than --max-age 1s"))
+        let fresh = try home.cache(["show", "positions", "--max-age", "1h"])
+        #expect(fresh.status == 0)
+        let old = try home.cache(["show", "positions"], environment: ["RAXX_CACHE_FRESHNESS": "1s"])
+        #expect(old.stderr.hasPrefix("Data last updated at "))
+        #expect(old.stderr.contains(" ago)"))
+    }
+
+    @Test(arguments: ["refuse", "hang", "503"])
+    func offlineRefreshExits69AndReadsStillAnswer(mode: String) throws {
+        let home = try CacheHome()
+        #expect(try home.cache(["refresh", "--quiet"]).status == 0)
+        let listener = try LoopbackListener(mode == "refuse" ? .refuse : mode == "hang" ? .hang : .respond(status: 503, body: "down"))
+        defer { listener.stop() }
+        let offline = ["RAXX_API_URL": listener.url, "RAXX_TIMEOUT": "1s"]
+        let refresh = try home.cache(["refresh", "--format", "text"], environment: offline, timeout: 30)
+        #expect(refresh.status == 69)
+        #expect(refresh.stderr.hasPrefix("raxx-cache: This action requires an internet connection. Try again when online.\n"))
+        let connectionsAfterRefresh = listener.connections
+        let show = try home.cache(["show", "positions"], environment: offline)
+        #expect(show.status == 0)
+        #expect(home.lines(show.stdout).count == 50)
+        #expect(show.stderr.hasPrefix("No connection — data last updated at "))
+        let status = try home.cache(["status"], environment: offline)
+        #expect(home.lines(status.stdout).first?["last_error_kind"] as? String == (mode == "refuse" ? "offline-hard" : "offline-soft"))
+        // Reads made no connection at all.
+        #expect(listener.connections == connectionsAfterRefresh)
+    }
+
+    @Test func readsNeverTouchTheNetwork() throws {
+        let home = try CacheHome()
+        #expect(try home.cache(["refresh", "--quiet"]).status == 0)
+        let listener = try LoopbackListener(.respond(status: 200, body: "{}"))
+        defer { listener.stop() }
+        for arguments in [["show", "positions"], ["show", "fills", "--limit", "3"], ["show", "orders"], ["show", "portfolio"], ["status"],
+                          ["purge", "--older-than", "3650d"]] {
+            #expect(try home.cache(arguments, environment: ["RAXX_API_URL": listener.url]).status == 0)
+        }
+        #expect(listener.connections == 0)
+    }
+
+    @Test func aSecondRefreshWaitsOrExits75() throws {
+        let home = try CacheHome()
+        #expect(try home.cache(["refresh", "--quiet"]).status == 0)
+        let lockPath = home.root.appendingPathComponent("home/cache/refresh.lock").path
+        let fd = open(lockPath, O_RDWR | O_CREAT, 0o600)
+        defer { close(fd) }
+        #expect(flock(fd, LOCK_EX) == 0)
+        let busy = try home.cache(["refresh", "--no-wait", "--format", "text"])
+        #expect(busy.status == 75)
+        #expect(busy.stderr.hasPrefix("raxx-cache: Another refresh is running."))
+        flock(fd, LOCK_UN)
+        #expect(try home.cache(["refresh", "--no-wait", "--quiet"]).status == 0)
+    }
+
+    @Test func signedOutRefreshExits4() throws {
+        let home = try CacheHome(signIn: false)
+        let r = try home.cache(["refresh", "--format", "text"])
+        #expect(r.status == 4)
+        #expect(r.stderr.hasPrefix("raxx-cache: Sign in again: raxx-auth login"))
+    }
+
+    @Test func aKilledRefreshResumesAndVerifiesWithoutDrift() throws {
+        let home = try CacheHome(positions: 400, fills: 60_000)
+        let process = try ToolRunner.start("raxx-cache", ["refresh", "--quiet"], environment: home.environment)
+        // Wait until the refresh is well under way, then kill it without warning.
+        let deadline = Date().addingTimeInterval(60)
+        var progressed = false
+        while Date() < deadline, process.isRunning, !progressed {
+            Thread.sleep(forTimeInterval: 0.05)
+            if let store = try? CacheStore.openExisting(at: home.cacheFile), let state = try? store.syncState() {
+                progressed = state.rebuildCursor > 5_000
+            }
+        }
+        #expect(progressed, "the refresh finished before it could be killed")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        let midway = try home.cache(["show", "positions"])
+        #expect(midway.status == 3) // a half-built first fill is never shown
+        let resume = try home.cache(["refresh"])
+        #expect(resume.status == 0, "\(resume.stderr)")
+        let verify = try home.cache(["verify", "--format", "text"])
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        #expect(!verify.stdout.contains("NO"))
+    }
+
+    @Test func purgeAllEmptiesAndTheNextRefreshIsFull() throws {
+        let home = try CacheHome()
+        #expect(try home.cache(["refresh", "--quiet"]).status == 0)
+        #expect(try home.cache(["purge", "--all"]).status == 0)
+        #expect(try home.cache(["show", "positions"]).status == 3)
+        let again = try home.cache(["refresh"])
+        #expect(home.lines(again.stdout).first?["full"] as? Bool == true)
+        #expect(try home.cache(["purge"]).status == 64)
+    }
+}
