@@ -54,7 +54,7 @@ let package = Package(
         ),
 
         // Shared libraries: all the logic lives here.
-        .target(name: "RaxxCore"),
+        .target(name: "RaxxCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "RaxxHTTP", dependencies: ["CCurl", "RaxxCore", "RaxxAPI", openAPIRuntime, httpTypes]),
         .target(name: "RaxxVault", dependencies: ["CSodium", "RaxxCore", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "RaxxStore", dependencies: ["RaxxCore", "RaxxAPI", .product(name: "GRDB", package: "GRDB.swift"),
@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "RaxxSync", dependencies: ["RaxxCore", "RaxxAPI", "RaxxHTTP", "RaxxStore", "RaxxSession"]),
         .target(name: "RaxxSession", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxAPI", openAPIRuntime, httpTypes,
                                                     .product(name: "Crypto", package: "swift-crypto")]),
-        .target(name: "RaxxCLI", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxSession", "RaxxAPI", argumentParser]),
+        .target(name: "RaxxCLI", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxSession", "RaxxStore", "RaxxAPI", argumentParser]),
 
         // The sandbox: a local Raptor built from the same spec, with real state in SQLite.
         .target(

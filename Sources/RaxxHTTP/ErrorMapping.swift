@@ -38,6 +38,15 @@ public enum ErrorMapping {
         }
     }
 
+    /// The transport failure behind `error`, if that is what it was.
+    public static func transportFailure(in error: any Error) -> TransportFailure? {
+        switch error {
+        case let f as TransportFailure: f
+        case let e as ClientError: transportFailure(in: e.underlyingError)
+        default: nil
+        }
+    }
+
     /// A problem+json answer from Raptor, mapped to an exit status by its stable code.
     public static func raxxError(problem: Components.Schemas.Problem) -> RaxxError {
         let message = problem.detail ?? problem.title

@@ -2,16 +2,35 @@ import ArgumentParser
 import RaxxCLI
 import RaxxCore
 
-/// `raxx-order`: Enter paper-trading orders.
+/// `raxx-order`: paper order entry.
 public struct RaxxOrder: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "raxx-order",
         abstract: "Enter paper-trading orders.",
         discussion: """
-        Orders need the network and are never queued for later. Live trading is refused: orders are paper only.
+        Orders need the network and are never queued for later: offline, nothing is sent and the exit \
+        status is 69. Live trading is refused: orders are paper only. Every order is journalled before \
+        it is sent, so a lost reply is looked up (and a still-pending order cancelled) on the next run.
         """,
-        version: RaxxVersion.current
+        version: RaxxVersion.current,
+        subcommands: [Place.self, List.self, Show.self, Cancel.self, Reconcile.self]
     )
 
     public init() {}
 }
+
+/// The results table every verb that sends orders prints on a terminal.
+let resultColumns: [Table.Column] = [.init("Line", .right), .init("Client order ID"), .init("Symbol"), .init("Side"), .init("Qty", .right),
+                                     .init("Result"), .init("Status"), .init("Order ID"), .init("Error")]
+
+func orderColumns() -> [Table.Column] {
+    [.init("Order ID"), .init("Symbol"), .init("Side"), .init("Qty", .right), .init("Type"), .init("Limit", .right),
+     .init("Status"), .init("Filled", .right), .init("Avg fill", .right), .init("Client order ID")]
+}
+
+func orderRow(_ o: Components.Schemas.Order) -> [String] {
+    [o.id, o.symbol, o.side.rawValue, "\(o.qty)", o._type.rawValue, o.limitPrice ?? "-", o.status.rawValue, "\(o.filledQty)",
+     o.avgFillPrice ?? "-", o.clientOrderId]
+}
+
+import RaxxAPI

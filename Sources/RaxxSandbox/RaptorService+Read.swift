@@ -78,6 +78,7 @@ extension RaptorService {
         let now = clock()
         let retention = configuration.changeRetention.seconds
         let page = try await database.writer.write { db -> Components.Schemas.SyncPage in
+            try engine.sweep(db, account: caller.accountID, now: now)
             try ChangeLog.pruneTombstones(db, before: now.addingTimeInterval(-retention))
             let horizon = try ChangeLog.horizon(db)
             let reset = !rebuilding && cursor > 0 && cursor < horizon

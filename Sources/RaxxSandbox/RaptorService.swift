@@ -13,6 +13,7 @@ public struct RaptorService: APIProtocol {
     public let configuration: SandboxConfiguration
     public let market: Market
     public let clock: @Sendable () -> Date
+    let faults: FaultInjector
 
     public init(database: SandboxDatabase, configuration: SandboxConfiguration,
                 clock: @escaping @Sendable () -> Date = { Date() }) {
@@ -20,6 +21,7 @@ public struct RaptorService: APIProtocol {
         self.configuration = configuration
         self.market = Market(seed: configuration.marketSeed)
         self.clock = clock
+        self.faults = FaultInjector(loseOrderReplies: configuration.loseOrderReplies)
     }
 
     // MARK: Who is asking
@@ -62,28 +64,6 @@ public struct RaptorService: APIProtocol {
         // A health check that cannot read its database is not healthy.
         _ = try await database.writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
         return .ok(.init(body: .json(.init(status: .ok, version: RaxxVersion.current, time: clock()))))
-    }
-
-    // MARK: Orders (raxx-order)
-
-    public func placeOrder(_ input: Operations.PlaceOrder.Input) async throws -> Operations.PlaceOrder.Output {
-        _ = try await authenticate()
-        throw ProblemError.notImplemented("order entry")
-    }
-
-    public func listOrders(_ input: Operations.ListOrders.Input) async throws -> Operations.ListOrders.Output {
-        _ = try await authenticate()
-        throw ProblemError.notImplemented("order listing")
-    }
-
-    public func getOrder(_ input: Operations.GetOrder.Input) async throws -> Operations.GetOrder.Output {
-        _ = try await authenticate()
-        throw ProblemError.notImplemented("order look-up")
-    }
-
-    public func cancelOrder(_ input: Operations.CancelOrder.Input) async throws -> Operations.CancelOrder.Output {
-        _ = try await authenticate()
-        throw ProblemError.notImplemented("order cancels")
     }
 
     // MARK: Alerts and push (raxx-notify)

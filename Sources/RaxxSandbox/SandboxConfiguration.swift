@@ -20,6 +20,8 @@ public struct SandboxConfiguration: Sendable {
     public var marketSeed: UInt64
     /// How long the change log keeps tombstones; a sync cursor older than that gets a reset.
     public var changeRetention: RaxxDuration
+    /// Fault injection: the replies to this many accepted orders are lost (the order stands).
+    public var loseOrderReplies: Int = 0
 
     public init(host: String = "127.0.0.1", port: Int = 8080, databasePath: String = ":memory:",
                 origin: String = "https://raxx.app", relyingPartyID: String = "raxx.app",

@@ -46,6 +46,10 @@ extension RaxxSandboxTool {
                 help: ArgumentHelp("How long the change log keeps tombstones; older sync cursors get a reset.", valueName: "duration"))
         var changeRetention = RaxxDuration.hours(7 * 24)
 
+        @Option(name: .customLong("fault-lose-order-replies"),
+                help: ArgumentHelp("Fault injection for tests: lose the replies to this many accepted orders (the orders stand).", valueName: "n"))
+        var loseOrderReplies = 0
+
         @Option(name: .customLong("log-level"), help: ArgumentHelp("How much to log on stderr.", valueName: "level"))
         var logLevel = LogLevel.warning
 
@@ -67,12 +71,13 @@ extension RaxxSandboxTool {
             if !["127.0.0.1", "::1", "localhost"].contains(host) {
                 printError("raxx-sandbox: warning: listening on \(host), not loopback: the sandbox is reachable from the network.")
             }
-            let configuration = SandboxConfiguration(
+            var configuration = SandboxConfiguration(
                 host: host, port: port, databasePath: db, origin: origin, relyingPartyID: rpID,
                 accessTokenTTL: tokenTTL, sessionTTL: sessionTTL,
                 stepUpNotional: Decimal(string: stepUpNotional) ?? 10_000, marketSeed: marketSeed,
                 changeRetention: changeRetention
             )
+            configuration.loseOrderReplies = loseOrderReplies
             let database: SandboxDatabase
             do {
                 database = try SandboxDatabase(path: db)

@@ -1,20 +1,19 @@
 import Foundation
-import RaxxCLI
 import RaxxCore
 import RaxxStore
 
 /// What every read of the cache shares: opening it without creating it, and saying how old its
 /// data is.
-struct CacheReading {
-    let store: CacheStore
-    let state: SyncState
+public struct CacheReading {
+    public let store: CacheStore
+    public let state: SyncState
     /// When the data was last brought up to date.
-    let asOf: Date
+    public let asOf: Date
 
-    static let neverFilled = RaxxError(code: "no_cached_data", message: "No cached data yet — run raxx-cache refresh while online",
+    public static let neverFilled = RaxxError(code: "no_cached_data", message: "No cached data yet — run raxx-cache refresh while online",
                                        status: .stale)
 
-    init(_ context: CommandContext) throws {
+    public init(_ context: CommandContext) throws {
         guard let store = try CacheStore.openExisting(at: context.configuration.cacheFile) else { throw Self.neverFilled }
         let state = try store.syncState()
         guard let asOf = state.lastSuccessAt, state.rebuilding != .live else { throw Self.neverFilled }
@@ -23,13 +22,13 @@ struct CacheReading {
         self.asOf = asOf
     }
 
-    func age(_ context: CommandContext) -> RaxxDuration {
+    public func age(_ context: CommandContext) -> RaxxDuration {
         RaxxDuration(seconds: max(context.clock().timeIntervalSince(asOf), 0))
     }
 
     /// The staleness disclosure, on stderr: after a failed refresh always, otherwise once the data
     /// is older than the freshness window.
-    func disclose(_ context: CommandContext) {
+    public func disclose(_ context: CommandContext) {
         let when = RFC3339.string(from: asOf)
         if state.lastRefreshFailedOffline {
             context.say("No connection — data last updated at \(when)")
@@ -39,7 +38,7 @@ struct CacheReading {
     }
 
     /// Exit 3 (after the data was printed) when it is older than `maxAge`.
-    func enforce(maxAge: RaxxDuration?, _ context: CommandContext) throws {
+    public func enforce(maxAge: RaxxDuration?, _ context: CommandContext) throws {
         guard let maxAge, age(context) > maxAge else { return }
         throw RaxxError(code: "stale", message: "The cached data is \(age(context).humanAge) old, older than --max-age \(maxAge).",
                         hint: "Refresh it while online: raxx-cache refresh", status: .stale)
@@ -47,8 +46,8 @@ struct CacheReading {
 }
 
 /// `--since`: an RFC 3339 time, or a duration back from now (`2h`, `7d`).
-struct SinceArgument {
-    static func parse(_ text: String?, now: Date) throws -> Date? {
+public struct SinceArgument {
+    public static func parse(_ text: String?, now: Date) throws -> Date? {
         guard let text else { return nil }
         if let d = RFC3339.date(from: text) { return d }
         if let ago = RaxxDuration(parsing: text) { return now.addingTimeInterval(-ago.seconds) }

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""raxx-cache benchmarks (run by Scripts/bench on release builds), each next to its reference.
+
+  full refresh of 10,000 positions and 1,000,000 fills: time, rows/s, peak RSS, next to curl
+      fetching the same pages (one curl process, keep-alive) — goals: <= 2x curl, <= 64 MiB
+  delta refresh of 100 changes — goal: median <= 50 ms
+  raxx-cache show positions --json next to sqlite3 -json on the same table — goal: <= 2x sqlite3
+
+Usage: bench_cache.py BIN_DIR WORK_DIR [POSITIONS FILLS]
+"""
+import hashlib
+import json
+import os
+import resource
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+
+bin_dir, work = sys.argv[1], sys.argv[2]
+positions = int(sys.argv[3]) if len(sys.argv) > 3 else 10_000
+fills = int(sys.argv[4]) if len(sys.argv) > 4 else 1_000_000
+email = "bench@raxx.app"
+db = os.path.join(work, "sandbox.sqlite")
+env = dict(os.environ, RAXX_HOME=os.path.join(work, "home"), RAXX_TIMEOUT="120s")
+failed = False
+
+
+def tool(name, *args, **kw):
+    return subprocess.run([os.path.join(bin_dir, name), *args], env=env, check=True, **kw)
+
+
+def peak_rss_of(command):
+    """Runs command; answers (seconds, peak RSS in MiB) of that child alone."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
+    seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return seconds, max(after, before) / 1024 if after > before else after / 1024
+
+
+def verdict(ok):
+    global failed
+    failed |= not ok
+    return "ok" if ok else "OVER GOAL"
+
+
+print(f"bench: seeding {positions:,} positions and {fills:,} fills…", file=sys.stderr)
+start = time.perf_counter()
+tool("raxx-sandbox", "seed", "--db", db, "--email", email, "--positions", str(positions), "--fills", str(fills),
+     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(f"bench: seeded in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+
+server = subprocess.Popen([os.path.join(bin_dir, "raxx-sandbox"), "serve", "--port", "0", "--db", db],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+try:
+    url = server.stdout.readline().strip().removeprefix("listening on ")
+    env["RAXX_API_URL"] = url
+    r, w = os.pipe()
+    os.write(w, b"2468\n")
+    os.close(w)
+    subprocess.run([os.path.join(bin_dir, "raxx-auth"), "register", "--email", email, "--pin-fd", str(r)],
+                   env=env, check=True, stdout=subprocess.DEVNULL, pass_fds=(r,))
+    os.close(r)
+
+    # The reference: curl alone fetching the same pages. The token is minted straight into the
+    # sandbox database (raxx-auth never reveals its own), and the page cursors come from the log.
+    token = "bench-" + os.urandom(16).hex()
+    with sqlite3.connect(db) as con:
+        user, = con.execute("SELECT id FROM users WHERE email = ?", (email,)).fetchone()
+        account, = con.execute("SELECT id FROM accounts WHERE user_id = ?", (user,)).fetchone()
+        con.execute("INSERT INTO sessions (id, user_id, access_token_hash, access_expires_at, renewal_token_hash, created_at, expires_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    ("ses_bench", user, hashlib.sha256(token.encode()).hexdigest(), time.time() + 86400,
+                     hashlib.sha256(os.urandom(16)).hexdigest(), time.time(), time.time() + 86400))
+        seqs = [row[0] for row in con.execute("SELECT seq FROM change_log WHERE account_id = ? ORDER BY seq", (account,))]
+    page = 5000
+    cursors = [0] + [seqs[i - 1] for i in range(page, len(seqs), page)]
+    urls = [f"{url}/api/sync?cursor={c}&limit={page}&rebuild=true" for c in cursors]
+    config = os.path.join(work, "curl.conf")
+    with open(config, "w") as f:
+        f.write(f'header = "Authorization: Bearer {token}"\nsilent\nfail\n')
+        for u in urls:
+            f.write(f'url = "{u}"\noutput = "/dev/null"\n')
+
+    print(f"bench: full refresh of {len(seqs):,} changes in {len(urls)} pages, and curl on the same pages…", file=sys.stderr)
+    curl_seconds, _ = peak_rss_of(["curl", "--config", config])
+    refresh_seconds, refresh_rss = peak_rss_of([os.path.join(bin_dir, "raxx-cache"), "refresh", "--quiet"])
+    ratio = refresh_seconds / curl_seconds
+    print("\nFull refresh (release): 10,000 positions, 1,000,000 fills" if positions == 10_000 and fills == 1_000_000
+          else f"\nFull refresh (release): {positions:,} positions, {fills:,} fills")
+    print(f"  curl, same {len(urls)} pages (reference)  {curl_seconds:8.2f} s")
+    print(f"  raxx-cache refresh               {refresh_seconds:8.2f} s  {len(seqs) / refresh_seconds:10,.0f} rows/s  "
+          f"{ratio:.2f}x curl (goal <= 2x: {verdict(ratio <= 2)})")
+    print(f"  peak RSS                         {refresh_rss:8.1f} MiB (goal <= 64 MiB: {verdict(refresh_rss <= 64)})")
+
+    # Delta refreshes of 100 changes.
+    times = []
+    for round_ in range(1, 16):
+        tool("raxx-sandbox", "churn", "--db", db, "--email", email, "--changes", "100", "--round", str(round_), stdout=subprocess.DEVNULL)
+        seconds, _ = peak_rss_of([os.path.join(bin_dir, "raxx-cache"), "refresh", "--quiet"])
+        times.append(seconds * 1000)
+    median = statistics.median(times)
+    print("\nDelta refresh of 100 changes (15 runs)")
+    print(f"  median {median:.1f} ms, min {min(times):.1f} ms, max {max(times):.1f} ms (goal median <= 50 ms: {verdict(median <= 50)})")
+finally:
+    server.terminate()
+    server.wait()
+
+# Reads: show positions --json next to sqlite3 -json on the same table.
+cache = os.path.join(work, "home", "cache", "cache.sqlite")
+out = os.path.join(work, "show.json")
+subprocess.run(["hyperfine", "-N", "--warmup", "5", "--runs", "30", "--style", "none", "--export-json", out,
+                f"sqlite3 -json {cache} 'SELECT * FROM positions'", f"{bin_dir}/raxx-cache show positions --json"],
+               env=env, check=True, stdout=subprocess.DEVNULL)
+results = json.load(open(out))["results"]
+reference, ours = (statistics.median(r["times"]) * 1000 for r in results)
+print("\nshow positions --json, 10,000 rows (median of 30)")
+print(f"  sqlite3 -json (reference)        {reference:8.1f} ms")
+print(f"  raxx-cache show positions --json {ours:8.1f} ms  {ours / reference:.2f}x sqlite3 (goal <= 2x: {verdict(ours <= 2 * reference)})")
+sys.exit(1 if failed else 0)

@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+import RaxxAPI
+import RaxxCLI
+import RaxxCore
+import RaxxHTTP
+import RaxxStore
+
+extension RaxxOrder {
+    /// `raxx-order place`: one order from flags, or many as JSON Lines on stdin.
+    public struct Place: RaxxCommand {
+        public static let connectivity = ConnectivityRequirement.networkRequired
+        public static let tool = "raxx-order"
+        public static let configuration = CommandConfiguration(
+            abstract: "Place paper orders: one from flags, or many as JSON Lines on stdin.",
+            discussion: """
+            Stdin takes one object per line with the fields symbol, side, qty, type, limit_price, tif and \
+            client_order_id. Before anything is sent, in this order: the whole batch is validated (a bad \
+            line exits 65 naming the line and field, and no order is sent); live trading is refused (77); \
+            a session is needed (4); the server must be reachable (69); and a cache older than 60 s, or \
+            whose last refresh failed offline, is refreshed first. Every order carries a client_order_id \
+            (generated if absent) and a deadline (--deadline, default 10s) after which the server refuses \
+            it; it is journalled before it is sent, and re-running the same orders never places one twice. \
+            Orders above the server's step-up threshold ask for the passkey's PIN. Results come back in \
+            input order: placed, rejected, unknown (the reply was lost: exit 69, look it up with reconcile) \
+            or not_sent. 
+            """ + connectivity.helpLine
+        )
+
+        @Option(help: ArgumentHelp("A ticker (AAPL) or an OCC option symbol (AAPL261218C00190000).", valueName: "symbol"))
+        var symbol: String?
+        @Option(help: ArgumentHelp("buy or sell.", valueName: "side"))
+        var side: String?
+        @Option(help: ArgumentHelp("Whole shares or contracts.", valueName: "n"))
+        var qty: Int64?
+        @Option(help: ArgumentHelp("market (default) or limit.", valueName: "type"))
+        var type: String?
+        @Option(name: .customLong("limit-price"), help: ArgumentHelp("The limit price, for a limit order.", valueName: "price"))
+        var limitPrice: String?
+        @Option(help: ArgumentHelp("day (default) or gtc.", valueName: "tif"))
+        var tif: String?
+        @Option(name: .customLong("client-order-id"), help: ArgumentHelp("Your id for the order, for safe retries (default: generated).", valueName: "id"))
+        var clientOrderID: String?
+        @Option(help: ArgumentHelp("How long the server may take to receive an order before refusing it.", valueName: "duration"))
+        var deadline = "10s"
+        @Flag(name: .customLong("dry-run"), help: "Validate and show what would be sent; send nothing.")
+        var dryRun = false
+        @Flag(help: "Ask for live trading (always refused: orders are paper only).")
+        var live = false
+
+        @OptionGroup var pin: PINOptions
+        @OptionGroup public var global: GlobalOptions
+
+        public init() {}
+
+        static let liveRefusal = "Live trading is not available from the command line; orders are paper only."
+        /// A refresh first when the cache is older than this.
+        static let freshness = RaxxDuration.seconds(60)
+
+        public func validate() throws {
+            guard let d = RaxxDuration(parsing: deadline), d.milliseconds > 0 else {
+                throw ValidationError("--deadline takes a duration such as 10s or 2m.")
+            }
+        }
+
+        func intents(_ context: CommandContext) throws -> [OrderIntent] {
+            let newID = { "raxx-" + UUID().uuidString.lowercased().prefix(18) }
+            if symbol != nil || side != nil || qty != nil {
+                return [try OrderIntent(line: 1, symbol: symbol, side: side, qty: qty.map(JSONScalar.integer), type: type,
+                                        limitPrice: limitPrice.map(JSONScalar.string), tif: tif, clientOrderID: clientOrderID,
+                                        newID: { String(newID()) })]
+            }
+            guard !context.io.stdinIsTTY else {
+                throw RaxxError.usage("Give an order with --symbol, --side and --qty, or JSON Lines on stdin.")
+            }
+            let input = FileHandle.standardInput.readDataToEndOfFile()
+            guard let text = String(data: input, encoding: .utf8) else { throw RaxxError.badInput("stdin is not UTF-8 text.") }
+            return try OrderIntent.parse(jsonLines: text, newID: { String(newID()) })
+        }
+
+        public func run(_ context: CommandContext) async throws {
+            // 1. Input: the whole batch, before anything else.
+            let intents = try intents(context)
+            // 2. Mode.
+            if live { throw RaxxError.notPermitted(code: "live_trading_refused", Self.liveRefusal) }
+            let deadline = RaxxDuration(parsing: self.deadline) ?? .seconds(10)
+            if dryRun {
+                let desk = OrderDesk(context: context, client: try context.client(), journal: try OrderJournal.inMemory(), pin: pin.prompt, deadline: deadline)
+                let requests = intents.map(desk.request)
+                try context.emit(requests, columns: [.init("Client order ID"), .init("Symbol"), .init("Side"), .init("Qty", .right), .init("Type"), .init("Limit", .right)]) {
+                    [$0.clientOrderId, $0.symbol, $0.side.rawValue, "\($0.qty)", $0._type.rawValue, $0.limitPrice ?? "-"]
+                }
+                context.say("Dry run: nothing was sent.")
+                return
+            }
+            // 3. Sign-in.
+            guard let session = try context.keystore.load().session, session.sessionExpiresAt > context.clock() else {
+                throw RaxxError.signInRequired
+            }
+            // 4. Connectivity, and the account's mode.
+            let client = try context.authenticatedClient()
+            switch try await client.getSession() {
+            case .ok(let ok):
+                if try ok.body.json.account.mode == .live { throw RaxxError.notPermitted(code: "live_trading_refused", Self.liveRefusal) }
+            case .default(_, let problem):
+                throw ErrorMapping.raxxError(problem: try problem.body.applicationProblemJson)
+            }
+            let desk = OrderDesk(context: context, client: client, journal: try OrderJournal.open(at: OrderDesk.journalPath(context)),
+                                 pin: pin.prompt, deadline: deadline)
+            // 5. Freshness (and what an earlier run left unknown).
+            try await desk.prepare(freshness: Self.freshness)
+            // Every symbol must exist before any order goes.
+            try await checkSymbols(intents, client: client)
+
+            let (results, stop) = await desk.place(intents, ceremonies: try context.ceremonies())
+            try context.emit(results, columns: resultColumns) {
+                ["\($0.line)", $0.client_order_id, $0.symbol, $0.side, "\($0.qty)", $0.result, $0.status ?? "-", $0.order_id ?? "-", $0.error_code ?? "-"]
+            }
+            if let stop { throw stop }
+            let rejected = results.filter { $0.result == "rejected" }.count
+            if rejected > 0 {
+                throw RaxxError.failure(code: "rejected", "\(rejected) of \(results.count) order\(results.count == 1 ? " was" : "s were") rejected.")
+            }
+        }
+
+        func checkSymbols(_ intents: [OrderIntent], client: Client) async throws {
+            let symbols = Array(Set(intents.map(\.symbol))).sorted()
+            switch try await client.getInstruments(query: .init(symbol: symbols)) {
+            case .ok(let ok):
+                let unknown = Set(try ok.body.json.unknown.map { $0.uppercased() })
+                if let first = intents.first(where: { unknown.contains($0.symbol) }) {
+                    throw RaxxError.badInput(line: first.line, field: "symbol", "'\(first.symbol)' is not on the market (unknown or expired); no order was sent")
+                }
+            case .default(_, let problem):
+                throw ErrorMapping.raxxError(problem: try problem.body.applicationProblemJson)
+            }
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import ArgumentParser
+import Foundation
+import RaxxCLI
+import RaxxCore
+import RaxxStore
+
+extension RaxxOrder {
+    /// `raxx-order reconcile`: settle orders whose replies were lost.
+    public struct Reconcile: RaxxCommand {
+        public static let connectivity = ConnectivityRequirement.networkRequired
+        public static let tool = "raxx-order"
+        public static let configuration = CommandConfiguration(
+            abstract: "Look up orders whose outcome is unknown, and settle them.",
+            discussion: """
+            For every journalled order whose reply was lost: still pending on the server, it is cancelled \
+            (an order placed late can do harm) and you are told; filled, it is reported; absent, it is \
+            marked as never placed. Every run of raxx-order place does this first. 
+            """ + connectivity.helpLine
+        )
+
+        @OptionGroup public var global: GlobalOptions
+
+        public init() {}
+
+        public func run(_ context: CommandContext) async throws {
+            let desk = OrderDesk(context: context, client: try context.authenticatedClient(),
+                                 journal: try OrderJournal.open(at: OrderDesk.journalPath(context)), pin: PINOptions().prompt, deadline: .seconds(10))
+            let settled = try await desk.reconcile()
+            try context.emit(settled, columns: [.init("Client order ID"), .init("Outcome"), .init("Order ID"), .init("Note")]) {
+                [$0.client_order_id, $0.outcome, $0.order_id ?? "-", $0.message]
+            }
+            if settled.isEmpty && context.format == .text { context.say("Nothing to reconcile.") }
+        }
+    }
+}

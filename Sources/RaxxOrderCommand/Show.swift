@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import RaxxAPI
+import RaxxCLI
+import RaxxCore
+import RaxxHTTP
+import RaxxStore
+
+extension RaxxOrder {
+    /// `raxx-order show ID`.
+    public struct Show: RaxxCommand {
+        public static let connectivity = ConnectivityRequirement.networkRequired
+        public static let tool = "raxx-order"
+        public static let configuration = CommandConfiguration(
+            abstract: "Show one order.",
+            discussion: "Asks the server; with --cached reads raxx-cache's copy instead, offline. " + connectivity.helpLine
+        )
+
+        @Argument(help: ArgumentHelp("The order's id.", valueName: "id"))
+        var id: String
+        @Flag(help: "Read the cache (offline) instead of asking the server.")
+        var cached = false
+        @OptionGroup public var global: GlobalOptions
+
+        public init() {}
+
+        public func run(_ context: CommandContext) async throws {
+            if cached {
+                let cache = try CacheReading(context)
+                cache.disclose(context)
+                var found: CachedOrder? = nil
+                try cache.store.orders(CacheQuery()) { if $0.id == id { found = $0 } }
+                guard let found else { throw RaxxError.failure(code: "not_found", "No order \(id) in the cache.") }
+                try context.emit([CachedRecord(found, asOf: cache.asOf)], columns: orderColumns()) { $0.row }
+                return
+            }
+            switch try await context.authenticatedClient().getOrder(path: .init(orderId: id)) {
+            case .ok(let ok): try context.emit([try ok.body.json], columns: orderColumns(), row: orderRow)
+            case .default(_, let problem): throw ErrorMapping.raxxError(problem: try problem.body.applicationProblemJson)
+            }
+        }
+    }
+}
