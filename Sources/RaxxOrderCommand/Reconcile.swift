@@ -24,7 +24,8 @@ extension RaxxOrder {
 
         public func run(_ context: CommandContext) async throws {
             let desk = OrderDesk(context: context, client: try context.authenticatedClient(),
-                                 journal: try OrderJournal.open(at: OrderDesk.journalPath(context)), pin: PINOptions().prompt, deadline: .seconds(10))
+                                 journal: try OrderJournal.open(at: OrderDesk.journalPath(context)),
+                                 pin: { _ in throw RaxxError.usage("Reconciling needs no PIN.") }, deadline: .seconds(10))
             let settled = try await desk.reconcile()
             try context.emit(settled, columns: [.init("Client order ID"), .init("Outcome"), .init("Order ID"), .init("Note")]) {
                 [$0.client_order_id, $0.outcome, $0.order_id ?? "-", $0.message]

@@ -27,7 +27,7 @@ import Testing
             return try service.startSession(db, userID: account.userID, now: Date(), reason: "test")
         }
         try await withSandbox(database: database) { url in
-            let output = try await generatedClient(url, middlewares: [BearerToken(grant.accessToken)]).listOrders()
+            let output = try await generatedClient(url, middlewares: [BearerToken(grant.accessToken)]).listEvents()
             guard case .default(let status, let problem) = output else {
                 Issue.record("expected a problem, got \(output)")
                 return

@@ -223,5 +223,39 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
         }
         #expect(try rig.auditActions().contains("step_up.granted"))
     }
-}
 
+    @Test func anOrdersStepUpGrantCannotPlaceAnotherOrder() async throws {
+        let rig = try AuthRig()
+        try await rig.run { url in
+            let ceremonies = try rig.ceremonies(url)
+            _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN)
+            func request(_ id: String, qty: Int64) -> Components.Schemas.OrderRequest {
+                .init(clientOrderId: id, symbol: "MSFT", side: .buy, qty: qty, _type: .market, tif: .day,
+                      notAfter: rig.clock.now.addingTimeInterval(10), mode: .paper)
+            }
+            func hash(_ id: String, qty: Int64) -> String {
+                OrderAction(clientOrderID: id, symbol: "MSFT", side: "buy", qty: qty, type: "market", limitPrice: nil, tif: "day", mode: "paper").hash
+            }
+            let client = ceremonies.authenticatedClient
+            // Without a grant: step_up_required, naming the hash to bind.
+            guard case .default(403, let asked) = try await client.placeOrder(body: .json(request("a", qty: 30))) else {
+                Issue.record("a large order went through without a step-up"); return
+            }
+            #expect(try asked.body.applicationProblemJson.code == "step_up_required")
+            #expect(try asked.body.applicationProblemJson.actionHash == hash("a", qty: 30))
+            let grant = try await ceremonies.stepUp(actionHash: hash("a", qty: 30), pin: goodPIN).grant
+            // Another order may not use it…
+            guard case .default(403, let refused) = try await client.placeOrder(headers: .init(raxxStepUpGrant: grant), body: .json(request("b", qty: 31))) else {
+                Issue.record("a grant placed another order"); return
+            }
+            #expect(try refused.body.applicationProblemJson.code == "step_up_invalid")
+            // …its own order may, once.
+            let placed = try await client.placeOrder(headers: .init(raxxStepUpGrant: grant), body: .json(request("a", qty: 30)))
+            guard case .created(let created) = placed else { Issue.record("not placed: \(placed)"); return }
+            #expect(try created.body.json.status == .filled)
+            guard case .default(403, _) = try await client.placeOrder(headers: .init(raxxStepUpGrant: grant), body: .json(request("c", qty: 30))) else {
+                Issue.record("a spent grant placed an order"); return
+            }
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import RaxxCore
+@testable import RaxxOrderCommand
+import Testing
+
+@Suite struct OrderIntentTests {
+    func parse(_ lines: String...) throws -> [OrderIntent] {
+        var n = 0
+        return try OrderIntent.parse(jsonLines: lines.joined(separator: "\n")) { n += 1; return "gen-\(n)" }
+    }
+
+    func refusal(_ lines: String...) -> String? {
+        var n = 0
+        do {
+            _ = try OrderIntent.parse(jsonLines: lines.joined(separator: "\n")) { n += 1; return "gen-\(n)" }
+            return nil
+        } catch {
+            #expect(error.status == .dataError)
+            return error.message
+        }
+    }
+
+    @Test func parsesABatchWithDefaults() throws {
+        let intents = try parse(
+            #"{"symbol":"aapl","side":"buy","qty":10}"#,
+            "",
+            #"{"symbol":"AAPL261218C00190000","side":"sell","qty":2,"type":"limit","limit_price":3.5,"tif":"gtc","client_order_id":"mine-1"}"#)
+        #expect(intents.count == 2)
+        #expect(try intents[0] == OrderIntent(line: 1, symbol: "AAPL", side: "buy", qty: .integer(10), type: nil, limitPrice: nil, tif: nil,
+                                          clientOrderID: "gen-1", newID: { "x" }))
+        #expect(intents[0].type == "market" && intents[0].tif == "day" && intents[0].clientOrderID == "gen-1")
+        #expect(intents[1].line == 3)
+        #expect(intents[1].limitPrice == "3.5")
+        #expect(intents[1].clientOrderID == "mine-1")
+    }
+
+    @Test func refusalsNameTheLineAndTheField() {
+        #expect(refusal(#"{"symbol":"AAPL","side":"buy","qty":1}"#, "not json") == "line 2: is not a JSON object of order fields")
+        #expect(refusal(#"{"symbol":"AAPL","side":"buy","qty":1,"price":5}"#)
+            == "line 1, field 'price': is not an order field (symbol, side, qty, type, limit_price, tif, client_order_id)")
+        #expect(refusal(#"{"side":"buy","qty":1}"#) == "line 1, field 'symbol': is missing")
+        #expect(refusal(#"{"symbol":"AAPL","qty":1}"#) == "line 1, field 'side': is missing")
+        #expect(refusal(#"{"symbol":"AAPL","side":"hold","qty":1}"#) == "line 1, field 'side': must be buy or sell, not 'hold'")
+        #expect(refusal(#"{"symbol":"AAPL","side":"buy","qty":0}"#) == "line 1, field 'qty': must be positive, not 0")
+        #expect(refusal(#"{"symbol":"AAPL","side":"buy","qty":-3}"#) == "line 1, field 'qty': must be positive, not -3")
+        #expect(refusal(#"{"symbol":"AAPL","side":"buy","qty":1.5}"#) == "line 1, field 'qty': must be a whole number")
+        #expect(refusal(#"{"symbol":"AAPL","side":"buy","qty":"10"}"#) == "line 1, field 'qty': must be a whole number")
+        #expect(refusal(#"{"symbol":"AAPL","side":"buy","qty":true}"#) == "line 1, field 'qty': must be a whole number")
+        #expect(refusal(#"{"symbol":"AAPL","side":"buy","qty":1,"type":"limit"}"#) == "line 1, field 'limit_price': is required for a limit order")
+        #expect(refusal(#"{"symbol":"AAPL","side":"buy","qty":1,"limit_price":"5"}"#) == "line 1, field 'limit_price': does not go with a market order")
+        #expect(refusal(#"{"symbol":"AAPL","side":"buy","qty":1,"type":"limit","limit_price":"-5"}"#)
+            == "line 1, field 'limit_price': must be a positive price with at most four decimals, not '-5'")
+        #expect(refusal(#"{"symbol":"AAPL261399C00190000","side":"buy","qty":1}"#)?.hasPrefix("line 1, field 'symbol':") == true)
+        #expect(refusal(#"{"symbol":"AAPL","side":"buy","qty":1,"tif":"ioc"}"#) == "line 1, field 'tif': must be day or gtc, not 'ioc'")
+        #expect(refusal(#"{"symbol":"A","side":"buy","qty":1,"client_order_id":"x"}"#, #"{"symbol":"B","side":"buy","qty":1,"client_order_id":"x"}"#)
+            == "line 2, field 'client_order_id': 'x' is already used on line 1")
+        #expect(refusal("", " ") == "No orders on stdin: give one JSON object per line.")
+    }
+
+    @Test(arguments: ["AAPL", "BRK.B", "spy", "AAPL261218C00190000", "AAPL  261218P00190000", "QQQ270115C00500000"])
+    func wellFormedSymbols(symbol: String) { #expect(OrderIntent.isWellFormed(symbol: symbol)) }
+
+    @Test(arguments: ["", "TOOLONGX", "AA PL", "AAPL261218X00190000", "AAPL261318C00190000", "123", "AAPL26121C00190000"])
+    func malformedSymbols(symbol: String) { #expect(!OrderIntent.isWellFormed(symbol: symbol)) }
+
+    @Test func theActionHashIsTheServersCanonicalForm() throws {
+        let intent = try parse(#"{"symbol":"MSFT","side":"buy","qty":40,"client_order_id":"c1"}"#)[0]
+        let expected = OrderAction(clientOrderID: "c1", symbol: "MSFT", side: "buy", qty: 40, type: "market", limitPrice: nil, tif: "day", mode: "paper")
+        #expect(OrderDesk.action(intent) == expected)
+        #expect(expected.hash.count == 43)
+    }
+}
