@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""raxx-order benchmark (run by Scripts/bench on release builds), next to its reference:
+
+  1,000 intents as JSON Lines placed against a loopback sandbox: orders/s and p50/p99 per order,
+  next to the same requests sent by curl with keep-alive in one process — goal >= 0.5x curl's rate.
+
+Per-order times for raxx-order come from its own journal (written before each order is sent and
+again when its answer arrives); curl reports its own per-request times.
+
+Usage: bench_orders.py BIN_DIR WORK_DIR [COUNT]
+"""
+import hashlib
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+
+bin_dir, work = sys.argv[1], sys.argv[2]
+count = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
+email = "orders@raxx.app"
+db = os.path.join(work, "sandbox.sqlite")
+env = dict(os.environ, RAXX_HOME=os.path.join(work, "home"), RAXX_TIMEOUT="60s")
+
+
+def tool(name, *args, **kw):
+    return subprocess.run([os.path.join(bin_dir, name), *args], env=env, check=True, **kw)
+
+
+def percentile(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def intent(i, prefix):
+    # Buys and sells alternate, so cash stays put and no order is refused for buying power.
+    return {"symbol": "AAPL", "side": "buy" if i % 2 == 0 else "sell", "qty": 1, "client_order_id": f"{prefix}-{i:05d}"}
+
+
+tool("raxx-sandbox", "seed", "--db", db, "--email", email, "--positions", "10", "--fills", "100",
+     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+server = subprocess.Popen([os.path.join(bin_dir, "raxx-sandbox"), "serve", "--port", "0", "--db", db],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+try:
+    url = server.stdout.readline().strip().removeprefix("listening on ")
+    env["RAXX_API_URL"] = url
+    r, w = os.pipe()
+    os.write(w, b"2468\n")
+    os.close(w)
+    subprocess.run([os.path.join(bin_dir, "raxx-auth"), "register", "--email", email, "--pin-fd", str(r)],
+                   env=env, check=True, stdout=subprocess.DEVNULL, pass_fds=(r,))
+    os.close(r)
+    tool("raxx-cache", "refresh", "--quiet")
+
+    # The reference: the same POSTs from one curl process (keep-alive), with a minted token.
+    token = "bench-" + os.urandom(16).hex()
+    with sqlite3.connect(db) as con:
+        user, = con.execute("SELECT id FROM users WHERE email = ?", (email,)).fetchone()
+        con.execute("INSERT INTO sessions (id, user_id, access_token_hash, access_expires_at, renewal_token_hash, created_at, expires_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    ("ses_bench_orders", user, hashlib.sha256(token.encode()).hexdigest(), time.time() + 86400,
+                     hashlib.sha256(os.urandom(16)).hexdigest(), time.time(), time.time() + 86400))
+    deadline = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3600))
+    config = os.path.join(work, "orders.curl")
+    with open(config, "w") as f:
+        f.write(f'header = "Authorization: Bearer {token}"\nheader = "Content-Type: application/json"\nsilent\n')
+        for i in range(count):
+            body = dict(intent(i, "curl"), type="market", tif="day", not_after=deadline, mode="paper")
+            f.write("next\n" if i else "")
+            f.write(f'url = "{url}/api/orders"\ndata = {json.dumps(json.dumps(body))}\noutput = "/dev/null"\n'
+                    f'write-out = "%{{time_total}}\\n"\n')
+            f.write(f'header = "Authorization: Bearer {token}"\nheader = "Content-Type: application/json"\nsilent\n')
+    start = time.perf_counter()
+    out = subprocess.run(["curl", "--config", config], check=True, capture_output=True, text=True).stdout
+    curl_seconds = time.perf_counter() - start
+    curl_times = [float(x) * 1000 for x in out.split()]
+
+    stdin = "\n".join(json.dumps(intent(i, "raxx")) for i in range(count)) + "\n"
+    start = time.perf_counter()
+    placed = subprocess.run([os.path.join(bin_dir, "raxx-order"), "place"], env=env, input=stdin, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    results = [json.loads(line) for line in placed.stdout.splitlines()]
+    ok = sum(1 for r in results if r["result"] == "placed")
+    with sqlite3.connect(os.path.join(work, "home", "state", "orders.sqlite")) as con:
+        rows = con.execute("""
+            SELECT s.at, p.at FROM journal_history s JOIN journal_history p ON p.client_order_id = s.client_order_id
+            WHERE s.state = 'sending' AND p.state = 'placed' AND s.client_order_id LIKE 'raxx-%'""").fetchall()
+    ours = [(p - s) * 1000 for s, p in rows]
+    first, last = min(s for s, _ in rows), max(p for _, p in rows)
+    our_rate = len(rows) / (last - first)
+    curl_rate = count / curl_seconds
+finally:
+    server.terminate()
+    server.wait()
+
+print(f"\nPlacing {count:,} orders (release), one process each side, keep-alive")
+print(f"  curl, same requests (reference)  {curl_rate:8.0f} orders/s  p50 {percentile(curl_times, 50):6.2f} ms  p99 {percentile(curl_times, 99):6.2f} ms")
+print(f"  raxx-order place                 {our_rate:8.0f} orders/s  p50 {percentile(ours, 50):6.2f} ms  p99 {percentile(ours, 99):6.2f} ms"
+      f"  ({ok} placed; {wall:.2f} s for the whole command, checks and cache refresh included)")
+ratio = our_rate / curl_rate
+good = ratio >= 0.5 and ok == count
+print(f"  {ratio:.2f}x curl's rate (goal >= 0.5x: {'ok' if good else 'UNDER GOAL'})")
+sys.exit(0 if good else 1)
