@@ -8,7 +8,6 @@
 
 Usage: bench_cache.py BIN_DIR WORK_DIR [POSITIONS FILLS]
 """
-import hashlib
 import json
 import os
 import resource
@@ -17,6 +16,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+import benchlib
 
 bin_dir, work = sys.argv[1], sys.argv[2]
 positions = int(sys.argv[3]) if len(sys.argv) > 3 else 10_000
@@ -58,23 +59,12 @@ server = subprocess.Popen([os.path.join(bin_dir, "raxx-sandbox"), "serve", "--po
 try:
     url = server.stdout.readline().strip().removeprefix("listening on ")
     env["RAXX_API_URL"] = url
-    r, w = os.pipe()
-    os.write(w, b"2468\n")
-    os.close(w)
-    subprocess.run([os.path.join(bin_dir, "raxx-auth"), "register", "--email", email, "--pin-fd", str(r)],
-                   env=env, check=True, stdout=subprocess.DEVNULL, pass_fds=(r,))
-    os.close(r)
+    benchlib.register(bin_dir, env, email)
 
     # The reference: curl alone fetching the same pages. The token is minted straight into the
     # sandbox database (raxx-auth never reveals its own), and the page cursors come from the log.
-    token = "bench-" + os.urandom(16).hex()
+    token, account = benchlib.mint_token(db, email, "ses_bench")
     with sqlite3.connect(db) as con:
-        user, = con.execute("SELECT id FROM users WHERE email = ?", (email,)).fetchone()
-        account, = con.execute("SELECT id FROM accounts WHERE user_id = ?", (user,)).fetchone()
-        con.execute("INSERT INTO sessions (id, user_id, access_token_hash, access_expires_at, renewal_token_hash, created_at, expires_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    ("ses_bench", user, hashlib.sha256(token.encode()).hexdigest(), time.time() + 86400,
-                     hashlib.sha256(os.urandom(16)).hexdigest(), time.time(), time.time() + 86400))
         seqs = [row[0] for row in con.execute("SELECT seq FROM change_log WHERE account_id = ? ORDER BY seq", (account,))]
     page = 5000
     cursors = [0] + [seqs[i - 1] for i in range(page, len(seqs), page)]

@@ -9,7 +9,6 @@ again when its answer arrives); curl reports its own per-request times.
 
 Usage: bench_orders.py BIN_DIR WORK_DIR [COUNT]
 """
-import hashlib
 import json
 import os
 import sqlite3
@@ -17,6 +16,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+import benchlib
 
 bin_dir, work = sys.argv[1], sys.argv[2]
 count = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
@@ -46,22 +47,11 @@ server = subprocess.Popen([os.path.join(bin_dir, "raxx-sandbox"), "serve", "--po
 try:
     url = server.stdout.readline().strip().removeprefix("listening on ")
     env["RAXX_API_URL"] = url
-    r, w = os.pipe()
-    os.write(w, b"2468\n")
-    os.close(w)
-    subprocess.run([os.path.join(bin_dir, "raxx-auth"), "register", "--email", email, "--pin-fd", str(r)],
-                   env=env, check=True, stdout=subprocess.DEVNULL, pass_fds=(r,))
-    os.close(r)
+    benchlib.register(bin_dir, env, email)
     tool("raxx-cache", "refresh", "--quiet")
 
     # The reference: the same POSTs from one curl process (keep-alive), with a minted token.
-    token = "bench-" + os.urandom(16).hex()
-    with sqlite3.connect(db) as con:
-        user, = con.execute("SELECT id FROM users WHERE email = ?", (email,)).fetchone()
-        con.execute("INSERT INTO sessions (id, user_id, access_token_hash, access_expires_at, renewal_token_hash, created_at, expires_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    ("ses_bench_orders", user, hashlib.sha256(token.encode()).hexdigest(), time.time() + 86400,
-                     hashlib.sha256(os.urandom(16)).hexdigest(), time.time(), time.time() + 86400))
+    token, _ = benchlib.mint_token(db, email, "ses_bench_orders")
     deadline = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3600))
     config = os.path.join(work, "orders.curl")
     with open(config, "w") as f:

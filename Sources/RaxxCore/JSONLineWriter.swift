@@ -28,7 +28,8 @@ public struct JSONLineWriter {
     /// The object and its newline.
     public mutating func line() -> String { text + "}\n" }
 
-    static func quote(_ s: String, into out: inout String) {
+    /// Appends `s` as a JSON string literal.
+    public static func quote(_ s: String, into out: inout String) {
         out += "\""
         if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
             out += s

@@ -1,3 +1,6 @@
+import Crypto
+import Foundation
+
 /// The canonical line of each synced row, so that the server's summary and a local copy can be
 /// compared by checksum: fields joined by tabs, in a fixed order, one line per row; rows in id
 /// order. Times are left out (they are not what a drift check is about).
@@ -13,6 +16,21 @@ public enum SyncChecksum {
     public static func orderLine(id: String, clientOrderID: String, symbol: String, side: String, qty: Int64, type: String,
                                  limitPrice: String?, status: String, filledQty: Int64, avgFillPrice: String?) -> String {
         "\(id)\t\(clientOrderID)\t\(symbol)\t\(side)\t\(qty)\t\(type)\t\(limitPrice ?? "")\t\(status)\t\(filledQty)\t\(avgFillPrice ?? "")\n"
+    }
+
+    /// Counts rows and hashes their canonical lines (hex SHA-256), in the order they come.
+    public struct Accumulator {
+        private var hasher = SHA256()
+        public private(set) var count: Int64 = 0
+
+        public init() {}
+
+        public mutating func add(_ line: String) {
+            hasher.update(data: Data(line.utf8))
+            count += 1
+        }
+
+        public var checksum: String { hasher.finalize().map { String(format: "%02x", $0) }.joined() }
     }
 
     /// Orders in these states can no longer change.

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import GRDB
 import RaxxAPI
@@ -131,14 +130,10 @@ extension RaptorService {
         let summary = try await database.writer.read { db -> Components.Schemas.SyncSummary in
             let cursor = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM change_log WHERE account_id = ?", arguments: [caller.accountID]) ?? 0
             func summarize(_ sql: String, _ arguments: StatementArguments, line: (Row) -> String) throws -> Components.Schemas.EntitySummary {
-                var hasher = SHA256()
-                var count: Int64 = 0
+                var accumulator = SyncChecksum.Accumulator()
                 let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-                while let row = try rows.next() {
-                    hasher.update(data: Data(line(row).utf8))
-                    count += 1
-                }
-                return .init(count: count, checksum: hasher.finalize().map { String(format: "%02x", $0) }.joined())
+                while let row = try rows.next() { accumulator.add(line(row)) }
+                return .init(count: accumulator.count, checksum: accumulator.checksum)
             }
             let positions = try summarize("SELECT id, symbol, qty, avg_price_ticks FROM positions WHERE account_id = ? ORDER BY id",
                                           [caller.accountID]) {

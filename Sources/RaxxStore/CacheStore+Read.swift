@@ -43,7 +43,7 @@ extension CacheStore {
         if let symbol = q.symbol { clauses.append("symbol = ?"); arguments += [symbol.uppercased()] }
         if let since = q.since, let time { clauses.append("\(time) >= ?"); arguments += [since.timeIntervalSince1970] }
         if let status = q.status { clauses.append("status = ?"); arguments += [status] }
-        var sql = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
+        let sql = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
         return (sql, arguments)
     }
 

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import GRDB
 import RaxxAPI
@@ -169,14 +168,10 @@ extension CacheStore {
         let closed = SyncChecksum.closedOrderStatuses.map { "'\($0)'" }.joined(separator: ", ")
         return try writer.read { db in
             func summarize(_ sql: String, _ arguments: StatementArguments, line: (Row) -> String) throws -> EntitySummary {
-                var hasher = SHA256()
-                var count: Int64 = 0
+                var accumulator = SyncChecksum.Accumulator()
                 let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-                while let row = try rows.next() {
-                    hasher.update(data: Data(line(row).utf8))
-                    count += 1
-                }
-                return EntitySummary(count: count, checksum: hasher.finalize().map { String(format: "%02x", $0) }.joined())
+                while let row = try rows.next() { accumulator.add(line(row)) }
+                return EntitySummary(count: accumulator.count, checksum: accumulator.checksum)
             }
             return [
                 "positions": try summarize("SELECT id, symbol, qty, avg_price FROM positions ORDER BY id", []) {

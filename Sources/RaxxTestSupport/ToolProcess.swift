@@ -27,6 +27,11 @@ public struct ToolResult: Sendable {
     public var seconds: Double
 }
 
+/// A small, controlled environment for a child tool: PATH, a HOME of no consequence, UTF-8.
+func childEnvironment(_ extra: [String: String]) -> [String: String] {
+    ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory(), "LANG": "C.UTF-8"].merging(extra) { _, new in new }
+}
+
 /// Runs built executables the way a shell would, with a controlled environment.
 public enum ToolRunner {
     /// Runs `tool` with `arguments`; stdin gets `input` (or nothing). Kills it after `timeout` seconds.
@@ -35,9 +40,7 @@ public enum ToolRunner {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: BuiltTools.path(tool))
         process.arguments = arguments
-        var env = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory(), "LANG": "C.UTF-8"]
-        env.merge(environment) { _, new in new }
-        process.environment = env
+        process.environment = childEnvironment(environment)
         let out = Pipe(), err = Pipe(), inPipe = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -63,9 +66,7 @@ extension ToolRunner {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: BuiltTools.path(tool))
         process.arguments = arguments
-        var env = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory(), "LANG": "C.UTF-8"]
-        env.merge(environment) { _, new in new }
-        process.environment = env
+        process.environment = childEnvironment(environment)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice

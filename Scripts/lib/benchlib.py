@@ -1,0 +1,30 @@
+"""Shared pieces of the Raxx benchmarks."""
+import hashlib
+import os
+import sqlite3
+import subprocess
+import time
+
+
+def register(bin_dir, env, email):
+    """Creates the account's passkey (PIN on a file descriptor) and signs in."""
+    r, w = os.pipe()
+    os.write(w, b"2468\n")
+    os.close(w)
+    subprocess.run([os.path.join(bin_dir, "raxx-auth"), "register", "--email", email, "--pin-fd", str(r)],
+                   env=env, check=True, stdout=subprocess.DEVNULL, pass_fds=(r,))
+    os.close(r)
+
+
+def mint_token(db, email, session_id):
+    """A bearer token for curl, minted straight into the sandbox database (raxx-auth never
+    reveals its own). Answers (token, account id)."""
+    token = "bench-" + os.urandom(16).hex()
+    with sqlite3.connect(db) as con:
+        user, = con.execute("SELECT id FROM users WHERE email = ?", (email,)).fetchone()
+        account, = con.execute("SELECT id FROM accounts WHERE user_id = ?", (user,)).fetchone()
+        con.execute("INSERT INTO sessions (id, user_id, access_token_hash, access_expires_at, renewal_token_hash, created_at, expires_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (session_id, user, hashlib.sha256(token.encode()).hexdigest(), time.time() + 86400,
+                     hashlib.sha256(os.urandom(16)).hexdigest(), time.time(), time.time() + 86400))
+    return token, account
