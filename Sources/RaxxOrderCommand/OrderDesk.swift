@@ -23,11 +23,17 @@ struct OrderDesk {
         var symbol: String
         var side: String
         var qty: Int64
-        var result: String           // placed, rejected, unknown, not_sent
+        var result: String           // placed, rejected, cancelled, expired, unknown, not_sent
         var order_id: String?
         var status: String?
         var error_code: String?
         var message: String?
+    }
+
+    /// The journal's lock: held by place and reconcile for their whole run.
+    static func lock(_ context: CommandContext) async throws -> RefreshLock {
+        try await RefreshLock(directory: context.configuration.stateDirectory, name: "orders.lock", wait: .seconds(60),
+                              busy: "Another raxx-order is placing or reconciling orders.")
     }
 
     static func journalPath(_ context: CommandContext) -> URL {
@@ -92,9 +98,12 @@ struct OrderDesk {
                 }
             } catch {
                 let e = ErrorMapping.raxxError(from: error)
-                if e.status == .unavailable || e.status == .temporary {
-                    // Was it sent? A refused connection never carried it; a timeout or a reset may have.
-                    let delivered = !(ErrorMapping.transportFailure(in: error)?.kind == .offlineHard)
+                let refusedBeforePlacing = e.status == .notPermitted || e.status == .signInRequired
+                if !refusedBeforePlacing {
+                    // Was it delivered? A refused connection, a bad URL or an unverifiable server never
+                    // carried it; a timeout, a reset or an unreadable answer may have.
+                    let kind = ErrorMapping.transportFailure(in: error)?.kind
+                    let delivered = !(kind == .offlineHard || kind == .policy || kind == .tls)
                     result.result = delivered ? "unknown" : "not_sent"
                     result.error_code = e.code
                     result.message = delivered ? "The connection was lost after sending; the order will be looked up (raxx-order reconcile)."
@@ -118,11 +127,18 @@ struct OrderDesk {
     private func settle(_ result: inout Result, order: Components.Schemas.Order) {
         result.order_id = order.id
         result.status = order.status.rawValue
-        if order.status == .rejected {
+        switch order.status {
+        case .rejected:
             result.result = "rejected"
             result.error_code = order.rejectCode
             result.message = order.rejectCode.map { "Rejected: \($0.replacingOccurrences(of: "_", with: " "))." }
-        } else {
+        case .cancelled, .expired:
+            // The same client_order_id again, answered with an order that is over (cancelled after a
+            // lost connection, say): nothing was placed now.
+            result.result = order.status.rawValue
+            result.error_code = order.rejectCode
+            result.message = "This client_order_id's order is \(order.status.rawValue); use a new client_order_id to place it again."
+        default:
             result.result = "placed"
         }
     }
@@ -131,6 +147,7 @@ struct OrderDesk {
         let state: OrderJournal.State = switch r.result {
         case "placed": .placed
         case "rejected": .rejected
+        case "cancelled", "expired": .cancelled
         case "unknown": .unknown
         default: .notPlaced
         }
@@ -160,6 +177,12 @@ struct OrderDesk {
             }
             let now = context.clock()
             guard var order = found else {
+                // Still within its deadline it may yet arrive: look again later rather than declare it lost.
+                if let notAfter = Self.notAfter(entry.request), notAfter > now {
+                    settled.append(.init(client_order_id: entry.clientOrderID, outcome: "in_flight",
+                                         message: "Not at the server yet; it may still arrive until \(RFC3339.string(from: notAfter))."))
+                    continue
+                }
                 try journal.record(entry.clientOrderID, .notPlaced, message: "The server never received it.", at: now)
                 settled.append(.init(client_order_id: entry.clientOrderID, outcome: "not_placed", message: "The server never received it."))
                 continue
@@ -182,6 +205,12 @@ struct OrderDesk {
             }
         }
         return settled
+    }
+
+    /// The deadline of a journalled request.
+    static func notAfter(_ request: String) -> Date? {
+        struct Deadline: Decodable { var not_after: String }
+        return (try? JSONDecoder().decode(Deadline.self, from: Data(request.utf8))).flatMap { RFC3339.date(from: $0.not_after) }
     }
 
     /// Before orders go out: reconcile what an earlier run left unknown (telling the user), and

@@ -33,6 +33,7 @@ public struct OrderIntent: Sendable, Equatable {
         default: throw bad("qty", "must be a whole number")
         }
         guard quantity > 0 else { throw bad("qty", "must be positive, not \(quantity)") }
+        guard quantity <= 1_000_000 else { throw bad("qty", "must be at most 1,000,000, not \(quantity)") }
         let orderType = type ?? "market"
         guard orderType == "market" || orderType == "limit" else { throw bad("type", "must be market or limit, not '\(orderType)'") }
         var price: String? = nil

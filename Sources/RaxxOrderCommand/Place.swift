@@ -105,6 +105,9 @@ extension RaxxOrder {
             case .default(_, let problem):
                 throw ErrorMapping.raxxError(problem: try problem.body.applicationProblemJson)
             }
+            // One raxx-order at a time settles and sends, or one would cancel the other's order in flight.
+            let lock = try await OrderDesk.lock(context)
+            defer { withExtendedLifetime(lock) {} }
             let desk = OrderDesk(context: context, client: client, journal: try OrderJournal.open(at: OrderDesk.journalPath(context)),
                                  pin: pin.prompt, deadline: deadline)
             // 5. Freshness (and what an earlier run left unknown).
@@ -117,9 +120,9 @@ extension RaxxOrder {
                 ["\($0.line)", $0.client_order_id, $0.symbol, $0.side, "\($0.qty)", $0.result, $0.status ?? "-", $0.order_id ?? "-", $0.error_code ?? "-"]
             }
             if let stop { throw stop }
-            let rejected = results.filter { $0.result == "rejected" }.count
-            if rejected > 0 {
-                throw RaxxError.failure(code: "rejected", "\(rejected) of \(results.count) order\(results.count == 1 ? " was" : "s were") rejected.")
+            let refused = results.filter { $0.result != "placed" }.count
+            if refused > 0 {
+                throw RaxxError.failure(code: "rejected", "\(refused) of \(results.count) order\(results.count == 1 ? " was" : "s were") not placed.")
             }
         }
 

@@ -23,6 +23,8 @@ extension RaxxOrder {
         public init() {}
 
         public func run(_ context: CommandContext) async throws {
+            let lock = try await OrderDesk.lock(context)
+            defer { withExtendedLifetime(lock) {} }
             let desk = OrderDesk(context: context, client: try context.authenticatedClient(),
                                  journal: try OrderJournal.open(at: OrderDesk.journalPath(context)),
                                  pin: { _ in throw RaxxError.usage("Reconciling needs no PIN.") }, deadline: .seconds(10))

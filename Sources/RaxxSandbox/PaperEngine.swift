@@ -9,6 +9,27 @@ import RaxxCore
 struct PaperEngine {
     let market: Market
 
+    /// qty × price × multiplier in ticks, or nil when it does not fit.
+    static func value(_ qty: Int64, _ price: Int64, _ multiplier: Int64) -> Int64? {
+        let (a, o1) = qty.multipliedReportingOverflow(by: price)
+        let (b, o2) = a.multipliedReportingOverflow(by: multiplier)
+        return o1 || o2 ? nil : b
+    }
+
+    /// Cash less what the account's open buy orders (other than `excluding`) still commit.
+    func buyingPower(_ db: Database, account: String, excluding: String? = nil, now: Date) throws -> Int64 {
+        var available = try Int64.fetchOne(db, sql: "SELECT cash_ticks FROM accounts WHERE id = ?", arguments: [account]) ?? 0
+        for r in try Row.fetchAll(db, sql: """
+            SELECT id, symbol, qty - filled_qty AS open_qty, limit_price_ticks FROM orders
+            WHERE account_id = ? AND side = 'buy' AND status IN ('open', 'partially_filled') AND id != ?
+            """, arguments: [account, excluding ?? ""]) {
+            guard let instrument = market.instrument(r["symbol"]) else { continue }
+            let price: Int64 = r["limit_price_ticks"] ?? market.priceTicks(instrument, at: now) ?? 0
+            available -= Self.value(r["open_qty"], price, instrument.multiplier) ?? Int64.max / 2
+        }
+        return available
+    }
+
     /// The most one pass fills of one order.
     static func liquidity(_ instrument: Market.Instrument) -> Int64 { instrument.multiplier == 1 ? 1_000 : 25 }
 
@@ -53,6 +74,14 @@ struct PaperEngine {
         }
         guard marketable else { return }
         let qty = min(order.qty - order.filled, Self.liquidity(instrument))
+        if order.side == "buy" {
+            // Cash is checked again at every fill: a paper account never goes below zero.
+            let cash = try Int64.fetchOne(db, sql: "SELECT cash_ticks FROM accounts WHERE id = ?", arguments: [order.account]) ?? 0
+            guard let cost = Self.value(qty, price, instrument.multiplier), cost <= cash else {
+                try setStatus(db, &order, order.filled == 0 ? "rejected" : "cancelled", rejectCode: "insufficient_buying_power", now: now)
+                return
+            }
+        }
         try fill(db, &order, qty: qty, price: price, instrument: instrument, now: now)
     }
 

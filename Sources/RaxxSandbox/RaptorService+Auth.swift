@@ -38,6 +38,7 @@ extension RaptorService {
         var email: String?
         var displayName: String?
         var userHandle: [UInt8]?
+        var sessionID: String?
     }
 
     /// Marks `challenge` used, in a transaction of its own so that it is spent even when the
@@ -46,7 +47,7 @@ extension RaptorService {
         let now = clock().timeIntervalSince1970
         let row = try await database.writer.write { db -> Row? in
             guard let row = try Row.fetchOne(db, sql: """
-                SELECT user_id, action_hash, email, display_name, user_handle, expires_at, used_at FROM challenges
+                SELECT user_id, action_hash, email, display_name, user_handle, session_id, expires_at, used_at FROM challenges
                 WHERE challenge = ? AND purpose = ?
                 """, arguments: [challenge, purpose]) else { return nil }
             try db.execute(sql: "UPDATE challenges SET used_at = ? WHERE challenge = ? AND used_at IS NULL", arguments: [now, challenge])
@@ -58,7 +59,7 @@ extension RaptorService {
         }
         let handle: Data? = row["user_handle"]
         return Challenge(userID: row["user_id"], actionHash: row["action_hash"], email: row["email"],
-                         displayName: row["display_name"], userHandle: handle.map { [UInt8]($0) })
+                         displayName: row["display_name"], userHandle: handle.map { [UInt8]($0) }, sessionID: row["session_id"])
     }
 
     func audit(actor: String, action: String, subject: String, details: [String: String] = [:]) async {
@@ -118,9 +119,9 @@ extension RaptorService {
                 }
             }
             try db.execute(sql: """
-                INSERT INTO challenges (challenge, purpose, user_id, email, display_name, user_handle, expires_at)
-                VALUES (?, 'register', ?, ?, ?, ?, ?)
-                """, arguments: [challenge, user?["id"] as String?, email, body.displayName, Data(handle),
+                INSERT INTO challenges (challenge, purpose, user_id, email, display_name, user_handle, session_id, expires_at)
+                VALUES (?, 'register', ?, ?, ?, ?, ?, ?)
+                """, arguments: [challenge, user?["id"] as String?, email, body.displayName, Data(handle), caller?.sessionID,
                                  now.addingTimeInterval(Self.challengeLifetime).timeIntervalSince1970])
             return (handle, existing)
         }
@@ -156,6 +157,25 @@ extension RaptorService {
         }
         let now = clock()
         let grant = try await database.writer.write { db -> Components.Schemas.SessionGrant in
+            // The account may have changed since the options were issued: it must still be the one
+            // offered (same user handle), and one that has a passkey takes another only from its
+            // own live session.
+            if let user = try Row.fetchOne(db, sql: "SELECT id, handle FROM users WHERE email = ?", arguments: [email]) {
+                let userID: String = user["id"]
+                guard [UInt8](user["handle"] as Data) == handle else {
+                    throw ProblemError(409, code: "account_exists", title: "This account was registered meanwhile.",
+                                       detail: "Sign in with its passkey (raxx-auth login) to add another.")
+                }
+                let hasPasskey = try Bool.fetchOne(db, sql: "SELECT 1 FROM passkeys WHERE user_id = ?", arguments: [userID]) == true
+                let fromOwnSession = try challenge.sessionID.map {
+                    try Bool.fetchOne(db, sql: "SELECT 1 FROM sessions WHERE id = ? AND user_id = ? AND revoked_at IS NULL AND expires_at > ?",
+                                      arguments: [$0, userID, now.timeIntervalSince1970]) == true
+                } ?? false
+                if hasPasskey && !fromOwnSession {
+                    throw ProblemError(409, code: "account_exists", title: "This account already has a passkey.",
+                                       detail: "Sign in with it (raxx-auth login) to add another.")
+                }
+            }
             let account = try Accounts.findOrCreate(db, email: email, displayName: challenge.displayName, handle: handle,
                                                     at: now, actor: "registration")
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM passkeys WHERE id = ?", arguments: [body.id]) == true {
@@ -225,7 +245,7 @@ extension RaptorService {
             requireUserVerification: true)
         let now = clock().timeIntervalSince1970
         try await database.writer.write { db in
-            try db.execute(sql: "UPDATE passkeys SET sign_count = ?, last_used_at = ? WHERE id = ?",
+            try db.execute(sql: "UPDATE passkeys SET sign_count = MAX(sign_count, ?), last_used_at = ? WHERE id = ?",
                            arguments: [Int64(newCount), now, body.id])
         }
         return (userID, challenge)

@@ -86,7 +86,9 @@ extension RaptorService {
             throw ProblemError(422, code: "unknown_symbol", title: "The market has no such instrument.", detail: r.symbol)
         }
         // Large orders need a fresh passkey assertion bound to exactly this order.
-        let notionalTicks = r.qty * (limit ?? price) * instrument.multiplier
+        guard let notionalTicks = PaperEngine.value(r.qty, limit ?? price, instrument.multiplier) else {
+            throw ProblemError.badRequest("The order is too large.")
+        }
         if Decimal(notionalTicks) / Decimal(Money.ticksPerUnit) > stepUpNotional {
             guard let grant else {
                 var problem = ProblemError(403, code: "step_up_required", title: "This order needs a step-up.",
@@ -111,8 +113,9 @@ extension RaptorService {
                                             "side": r.side.rawValue, "qty": "\(r.qty)"])
         try ChangeLog.record(db, account: caller.accountID, .order, id, at: now)
         guard var row = try PaperEngine.load(db, id: id) else { throw ProblemError.internalError }
-        let cash = try Int64.fetchOne(db, sql: "SELECT cash_ticks FROM accounts WHERE id = ?", arguments: [caller.accountID]) ?? 0
-        if r.side == .buy, notionalTicks > cash {
+        // Buying power: cash less what open buy orders already commit.
+        let available = try engine.buyingPower(db, account: caller.accountID, excluding: id, now: now)
+        if r.side == .buy, notionalTicks > available {
             try engine.setStatus(db, &row, "rejected", rejectCode: "insufficient_buying_power", now: now)
         } else {
             try engine.work(db, orderID: id, now: now)

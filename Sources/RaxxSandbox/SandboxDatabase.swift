@@ -194,6 +194,11 @@ public final class SandboxDatabase: Sendable {
                 CREATE INDEX fills_account_time ON fills(account_id, filled_at);
                 """)
         }
+        migrator.registerMigration("v4: registrations remember the session that asked") { db in
+            // Adding a passkey to an account that has one needs that account's session, at options
+            // time and again at verify time.
+            try db.execute(sql: "ALTER TABLE challenges ADD COLUMN session_id TEXT")
+        }
         return migrator
     }
 

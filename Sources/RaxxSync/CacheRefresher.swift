@@ -40,11 +40,16 @@ public struct CacheRefresher: Sendable {
         public var evicted: Int
     }
 
+    /// A rebuild left unfinished longer than this starts over: the server may have pruned
+    /// tombstones it would have needed.
+    public static let stalestResumableRebuild: TimeInterval = 24 * 3600
+
     public func refresh(full: Bool = false) async throws -> Outcome {
         let started = clock()
+        let previousAttempt = try store.syncState().lastAttemptAt
         try store.recordAttempt(at: started)
         do {
-            let outcome = try await run(full: full)
+            let outcome = try await run(full: full, previousAttempt: previousAttempt)
             try store.recordSuccess(at: clock())
             return outcome
         } catch {
@@ -61,12 +66,13 @@ public struct CacheRefresher: Sendable {
         }
     }
 
-    private func run(full: Bool) async throws -> Outcome {
+    private func run(full: Bool, previousAttempt: Date?) async throws -> Outcome {
         var state = try store.syncState()
         var applied = 0
         var wasReset = false
         // An interrupted rebuild (a kill in the middle, say) carries on where it stopped.
-        let resume = state.rebuilding == .shadow || (state.rebuilding == .live && state.accountID == accountID)
+        let recent = previousAttempt.map { clock().timeIntervalSince($0) < Self.stalestResumableRebuild } ?? false
+        let resume = state.rebuilding != .none && state.accountID == accountID && recent
         if !resume && (full || state.cursor == 0 || state.accountID != accountID || state.rebuilding != .none) {
             try store.beginRebuild(accountID: accountID)
             state = try store.syncState()
@@ -105,21 +111,23 @@ public struct CacheRefresher: Sendable {
     }
 }
 
-/// One refresh at a time: an exclusive lock on a file beside the cache, held until released.
+/// One at a time: an exclusive lock on a file (beside the cache for refreshes, beside the order
+/// journal for raxx-order), held until released.
 public final class RefreshLock: @unchecked Sendable {
     private let fd: Int32
 
-    /// Takes the lock, waiting up to `wait` (none: fail at once) for another refresh to finish.
-    public init(directory: URL, wait: RaxxDuration?) async throws {
+    /// Takes the lock, waiting up to `wait` (none: fail at once, exit 75) for its holder to finish.
+    public init(directory: URL, name: String = "refresh.lock", wait: RaxxDuration?,
+                busy: String = "Another refresh is running.") async throws {
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let path = directory.appendingPathComponent("refresh.lock").path
+        let path = directory.appendingPathComponent(name).path
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw RaxxError.failure(code: "cache_unwritable", "Could not open \(path).") }
         let deadline = ContinuousClock.now + .milliseconds(wait?.milliseconds ?? 0)
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             guard ContinuousClock.now < deadline else {
                 close(fd)
-                throw RaxxError(code: "refresh_running", message: "Another refresh is running.",
+                throw RaxxError(code: name == "refresh.lock" ? "refresh_running" : "busy", message: busy,
                                 hint: wait == nil ? "Try again when it is done." : "It did not finish within \(wait!).", status: .temporary)
             }
             try await Task.sleep(for: .milliseconds(50))

@@ -155,6 +155,11 @@ final class OrderHome: @unchecked Sendable {
         let orders = try home.serverOrders(["lost-1", "lost-2"])
         #expect(orders.count == 2)
         #expect(Set(orders.map { $0["status"] as? String ?? "" }) == ["filled", "cancelled"])
+        // Re-running the cancelled one does not pass it off as placed.
+        let rerun = try home.order(["place", "--symbol", "SPY", "--side", "buy", "--qty", "1", "--type", "limit", "--limit-price", "1.00",
+                                    "--client-order-id", "lost-2"])
+        #expect(rerun.status == 1)
+        #expect(home.lines(rerun.stdout).first?["result"] as? String == "cancelled")
         // Retrying the lost order's pipeline places nothing new.
         let retry = try home.order(["place", "--symbol", "AAPL", "--side", "buy", "--qty", "3", "--client-order-id", "lost-1"])
         #expect(retry.status == 0)

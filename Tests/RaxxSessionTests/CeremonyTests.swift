@@ -6,7 +6,7 @@ import RaxxAPI
 import RaxxCore
 import RaxxHTTP
 @testable import RaxxSandbox
-import RaxxSession
+@testable import RaxxSession
 import RaxxTestSupport
 import RaxxVault
 import Testing
@@ -19,11 +19,12 @@ final class AuthRig: @unchecked Sendable {
     let database: SandboxDatabase
     let configuration: SandboxConfiguration
 
-    init(tokenTTL: RaxxDuration = .seconds(60), sessionTTL: RaxxDuration = .hours(1), origin: String = "https://raxx.app") throws {
+    init(tokenTTL: RaxxDuration = .seconds(60), sessionTTL: RaxxDuration = .hours(1), origin: String = "https://raxx.app",
+         stepUpNotional: Decimal = 10_000) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try "11112222333344445555666677778888".write(to: folder.appendingPathComponent("machine-id"), atomically: true, encoding: .utf8)
         database = try SandboxDatabase(path: ":memory:")
-        configuration = SandboxConfiguration(origin: origin, accessTokenTTL: tokenTTL, sessionTTL: sessionTTL)
+        configuration = SandboxConfiguration(origin: origin, accessTokenTTL: tokenTTL, sessionTTL: sessionTTL, stepUpNotional: stepUpNotional)
     }
 
     deinit { try? FileManager.default.removeItem(at: folder) }
@@ -256,6 +257,53 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
             guard case .default(403, _) = try await client.placeOrder(headers: .init(raxxStepUpGrant: grant), body: .json(request("c", qty: 30))) else {
                 Issue.record("a spent grant placed an order"); return
             }
+        }
+    }
+
+    @Test func registrationOptionsTakenEarlyCannotHijackTheAccount() async throws {
+        let rig = try AuthRig()
+        try await rig.run { url in
+            let client = try generatedClient(url)
+            // The attacker asks for options for the victim's address before the victim registers…
+            let options = try await client.registerOptions(body: .json(.init(email: "victim@example.com"))).ok.body.json
+            // …the victim registers…
+            _ = try await rig.ceremonies(url).register(email: "victim@example.com", pin: goodPIN)
+            // …and the attacker's verification, over the earlier options, is refused.
+            let clientData = ClientData.json(type: "webauthn.create", challenge: options.challenge, rpID: "raxx.app")
+            let made = try SoftwareAuthenticator.makeCredential(rpID: "raxx.app", userHandle: Base64URL.decode(options.user.id)!, email: "victim@example.com",
+                                                                clientDataHash: ClientData.hash(clientData), pin: SecretBytes(copying: Array("9999".utf8)),
+                                                                now: rig.clock.now, opsLimit: 1, memLimit: 8192)
+            let id = Base64URL.encode(made.credentialID)
+            let answer = try await client.registerVerify(body: .json(.init(
+                id: id, rawId: id, _type: .publicKey,
+                response: .init(clientDataJSON: Base64URL.encode(clientData), attestationObject: Base64URL.encode(made.attestationObject)),
+                clientExtensionResults: .init())))
+            guard case .default(409, let problem) = answer else { Issue.record("the hijack went through: \(answer)"); return }
+            #expect(try problem.body.applicationProblemJson.code == "account_exists")
+        }
+    }
+
+    @Test func hugeOrdersAreRefusedAndBuyingPowerCountsOpenOrders() async throws {
+        let rig = try AuthRig(stepUpNotional: 1_000_000)
+        try await rig.run { url in
+            let ceremonies = try rig.ceremonies(url)
+            _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN)
+            let client = ceremonies.authenticatedClient
+            func limitBuy(_ id: String, qty: Int64, price: String) async throws -> Operations.PlaceOrder.Output {
+                try await client.placeOrder(body: .json(.init(clientOrderId: id, symbol: "SPY", side: .buy, qty: qty, _type: .limit,
+                                                              limitPrice: price, tif: .gtc, notAfter: rig.clock.now.addingTimeInterval(10), mode: .paper)))
+            }
+            // An order whose value overflows is a 400, not a crash.
+            guard case .default(400, _) = try await limitBuy("huge", qty: 1_000_000, price: "999999999.9999") else {
+                Issue.record("an overflowing order was accepted"); return
+            }
+            // Two resting buys (far below the market) that together exceed the cash: the second is rejected.
+            guard case .created(let first) = try await limitBuy("rest-1", qty: 60_000, price: "1.00") else { Issue.record("first"); return }
+            #expect(try first.body.json.status == .open)
+            guard case .created(let second) = try await limitBuy("rest-2", qty: 60_000, price: "1.00") else { Issue.record("second"); return }
+            #expect(try second.body.json.status == .rejected)
+            #expect(try second.body.json.rejectCode == "insufficient_buying_power")
+            #expect(try await client.getHealth().ok.body.json.status == .ok) // still up
         }
     }
 }
