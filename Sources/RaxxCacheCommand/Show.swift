@@ -66,7 +66,8 @@ extension RaxxCache {
             let cache = try CacheReading(context)
             cache.disclose(context)
             let query = CacheQuery(symbol: symbol, since: try SinceArgument.parse(since, now: context.clock()), status: status, limit: limit)
-            let asOf = cache.asOf
+            var asOf = ""
+            JSONLineWriter.quote(RFC3339.string(from: cache.asOf), into: &asOf)
             switch context.format {
             case .json:
                 let out = context.io.stdout
@@ -124,23 +125,23 @@ extension RaxxCache {
             return w.line()
         }
 
-        static func json(_ p: CachedPosition, asOf: Date) -> String {
+        static func json(_ p: CachedPosition, asOf: String) -> String {
             var w = JSONLineWriter()
-            w.add("as_of", asOf); w.add("avg_price", p.avgPrice); w.add("id", p.id); w.add("qty", p.qty)
+            w.addRaw("as_of", asOf); w.add("avg_price", p.avgPrice); w.add("id", p.id); w.add("qty", p.qty)
             w.add("symbol", p.symbol); w.add("updated_at", p.updatedAt)
             return w.line()
         }
 
-        static func json(_ f: CachedFill, asOf: Date) -> String {
+        static func json(_ f: CachedFill, asOf: String) -> String {
             var w = JSONLineWriter()
-            w.add("as_of", asOf); w.add("filled_at", f.filledAt); w.add("id", f.id); w.add("order_id", f.orderID)
+            w.addRaw("as_of", asOf); w.add("filled_at", f.filledAt); w.add("id", f.id); w.add("order_id", f.orderID)
             w.add("price", f.price); w.add("qty", f.qty); w.add("side", f.side); w.add("symbol", f.symbol)
             return w.line()
         }
 
-        static func json(_ o: CachedOrder, asOf: Date) -> String {
+        static func json(_ o: CachedOrder, asOf: String) -> String {
             var w = JSONLineWriter()
-            w.add("as_of", asOf); w.add("avg_fill_price", o.avgFillPrice); w.add("client_order_id", o.clientOrderID)
+            w.addRaw("as_of", asOf); w.add("avg_fill_price", o.avgFillPrice); w.add("client_order_id", o.clientOrderID)
             w.add("created_at", o.createdAt); w.add("filled_qty", o.filledQty); w.add("id", o.id); w.add("limit_price", o.limitPrice)
             w.add("mode", o.mode); w.add("not_after", o.notAfter); w.add("qty", o.qty); w.add("reject_code", o.rejectCode)
             w.add("side", o.side); w.add("status", o.status); w.add("symbol", o.symbol); w.add("tif", o.tif); w.add("type", o.type)

@@ -60,13 +60,12 @@ public final class CurlTransport: ClientTransport, Sendable {
         let pool = self.pool
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(HTTPResponse, HTTPBody?), any Error>) in
-                // libcurl's easy interface blocks: run it on a thread of its own, never on the
-                // cooperative pool.
-                let thread = Thread {
+                // libcurl's easy interface blocks: run it on Dispatch's pooled threads, never on the
+                // cooperative pool (and not a new thread per request: each would grow its own
+                // malloc arena).
+                DispatchQueue.global(qos: .userInitiated).async {
                     continuation.resume(with: Result { try exchange.perform(using: pool) })
                 }
-                thread.stackSize = 1 << 20
-                thread.start()
             }
         } onCancel: {
             exchange.cancel()

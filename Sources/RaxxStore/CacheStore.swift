@@ -16,6 +16,8 @@ public final class CacheStore: Sendable {
                                                     attributes: [.posixPermissions: 0o700])
             var config = Configuration()
             config.busyMode = .timeout(10)
+            // WAL with synchronous=NORMAL: a crash loses at most the last commits, never consistency.
+            config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
             return try CacheStore(writer: DatabasePool(path: url.path, configuration: config), url: url)
         } catch let error as RaxxError {
             throw error

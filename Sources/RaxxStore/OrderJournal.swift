@@ -37,6 +37,8 @@ public final class OrderJournal: Sendable {
                                                     attributes: [.posixPermissions: 0o700])
             var config = Configuration()
             config.busyMode = .timeout(10)
+            // WAL with synchronous=NORMAL: a crash loses at most the last commits, never consistency.
+            config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
             return try OrderJournal(writer: DatabasePool(path: url.path, configuration: config))
         } catch let error as RaxxError {
             throw error

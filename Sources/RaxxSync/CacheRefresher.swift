@@ -79,20 +79,29 @@ public struct CacheRefresher: Sendable {
         }
         var rebuilding = state.rebuilding != .none
         var cursor = rebuilding ? state.rebuildCursor : state.cursor
+        var page = try await fetch(cursor: cursor, rebuild: rebuilding)
         while true {
             try Task.checkCancellation()
-            let page = try await fetch(cursor: cursor, rebuild: rebuilding)
             if page.reset && !rebuilding {
                 // The cursor is older than the server's change log: rebuild, starting with this page.
                 try store.beginRebuild(accountID: accountID)
                 rebuilding = true
                 wasReset = true
             }
-            try store.apply(page)
+            // Ask for the next page while this one is written: the server's work and ours overlap.
+            let next: Task<Components.Schemas.SyncPage, any Error>? = page.hasMore
+                ? Task { [cursor = page.cursor, rebuilding] in try await fetch(cursor: cursor, rebuild: rebuilding) } : nil
+            do {
+                try store.apply(page)
+            } catch {
+                next?.cancel()
+                throw error
+            }
             applied += page.changes.count
             progress(applied)
             cursor = page.cursor
-            guard page.hasMore else { break }
+            guard let next else { break }
+            page = try await next.value
         }
         if rebuilding { try store.finishRebuild(accountID: accountID) }
         switch try await client.getPortfolio() {
