@@ -9,7 +9,12 @@ import Darwin
 /// Somewhere text goes: a file descriptor, or a buffer in tests.
 public protocol TextSink: AnyObject, Sendable {
     func write(_ text: String)
+    func write(bytes: UnsafeRawBufferPointer)
     func flush()
+}
+
+extension TextSink {
+    public func write(bytes: UnsafeRawBufferPointer) { write(String(decoding: bytes, as: UTF8.self)) }
 }
 
 /// Buffered writes to a file descriptor (stdout, stderr).
@@ -29,6 +34,13 @@ public final class FileDescriptorSink: TextSink, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         buffer.append(contentsOf: text.utf8)
+        if buffer.count >= capacity { drain() }
+    }
+
+    public func write(bytes: UnsafeRawBufferPointer) {
+        lock.lock()
+        defer { lock.unlock() }
+        buffer.append(contentsOf: bytes)
         if buffer.count >= capacity { drain() }
     }
 

@@ -66,17 +66,15 @@ extension RaxxCache {
             let cache = try CacheReading(context)
             cache.disclose(context)
             let query = CacheQuery(symbol: symbol, since: try SinceArgument.parse(since, now: context.clock()), status: status, limit: limit)
-            var asOf = ""
-            JSONLineWriter.quote(RFC3339.string(from: cache.asOf), into: &asOf)
             switch context.format {
             case .json:
                 let out = context.io.stdout
                 switch what {
                 case .portfolio:
                     if let p = try cache.store.portfolio() { out.write(Self.json(p)) }
-                case .positions: try cache.store.positions(query) { out.write(Self.json($0, asOf: asOf)) }
-                case .fills: try cache.store.fills(query) { out.write(Self.json($0, asOf: asOf)) }
-                case .orders: try cache.store.orders(query) { out.write(Self.json($0, asOf: asOf)) }
+                case .positions: try cache.store.exportJSONLines(.positions, query, asOf: cache.asOf) { out.write(bytes: $0) }
+                case .fills: try cache.store.exportJSONLines(.fills, query, asOf: cache.asOf) { out.write(bytes: $0) }
+                case .orders: try cache.store.exportJSONLines(.orders, query, asOf: cache.asOf) { out.write(bytes: $0) }
                 }
                 out.flush()
             case .text:
@@ -125,28 +123,5 @@ extension RaxxCache {
             return w.line()
         }
 
-        static func json(_ p: CachedPosition, asOf: String) -> String {
-            var w = JSONLineWriter()
-            w.addRaw("as_of", asOf); w.add("avg_price", p.avgPrice); w.add("id", p.id); w.add("qty", p.qty)
-            w.add("symbol", p.symbol); w.add("updated_at", p.updatedAt)
-            return w.line()
-        }
-
-        static func json(_ f: CachedFill, asOf: String) -> String {
-            var w = JSONLineWriter()
-            w.addRaw("as_of", asOf); w.add("filled_at", f.filledAt); w.add("id", f.id); w.add("order_id", f.orderID)
-            w.add("price", f.price); w.add("qty", f.qty); w.add("side", f.side); w.add("symbol", f.symbol)
-            return w.line()
-        }
-
-        static func json(_ o: CachedOrder, asOf: String) -> String {
-            var w = JSONLineWriter()
-            w.addRaw("as_of", asOf); w.add("avg_fill_price", o.avgFillPrice); w.add("client_order_id", o.clientOrderID)
-            w.add("created_at", o.createdAt); w.add("filled_qty", o.filledQty); w.add("id", o.id); w.add("limit_price", o.limitPrice)
-            w.add("mode", o.mode); w.add("not_after", o.notAfter); w.add("qty", o.qty); w.add("reject_code", o.rejectCode)
-            w.add("side", o.side); w.add("status", o.status); w.add("symbol", o.symbol); w.add("tif", o.tif); w.add("type", o.type)
-            w.add("updated_at", o.updatedAt)
-            return w.line()
-        }
     }
 }

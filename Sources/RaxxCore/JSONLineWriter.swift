@@ -24,8 +24,6 @@ public struct JSONLineWriter {
     public mutating func add(_ k: String, _ value: Int) { key(k); text += String(value) }
     public mutating func add(_ k: String, _ value: Bool) { key(k); text += value ? "true" : "false" }
     public mutating func add(_ k: String, _ value: Date?) { add(k, value.map(RFC3339.string(from:))) }
-    /// A value that is already JSON (a number, or a pre-quoted string).
-    public mutating func addRaw(_ k: String, _ json: String) { key(k); text += json }
 
     /// The object and its newline.
     public mutating func line() -> String { text + "}\n" }

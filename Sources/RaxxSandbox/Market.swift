@@ -119,14 +119,42 @@ public struct Market: Sendable {
             return equityPriceTicks(u, at: date)
         case .option(let o):
             guard let u = bySymbol[o.underlying] else { return nil }
-            let years = (o.expiry.date.addingTimeInterval(20 * 3600).timeIntervalSince(date)) / (365.25 * 86400)
-            guard years > 0 else { return nil }
-            let spot = Double(equityPriceTicks(u, at: date)) / Double(Money.ticksPerUnit)
-            let strike = Double(o.strikeThousandths) / 1000
-            let value = Self.blackScholes(spot: spot, strike: strike, years: years, rate: 0.04,
-                                          volatility: u.volatility, call: o.right == .call)
-            return max(Money.ticks(roundingToCents: value), Money.ticksPerUnit / 100)
+            return optionPriceTicks(o, underlying: u, spotTicks: equityPriceTicks(u, at: date), at: date)
         }
+    }
+
+    /// Prices at one instant, with each underlying's spot computed once (a portfolio of thousands
+    /// of contracts on a handful of underlyings).
+    public func snapshot(at date: Date) -> Snapshot { Snapshot(market: self, date: date) }
+
+    public struct Snapshot {
+        let market: Market
+        let date: Date
+        private var spots: [String: Int64] = [:]
+
+        init(market: Market, date: Date) {
+            self.market = market
+            self.date = date
+            for u in market.underlyings { spots[u.symbol] = market.equityPriceTicks(u, at: date) }
+        }
+
+        public func priceTicks(_ instrument: Instrument) -> Int64? {
+            switch instrument {
+            case .equity(let u): return spots[u.symbol]
+            case .option(let o):
+                guard let u = market.bySymbol[o.underlying], let spot = spots[o.underlying] else { return nil }
+                return market.optionPriceTicks(o, underlying: u, spotTicks: spot, at: date)
+            }
+        }
+    }
+
+    func optionPriceTicks(_ o: OptionContract, underlying u: Underlying, spotTicks: Int64, at date: Date) -> Int64? {
+        let years = (o.expiry.date.addingTimeInterval(20 * 3600).timeIntervalSince(date)) / (365.25 * 86400)
+        guard years > 0 else { return nil }
+        let spot = Double(spotTicks) / Double(Money.ticksPerUnit)
+        let strike = Double(o.strikeThousandths) / 1000
+        let value = Self.blackScholes(spot: spot, strike: strike, years: years, rate: 0.04, volatility: u.volatility, call: o.right == .call)
+        return max(Money.ticks(roundingToCents: value), Money.ticksPerUnit / 100)
     }
 
     /// A smooth seeded path: slow and daily cycles plus minute-level noise, around the base price.
@@ -214,18 +242,31 @@ public struct OptionContract: Sendable, Hashable {
     }
 
     public init?(occ text: String) {
-        let s = text.uppercased().filter { $0 != " " }
-        guard s.count >= 16, s.count <= 21, s.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return nil }
-        let tail = s.suffix(15)
-        let root = String(s.dropLast(15))
-        guard (1...6).contains(root.count), root.allSatisfy(\.isLetter) else { return nil }
-        let chars = Array(tail)
-        guard let yy = Int(String(chars[0..<2])), let mm = Int(String(chars[2..<4])), let dd = Int(String(chars[4..<6])),
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(21)
+        for b in text.utf8 where b != 0x20 {
+            guard bytes.count < 21 else { return nil }
+            bytes.append(b >= 0x61 && b <= 0x7A ? b - 0x20 : b) // ASCII upper case
+        }
+        guard bytes.count >= 16 else { return nil }
+        let rootCount = bytes.count - 15
+        guard (1...6).contains(rootCount), bytes[..<rootCount].allSatisfy({ $0 >= 0x41 && $0 <= 0x5A }) else { return nil }
+        func number(_ range: Range<Int>) -> Int64? {
+            var v: Int64 = 0
+            for b in bytes[range] {
+                guard b >= 0x30 && b <= 0x39 else { return nil }
+                v = v * 10 + Int64(b - 0x30)
+            }
+            return v
+        }
+        let t = rootCount
+        guard let yy = number(t..<(t + 2)), let mm = number((t + 2)..<(t + 4)), let dd = number((t + 4)..<(t + 6)),
               (1...12).contains(mm), (1...31).contains(dd),
-              let right = Right(rawValue: String(chars[6])),
-              let strike = Int64(String(chars[7..<15])), strike > 0
+              let right = Right(rawValue: String(UnicodeScalar(bytes[t + 6]))),
+              let strike = number((t + 7)..<(t + 15)), strike > 0
         else { return nil }
-        self.init(underlying: root, expiry: OCCDate(year: 2000 + yy, month: mm, day: dd), right: right, strikeThousandths: strike)
+        self.init(underlying: String(decoding: bytes[..<rootCount], as: UTF8.self),
+                  expiry: OCCDate(year: 2000 + Int(yy), month: Int(mm), day: Int(dd)), right: right, strikeThousandths: strike)
     }
 
     public var symbol: String {

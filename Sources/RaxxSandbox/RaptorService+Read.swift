@@ -52,10 +52,11 @@ extension RaptorService {
             return (account?["cash_ticks"] ?? 0, account?["mode"] ?? "paper", holdings)
         }
         var marketValue: Int64 = 0, unrealized: Int64 = 0
+        let prices = market.snapshot(at: now)
         for (symbol, qty, average) in holdings {
             guard let instrument = market.instrument(symbol) else { continue }
             // An expired option is worth nothing.
-            let price = market.priceTicks(instrument, at: now) ?? 0
+            let price = prices.priceTicks(instrument) ?? 0
             marketValue += qty * price * instrument.multiplier
             unrealized += qty * (price - average) * instrument.multiplier
         }

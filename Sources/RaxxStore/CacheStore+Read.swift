@@ -37,7 +37,7 @@ public struct CachedPortfolio: Sendable, Equatable {
 }
 
 extension CacheStore {
-    private func filters(_ q: CacheQuery, time: String?) -> (String, StatementArguments) {
+    func filters(_ q: CacheQuery, time: String?) -> (String, StatementArguments) {
         var clauses: [String] = []
         var arguments: StatementArguments = []
         if let symbol = q.symbol { clauses.append("symbol = ?"); arguments += [symbol.uppercased()] }
@@ -47,7 +47,7 @@ extension CacheStore {
         return (sql, arguments)
     }
 
-    private func limitClause(_ q: CacheQuery) -> String { q.limit.map { " LIMIT \($0)" } ?? "" }
+    func limitClause(_ q: CacheQuery) -> String { q.limit.map { " LIMIT \($0)" } ?? "" }
 
     public func positions(_ q: CacheQuery, _ each: (CachedPosition) throws -> Void) throws {
         let (filter, arguments) = filters(q, time: "updated_at")

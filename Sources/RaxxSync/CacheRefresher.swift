@@ -18,7 +18,8 @@ public struct CacheRefresher: Sendable {
     public let client: Client
     public let accountID: String
     public let clock: @Sendable () -> Date
-    public var pageSize = 5000
+    /// Changes per page: two pages are in memory at once (one written, one fetched).
+    public var pageSize = 2000
     /// Fills and closed orders older than this are evicted after a refresh.
     public var retention: RaxxDuration
     /// Hears the number of changes applied so far.

@@ -129,4 +129,17 @@ func symbols(_ store: CacheStore) throws -> [String] {
         let state = try store.syncState()
         #expect(state.cursor == 0 && state.lastSuccessAt == nil && state.accountID == nil)
     }
+
+    @Test func exportsJSONLinesStraightFromTheRows() throws {
+        let store = try CacheStore.inMemory()
+        try store.beginRebuild(accountID: "acc_1")
+        try store.apply(page([position("p\"1", "MSFT", qty: 3, seq: 1), position("p2", "AAPL", seq: 2)]))
+        try store.finishRebuild(accountID: "acc_1")
+        var bytes: [UInt8] = []
+        try store.exportJSONLines(.positions, CacheQuery(), asOf: Date(timeIntervalSince1970: 1_790_000_000.5)) { bytes += $0 }
+        #expect(String(decoding: bytes, as: UTF8.self) == """
+            {"as_of":"2026-09-21T14:13:20.500Z","avg_price":"10.00","id":"p2","qty":1,"symbol":"AAPL","updated_at":"2026-09-21T14:13:20Z"}
+            {"as_of":"2026-09-21T14:13:20.500Z","avg_price":"10.00","id":"p\\"1","qty":3,"symbol":"MSFT","updated_at":"2026-09-21T14:13:20Z"}\n
+            """)
+    }
 }

@@ -1,0 +1,99 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+import RaxxCore
+
+/// JSON Lines straight from SQLite's rows into an output buffer: `raxx-cache show --json` prints
+/// every row it reads (a million fills, say), so this path makes no Swift value per row.
+extension CacheStore {
+    public enum Exported: Sendable { case positions, fills, orders }
+
+    enum Kind { case text, optionalText, integer, date, optionalDate }
+
+    /// (JSON key, column) in key order; `as_of` goes first.
+    static func layout(_ what: Exported) -> (sql: String, columns: [(String, Kind)]) {
+        switch what {
+        case .positions:
+            ("SELECT avg_price, id, qty, symbol, updated_at FROM positions",
+             [("avg_price", .text), ("id", .text), ("qty", .integer), ("symbol", .text), ("updated_at", .date)])
+        case .fills:
+            ("SELECT filled_at, id, order_id, price, qty, side, symbol FROM fills",
+             [("filled_at", .date), ("id", .text), ("order_id", .text), ("price", .text), ("qty", .integer), ("side", .text), ("symbol", .text)])
+        case .orders:
+            ("""
+             SELECT avg_fill_price, client_order_id, created_at, filled_qty, id, limit_price, mode, not_after, qty, reject_code, side,
+             status, symbol, tif, type, updated_at FROM orders
+             """,
+             [("avg_fill_price", .optionalText), ("client_order_id", .text), ("created_at", .date), ("filled_qty", .integer), ("id", .text),
+              ("limit_price", .optionalText), ("mode", .text), ("not_after", .optionalDate), ("qty", .integer), ("reject_code", .optionalText),
+              ("side", .text), ("status", .text), ("symbol", .text), ("tif", .text), ("type", .text), ("updated_at", .date)])
+        }
+    }
+
+    /// Writes one JSON object per row (keys sorted, `as_of` with each) to `sink`, in chunks.
+    public func exportJSONLines(_ what: Exported, _ q: CacheQuery, asOf: Date, sink: (UnsafeRawBufferPointer) -> Void) throws {
+        let (select, columns) = Self.layout(what)
+        let (filter, arguments) = filters(q, time: what == .fills ? "filled_at" : "updated_at")
+        let order = switch what {
+        case .positions: " ORDER BY symbol"
+        case .fills: " ORDER BY filled_at DESC, id"
+        case .orders: " ORDER BY updated_at DESC, id"
+        }
+        let prefix = Array("{\"as_of\":\"\(RFC3339.string(from: asOf))\"".utf8)
+        let keys = columns.map { Array(",\"\($0.0)\":".utf8) }
+        try writer.read { db in
+            let statement = try db.makeStatement(sql: select + filter + order + limitClause(q))
+            try statement.setArguments(arguments)
+            let handle = statement.sqliteStatement
+            var out: [UInt8] = []
+            out.reserveCapacity(80 << 10)
+            while true {
+                let step = sqlite3_step(handle)
+                if step == SQLITE_DONE { break }
+                guard step == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: step)) }
+                out += prefix
+                for (i, (_, kind)) in columns.enumerated() {
+                    let c = Int32(i)
+                    let isNull = sqlite3_column_type(handle, c) == SQLITE_NULL
+                    if isNull && (kind == .optionalText || kind == .optionalDate) { continue }
+                    out += keys[i]
+                    switch kind {
+                    case .text, .optionalText:
+                        let count = Int(sqlite3_column_bytes(handle, c))
+                        out.append(0x22)
+                        if let text = sqlite3_column_text(handle, c) {
+                            Self.appendEscaped(UnsafeBufferPointer(start: text, count: count), to: &out)
+                        }
+                        out.append(0x22)
+                    case .integer:
+                        out += Array(String(sqlite3_column_int64(handle, c)).utf8)
+                    case .date, .optionalDate:
+                        out.append(0x22)
+                        out += Array(RFC3339.string(from: Date(timeIntervalSince1970: sqlite3_column_double(handle, c))).utf8)
+                        out.append(0x22)
+                    }
+                }
+                out += [0x7D, 0x0A]
+                if out.count >= 64 << 10 {
+                    out.withUnsafeBytes(sink)
+                    out.removeAll(keepingCapacity: true)
+                }
+            }
+            if !out.isEmpty { out.withUnsafeBytes(sink) }
+        }
+    }
+
+    static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        for b in bytes {
+            switch b {
+            case 0x22: out += [0x5C, 0x22]
+            case 0x5C: out += [0x5C, 0x5C]
+            case 0x0A: out += [0x5C, 0x6E]
+            case 0x0D: out += [0x5C, 0x72]
+            case 0x09: out += [0x5C, 0x74]
+            case 0..<0x20: out += Array(String(format: "\\u%04x", b).utf8)
+            default: out.append(b)
+            }
+        }
+    }
+}
