@@ -80,6 +80,10 @@ public struct CacheRefresher: Sendable {
         }
         var rebuilding = state.rebuilding != .none
         var cursor = rebuilding ? state.rebuildCursor : state.cursor
+        // The portfolio snapshot is valued by the server while the pages come.
+        let client = self.client
+        let portfolio = Task { try await client.getPortfolio() }
+        defer { portfolio.cancel() }
         var page = try await fetch(cursor: cursor, rebuild: rebuilding)
         while true {
             try Task.checkCancellation()
@@ -103,14 +107,22 @@ public struct CacheRefresher: Sendable {
             cursor = page.cursor
             guard let next else { break }
             page = try await next.value
+            // Hand freed page memory back to the system, so a long sync's peak stays that of a page.
+            Self.releaseFreedMemory()
         }
         if rebuilding { try store.finishRebuild(accountID: accountID) }
-        switch try await client.getPortfolio() {
+        switch try await portfolio.value {
         case .ok(let ok): try store.savePortfolio(try ok.body.json)
         case .default(_, let problem): throw ErrorMapping.raxxError(problem: try problem.body.applicationProblemJson)
         }
         let evicted = try store.evict(before: clock().addingTimeInterval(-retention.seconds))
         return Outcome(changes: applied, full: rebuilding, reset: wasReset, cursor: cursor, evicted: evicted)
+    }
+
+    static func releaseFreedMemory() {
+        #if os(Linux)
+        _ = glibcMallocTrim(0)
+        #endif
     }
 
     private func fetch(cursor: Int64, rebuild: Bool) async throws -> Components.Schemas.SyncPage {
@@ -149,3 +161,9 @@ public final class RefreshLock: @unchecked Sendable {
         close(fd)
     }
 }
+
+#if os(Linux)
+/// glibc's malloc_trim(3), which the Glibc module does not export (it lives in <malloc.h>).
+@_silgen_name("malloc_trim")
+private func glibcMallocTrim(_ pad: Int) -> Int32
+#endif
