@@ -10,7 +10,6 @@ Usage: bench_cache.py BIN_DIR WORK_DIR [POSITIONS FILLS]
 """
 import json
 import os
-import resource
 import sqlite3
 import statistics
 import subprocess
@@ -33,13 +32,16 @@ def tool(name, *args, **kw):
 
 
 def peak_rss_of(command):
-    """Runs command; answers (seconds, peak RSS in MiB) of that child alone."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Runs command; answers (seconds, peak RSS in MiB) of that child alone (wait4 on its pid:
+    RUSAGE_CHILDREN would report the largest child so far, the seeder's)."""
     start = time.perf_counter()
-    subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
+    child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
     seconds = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return seconds, max(after, before) / 1024 if after > before else after / 1024
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise subprocess.CalledProcessError(child.returncode, command)
+    return seconds, usage.ru_maxrss / 1024
 
 
 def verdict(ok):

@@ -23,9 +23,18 @@ public enum JSONLines {
 /// hand (civil-from-days arithmetic): it runs for every row a read prints.
 public enum RFC3339 {
     public static func string(from date: Date) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(24)
+        append(date, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the timestamp's UTF-8 to `out` (no String made: output paths call this per row).
+    public static func append(_ date: Date, to out: inout [UInt8]) {
         let totalMillis = (date.timeIntervalSince1970 * 1000).rounded()
         guard totalMillis.isFinite, abs(totalMillis) < 253_402_300_799_000 else {
-            return date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
+            out += Array(date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt)).utf8)
+            return
         }
         var millis = Int64(totalMillis)
         var seconds = millis >= 0 ? millis / 1000 : (millis - 999) / 1000
@@ -42,19 +51,33 @@ public enum RFC3339 {
         let day = doy - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        var out = [UInt8]()
-        out.reserveCapacity(24)
-        func digits(_ v: Int64, _ width: Int) {
-            var buffer = [UInt8](repeating: 48, count: width)
-            var v = v
-            for i in stride(from: width - 1, through: 0, by: -1) { buffer[i] = 48 + UInt8(v % 10); v /= 10 }
-            out += buffer
-        }
-        digits(year, 4); out.append(45); digits(month, 2); out.append(45); digits(day, 2); out.append(84)
-        digits(seconds / 3600, 2); out.append(58); digits(seconds / 60 % 60, 2); out.append(58); digits(seconds % 60, 2)
-        if millis > 0 { out.append(46); digits(millis, 3) }
+        appendDigits(year, width: 4, to: &out); out.append(45)
+        appendDigits(month, width: 2, to: &out); out.append(45)
+        appendDigits(day, width: 2, to: &out); out.append(84)
+        appendDigits(seconds / 3600, width: 2, to: &out); out.append(58)
+        appendDigits(seconds / 60 % 60, width: 2, to: &out); out.append(58)
+        appendDigits(seconds % 60, width: 2, to: &out)
+        if millis > 0 { out.append(46); appendDigits(millis, width: 3, to: &out) }
         out.append(90)
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `value` in decimal, zero-padded to `width` (a minus sign first when negative).
+    public static func appendDigits(_ value: Int64, width: Int = 1, to out: inout [UInt8]) {
+        var v = value.magnitude
+        if value < 0 { out.append(45) }
+        var buffer: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48)
+        var count = 0
+        withUnsafeMutableBytes(of: &buffer) { b in
+            repeat {
+                b[19 - count] = 48 + UInt8(v % 10)
+                v /= 10
+                count += 1
+            } while v > 0
+            let n = max(count, min(width, 20))
+            out.append(contentsOf: b[(20 - n)...])
+        }
     }
 
     public static func date(from text: String) -> Date? {

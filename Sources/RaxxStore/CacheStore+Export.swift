@@ -66,10 +66,10 @@ extension CacheStore {
                         }
                         out.append(0x22)
                     case .integer:
-                        out += Array(String(sqlite3_column_int64(handle, c)).utf8)
+                        RFC3339.appendDigits(sqlite3_column_int64(handle, c), to: &out)
                     case .date, .optionalDate:
                         out.append(0x22)
-                        out += Array(RFC3339.string(from: Date(timeIntervalSince1970: sqlite3_column_double(handle, c))).utf8)
+                        RFC3339.append(Date(timeIntervalSince1970: sqlite3_column_double(handle, c)), to: &out)
                         out.append(0x22)
                     }
                 }
