@@ -12,13 +12,7 @@ public final class CacheStore: Sendable {
     /// Opens (creating it and its folder) the cache at `url`.
     public static func open(at url: URL) throws(RaxxError) -> CacheStore {
         do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-            var config = Configuration()
-            config.busyMode = .timeout(10)
-            // WAL with synchronous=NORMAL: a crash loses at most the last commits, never consistency.
-            config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-            return try CacheStore(writer: DatabasePool(path: url.path, configuration: config), url: url)
+            return try CacheStore(writer: try openPool(at: url), url: url)
         } catch let error as RaxxError {
             throw error
         } catch {
@@ -100,6 +94,17 @@ public final class CacheStore: Sendable {
         }
         return migrator
     }
+}
+
+/// Opens (creating it and its private folder) a WAL database with synchronous=NORMAL: a crash
+/// loses at most the last commits, never consistency.
+func openPool(at url: URL) throws -> DatabasePool {
+    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                            attributes: [.posixPermissions: 0o700])
+    var config = Configuration()
+    config.busyMode = .timeout(10)
+    config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+    return try DatabasePool(path: url.path, configuration: config)
 }
 
 /// Where the sync stands, and what the last attempt saw.

@@ -33,13 +33,7 @@ public final class OrderJournal: Sendable {
 
     public static func open(at url: URL) throws(RaxxError) -> OrderJournal {
         do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-            var config = Configuration()
-            config.busyMode = .timeout(10)
-            // WAL with synchronous=NORMAL: a crash loses at most the last commits, never consistency.
-            config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-            return try OrderJournal(writer: DatabasePool(path: url.path, configuration: config))
+            return try OrderJournal(writer: try openPool(at: url))
         } catch let error as RaxxError {
             throw error
         } catch {
