@@ -31,17 +31,28 @@ def tool(name, *args, **kw):
     return subprocess.run([os.path.join(bin_dir, name), *args], env=env, check=True, **kw)
 
 
+# Linux carries a process's RSS high-water mark across exec, so a child forked from this (large)
+# Python would report at least this Python's RSS. A small helper forks the command instead and
+# reports the command's own peak.
+MEASURE = """
+import os, sys, time
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+print(time.perf_counter() - start, usage.ru_maxrss, os.waitstatus_to_exitcode(status))
+"""
+
+
 def peak_rss_of(command):
-    """Runs command; answers (seconds, peak RSS in MiB) of that child alone (wait4 on its pid:
-    RUSAGE_CHILDREN would report the largest child so far, the seeder's)."""
-    start = time.perf_counter()
-    child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(child.pid, 0)
-    seconds = time.perf_counter() - start
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode != 0:
-        raise subprocess.CalledProcessError(child.returncode, command)
-    return seconds, usage.ru_maxrss / 1024
+    """Runs command; answers (seconds, peak RSS in MiB) of that command alone."""
+    out = subprocess.run([sys.executable, "-c", MEASURE, *command], env=env, check=True,
+                         stdout=subprocess.PIPE, text=True).stdout.split()
+    seconds, rss, status = float(out[-3]), int(out[-2]), int(out[-1])
+    if status != 0:
+        raise subprocess.CalledProcessError(status, command)
+    return seconds, rss / 1024
 
 
 def verdict(ok):
