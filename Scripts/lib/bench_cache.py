@@ -39,7 +39,7 @@ import os, sys, time
 start = time.perf_counter()
 pid = os.fork()
 if pid == 0:
-    os.execv(sys.argv[1], sys.argv[1:])
+    os.execvp(sys.argv[1], sys.argv[1:])
 _, status, usage = os.wait4(pid, 0)
 print(time.perf_counter() - start, usage.ru_maxrss, os.waitstatus_to_exitcode(status))
 """
