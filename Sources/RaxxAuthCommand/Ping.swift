@@ -42,7 +42,7 @@ extension RaxxAuth {
                     [$0.api_url, $0.status, $0.server_version, "\($0.latency_ms) ms"]
                 }
             case .default(_, let problem):
-                throw ErrorMapping.raxxError(problem: try problem.body.applicationProblemJson)
+                throw try problem.raxxError
             }
         }
     }

@@ -42,7 +42,7 @@ extension RaxxAuth {
                     [$0.account, $0.mode, RFC3339.string(from: $0.session_expires_at)]
                 }
             case .default(_, let problem):
-                throw ErrorMapping.raxxError(problem: try problem.body.applicationProblemJson)
+                throw try problem.raxxError
             }
         }
     }

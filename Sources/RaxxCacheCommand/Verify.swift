@@ -38,7 +38,7 @@ extension RaxxCache {
             let remote: Components.Schemas.SyncSummary
             switch try await client.getSyncSummary(query: .init(since: cache.state.evictedBefore)) {
             case .ok(let ok): remote = try ok.body.json
-            case .default(_, let problem): throw ErrorMapping.raxxError(problem: try problem.body.applicationProblemJson)
+            case .default(_, let problem): throw try problem.raxxError
             }
             let local = try cache.store.summary(since: cache.state.evictedBefore)
             let server = ["positions": remote.positions, "fills": remote.fills, "orders": remote.orders]

@@ -72,3 +72,10 @@ public enum ErrorMapping {
         return RaxxError(code: problem.code, message: message, hint: hint, status: status)
     }
 }
+
+extension Components.Responses.Problem {
+    /// The problem+json answer as the error a person sees (see `ErrorMapping.raxxError(problem:)`).
+    public var raxxError: RaxxError {
+        get throws { ErrorMapping.raxxError(problem: try body.applicationProblemJson) }
+    }
+}

@@ -34,7 +34,7 @@ extension RaxxOrder {
                 for status in [Components.Schemas.OrderStatus.open, .partiallyFilled] {
                     switch try await client.listOrders(query: .init(status: status, limit: 1000)) {
                     case .ok(let ok): ids += try ok.body.json.orders.map(\.id)
-                    case .default(_, let problem): throw ErrorMapping.raxxError(problem: try problem.body.applicationProblemJson)
+                    case .default(_, let problem): throw try problem.raxxError
                     }
                 }
             }
@@ -42,7 +42,7 @@ extension RaxxOrder {
             for id in ids {
                 switch try await client.cancelOrder(path: .init(orderId: id)) {
                 case .ok(let ok): cancelled.append(try ok.body.json)
-                case .default(_, let problem): throw ErrorMapping.raxxError(problem: try problem.body.applicationProblemJson)
+                case .default(_, let problem): throw try problem.raxxError
                 }
             }
             try context.emit(cancelled, columns: orderColumns(), row: orderRow)

@@ -52,7 +52,7 @@ extension RaxxOrder {
                 switch try await client.listOrders(query: .init(status: status.flatMap(Components.Schemas.OrderStatus.init(rawValue:)),
                                                                 limit: min(limit - orders.count, 1000), before: before)) {
                 case .ok(let ok): page = try ok.body.json
-                case .default(_, let problem): throw ErrorMapping.raxxError(problem: try problem.body.applicationProblemJson)
+                case .default(_, let problem): throw try problem.raxxError
                 }
                 orders += page.orders
                 before = page.nextBefore

@@ -173,7 +173,7 @@ struct OrderDesk {
             let found: Components.Schemas.Order?
             switch try await client.listOrders(query: .init(clientOrderId: entry.clientOrderID, limit: 1)) {
             case .ok(let ok): found = try ok.body.json.orders.first
-            case .default(_, let problem): throw ErrorMapping.raxxError(problem: try problem.body.applicationProblemJson)
+            case .default(_, let problem): throw try problem.raxxError
             }
             let now = context.clock()
             guard var order = found else {
@@ -190,7 +190,7 @@ struct OrderDesk {
             if [.open, .partiallyFilled, .pending].contains(order.status) {
                 switch try await client.cancelOrder(path: .init(orderId: order.id)) {
                 case .ok(let ok): order = try ok.body.json
-                case .default(_, let problem): throw ErrorMapping.raxxError(problem: try problem.body.applicationProblemJson)
+                case .default(_, let problem): throw try problem.raxxError
                 }
                 let message = "It was still pending when the connection was lost, so it has been cancelled"
                     + (order.filledQty > 0 ? " (\(order.filledQty) of \(order.qty) had filled)." : ".")

@@ -103,7 +103,7 @@ extension RaxxOrder {
             case .ok(let ok):
                 if try ok.body.json.account.mode == .live { throw RaxxError.notPermitted(code: "live_trading_refused", Self.liveRefusal) }
             case .default(_, let problem):
-                throw ErrorMapping.raxxError(problem: try problem.body.applicationProblemJson)
+                throw try problem.raxxError
             }
             // One raxx-order at a time settles and sends, or one would cancel the other's order in flight.
             let lock = try await OrderDesk.lock(context)
@@ -135,7 +135,7 @@ extension RaxxOrder {
                     throw RaxxError.badInput(line: first.line, field: "symbol", "'\(first.symbol)' is not on the market (unknown or expired); no order was sent")
                 }
             case .default(_, let problem):
-                throw ErrorMapping.raxxError(problem: try problem.body.applicationProblemJson)
+                throw try problem.raxxError
             }
         }
     }

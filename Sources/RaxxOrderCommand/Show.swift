@@ -36,7 +36,7 @@ extension RaxxOrder {
             }
             switch try await context.authenticatedClient().getOrder(path: .init(orderId: id)) {
             case .ok(let ok): try context.emit([try ok.body.json], columns: orderColumns(), row: orderRow)
-            case .default(_, let problem): throw ErrorMapping.raxxError(problem: try problem.body.applicationProblemJson)
+            case .default(_, let problem): throw try problem.raxxError
             }
         }
     }

@@ -24,10 +24,6 @@ public struct Ceremonies: Sendable {
         self.clock = clock
     }
 
-    static func problem(_ answer: Components.Responses.Problem) throws -> RaxxError {
-        ErrorMapping.raxxError(problem: try answer.body.applicationProblemJson)
-    }
-
     static func bytes(_ text: String, _ what: String) throws(RaxxError) -> [UInt8] {
         guard let b = Base64URL.decode(text) else {
             throw RaxxError.failure(code: "bad_response", "The server's \(what) is not base64url.")
@@ -50,7 +46,7 @@ public struct Ceremonies: Sendable {
             let options: Components.Schemas.PublicKeyCredentialCreationOptionsJSON
             switch try await client.registerOptions(body: .json(.init(email: email, displayName: displayName))) {
             case .ok(let ok): options = try ok.body.json
-            case .default(_, let answer): throw try Self.problem(answer)
+            case .default(_, let answer): throw try answer.raxxError
             }
             guard options.pubKeyCredParams.contains(where: { $0.alg == SoftwareAuthenticator.coseAlgorithmES256 }) else {
                 throw RaxxError.failure(code: "algorithm_unsupported", "The server does not accept ES256 passkeys.")
@@ -81,7 +77,7 @@ public struct Ceremonies: Sendable {
                 try keystore.save(contents)
                 return session
             case .default(_, let answer):
-                throw try Self.problem(answer)
+                throw try answer.raxxError
             }
         }
     }
@@ -103,7 +99,7 @@ public struct Ceremonies: Sendable {
             let options: Components.Schemas.PublicKeyCredentialRequestOptionsJSON
             switch try await client.loginOptions(body: .json(.init(email: credential.email))) {
             case .ok(let ok): options = try ok.body.json
-            case .default(_, let answer): throw try Self.problem(answer)
+            case .default(_, let answer): throw try answer.raxxError
             }
             if let allowed = options.allowCredentials, !allowed.contains(where: { $0.id == credential.credentialID }) {
                 throw RaxxError(code: "passkey_unknown", message: "The server does not know this device's passkey.",
@@ -119,7 +115,7 @@ public struct Ceremonies: Sendable {
                 try keystore.save(contents)
                 return session
             case .default(_, let answer):
-                throw try Self.problem(answer)
+                throw try answer.raxxError
             }
         }
     }
@@ -156,7 +152,7 @@ public struct Ceremonies: Sendable {
         let options: Components.Schemas.PublicKeyCredentialRequestOptionsJSON
         switch try await authenticatedClient.stepUpOptions(body: .json(.init(actionHash: actionHash))) {
         case .ok(let ok): options = try ok.body.json
-        case .default(_, let answer): throw try Self.problem(answer)
+        case .default(_, let answer): throw try answer.raxxError
         }
         let assertion = try await keystore.withLock {
             var contents = try keystore.load()
@@ -170,7 +166,7 @@ public struct Ceremonies: Sendable {
         case .ok(let ok):
             return try ok.body.json
         case .default(_, let answer):
-            let error = try Self.problem(answer)
+            let error = try answer.raxxError
             if error.status == .signInRequired { throw error }
             throw RaxxError.notPermitted(code: "step_up_refused", "The step-up was refused: \(error.message)")
         }

@@ -113,7 +113,7 @@ public struct CacheRefresher: Sendable {
         if rebuilding { try store.finishRebuild(accountID: accountID) }
         switch try await portfolio.value {
         case .ok(let ok): try store.savePortfolio(try ok.body.json)
-        case .default(_, let problem): throw ErrorMapping.raxxError(problem: try problem.body.applicationProblemJson)
+        case .default(_, let problem): throw try problem.raxxError
         }
         let evicted = try store.evict(before: clock().addingTimeInterval(-retention.seconds))
         return Outcome(changes: applied, full: rebuilding, reset: wasReset, cursor: cursor, evicted: evicted)
@@ -128,7 +128,7 @@ public struct CacheRefresher: Sendable {
     private func fetch(cursor: Int64, rebuild: Bool) async throws -> Components.Schemas.SyncPage {
         switch try await client.getSyncChanges(query: .init(cursor: cursor, limit: pageSize, rebuild: rebuild)) {
         case .ok(let ok): return try ok.body.json
-        case .default(_, let problem): throw ErrorMapping.raxxError(problem: try problem.body.applicationProblemJson)
+        case .default(_, let problem): throw try problem.raxxError
         }
     }
 }
