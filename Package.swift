@@ -7,21 +7,20 @@ let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: 
 let openAPIRuntime = Target.Dependency.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
 let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
 
-/// A tool is a command library (one file per verb) plus a few-line entrypoint.
+let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
+let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
+
+/// A tool is a command library (one file per verb) plus a few-line entrypoint; each names only
+/// the libraries it uses, so a tool that never touches the cache does not link GRDB.
 func tool(_ executable: String, library: String, dependencies: [Target.Dependency]) -> [Target] {
     [
-        .target(name: library, dependencies: dependencies),
+        .target(name: library, dependencies: dependencies + [argumentParser]),
         .executableTarget(name: executable, dependencies: [.target(name: library)]),
     ]
 }
 
-let cliDependencies: [Target.Dependency] = [
-    "RaxxCLI", "RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxSession", "RaxxStore", "RaxxSync", "RaxxAPI", argumentParser,
-]
-
 let package = Package(
     name: "raxx",
-    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "raxx-auth", targets: ["raxx-auth"]),
         .executable(name: "raxx-cache", targets: ["raxx-cache"]),
@@ -53,22 +52,25 @@ let package = Package(
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
 
-        // Shared libraries: all the logic lives here.
-        .target(name: "RaxxCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // Shared libraries: all the logic lives here. The README's Layout names each one's job and
+        // what it may import; Scripts/check enforces it.
+        .target(name: "RaxxCore", dependencies: [crypto]),
+        .target(name: "RaxxDomain", dependencies: ["RaxxCore", "RaxxAPI", crypto, argumentParser]),
         .target(name: "RaxxHTTP", dependencies: ["CCurl", "RaxxCore", "RaxxAPI", openAPIRuntime, httpTypes]),
-        .target(name: "RaxxVault", dependencies: ["CSodium", "RaxxCore", .product(name: "Crypto", package: "swift-crypto")]),
-        .target(name: "RaxxStore", dependencies: ["RaxxCore", "RaxxAPI", .product(name: "GRDB", package: "GRDB.swift"),
-                                                  .product(name: "GRDBSQLite", package: "GRDB.swift")]),
-        .target(name: "RaxxSync", dependencies: ["RaxxCore", "RaxxAPI", "RaxxHTTP", "RaxxStore", "RaxxSession"]),
-        .target(name: "RaxxSession", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxAPI", openAPIRuntime, httpTypes,
-                                                    .product(name: "Crypto", package: "swift-crypto")]),
-        .target(name: "RaxxCLI", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxSession", "RaxxStore", "RaxxAPI", argumentParser]),
+        .target(name: "RaxxVault", dependencies: ["CSodium", "RaxxCore", crypto]),
+        .target(name: "RaxxSession", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxAPI", openAPIRuntime, httpTypes, crypto]),
+        .target(name: "RaxxStore", dependencies: ["RaxxCore", "RaxxAPI", "RaxxDomain", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]),
+        .target(name: "RaxxSync", dependencies: ["RaxxCore", "RaxxAPI", "RaxxHTTP", "RaxxStore", openAPIRuntime]),
+        .target(name: "RaxxOrders", dependencies: ["RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxHTTP", "RaxxSession", "RaxxStore", "RaxxSync",
+                                                   openAPIRuntime]),
+        .target(name: "RaxxCLI", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxSession", "RaxxAPI", openAPIRuntime, argumentParser]),
+        .target(name: "RaxxStoreCLI", dependencies: ["RaxxCLI", "RaxxCore", "RaxxStore"]),
 
         // The sandbox: a local Raptor built from the same spec, with real state in SQLite.
         .target(
             name: "RaxxSandbox",
             dependencies: [
-                "RaxxAPI", "RaxxCore", openAPIRuntime, httpTypes,
+                "RaxxAPI", "RaxxCore", "RaxxDomain", openAPIRuntime, httpTypes,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -76,16 +78,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "RaxxSandboxCommand", dependencies: ["RaxxSandbox", "RaxxCore", argumentParser]),
+        .target(name: "RaxxSandboxCommand", dependencies: ["RaxxSandbox", "RaxxCore", "RaxxDomain", argumentParser]),
         .executableTarget(name: "raxx-sandbox", dependencies: ["RaxxSandboxCommand"]),
 
-        .target(name: "RaxxTestSupport", dependencies: ["RaxxCLI", "RaxxCore", "RaxxHTTP", "RaxxAPI", "RaxxSandbox", httpTypes,
+        .target(name: "RaxxTestSupport", dependencies: ["RaxxCLI", "RaxxCore", "RaxxHTTP", "RaxxAPI", "RaxxVault", "RaxxStore", "RaxxSandbox",
+                                                        openAPIRuntime, httpTypes,
                                                         .product(name: "Logging", package: "swift-log")]),
 
         .testTarget(name: "RaxxCoreTests", dependencies: ["RaxxCore"]),
         .testTarget(name: "RaxxHTTPTests", dependencies: ["RaxxHTTP", "RaxxCore", "RaxxAPI", "RaxxTestSupport"]),
         .testTarget(name: "RaxxVaultTests", dependencies: ["RaxxVault", "RaxxCore"]),
-        .testTarget(name: "RaxxSessionTests", dependencies: ["RaxxSession", "RaxxVault", "RaxxSandbox", "RaxxCore", "RaxxAPI", "RaxxHTTP",
+        .testTarget(name: "RaxxSessionTests", dependencies: ["RaxxSession", "RaxxVault", "RaxxSandbox", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxHTTP",
                                                             "RaxxTestSupport", openAPIRuntime, httpTypes, .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RaxxStoreTests", dependencies: ["RaxxStore", "RaxxCore", "RaxxAPI", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RaxxSyncTests", dependencies: ["RaxxSync", "RaxxStore", "RaxxSession", "RaxxVault", "RaxxSandbox", "RaxxCore",
@@ -101,14 +104,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "RaxxOrderCommandTests", dependencies: ["RaxxOrderCommand", "RaxxCore"]),
-        .testTarget(name: "RaxxAuthCommandTests", dependencies: ["RaxxAuthCommand", "RaxxCLI", "RaxxCore", "RaxxTestSupport"]),
+        .testTarget(name: "RaxxDomainTests", dependencies: ["RaxxDomain", "RaxxAPI"]),
+        .testTarget(name: "RaxxOrdersTests", dependencies: ["RaxxOrders", "RaxxDomain", "RaxxCore"]),
+        .testTarget(name: "RaxxOrderCommandTests", dependencies: ["RaxxOrderCommand", "RaxxCLI", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxStore",
+                                                                  "RaxxVault", "RaxxTestSupport"]),
+        .testTarget(name: "RaxxCacheCommandTests", dependencies: ["RaxxCacheCommand", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxStore", "RaxxVault",
+                                                                  "RaxxTestSupport"]),
+        .testTarget(name: "RaxxAuthCommandTests", dependencies: ["RaxxAuthCommand", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxSession",
+                                                                 "RaxxTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["RaxxTestSupport", "RaxxCore", "RaxxStore"]),
     ]
-    + tool("raxx-auth", library: "RaxxAuthCommand", dependencies: cliDependencies)
-    + tool("raxx-cache", library: "RaxxCacheCommand", dependencies: cliDependencies)
-    + tool("raxx-order", library: "RaxxOrderCommand", dependencies: cliDependencies)
-    + tool("raxx-notify", library: "RaxxNotifyCommand", dependencies: cliDependencies)
-    + tool("raxx-dsr", library: "RaxxDSRCommand", dependencies: cliDependencies),
+    + tool("raxx-auth", library: "RaxxAuthCommand", dependencies: ["RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxSession"])
+    + tool("raxx-cache", library: "RaxxCacheCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
+                                                                      "RaxxStore", "RaxxSync"])
+    + tool("raxx-order", library: "RaxxOrderCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
+                                                                      "RaxxStore", "RaxxOrders"])
+    + tool("raxx-notify", library: "RaxxNotifyCommand", dependencies: ["RaxxCLI", "RaxxCore"])
+    + tool("raxx-dsr", library: "RaxxDSRCommand", dependencies: ["RaxxCLI", "RaxxCore"]),
     swiftLanguageModes: [.v6]
 )

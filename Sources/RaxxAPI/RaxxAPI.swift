@@ -2,7 +2,7 @@
 // Spec/openapi.yaml (symlinked here) by the swift-openapi-generator build plugin: change the spec,
 // never the generated code. The only hand-written code here is the wire configuration that the
 // client and the sandbox server share.
-@_exported import OpenAPIRuntime
+import OpenAPIRuntime
 import Foundation
 import RaxxCore
 

@@ -27,7 +27,7 @@ extension RaxxAuth {
         public init() {}
 
         public func run(_ context: CommandContext) async throws {
-            let session = try await context.ceremonies().login(email: email, pin: pin.prompt)
+            let session = try await context.ceremonies().login(email: email, pin: context.pinPrompt(pin.source))
             try SessionRecord(session, context: context).emit(in: context)
             if context.format == .text { context.say("Signed in as \(session.email).") }
         }

@@ -28,10 +28,10 @@ extension RaxxAuth {
         }
 
         public func run(_ context: CommandContext) async throws {
-            let client = try context.client()
-            let started = ContinuousClock.now
+            let client = try context.api()
+            let started = context.world.monotonic()
             let output = try await client.getHealth()
-            let elapsed = ContinuousClock.now - started
+            let elapsed = context.world.monotonic() - started
             switch output {
             case .ok(let ok):
                 let health = try ok.body.json

@@ -28,7 +28,7 @@ extension RaxxAuth {
             let record = SessionRecord(
                 signedIn: live != nil, account: live?.email ?? contents.credential?.email, accountID: live?.accountID,
                 accessExpiresAt: live?.accessExpiresAt, sessionExpiresAt: live?.sessionExpiresAt,
-                keystore: context.keystore.url.path, passkey: contents.credential != nil,
+                keystore: context.keystore.location, passkey: contents.credential != nil,
                 authenticator: contents.credential == nil ? nil : SoftwareAuthenticator.kind)
             try record.emit(in: context)
             guard live != nil else {
@@ -70,7 +70,7 @@ struct SessionRecord: Encodable {
 
     init(_ session: StoredSession, context: CommandContext) {
         self.init(signedIn: true, account: session.email, accountID: session.accountID, accessExpiresAt: session.accessExpiresAt,
-                  sessionExpiresAt: session.sessionExpiresAt, keystore: context.keystore.url.path, passkey: true,
+                  sessionExpiresAt: session.sessionExpiresAt, keystore: context.keystore.location, passkey: true,
                   authenticator: SoftwareAuthenticator.kind)
     }
 

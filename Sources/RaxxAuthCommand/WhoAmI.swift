@@ -33,7 +33,7 @@ extension RaxxAuth {
         }
 
         public func run(_ context: CommandContext) async throws {
-            switch try await context.authenticatedClient().getSession() {
+            switch try await context.signedInAPI().getSession() {
             case .ok(let ok):
                 let s = try ok.body.json
                 let record = Record(account: s.account.email, account_id: s.account.id, mode: s.account.mode.rawValue,

@@ -1,74 +1,94 @@
 import Foundation
+import OpenAPIRuntime
 import RaxxAPI
 import RaxxCore
-import RaxxHTTP
 import RaxxSession
 import RaxxVault
 
-/// Everything a command's logic touches: streams, output format, clock, configuration and the
-/// Raptor client. `run()` builds the live one; tests build their own.
-public final class CommandContext: Sendable {
+/// Everything a command's logic touches: its streams and output format, its configuration, and
+/// the world outside (clock, ids, terminal, Raptor, keystore and the tool's stores). A command's
+/// `run(_:)` reaches the world only through here: `run()` builds the live context, tests their own.
+public struct CommandContext: Sendable {
     public let tool: String
     public let io: CommandIO
     public let format: OutputFormat
     public let configuration: RaxxConfiguration
     public let requirement: ConnectivityRequirement
-    public let clock: @Sendable () -> Date
-    /// Builds a Raptor client with extra middlewares (the bearer token's, say).
-    public typealias ClientFactory = @Sendable (_ middlewares: [any ClientMiddleware]) -> Client
-    private let makeClient: ClientFactory
+    public let world: World
 
     public init(tool: String, io: CommandIO, format: OutputFormat, configuration: RaxxConfiguration,
-                requirement: ConnectivityRequirement, clock: @escaping @Sendable () -> Date = { Date() },
-                makeClient: @escaping ClientFactory) {
+                requirement: ConnectivityRequirement, world: World) {
         self.tool = tool
         self.io = io
         self.format = format
         self.configuration = configuration
         self.requirement = requirement
-        self.clock = clock
-        self.makeClient = makeClient
+        self.world = world
     }
 
     /// The live context for `tool`, from the process's streams and environment.
     public static func live(tool: String, requirement: ConnectivityRequirement, global: GlobalOptions,
                             io: CommandIO = .standard(),
-                            environment: [String: String] = ProcessInfo.processInfo.environment) throws(RaxxError) -> CommandContext {
+                            environment: [String: String] = ProcessInfo.processInfo.environment,
+                            services: (RaxxConfiguration) -> [any Sendable] = { _ in [] }) throws(RaxxError) -> CommandContext {
         let configuration = try RaxxConfiguration(environment: environment)
         return CommandContext(
             tool: tool, io: io, format: global.resolvedFormat(stdoutIsTTY: io.stdoutIsTTY),
             configuration: configuration, requirement: requirement,
-            makeClient: { RaptorClient.make(tool: tool, configuration: configuration, middlewares: $0) }
-        )
+            world: .live(tool: tool, configuration: configuration, services: services(configuration)))
     }
 
-    /// The Raptor client, without a session. Offline-capable commands may not have one: one that
-    /// asks is a programming error, reported as such instead of touching the network.
-    public func client() throws(RaxxError) -> Client {
-        guard requirement != .offlineCapable else {
-            throw RaxxError.failure(code: "internal", "An offline-capable command tried to use the network.")
+    // MARK: The world
+
+    /// Wall-clock time.
+    public var clock: @Sendable () -> Date { world.now }
+
+    /// This device's keystore.
+    public var keystore: any KeystoreAccess { world.keystore }
+
+    /// A service only some tools have (the cache and journal stores), by type.
+    public func service<Service>(_ type: Service.Type = Service.self) throws(RaxxError) -> Service {
+        for service in world.services {
+            if let found = service as? Service { return found }
         }
-        return makeClient([])
+        throw RaxxError.failure(code: "internal", "\(tool) has no \(Service.self).")
     }
 
-    /// This device's keystore (in the state folder).
-    public var keystore: Keystore {
-        Keystore(directory: configuration.stateDirectory, machineIDPath: configuration.machineIDPath)
+    /// The Raptor API without a session. Offline-capable commands may not have one: one that asks
+    /// is a programming error, reported as such instead of touching the network.
+    public func api() throws(RaxxError) -> any APIProtocol {
+        try checkNetworkAllowed()
+        return world.raptor.api(middlewares: [])
     }
 
     /// The session's tokens, renewed silently while the session lives.
     public func sessionTokens() throws(RaxxError) -> SessionTokens {
-        SessionTokens(keystore: keystore, client: try client(), clock: clock)
+        SessionTokens(keystore: keystore, client: try api(), clock: clock)
     }
 
-    /// The Raptor client that signs every request with the session's access token.
-    public func authenticatedClient() throws(RaxxError) -> Client {
-        makeClient([BearerTokenMiddleware(tokens: try sessionTokens())])
+    /// The Raptor API that signs every request with the session's access token.
+    public func signedInAPI() throws(RaxxError) -> any APIProtocol {
+        try checkNetworkAllowed()
+        return world.raptor.api(middlewares: [BearerTokenMiddleware(tokens: try sessionTokens())])
     }
 
     /// The passkey ceremonies with this device's keystore.
     public func ceremonies() throws(RaxxError) -> Ceremonies {
-        Ceremonies(keystore: keystore, client: try client(), authenticatedClient: try authenticatedClient(), clock: clock)
+        Ceremonies(keystore: keystore, client: try api(), authenticatedClient: try signedInAPI(), clock: clock)
+    }
+
+    /// A PIN prompt for the ceremonies, from the terminal or `--pin-fd`.
+    public func pinPrompt(_ source: PINSource) -> Ceremonies.PINPrompt {
+        let entry = world.pinEntry
+        return { confirm in
+            try entry.read(from: source, prompt: confirm ? "Choose a PIN for this device's passkey: " : "PIN: ", confirm: confirm)
+        }
+    }
+
+    private func checkNetworkAllowed() throws(RaxxError) {
+        guard requirement != .offlineCapable else {
+            throw RaxxError.failure(code: "internal", "An offline-capable command tried to use the network.")
+        }
     }
 
     // MARK: Output
@@ -77,10 +97,9 @@ public final class CommandContext: Sendable {
     public func emit<Record: Encodable>(_ records: [Record], columns: [Table.Column], row: (Record) -> [String]) throws(RaxxError) {
         switch format {
         case .json:
-            let encoder = JSONLines.encoder()
             for record in records {
                 do {
-                    io.stdout.write(String(decoding: try encoder.encode(record), as: UTF8.self) + "\n")
+                    io.stdout.write(try JSONLines.line(record) + "\n")
                 } catch {
                     throw RaxxError.failure(code: "internal", "Could not encode the output: \(error)")
                 }

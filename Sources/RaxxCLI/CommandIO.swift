@@ -1,4 +1,5 @@
 import Foundation
+import RaxxCore
 
 #if canImport(Glibc)
 import Glibc
@@ -74,15 +75,44 @@ public final class CapturedSink: TextSink, @unchecked Sendable {
     public var contents: String { lock.lock(); defer { lock.unlock() }; return text }
 }
 
+/// Where input comes from: standard input, or a string in tests.
+public protocol InputSource: Sendable {
+    /// Everything up to the end of the input.
+    func readAll() throws(RaxxError) -> [UInt8]
+}
+
+/// Reads a file descriptor to its end (standard input).
+public struct FileDescriptorSource: InputSource {
+    let fd: Int32
+    public init(fd: Int32) { self.fd = fd }
+
+    public func readAll() throws(RaxxError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw RaxxError.failure(code: "input_unreadable", "Could not read standard input: \(String(cString: strerror(errno))).")
+            }
+            if n == 0 { return bytes }
+            bytes += chunk[..<n]
+        }
+    }
+}
+
 /// A command's standard streams, and whether each is a terminal.
 public struct CommandIO: Sendable {
+    public var stdin: any InputSource
     public var stdout: any TextSink
     public var stderr: any TextSink
     public var stdoutIsTTY: Bool
     public var stderrIsTTY: Bool
     public var stdinIsTTY: Bool
 
-    public init(stdout: any TextSink, stderr: any TextSink, stdoutIsTTY: Bool, stderrIsTTY: Bool, stdinIsTTY: Bool) {
+    public init(stdin: any InputSource, stdout: any TextSink, stderr: any TextSink, stdoutIsTTY: Bool, stderrIsTTY: Bool,
+                stdinIsTTY: Bool) {
+        self.stdin = stdin
         self.stdout = stdout
         self.stderr = stderr
         self.stdoutIsTTY = stdoutIsTTY
@@ -92,6 +122,7 @@ public struct CommandIO: Sendable {
 
     public static func standard() -> CommandIO {
         CommandIO(
+            stdin: FileDescriptorSource(fd: 0),
             stdout: FileDescriptorSink(fd: 1),
             stderr: FileDescriptorSink(fd: 2, capacity: 0),
             stdoutIsTTY: isatty(1) == 1,

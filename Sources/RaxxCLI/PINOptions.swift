@@ -1,6 +1,4 @@
 import ArgumentParser
-import RaxxCore
-import RaxxSession
 import RaxxVault
 
 /// `--pin-fd N`: where a PIN comes from when there is no terminal to ask on.
@@ -15,13 +13,7 @@ public struct PINOptions: ParsableArguments, Sendable {
         if let fd = pinFD, fd < 0 { throw ValidationError("--pin-fd takes a file descriptor number (0 or more).") }
     }
 
+    /// The terminal, or the file descriptor given; the context's PIN entry reads it
+    /// (`context.pinPrompt(pin.source)`).
     public var source: PINSource { pinFD.map(PINSource.fileDescriptor) ?? .terminal }
-
-    /// A prompt for the ceremonies: asks (twice when confirming, on a terminal) when called.
-    public var prompt: Ceremonies.PINPrompt {
-        let source = self.source
-        return { confirm in
-            try PIN.read(from: source, prompt: confirm ? "Choose a PIN for this device's passkey: " : "PIN: ", confirm: confirm)
-        }
-    }
 }

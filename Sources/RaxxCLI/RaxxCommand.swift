@@ -12,15 +12,20 @@ public protocol RaxxCommand: AsyncParsableCommand {
     static var tool: String { get }
     var global: GlobalOptions { get }
     func run(_ context: CommandContext) async throws
+    /// What the tool adds to the live world beyond the common pieces (its stores).
+    static func liveServices(_ configuration: RaxxConfiguration) -> [any Sendable]
 }
 
 extension RaxxCommand {
+    public static func liveServices(_ configuration: RaxxConfiguration) -> [any Sendable] { [] }
+
     public mutating func run() async throws {
         let io = CommandIO.standard()
         let format = global.resolvedFormat(stdoutIsTTY: io.stdoutIsTTY)
         let status: ExitStatus
         do {
-            let context = try CommandContext.live(tool: Self.tool, requirement: Self.connectivity, global: global, io: io)
+            let context = try CommandContext.live(tool: Self.tool, requirement: Self.connectivity, global: global, io: io,
+                                                  services: Self.liveServices)
             status = await Self.execute(self, in: context)
         } catch {
             status = Reporter(tool: Self.tool, format: format).report(error, to: io)

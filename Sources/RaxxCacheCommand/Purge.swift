@@ -3,13 +3,12 @@ import Foundation
 import RaxxCLI
 import RaxxCore
 import RaxxStore
-import RaxxSync
+import RaxxStoreCLI
 
 extension RaxxCache {
     /// `raxx-cache purge`: drop old history, or everything.
-    public struct Purge: RaxxCommand {
+    public struct Purge: RaxxCacheVerb {
         public static let connectivity = ConnectivityRequirement.offlineCapable
-        public static let tool = "raxx-cache"
         public static let configuration = CommandConfiguration(
             abstract: "Remove old history from the cache, or empty it.",
             discussion: """
@@ -21,7 +20,7 @@ extension RaxxCache {
         )
 
         @Option(name: .customLong("older-than"), help: ArgumentHelp("Remove history older than this (e.g. 90d).", valueName: "duration"))
-        var olderThan: String?
+        var olderThan: RaxxDuration?
 
         @Flag(help: "Empty the cache.")
         var all = false
@@ -32,9 +31,6 @@ extension RaxxCache {
 
         public func validate() throws {
             guard (olderThan != nil) != all else { throw ValidationError("Give exactly one of --older-than D and --all.") }
-            if let olderThan, RaxxDuration(parsing: olderThan) == nil {
-                throw ValidationError("--older-than takes a duration such as 30d or 12h, not \(olderThan).")
-            }
         }
 
         struct Record: Encodable {
@@ -44,19 +40,19 @@ extension RaxxCache {
         }
 
         public func run(_ context: CommandContext) async throws {
-            let path = context.configuration.cacheFile
-            guard let store = try CacheStore.openExisting(at: path) else {
-                try context.emit([Record(removed: 0, emptied: all, cache: path.path)], columns: [.init("Removed", .right)]) { _ in ["0"] }
+            let stores = try context.stores
+            guard let store = try stores.existingCache() else {
+                try context.emit([Record(removed: 0, emptied: all, cache: stores.cacheLocation)], columns: [.init("Removed", .right)]) { _ in ["0"] }
                 return
             }
             // Not while a refresh writes.
-            let lock = try await RefreshLock(directory: context.configuration.cacheDirectory, wait: .seconds(60))
-            defer { withExtendedLifetime(lock) {} }
-            var record = Record(removed: nil, emptied: all, cache: path.path)
+            let lock = try await stores.lock(.refresh, wait: .seconds(60))
+            defer { lock.release() }
+            var record = Record(removed: nil, emptied: all, cache: stores.cacheLocation)
             if all {
                 try store.purgeAll()
-            } else if let olderThan, let age = RaxxDuration(parsing: olderThan) {
-                record.removed = try store.evict(before: context.clock().addingTimeInterval(-age.seconds))
+            } else if let olderThan {
+                record.removed = try store.evict(before: context.clock().addingTimeInterval(-olderThan.seconds))
             }
             try context.emit([record], columns: [.init("Removed", .right), .init("Emptied")]) {
                 [$0.removed.map(String.init) ?? "all", $0.emptied ? "yes" : "no"]

@@ -1,6 +1,7 @@
 import ArgumentParser
 import RaxxCLI
 import RaxxCore
+import RaxxStoreCLI
 
 /// `raxx-cache`: the read-only offline cache.
 public struct RaxxCache: AsyncParsableCommand {
@@ -16,4 +17,11 @@ public struct RaxxCache: AsyncParsableCommand {
     )
 
     public init() {}
+}
+
+/// A raxx-cache verb.
+protocol RaxxCacheVerb: StoreCommand {}
+
+extension RaxxCacheVerb {
+    public static var tool: String { "raxx-cache" }
 }

@@ -3,13 +3,13 @@ import Foundation
 import RaxxCLI
 import RaxxCore
 import RaxxStore
+import RaxxStoreCLI
 import RaxxSync
 
 extension RaxxCache {
     /// `raxx-cache refresh`: pull what changed since the last refresh.
-    public struct Refresh: RaxxCommand {
+    public struct Refresh: RaxxCacheVerb {
         public static let connectivity = ConnectivityRequirement.networkRequired
-        public static let tool = "raxx-cache"
         public static let configuration = CommandConfiguration(
             abstract: "Bring the cache up to date with Raptor (a delta pull).",
             discussion: """
@@ -47,9 +47,10 @@ extension RaxxCache {
 
         public func run(_ context: CommandContext) async throws {
             let configuration = context.configuration
-            let lock = try await RefreshLock(directory: configuration.cacheDirectory, wait: noWait ? nil : .seconds(60))
-            defer { withExtendedLifetime(lock) {} }
-            let store = try CacheStore.open(at: configuration.cacheFile)
+            let stores = try context.stores
+            let lock = try await stores.lock(.refresh, wait: noWait ? nil : .seconds(60))
+            defer { lock.release() }
+            let store = try stores.cache()
             let accountID: String
             do {
                 guard let session = try context.keystore.load().session else { throw RaxxError.signInRequired }
@@ -58,14 +59,15 @@ extension RaxxCache {
                 try? store.recordFailure(kind: "signed-out", message: error.message, connectivity: nil, at: context.clock())
                 throw error
             }
-            var refresher = CacheRefresher(store: store, client: try context.authenticatedClient(), accountID: accountID,
+            var refresher = CacheRefresher(store: store, client: try context.signedInAPI(), accountID: accountID,
                                            retention: configuration.cacheRetention, clock: context.clock)
             let showProgress = context.io.stderrIsTTY && !quiet
-            let started = ContinuousClock.now
+            let monotonic = context.world.monotonic
+            let started = monotonic()
             if showProgress {
                 let io = context.io
                 refresher.progress = { applied in
-                    let seconds = max((ContinuousClock.now - started) / .seconds(1), 0.001)
+                    let seconds = max((monotonic() - started) / .seconds(1), 0.001)
                     io.stderr.write("\r\u{1B}[2Krefreshing: \(applied) changes (\(Int(Double(applied) / seconds))/s)")
                     io.stderr.flush()
                 }
@@ -85,8 +87,8 @@ extension RaxxCache {
             }
             guard !quiet else { return }
             let record = Record(changes: outcome.changes, full: outcome.full, reset: outcome.reset, cursor: outcome.cursor,
-                                evicted: outcome.evicted, seconds: ((ContinuousClock.now - started) / .milliseconds(1)).rounded() / 1000,
-                                cache: configuration.cacheFile.path, size_bytes: size)
+                                evicted: outcome.evicted, seconds: ((monotonic() - started) / .milliseconds(1)).rounded() / 1000,
+                                cache: stores.cacheLocation, size_bytes: size)
             try context.emit([record], columns: [.init("Changes", .right), .init("Full"), .init("Cursor", .right), .init("Seconds", .right)]) {
                 ["\($0.changes)", $0.full ? ($0.reset ? "yes (reset)" : "yes") : "no", "\($0.cursor)", String(format: "%.2f", $0.seconds)]
             }

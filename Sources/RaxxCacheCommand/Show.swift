@@ -2,13 +2,14 @@ import ArgumentParser
 import Foundation
 import RaxxCLI
 import RaxxCore
+import RaxxDomain
 import RaxxStore
+import RaxxStoreCLI
 
 extension RaxxCache {
     /// `raxx-cache show`: read the cache, offline.
-    public struct Show: RaxxCommand {
+    public struct Show: RaxxCacheVerb {
         public static let connectivity = ConnectivityRequirement.offlineCapable
-        public static let tool = "raxx-cache"
         public static let configuration = CommandConfiguration(
             abstract: "Show cached portfolio, positions, fills or orders.",
             discussion: """
@@ -34,37 +35,29 @@ extension RaxxCache {
         var since: String?
 
         @Option(help: ArgumentHelp("Only orders in this status (pending, open, partially_filled, filled, cancelled, rejected, expired).", valueName: "status"))
-        var status: String?
+        var status: OrderStatus?
 
         @Option(help: ArgumentHelp("At most this many records.", valueName: "n"))
         var limit: Int?
 
         @Option(name: .customLong("max-age"), help: ArgumentHelp("Exit 3 when the data is older than this (e.g. 90s, 15m, 2h).", valueName: "duration"))
-        var maxAge: String?
+        var maxAge: RaxxDuration?
 
         @OptionGroup public var global: GlobalOptions
 
         public init() {}
 
-        static let statuses = ["pending", "open", "partially_filled", "filled", "cancelled", "rejected", "expired"]
-
         public func validate() throws {
             if let limit, limit < 1 { throw ValidationError("--limit must be at least 1.") }
-            if let status {
-                guard what == .orders else { throw ValidationError("--status applies to orders only.") }
-                guard Self.statuses.contains(status) else { throw ValidationError("Unknown --status \(status); one of: \(Self.statuses.joined(separator: ", ")).") }
-            }
+            if status != nil, what != .orders { throw ValidationError("--status applies to orders only.") }
             if what == .portfolio && (symbol != nil || since != nil || limit != nil) {
                 throw ValidationError("--symbol, --since and --limit do not apply to the portfolio.")
-            }
-            if let maxAge, RaxxDuration(parsing: maxAge) == nil {
-                throw ValidationError("--max-age takes a duration such as 90s, 15m or 2h, not \(maxAge).")
             }
         }
 
         public func run(_ context: CommandContext) async throws {
-            let cache = try CacheReading(context)
-            cache.disclose(context)
+            let cache = try context.cacheReading()
+            context.disclose(cache)
             let query = CacheQuery(symbol: symbol, since: try SinceArgument.parse(since, now: context.clock()), status: status, limit: limit)
             switch context.format {
             case .json:
@@ -81,7 +74,7 @@ extension RaxxCache {
                 try context.io.stdout.write(table(cache.store, query).render())
                 context.io.stdout.flush()
             }
-            try cache.enforce(maxAge: maxAge.flatMap(RaxxDuration.init(parsing:)), context)
+            try cache.enforce(maxAge: maxAge, now: context.clock())
         }
 
         func table(_ store: CacheStore, _ query: CacheQuery) throws -> Table {

@@ -3,12 +3,12 @@ import Foundation
 import RaxxCLI
 import RaxxCore
 import RaxxStore
+import RaxxStoreCLI
 
 extension RaxxCache {
     /// `raxx-cache status`: what the cache holds and how its refreshes went.
-    public struct Status: RaxxCommand {
+    public struct Status: RaxxCacheVerb {
         public static let connectivity = ConnectivityRequirement.offlineCapable
-        public static let tool = "raxx-cache"
         public static let configuration = CommandConfiguration(
             abstract: "Show what the cache holds and how its last refresh went.",
             discussion: """
@@ -38,8 +38,9 @@ extension RaxxCache {
         }
 
         public func run(_ context: CommandContext) async throws {
-            let path = context.configuration.cacheFile
-            guard let store = try CacheStore.openExisting(at: path) else { throw CacheReading.neverFilled }
+            let stores = try context.stores
+            guard let store = try stores.existingCache() else { throw CacheReading.neverFilled }
+            let path = stores.cacheLocation
             let state = try store.syncState()
             let counts = try store.counts()
             let size = store.fileSize
@@ -47,7 +48,7 @@ extension RaxxCache {
                 Record(entity: entity, rows: counts[entity] ?? 0, last_success_at: state.lastSuccessAt, cursor: state.cursor,
                        rebuilding: state.rebuilding != .none, last_error_kind: state.lastErrorKind, last_error_at: state.lastErrorAt,
                        last_error_message: state.lastErrorMessage, connectivity: state.connectivity.rawValue,
-                       connectivity_at: state.connectivityAt, evicted_before: state.evictedBefore, cache: path.path, size_bytes: size)
+                       connectivity_at: state.connectivityAt, evicted_before: state.evictedBefore, cache: path, size_bytes: size)
             }
             try context.emit(records, columns: [.init("Entity"), .init("Rows", .right), .init("Last refresh"), .init("Cursor", .right), .init("Last error")]) { r in
                 let error = r.last_error_kind.map { "\($0) at \(r.last_error_at.map(RFC3339.string) ?? "?")" } ?? "-"
@@ -55,7 +56,7 @@ extension RaxxCache {
             }
             if context.format == .text {
                 context.say("Connectivity last observed: \(state.connectivity.rawValue)\(state.connectivityAt.map { " at " + RFC3339.string(from: $0) } ?? ""). "
-                            + "Cache: \(path.path) (\(size >> 10) KiB).")
+                            + "Cache: \(path) (\(size >> 10) KiB).")
             }
             if state.lastSuccessAt == nil { throw CacheReading.neverFilled }
         }

@@ -5,12 +5,12 @@ import RaxxCLI
 import RaxxCore
 import RaxxHTTP
 import RaxxStore
+import RaxxStoreCLI
 
 extension RaxxCache {
     /// `raxx-cache verify`: compare the cache with the server's summary.
-    public struct Verify: RaxxCommand {
+    public struct Verify: RaxxCacheVerb {
         public static let connectivity = ConnectivityRequirement.networkRequired
-        public static let tool = "raxx-cache"
         public static let configuration = CommandConfiguration(
             abstract: "Check the cache against the server's counts and checksums.",
             discussion: """
@@ -33,17 +33,12 @@ extension RaxxCache {
         }
 
         public func run(_ context: CommandContext) async throws {
-            let cache = try CacheReading(context)
-            let client = try context.authenticatedClient()
-            let remote: Components.Schemas.SyncSummary
-            switch try await client.getSyncSummary(query: .init(since: cache.state.evictedBefore)) {
-            case .ok(let ok): remote = try ok.body.json
-            case .default(_, let problem): throw try problem.raxxError
-            }
+            let cache = try context.cacheReading()
+            let remote = try await context.signedInAPI().getSyncSummary(query: .init(since: cache.state.evictedBefore)).checked().ok.body.json
             let local = try cache.store.summary(since: cache.state.evictedBefore)
-            let server = ["positions": remote.positions, "fills": remote.fills, "orders": remote.orders]
-            let records = ["positions", "fills", "orders"].map { entity in
-                let l = local[entity] ?? .init(count: 0, checksum: ""), s = server[entity]!
+            let server: [(String, Components.Schemas.EntitySummary)] = [("positions", remote.positions), ("fills", remote.fills), ("orders", remote.orders)]
+            let records = server.map { entity, s in
+                let l = local[entity] ?? .init(count: 0, checksum: "")
                 return Record(entity: entity, local_rows: l.count, server_rows: s.count, local_checksum: l.checksum,
                               server_checksum: s.checksum, match: l.count == s.count && l.checksum == s.checksum)
             }

@@ -43,6 +43,5 @@ public struct APIEndpoint: Sendable, Equatable, CustomStringConvertible {
         return octets.allSatisfy { o in UInt8(o) != nil }
     }
 
-    public var isLoopback: Bool { Self.isLoopback(host: url.host ?? "") }
     public var description: String { url.absoluteString }
 }

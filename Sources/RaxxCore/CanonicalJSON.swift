@@ -5,12 +5,7 @@ import Foundation
 /// The client and the server compute it from the same values with the same encoder.
 public enum CanonicalJSON {
     public static func data(_ value: some Encodable) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var c = encoder.singleValueContainer()
-            try c.encode(RFC3339.string(from: date))
-        }
-        return try encoder.encode(value)
+        // The same encoder as JSON Lines: sorted keys, compact, RFC 3339 dates.
+        try JSONLines.encoder().encode(value)
     }
 }

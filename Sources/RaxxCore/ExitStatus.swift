@@ -14,19 +14,4 @@ public enum ExitStatus: Int32, Sendable, CaseIterable, Codable {
     case temporary = 75
     /// Not permitted: the paper-first gate, a refused step-up, staff only.
     case notPermitted = 77
-
-    public var summary: String {
-        switch self {
-        case .ok: "ok"
-        case .failure: "failure"
-        case .cancelled: "cancelled"
-        case .stale: "cached data older than --max-age, or no cached data"
-        case .signInRequired: "sign-in required"
-        case .usage: "usage error"
-        case .dataError: "bad input data"
-        case .unavailable: "offline or service unavailable"
-        case .temporary: "temporary failure (lock busy, rate-limited)"
-        case .notPermitted: "not permitted (paper-first gate, step-up refused, staff only)"
-        }
-    }
 }

@@ -5,12 +5,15 @@ public struct RaxxError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     public var hint: String?
     public var status: ExitStatus
+    /// What the error shows of the network, when it comes from being offline (hard or soft).
+    public var connectivity: Connectivity?
 
-    public init(code: String, message: String, hint: String? = nil, status: ExitStatus) {
+    public init(code: String, message: String, hint: String? = nil, status: ExitStatus, connectivity: Connectivity? = nil) {
         self.code = code
         self.message = message
         self.hint = hint
         self.status = status
+        self.connectivity = connectivity
     }
 
     public var description: String { message }
@@ -25,7 +28,8 @@ extension RaxxError {
             code: state == .offlineHard ? "offline" : "unavailable",
             message: offlineMessage,
             hint: hint ?? state.hint,
-            status: .unavailable
+            status: .unavailable,
+            connectivity: state
         )
     }
 
@@ -34,7 +38,8 @@ extension RaxxError {
             code: "rate_limited",
             message: "The server asked us to slow down.",
             hint: seconds.map { "Try again in \($0) s." } ?? "Try again in a moment.",
-            status: .temporary
+            status: .temporary,
+            connectivity: .offlineSoft
         )
     }
 

@@ -47,6 +47,18 @@ public enum ErrorMapping {
         }
     }
 
+    /// What `error` shows of the network: offline (hard or soft) when the server could not be
+    /// reached or answered as an unhealthy one does; nil when it says nothing about the network.
+    public static func connectivity(of error: any Error) -> Connectivity? {
+        switch error {
+        case let e as ClientError: return connectivity(of: e.underlyingError)
+        case let f as TransportFailure: return f.connectivity == .unknown ? nil : f.connectivity
+        case is UnhealthyServer: return .offlineSoft
+        case let e as RaxxError: return e.connectivity
+        default: return nil
+        }
+    }
+
     /// A problem+json answer from Raptor, mapped to an exit status by its stable code.
     public static func raxxError(problem: Components.Schemas.Problem) -> RaxxError {
         let message = problem.detail ?? problem.title

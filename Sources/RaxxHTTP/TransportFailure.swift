@@ -20,7 +20,7 @@ public struct TransportFailure: Error, Sendable, Equatable, CustomStringConverti
     public var kind: Kind
     /// libcurl's CURLcode, when libcurl reported it.
     public var curlCode: Int?
-    /// libcurl's own words, for logs and `--verbose`; never shown as the human message.
+    /// libcurl's own words, kept for tests and for the rare message that must name the cause (a policy refusal); never shown for an offline failure.
     public var detail: String
 
     public init(kind: Kind, curlCode: Int? = nil, detail: String) {

@@ -3,13 +3,13 @@ import Foundation
 import RaxxAPI
 import RaxxCLI
 import RaxxCore
+import RaxxDomain
 import RaxxHTTP
 
 extension RaxxOrder {
     /// `raxx-order cancel ID` or `cancel --all`.
-    public struct Cancel: RaxxCommand {
+    public struct Cancel: RaxxOrderVerb {
         public static let connectivity = ConnectivityRequirement.networkRequired
-        public static let tool = "raxx-order"
         public static let configuration = CommandConfiguration(
             abstract: "Cancel an open order, or every open order.",
             discussion: connectivity.helpLine
@@ -28,24 +28,18 @@ extension RaxxOrder {
         }
 
         public func run(_ context: CommandContext) async throws {
-            let client = try context.authenticatedClient()
+            let api = try context.signedInAPI()
             var ids: [String] = id.map { [$0] } ?? []
             if all {
-                for status in [Components.Schemas.OrderStatus.open, .partiallyFilled] {
-                    switch try await client.listOrders(query: .init(status: status, limit: 1000)) {
-                    case .ok(let ok): ids += try ok.body.json.orders.map(\.id)
-                    case .default(_, let problem): throw try problem.raxxError
-                    }
+                for status in OrderStatus.resting {
+                    ids += try await api.listOrders(query: .init(status: status, limit: 1000)).checked().ok.body.json.orders.map(\.id)
                 }
             }
             var cancelled: [Components.Schemas.Order] = []
             for id in ids {
-                switch try await client.cancelOrder(path: .init(orderId: id)) {
-                case .ok(let ok): cancelled.append(try ok.body.json)
-                case .default(_, let problem): throw try problem.raxxError
-                }
+                cancelled.append(try await api.cancelOrder(path: .init(orderId: id)).checked().ok.body.json)
             }
-            try context.emit(cancelled, columns: orderColumns(), row: orderRow)
+            try context.emit(cancelled, columns: orderColumns, row: orderRow)
             if all && cancelled.isEmpty && context.format == .text { context.say("No open orders.") }
         }
     }

@@ -3,14 +3,15 @@ import Foundation
 import RaxxAPI
 import RaxxCLI
 import RaxxCore
+import RaxxDomain
 import RaxxHTTP
 import RaxxStore
+import RaxxStoreCLI
 
 extension RaxxOrder {
     /// `raxx-order list`: orders from the server, or from the cache offline.
-    public struct List: RaxxCommand {
+    public struct List: RaxxOrderVerb {
         public static let connectivity = ConnectivityRequirement.networkRequired
-        public static let tool = "raxx-order"
         public static let configuration = CommandConfiguration(
             abstract: "List orders, newest first.",
             discussion: """
@@ -19,7 +20,7 @@ extension RaxxOrder {
         )
 
         @Option(help: ArgumentHelp("Only orders in this status.", valueName: "status"))
-        var status: String?
+        var status: OrderStatus?
         @Option(help: ArgumentHelp("At most this many orders (default 100).", valueName: "n"))
         var limit = 100
         @Flag(help: "Read the cache (offline) instead of asking the server.")
@@ -29,35 +30,28 @@ extension RaxxOrder {
         public init() {}
 
         public func validate() throws {
-            if let status, Components.Schemas.OrderStatus(rawValue: status) == nil {
-                throw ValidationError("Unknown --status \(status).")
-            }
             guard (1...10_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 10000.") }
         }
 
         public func run(_ context: CommandContext) async throws {
             if cached {
-                let cache = try CacheReading(context)
-                cache.disclose(context)
+                let cache = try context.cacheReading()
+                context.disclose(cache)
                 var orders: [CachedOrder] = []
                 try cache.store.orders(CacheQuery(status: status, limit: limit)) { orders.append($0) }
-                try context.emit(orders.map { CachedRecord($0, asOf: cache.asOf) }, columns: orderColumns()) { $0.row }
+                try context.emit(orders.map { CachedRecord($0, asOf: cache.asOf) }, columns: orderColumns) { $0.row }
                 return
             }
-            let client = try context.authenticatedClient()
+            let api = try context.signedInAPI()
             var orders: [Components.Schemas.Order] = []
             var before: String? = nil
             repeat {
-                let page: Components.Schemas.OrderList
-                switch try await client.listOrders(query: .init(status: status.flatMap(Components.Schemas.OrderStatus.init(rawValue:)),
-                                                                limit: min(limit - orders.count, 1000), before: before)) {
-                case .ok(let ok): page = try ok.body.json
-                case .default(_, let problem): throw try problem.raxxError
-                }
+                let page = try await api.listOrders(query: .init(status: status, limit: min(limit - orders.count, 1000), before: before))
+                    .checked().ok.body.json
                 orders += page.orders
                 before = page.nextBefore
             } while before != nil && orders.count < limit
-            try context.emit(orders, columns: orderColumns(), row: orderRow)
+            try context.emit(orders, columns: orderColumns, row: orderRow)
         }
     }
 }

@@ -3,14 +3,16 @@ import Foundation
 import RaxxAPI
 import RaxxCLI
 import RaxxCore
+import RaxxDomain
 import RaxxHTTP
+import RaxxOrders
 import RaxxStore
+import RaxxStoreCLI
 
 extension RaxxOrder {
     /// `raxx-order place`: one order from flags, or many as JSON Lines on stdin.
-    public struct Place: RaxxCommand {
+    public struct Place: RaxxOrderVerb {
         public static let connectivity = ConnectivityRequirement.networkRequired
-        public static let tool = "raxx-order"
         public static let configuration = CommandConfiguration(
             abstract: "Place paper orders: one from flags, or many as JSON Lines on stdin.",
             discussion: """
@@ -42,7 +44,7 @@ extension RaxxOrder {
         @Option(name: .customLong("client-order-id"), help: ArgumentHelp("Your id for the order, for safe retries (default: generated).", valueName: "id"))
         var clientOrderID: String?
         @Option(help: ArgumentHelp("How long the server may take to receive an order before refusing it.", valueName: "duration"))
-        var deadline = "10s"
+        var deadline = RaxxDuration.seconds(10)
         @Flag(name: .customLong("dry-run"), help: "Validate and show what would be sent; send nothing.")
         var dryRun = false
         @Flag(help: "Ask for live trading (always refused: orders are paper only).")
@@ -53,41 +55,40 @@ extension RaxxOrder {
 
         public init() {}
 
-        static let liveRefusal = "Live trading is not available from the command line; orders are paper only."
         /// A refresh first when the cache is older than this.
         static let freshness = RaxxDuration.seconds(60)
 
         public func validate() throws {
-            guard let d = RaxxDuration(parsing: deadline), d.milliseconds > 0 else {
-                throw ValidationError("--deadline takes a duration such as 10s or 2m.")
-            }
+            guard deadline.milliseconds > 0 else { throw ValidationError("--deadline takes a duration such as 10s or 2m.") }
         }
 
+        /// The batch, from the flags or from stdin. Flag values are validated like a line of input
+        /// (line 1), with the same messages.
         func intents(_ context: CommandContext) throws -> [OrderIntent] {
-            let newID = { "raxx-" + UUID().uuidString.lowercased().prefix(18) }
+            let newID = { "raxx-" + context.world.newID().prefix(18) }
             if symbol != nil || side != nil || qty != nil {
                 return [try OrderIntent(line: 1, symbol: symbol, side: side, qty: qty.map(JSONScalar.integer), type: type,
                                         limitPrice: limitPrice.map(JSONScalar.string), tif: tif, clientOrderID: clientOrderID,
-                                        newID: { String(newID()) })]
+                                        newID: newID)]
             }
             guard !context.io.stdinIsTTY else {
                 throw RaxxError.usage("Give an order with --symbol, --side and --qty, or JSON Lines on stdin.")
             }
-            let input = FileHandle.standardInput.readDataToEndOfFile()
-            guard let text = String(data: input, encoding: .utf8) else { throw RaxxError.badInput("stdin is not UTF-8 text.") }
-            return try OrderIntent.parse(jsonLines: text, newID: { String(newID()) })
+            guard let text = String(validating: try context.io.stdin.readAll(), as: UTF8.self) else {
+                throw RaxxError.badInput("stdin is not UTF-8 text.")
+            }
+            return try OrderIntent.parse(jsonLines: text, newID: newID)
         }
 
         public func run(_ context: CommandContext) async throws {
             // 1. Input: the whole batch, before anything else.
             let intents = try intents(context)
             // 2. Mode.
-            if live { throw RaxxError.notPermitted(code: "live_trading_refused", Self.liveRefusal) }
-            let deadline = RaxxDuration(parsing: self.deadline) ?? .seconds(10)
+            if live { throw RaxxError.notPermitted(code: "live_trading_refused", OrderDesk.liveRefusal) }
             if dryRun {
-                let desk = OrderDesk(context: context, client: try context.client(), journal: try OrderJournal.inMemory(), pin: pin.prompt, deadline: deadline)
-                let requests = intents.map(desk.request)
-                try context.emit(requests, columns: [.init("Client order ID"), .init("Symbol"), .init("Side"), .init("Qty", .right), .init("Type"), .init("Limit", .right)]) {
+                let notAfter = context.clock().addingTimeInterval(deadline.seconds)
+                try context.emit(intents.map { $0.request(notAfter: notAfter) }, columns: [.init("Client order ID"), .init("Symbol"), .init("Side"), .init("Qty", .right),
+                                                                         .init("Type"), .init("Limit", .right)]) {
                     [$0.clientOrderId, $0.symbol, $0.side.rawValue, "\($0.qty)", $0._type.rawValue, $0.limitPrice ?? "-"]
                 }
                 context.say("Dry run: nothing was sent.")
@@ -98,44 +99,48 @@ extension RaxxOrder {
                 throw RaxxError.signInRequired
             }
             // 4. Connectivity, and the account's mode.
-            let client = try context.authenticatedClient()
-            switch try await client.getSession() {
-            case .ok(let ok):
-                if try ok.body.json.account.mode == .live { throw RaxxError.notPermitted(code: "live_trading_refused", Self.liveRefusal) }
-            case .default(_, let problem):
-                throw try problem.raxxError
+            let api = try context.signedInAPI()
+            if try await api.getSession().checked().ok.body.json.account.mode == .live {
+                throw RaxxError.notPermitted(code: "live_trading_refused", OrderDesk.liveRefusal)
             }
             // One raxx-order at a time settles and sends, or one would cancel the other's order in flight.
-            let lock = try await OrderDesk.lock(context)
-            defer { withExtendedLifetime(lock) {} }
-            let desk = OrderDesk(context: context, client: client, journal: try OrderJournal.open(at: OrderDesk.journalPath(context)),
-                                 pin: pin.prompt, deadline: deadline)
-            // 5. Freshness (and what an earlier run left unknown).
-            try await desk.prepare(freshness: Self.freshness)
+            let stores = try context.stores
+            let lock = try await stores.lock(.orders, wait: .seconds(60))
+            defer { lock.release() }
+            let desk = OrderDesk(client: api, journal: try stores.journal(), clock: context.clock, deadline: deadline)
+            // 5. What an earlier run left unknown, and freshness.
+            for settled in try await desk.reconcile() {
+                context.say("raxx-order: order \(settled.client_order_id): \(settled.message)")
+            }
+            try await desk.refreshIfStale(stores, accountID: session.accountID, freshness: Self.freshness,
+                                          retention: context.configuration.cacheRetention)
             // Every symbol must exist before any order goes.
-            try await checkSymbols(intents, client: client)
+            try await checkSymbols(intents, api: api)
 
-            let (results, stop) = await desk.place(intents, ceremonies: try context.ceremonies())
+            let ceremonies = try context.ceremonies()
+            let prompt = context.pinPrompt(pin.source)
+            let (results, stop) = await desk.place(intents) { intent, actionHash in
+                if context.format == .text || context.io.stderrIsTTY {
+                    context.say("Order on line \(intent.line) (\(intent.side.rawValue) \(intent.qty) \(intent.symbol)) is large: confirm it with your passkey.")
+                }
+                return try await ceremonies.stepUp(actionHash: actionHash, pin: prompt).grant
+            }
             try context.emit(results, columns: resultColumns) {
-                ["\($0.line)", $0.client_order_id, $0.symbol, $0.side, "\($0.qty)", $0.result, $0.status ?? "-", $0.order_id ?? "-", $0.error_code ?? "-"]
+                ["\($0.line)", $0.client_order_id, $0.symbol, $0.side.rawValue, "\($0.qty)", $0.outcome.rawValue, $0.status?.rawValue ?? "-",
+                 $0.order_id ?? "-", $0.error_code ?? "-"]
             }
             if let stop { throw stop }
-            let refused = results.filter { $0.result != "placed" }.count
+            let refused = results.filter { $0.outcome != .placed }.count
             if refused > 0 {
                 throw RaxxError.failure(code: "rejected", "\(refused) of \(results.count) order\(results.count == 1 ? " was" : "s were") not placed.")
             }
         }
 
-        func checkSymbols(_ intents: [OrderIntent], client: Client) async throws {
+        func checkSymbols(_ intents: [OrderIntent], api: any APIProtocol) async throws {
             let symbols = Array(Set(intents.map(\.symbol))).sorted()
-            switch try await client.getInstruments(query: .init(symbol: symbols)) {
-            case .ok(let ok):
-                let unknown = Set(try ok.body.json.unknown.map { $0.uppercased() })
-                if let first = intents.first(where: { unknown.contains($0.symbol) }) {
-                    throw RaxxError.badInput(line: first.line, field: "symbol", "'\(first.symbol)' is not on the market (unknown or expired); no order was sent")
-                }
-            case .default(_, let problem):
-                throw try problem.raxxError
+            let unknown = Set(try await api.getInstruments(query: .init(symbol: symbols)).checked().ok.body.json.unknown.map { $0.uppercased() })
+            if let first = intents.first(where: { unknown.contains($0.symbol) }) {
+                throw RaxxError.badInput(line: first.line, field: "symbol", "'\(first.symbol)' is not on the market (unknown or expired); no order was sent")
             }
         }
     }

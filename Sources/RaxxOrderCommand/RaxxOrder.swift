@@ -1,6 +1,8 @@
 import ArgumentParser
+import RaxxAPI
 import RaxxCLI
 import RaxxCore
+import RaxxStoreCLI
 
 /// `raxx-order`: paper order entry.
 public struct RaxxOrder: AsyncParsableCommand {
@@ -19,18 +21,22 @@ public struct RaxxOrder: AsyncParsableCommand {
     public init() {}
 }
 
+/// A raxx-order verb.
+protocol RaxxOrderVerb: StoreCommand {}
+
+extension RaxxOrderVerb {
+    public static var tool: String { "raxx-order" }
+}
+
 /// The results table every verb that sends orders prints on a terminal.
 let resultColumns: [Table.Column] = [.init("Line", .right), .init("Client order ID"), .init("Symbol"), .init("Side"), .init("Qty", .right),
                                      .init("Result"), .init("Status"), .init("Order ID"), .init("Error")]
 
-func orderColumns() -> [Table.Column] {
-    [.init("Order ID"), .init("Symbol"), .init("Side"), .init("Qty", .right), .init("Type"), .init("Limit", .right),
-     .init("Status"), .init("Filled", .right), .init("Avg fill", .right), .init("Client order ID")]
-}
+let orderColumns: [Table.Column] = [.init("Order ID"), .init("Symbol"), .init("Side"), .init("Qty", .right), .init("Type"),
+                                    .init("Limit", .right), .init("Status"), .init("Filled", .right), .init("Avg fill", .right),
+                                    .init("Client order ID")]
 
 func orderRow(_ o: Components.Schemas.Order) -> [String] {
     [o.id, o.symbol, o.side.rawValue, "\(o.qty)", o._type.rawValue, o.limitPrice ?? "-", o.status.rawValue, "\(o.filledQty)",
      o.avgFillPrice ?? "-", o.clientOrderId]
 }
-
-import RaxxAPI

@@ -2,13 +2,14 @@ import ArgumentParser
 import Foundation
 import RaxxCLI
 import RaxxCore
+import RaxxOrders
 import RaxxStore
+import RaxxStoreCLI
 
 extension RaxxOrder {
     /// `raxx-order reconcile`: settle orders whose replies were lost.
-    public struct Reconcile: RaxxCommand {
+    public struct Reconcile: RaxxOrderVerb {
         public static let connectivity = ConnectivityRequirement.networkRequired
-        public static let tool = "raxx-order"
         public static let configuration = CommandConfiguration(
             abstract: "Look up orders whose outcome is unknown, and settle them.",
             discussion: """
@@ -23,14 +24,13 @@ extension RaxxOrder {
         public init() {}
 
         public func run(_ context: CommandContext) async throws {
-            let lock = try await OrderDesk.lock(context)
-            defer { withExtendedLifetime(lock) {} }
-            let desk = OrderDesk(context: context, client: try context.authenticatedClient(),
-                                 journal: try OrderJournal.open(at: OrderDesk.journalPath(context)),
-                                 pin: { _ in throw RaxxError.usage("Reconciling needs no PIN.") }, deadline: .seconds(10))
+            let stores = try context.stores
+            let lock = try await stores.lock(.orders, wait: .seconds(60))
+            defer { lock.release() }
+            let desk = OrderDesk(client: try context.signedInAPI(), journal: try stores.journal(), clock: context.clock, deadline: .seconds(10))
             let settled = try await desk.reconcile()
             try context.emit(settled, columns: [.init("Client order ID"), .init("Outcome"), .init("Order ID"), .init("Note")]) {
-                [$0.client_order_id, $0.outcome, $0.order_id ?? "-", $0.message]
+                [$0.client_order_id, $0.outcome.name, $0.order_id ?? "-", $0.message]
             }
             if settled.isEmpty && context.format == .text { context.say("Nothing to reconcile.") }
         }

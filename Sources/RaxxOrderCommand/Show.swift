@@ -5,12 +5,12 @@ import RaxxCLI
 import RaxxCore
 import RaxxHTTP
 import RaxxStore
+import RaxxStoreCLI
 
 extension RaxxOrder {
     /// `raxx-order show ID`.
-    public struct Show: RaxxCommand {
+    public struct Show: RaxxOrderVerb {
         public static let connectivity = ConnectivityRequirement.networkRequired
-        public static let tool = "raxx-order"
         public static let configuration = CommandConfiguration(
             abstract: "Show one order.",
             discussion: "Asks the server; with --cached reads raxx-cache's copy instead, offline. " + connectivity.helpLine
@@ -26,18 +26,16 @@ extension RaxxOrder {
 
         public func run(_ context: CommandContext) async throws {
             if cached {
-                let cache = try CacheReading(context)
-                cache.disclose(context)
+                let cache = try context.cacheReading()
+                context.disclose(cache)
                 var found: CachedOrder? = nil
                 try cache.store.orders(CacheQuery()) { if $0.id == id { found = $0 } }
                 guard let found else { throw RaxxError.failure(code: "not_found", "No order \(id) in the cache.") }
-                try context.emit([CachedRecord(found, asOf: cache.asOf)], columns: orderColumns()) { $0.row }
+                try context.emit([CachedRecord(found, asOf: cache.asOf)], columns: orderColumns) { $0.row }
                 return
             }
-            switch try await context.authenticatedClient().getOrder(path: .init(orderId: id)) {
-            case .ok(let ok): try context.emit([try ok.body.json], columns: orderColumns(), row: orderRow)
-            case .default(_, let problem): throw try problem.raxxError
-            }
+            let order = try await context.signedInAPI().getOrder(path: .init(orderId: id)).checked().ok.body.json
+            try context.emit([order], columns: orderColumns, row: orderRow)
         }
     }
 }

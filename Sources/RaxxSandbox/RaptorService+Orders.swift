@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import RaxxAPI
 import RaxxCore
+import RaxxDomain
 
 /// Order entry on the paper engine: idempotent on client_order_id, refusing live trading and late
 /// arrivals, asking for a step-up above the notional threshold.
@@ -27,8 +28,8 @@ extension RaptorService {
     }
 
     static func requestHash(_ r: Components.Schemas.OrderRequest) -> String {
-        OrderAction(clientOrderID: r.clientOrderId, symbol: r.symbol.uppercased(), side: r.side.rawValue, qty: r.qty, type: r._type.rawValue,
-                    limitPrice: r.limitPrice, tif: r.tif.rawValue, mode: r.mode.rawValue).hash
+        OrderAction(clientOrderID: r.clientOrderId, symbol: r.symbol.uppercased(), side: r.side, qty: r.qty, type: r._type,
+                    limitPrice: r.limitPrice, tif: r.tif, mode: r.mode).hash
     }
 
     public func placeOrder(_ input: Operations.PlaceOrder.Input) async throws -> Operations.PlaceOrder.Output {

@@ -18,11 +18,6 @@ public struct RaxxSandboxTool: AsyncParsableCommand {
     public init() {}
 }
 
-extension RaxxDuration: ExpressibleByArgument {
-    public init?(argument: String) { self.init(parsing: argument) }
-    public static var defaultCompletionKind: CompletionKind { .default }
-}
-
 /// Writes one line to stdout at once (the sandbox's stdout carries only data lines).
 func printLine(_ text: String) {
     let line = text + "\n"

@@ -10,14 +10,15 @@ import RaxxVault
 public struct Ceremonies: Sendable {
     public typealias PINPrompt = @Sendable (_ confirm: Bool) throws -> SecretBytes
 
-    public let keystore: Keystore
-    /// The plain client (registration and sign-in need no token).
-    public let client: Client
-    /// The client with the bearer middleware (step-up, sign-out).
-    public let authenticatedClient: Client
+    public let keystore: any KeystoreAccess
+    /// The API without a session (registration and sign-in need no token).
+    public let client: any APIProtocol
+    /// The API with the session's bearer token (step-up, sign-out).
+    public let authenticatedClient: any APIProtocol
     public let clock: @Sendable () -> Date
 
-    public init(keystore: Keystore, client: Client, authenticatedClient: Client, clock: @escaping @Sendable () -> Date) {
+    public init(keystore: any KeystoreAccess, client: any APIProtocol, authenticatedClient: any APIProtocol,
+                clock: @escaping @Sendable () -> Date) {
         self.keystore = keystore
         self.client = client
         self.authenticatedClient = authenticatedClient

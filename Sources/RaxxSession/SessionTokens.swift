@@ -10,14 +10,14 @@ import RaxxVault
 /// token (no person, no PIN), so cron jobs keep working for as long as the session lives. Once the
 /// session is over, callers get `RaxxError.signInRequired` (exit 4).
 public struct SessionTokens: Sendable {
-    public let keystore: Keystore
-    /// A client without the bearer middleware, for the renewal call itself.
-    public let client: Client
+    public let keystore: any KeystoreAccess
+    /// The API without the bearer middleware, for the renewal call itself.
+    public let client: any APIProtocol
     public let clock: @Sendable () -> Date
     /// Renew this long before the access token lapses, so it does not lapse in flight.
     public static let renewalMargin: TimeInterval = 30
 
-    public init(keystore: Keystore, client: Client, clock: @escaping @Sendable () -> Date) {
+    public init(keystore: any KeystoreAccess, client: any APIProtocol, clock: @escaping @Sendable () -> Date) {
         self.keystore = keystore
         self.client = client
         self.clock = clock

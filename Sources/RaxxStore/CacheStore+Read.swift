@@ -1,15 +1,16 @@
 import Foundation
 import GRDB
 import RaxxCore
+import RaxxDomain
 
 /// What `raxx-cache show` reads: rows straight from the cache, streamed, never from the network.
 public struct CacheQuery: Sendable {
     public var symbol: String?
     public var since: Date?
-    public var status: String?
+    public var status: OrderStatus?
     public var limit: Int?
 
-    public init(symbol: String? = nil, since: Date? = nil, status: String? = nil, limit: Int? = nil) {
+    public init(symbol: String? = nil, since: Date? = nil, status: OrderStatus? = nil, limit: Int? = nil) {
         self.symbol = symbol
         self.since = since
         self.status = status
@@ -42,7 +43,7 @@ extension CacheStore {
         var arguments: StatementArguments = []
         if let symbol = q.symbol { clauses.append("symbol = ?"); arguments += [symbol.uppercased()] }
         if let since = q.since, let time { clauses.append("\(time) >= ?"); arguments += [since.timeIntervalSince1970] }
-        if let status = q.status { clauses.append("status = ?"); arguments += [status] }
+        if let status = q.status { clauses.append("status = ?"); arguments += [status.rawValue] }
         let sql = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
         return (sql, arguments)
     }

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import RaxxAPI
 import RaxxCore
+import RaxxDomain
 
 /// Applying sync pages: each page and its cursor in one transaction, so the cursor never runs
 /// ahead of the data; rebuilds out of readers' sight.
@@ -124,7 +125,7 @@ extension CacheStore {
     @discardableResult
     public func evict(before cutoff: Date) throws -> Int {
         try writer.write { db in
-            let closed = SyncChecksum.closedOrderStatuses.map { "'\($0)'" }.joined(separator: ", ")
+            let closed = OrderStatus.finalSQLList
             try db.execute(sql: "DELETE FROM fills WHERE filled_at < ?", arguments: [cutoff.timeIntervalSince1970])
             var removed = db.changesCount
             try db.execute(sql: "DELETE FROM orders WHERE status IN (\(closed)) AND updated_at < ?", arguments: [cutoff.timeIntervalSince1970])
@@ -165,7 +166,7 @@ extension CacheStore {
     /// Counts and checksums of the live tables, computed as the server computes its summary.
     public func summary(since: Date?) throws -> [String: EntitySummary] {
         let floor = since?.timeIntervalSince1970 ?? -Double.greatestFiniteMagnitude
-        let closed = SyncChecksum.closedOrderStatuses.map { "'\($0)'" }.joined(separator: ", ")
+        let closed = OrderStatus.finalSQLList
         return try writer.read { db in
             func summarize(_ sql: String, _ arguments: StatementArguments, line: (Row) -> String) throws -> EntitySummary {
                 var accumulator = SyncChecksum.Accumulator()

@@ -3,8 +3,9 @@ import GRDB
 import RaxxAPI
 import RaxxCore
 
-/// raxx-cache's local copy of the account's portfolio, positions, fills and orders: SQLite (WAL),
-/// read-only to everything but the sync engine. Migrations are append-only.
+/// raxx-cache's local copy of the account's portfolio, positions, fills and orders: SQLite (WAL).
+/// Commands only read it; the sync engine writes pages and sync state, and purge (and the
+/// retention policy after a refresh) evicts history. Migrations are append-only.
 public final class CacheStore: Sendable {
     let writer: any DatabaseWriter
     public let url: URL?
@@ -137,7 +138,11 @@ extension CacheStore {
     }
 
     static func syncState(_ db: Database) throws -> SyncState {
-        let row = try Row.fetchOne(db, sql: "SELECT * FROM sync_state WHERE id = 1")!
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sync_state WHERE id = 1") else {
+            // The migration writes this row; a file without it was not written by us, or was damaged.
+            throw RaxxError.failure(code: "cache_damaged", "The cache has no sync state: it is damaged or was not written by raxx-cache.",
+                                    hint: "Empty it and fill it again: raxx-cache purge --all, then raxx-cache refresh.")
+        }
         func date(_ column: String) -> Date? { (row[column] as Double?).map { Date(timeIntervalSince1970: $0) } }
         return SyncState(
             accountID: row["account_id"], cursor: row["cursor"], rebuilding: .init(rawValue: row["rebuilding"]) ?? .none,

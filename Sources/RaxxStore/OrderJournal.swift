@@ -112,20 +112,6 @@ public final class OrderJournal: Sendable {
         }
     }
 
-    public func entry(_ clientOrderID: String) throws -> Entry? {
-        try writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM journal WHERE client_order_id = ?", arguments: [clientOrderID]).map(Self.entry)
-        }
-    }
-
-    /// Every state an order went through, oldest first.
-    public func history(_ clientOrderID: String) throws -> [State] {
-        try writer.read { db in
-            try String.fetchAll(db, sql: "SELECT state FROM journal_history WHERE client_order_id = ? ORDER BY id", arguments: [clientOrderID])
-                .compactMap(State.init(rawValue:))
-        }
-    }
-
     static func entry(_ r: Row) -> Entry {
         Entry(clientOrderID: r["client_order_id"], request: r["request"], state: State(rawValue: r["state"]) ?? .unknown,
               orderID: r["order_id"], status: r["status"], errorCode: r["error_code"], message: r["message"])

@@ -14,8 +14,8 @@ import Glibc
 /// left as it was.
 public struct CacheRefresher: Sendable {
     public let store: CacheStore
-    /// A client that signs requests with the session's token.
-    public let client: Client
+    /// The API, signed in with the session's token.
+    public let client: any APIProtocol
     public let accountID: String
     public let clock: @Sendable () -> Date
     /// Changes per page: two pages are in memory at once (one written, one fetched).
@@ -25,7 +25,7 @@ public struct CacheRefresher: Sendable {
     /// Hears the number of changes applied so far.
     public var progress: @Sendable (Int) -> Void = { _ in }
 
-    public init(store: CacheStore, client: Client, accountID: String, retention: RaxxDuration, clock: @escaping @Sendable () -> Date) {
+    public init(store: CacheStore, client: any APIProtocol, accountID: String, retention: RaxxDuration, clock: @escaping @Sendable () -> Date) {
         self.store = store
         self.client = client
         self.accountID = accountID
@@ -55,14 +55,13 @@ public struct CacheRefresher: Sendable {
             return outcome
         } catch {
             let e = ErrorMapping.raxxError(from: error)
-            let (kind, connectivity): (String, Connectivity?) = switch e.code {
-            case "offline": ("offline-hard", .offlineHard)
-            case "unavailable", "rate_limited": ("offline-soft", .offlineSoft)
-            case "sign_in_required", "no_passkey": ("signed-out", .online)
-            case "cancelled": ("cancelled", nil)
-            default: ("error", nil)
+            let failure = RefreshFailure(error, mapped: e)
+            do {
+                try store.recordFailure(kind: failure.rawValue, message: e.message, connectivity: failure.connectivity, at: clock())
+            } catch {
+                // The refresh's own failure is what the person needs to hear; the cache that could
+                // not record it says so on the next read (its last attempt stays unexplained).
             }
-            try? store.recordFailure(kind: kind, message: e.message, connectivity: connectivity, at: clock())
             throw e
         }
     }
@@ -111,10 +110,7 @@ public struct CacheRefresher: Sendable {
             Self.releaseFreedMemory()
         }
         if rebuilding { try store.finishRebuild(accountID: accountID) }
-        switch try await portfolio.value {
-        case .ok(let ok): try store.savePortfolio(try ok.body.json)
-        case .default(_, let problem): throw try problem.raxxError
-        }
+        try store.savePortfolio(try await portfolio.value.checked().ok.body.json)
         let evicted = try store.evict(before: clock().addingTimeInterval(-retention.seconds))
         return Outcome(changes: applied, full: rebuilding, reset: wasReset, cursor: cursor, evicted: evicted)
     }
@@ -126,39 +122,7 @@ public struct CacheRefresher: Sendable {
     }
 
     private func fetch(cursor: Int64, rebuild: Bool) async throws -> Components.Schemas.SyncPage {
-        switch try await client.getSyncChanges(query: .init(cursor: cursor, limit: pageSize, rebuild: rebuild)) {
-        case .ok(let ok): return try ok.body.json
-        case .default(_, let problem): throw try problem.raxxError
-        }
-    }
-}
-
-/// One at a time: an exclusive lock on a file (beside the cache for refreshes, beside the order
-/// journal for raxx-order), held until released.
-public final class RefreshLock: @unchecked Sendable {
-    private let fd: Int32
-
-    /// Takes the lock, waiting up to `wait` (none: fail at once, exit 75) for its holder to finish.
-    public init(directory: URL, name: String = "refresh.lock", wait: RaxxDuration?,
-                busy: String = "Another refresh is running.") async throws {
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let path = directory.appendingPathComponent(name).path
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw RaxxError.failure(code: "cache_unwritable", "Could not open \(path).") }
-        let deadline = ContinuousClock.now + .milliseconds(wait?.milliseconds ?? 0)
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard ContinuousClock.now < deadline else {
-                close(fd)
-                throw RaxxError(code: name == "refresh.lock" ? "refresh_running" : "busy", message: busy,
-                                hint: wait == nil ? "Try again when it is done." : "It did not finish within \(wait!).", status: .temporary)
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-    }
-
-    deinit {
-        flock(fd, LOCK_UN)
-        close(fd)
+        try await client.getSyncChanges(query: .init(cursor: cursor, limit: pageSize, rebuild: rebuild)).checked().ok.body.json
     }
 }
 
@@ -167,3 +131,34 @@ public final class RefreshLock: @unchecked Sendable {
 @_silgen_name("malloc_trim")
 private func glibcMallocTrim(_ pad: Int) -> Int32
 #endif
+
+/// Why a refresh failed, as `raxx-cache status` and the staleness disclosure read it.
+enum RefreshFailure: String {
+    case offlineHard = "offline-hard"
+    case offlineSoft = "offline-soft"
+    case signedOut = "signed-out"
+    case cancelled
+    case error
+
+    init(_ error: any Error, mapped: RaxxError) {
+        if let state = ErrorMapping.connectivity(of: error), state.isOffline {
+            self = state == .offlineHard ? .offlineHard : .offlineSoft
+        } else {
+            switch mapped.status {
+            case .signInRequired: self = .signedOut
+            case .cancelled: self = .cancelled
+            default: self = .error
+            }
+        }
+    }
+
+    /// The connectivity the failure shows (a signed-out answer still came from the server).
+    var connectivity: Connectivity? {
+        switch self {
+        case .offlineHard: .offlineHard
+        case .offlineSoft: .offlineSoft
+        case .signedOut: .online
+        case .cancelled, .error: nil
+        }
+    }
+}

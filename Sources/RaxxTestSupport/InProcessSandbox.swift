@@ -1,3 +1,4 @@
+import OpenAPIRuntime
 import Foundation
 import Logging
 import RaxxAPI

@@ -61,7 +61,7 @@ public struct StoredSession: Codable, Sendable, Equatable {
 ///
 /// Layout: magic (8) ‖ key fingerprint (16) ‖ nonce (24) ‖ ciphertext+tag ‖ BLAKE2b checksum (32).
 /// The checksum tells a damaged file; the fingerprint tells a file sealed on another machine.
-public struct Keystore: Sendable {
+public struct Keystore: KeystoreAccess {
     public let url: URL
     public let deviceKey: DeviceKey
 
@@ -73,6 +73,11 @@ public struct Keystore: Sendable {
     }
 
     public var exists: Bool { FileManager.default.fileExists(atPath: url.path) }
+
+    public var location: String { url.path }
+
+    /// How long a second process waits for the keystore's lock.
+    public static let lockWait = RaxxDuration.seconds(10)
 
     /// The contents, or empty contents when there is no keystore yet.
     public func load() throws(RaxxError) -> KeystoreContents {
@@ -153,24 +158,14 @@ public struct Keystore: Sendable {
         }
     }
 
-    /// Runs `body` holding the keystore's lock, so that two processes (two cron jobs renewing a
-    /// token, say) never interleave their read-modify-write.
+    /// Runs `body` holding the keystore's lock (`keystore.lock` beside it), waiting up to
+    /// `lockWait` for another process to finish.
     public func withLock<T>(_ body: () async throws -> T) async throws -> T {
         try SecureFile.ensureDirectory(url.deletingLastPathComponent())
-        let lockPath = url.deletingLastPathComponent().appendingPathComponent("keystore.lock").path
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw RaxxError.failure(code: "keystore_unwritable", "Could not open \(lockPath).") }
-        defer { close(fd) }
-        // Wait up to 10 s for another process to finish.
-        var waited = 0
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard waited < 200 else {
-                throw RaxxError(code: "keystore_busy", message: "Another raxx process is updating the keystore.", status: .temporary)
-            }
-            try await Task.sleep(nanoseconds: 50_000_000)
-            waited += 1
-        }
-        defer { flock(fd, LOCK_UN) }
+        let lock = try await FileLock.acquire(
+            path: url.deletingLastPathComponent().appendingPathComponent("keystore.lock").path, wait: Self.lockWait,
+            busy: RaxxError(code: "keystore_busy", message: "Another raxx process is updating the keystore.", status: .temporary))
+        defer { lock.release() }
         return try await body()
     }
 

@@ -1,16 +1,19 @@
-import ArgumentParser
 import Foundation
+import RaxxAPI
 import RaxxAuthCommand
 import RaxxCLI
 import RaxxCore
+import RaxxHTTP
 import RaxxTestSupport
 import Testing
 
-/// `raxx-auth ping`'s logic in-process, with an injected context.
+/// `raxx-auth ping` in-process, over a test world.
 @Suite struct PingTests {
-    func context(_ url: String, format: OutputFormat = .json) throws -> CapturedContext {
-        try CapturedContext(tool: "raxx-auth", format: format,
-                            environment: ["HOME": "/tmp", "RAXX_API_URL": url, "RAXX_TIMEOUT": "700ms"])
+    func world() -> TestWorld {
+        let world = TestWorld()
+        world.clock = TestClock(Fixtures.now)
+        world.environment["RAXX_API_URL"] = "http://127.0.0.1:9"
+        return world
     }
 
     @Test func declaresItselfNetworkRequired() {
@@ -19,34 +22,31 @@ import Testing
     }
 
     @Test func printsOneJSONLineWhenTheServerAnswers() async throws {
-        let body = #"{"status":"ok","version":"1.2.3","time":"2026-11-21T10:00:00Z"}"#
-        let listener = try LoopbackListener(.respond(status: 200, headers: ["Content-Type": "application/json"], body: body))
-        defer { listener.stop() }
-        let captured = try context(listener.url)
-        let status = await RaxxAuth.Ping.execute(try RaxxAuth.Ping.parse([]), in: captured.context)
-        #expect(status == .ok)
-        let line = captured.stdout.contents
-        #expect(line.hasPrefix(#"{"api_url":"\#(listener.url)","latency_ms":"#))
-        #expect(line.hasSuffix(#","server_time":"2026-11-21T10:00:00Z","server_version":"1.2.3","status":"ok"}"# + "\n"))
-        #expect(captured.stderr.contents.isEmpty)
+        let world = world()
+        let clock = try #require(world.clock)
+        world.api.onGetHealth { _ in
+            clock.advance(by: 0.042) // the answer takes 42 ms
+            return .ok(.init(body: .json(.init(status: .ok, version: "1.2.3", time: Fixtures.now))))
+        }
+        #expect(try await world.run(RaxxAuth.Ping.self) == .ok)
+        #expect(world.stdout.contents == #"{"api_url":"http://127.0.0.1:9","latency_ms":42,"server_time":"2026-11-21T10:00:00Z","server_version":"1.2.3","status":"ok"}"# + "\n")
+        #expect(world.stderr.contents.isEmpty)
+        #expect(world.api.calls == [.init(operation: "getHealth", authorization: nil)])
     }
 
     @Test func offlineExits69WithTheStandardMessageAndNoData() async throws {
-        let listener = try LoopbackListener(.refuse)
-        let captured = try context(listener.url, format: .text)
-        let status = await RaxxAuth.Ping.execute(try RaxxAuth.Ping.parse([]), in: captured.context)
-        #expect(status == .unavailable)
-        #expect(captured.stdout.contents.isEmpty)
-        #expect(captured.stderr.contents.hasPrefix("raxx-auth: This action requires an internet connection. Try again when online.\n"))
+        let world = world()
+        world.api.onGetHealth { _ in throw TransportFailure(kind: .offlineHard, curlCode: 7, detail: "Connection refused") }
+        #expect(try await world.run(RaxxAuth.Ping.self, ["--format", "text"]) == .unavailable)
+        #expect(world.stdout.contents.isEmpty)
+        #expect(world.stderr.contents.hasPrefix("raxx-auth: This action requires an internet connection. Try again when online.\n"))
     }
 
     @Test func aProblemAnswerIsReportedWithoutHTTPCodes() async throws {
-        let body = #"{"code":"unavailable","title":"Maintenance.","status":500}"#
-        let listener = try LoopbackListener(.respond(status: 500, headers: ["Content-Type": "application/problem+json"], body: body))
-        defer { listener.stop() }
-        let captured = try context(listener.url, format: .json)
-        let status = await RaxxAuth.Ping.execute(try RaxxAuth.Ping.parse([]), in: captured.context)
-        #expect(status == .unavailable)
-        #expect(!captured.stderr.contents.contains("500"))
+        let world = world()
+        world.api.onGetHealth { _ in .default(statusCode: 500, Fixtures.problem(500, code: "unavailable", title: "Maintenance.")) }
+        #expect(try await world.run(RaxxAuth.Ping.self, ["--json"]) == .unavailable)
+        #expect(!world.stderr.contents.contains("500"))
+        #expect(world.stderr.contents.hasPrefix(#"{"error":{"code":"unavailable""#))
     }
 }

@@ -57,11 +57,11 @@ import Testing
     }
 
     @Test func reportWritesStderrOnlyAndAnswersTheStatus() throws {
-        let captured = try CapturedContext(format: .json)
-        let status = Reporter(tool: "t", format: .json).report(error, to: captured.context.io)
+        let world = TestWorld()
+        let status = Reporter(tool: "t", format: .json).report(error, to: try world.context(tool: "t", requirement: .offlineCapable, format: .json).io)
         #expect(status == .unavailable)
-        #expect(captured.stdout.contents.isEmpty)
-        #expect(captured.stderr.contents.hasPrefix(#"{"error":{"code":"offline""#))
+        #expect(world.stdout.contents.isEmpty)
+        #expect(world.stderr.contents.hasPrefix(#"{"error":{"code":"offline""#))
     }
 }
 
@@ -69,21 +69,29 @@ import Testing
     struct Row: Encodable { var symbol: String; var qty: Int }
 
     @Test func emitsJSONLines() throws {
-        let captured = try CapturedContext(format: .json)
-        try captured.context.emit([Row(symbol: "AAPL", qty: 1), Row(symbol: "SPY", qty: 2)], columns: [.init("Symbol")]) { [$0.symbol] }
-        #expect(captured.stdout.contents == "{\"qty\":1,\"symbol\":\"AAPL\"}\n{\"qty\":2,\"symbol\":\"SPY\"}\n")
-        #expect(captured.stderr.contents.isEmpty)
+        let world = TestWorld()
+        try world.context(tool: "t", requirement: .offlineCapable, format: .json)
+            .emit([Row(symbol: "AAPL", qty: 1), Row(symbol: "SPY", qty: 2)], columns: [.init("Symbol")]) { [$0.symbol] }
+        #expect(world.stdout.contents == "{\"qty\":1,\"symbol\":\"AAPL\"}\n{\"qty\":2,\"symbol\":\"SPY\"}\n")
+        #expect(world.stderr.contents.isEmpty)
     }
 
     @Test func emitsATableForText() throws {
-        let captured = try CapturedContext(format: .text, stdoutIsTTY: true)
-        try captured.context.emit([Row(symbol: "AAPL", qty: 1)], columns: [.init("Symbol"), .init("Qty", .right)]) { [$0.symbol, "\($0.qty)"] }
-        #expect(captured.stdout.contents == "SYMBOL  QTY\nAAPL      1\n")
+        let world = TestWorld()
+        try world.context(tool: "t", requirement: .offlineCapable, format: .text)
+            .emit([Row(symbol: "AAPL", qty: 1)], columns: [.init("Symbol"), .init("Qty", .right)]) { [$0.symbol, "\($0.qty)"] }
+        #expect(world.stdout.contents == "SYMBOL  QTY\nAAPL      1\n")
     }
 
-    @Test func offlineCapableCommandsGetNoClient() throws {
-        let captured = try CapturedContext(requirement: .offlineCapable)
-        #expect(throws: RaxxError.self) { try captured.context.client() }
+    @Test func offlineCapableCommandsGetNoAPI() throws {
+        let context = try TestWorld().context(tool: "t", requirement: .offlineCapable, format: .json)
+        #expect(throws: RaxxError.self) { try context.api() }
+        #expect(throws: RaxxError.self) { try context.signedInAPI() }
+    }
+
+    @Test func aServiceTheToolDoesNotHaveIsAnError() throws {
+        let context = try TestWorld().context(tool: "t", requirement: .offlineCapable, format: .json)
+        #expect(throws: RaxxError.self) { let _: Int = try context.service() }
     }
 
     @Test func liveContextRefusesABadServerURL() {

@@ -4,6 +4,7 @@ import HTTPTypes
 import OpenAPIRuntime
 import RaxxAPI
 import RaxxCore
+import RaxxDomain
 import RaxxHTTP
 @testable import RaxxSandbox
 @testable import RaxxSession
@@ -235,7 +236,7 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
                       notAfter: rig.clock.now.addingTimeInterval(10), mode: .paper)
             }
             func hash(_ id: String, qty: Int64) -> String {
-                OrderAction(clientOrderID: id, symbol: "MSFT", side: "buy", qty: qty, type: "market", limitPrice: nil, tif: "day", mode: "paper").hash
+                OrderAction(clientOrderID: id, symbol: "MSFT", side: .buy, qty: qty, type: .market, limitPrice: nil, tif: .day, mode: .paper).hash
             }
             let client = ceremonies.authenticatedClient
             // Without a grant: step_up_required, naming the hash to bind.

@@ -1,20 +1,22 @@
 import Crypto
 import Foundation
+import RaxxCore
 
 /// What a step-up for an order is bound to: the order's fields that matter, in canonical JSON,
 /// hashed (SHA-256, base64url). The deadline is left out: a resubmission after a step-up carries
-/// a fresh one.
+/// a fresh one. The client and the sandbox compute it from the same type.
 public struct OrderAction: Encodable, Sendable, Equatable {
     public var client_order_id: String
     public var symbol: String
-    public var side: String
+    public var side: OrderSide
     public var qty: Int64
-    public var type: String
+    public var type: OrderType
     public var limit_price: String?
-    public var tif: String
-    public var mode: String
+    public var tif: TimeInForce
+    public var mode: TradingMode
 
-    public init(clientOrderID: String, symbol: String, side: String, qty: Int64, type: String, limitPrice: String?, tif: String, mode: String) {
+    public init(clientOrderID: String, symbol: String, side: OrderSide, qty: Int64, type: OrderType, limitPrice: String?,
+                tif: TimeInForce, mode: TradingMode) {
         client_order_id = clientOrderID
         self.symbol = symbol
         self.side = side
@@ -27,6 +29,7 @@ public struct OrderAction: Encodable, Sendable, Equatable {
 
     /// base64url(SHA-256(canonical JSON)).
     public var hash: String {
+        // Strings, whole numbers and nil only: canonical encoding cannot fail on them.
         let data = (try? CanonicalJSON.data(self)) ?? Data()
         return Base64URL.encode(SHA256.hash(data: data))
     }

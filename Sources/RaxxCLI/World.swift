@@ -1,0 +1,90 @@
+import Foundation
+import OpenAPIRuntime
+import RaxxAPI
+import RaxxCore
+import RaxxHTTP
+import RaxxVault
+
+/// Everything outside a command that its logic may touch, each piece replaceable. `live` builds
+/// the real world from the configuration; tests build theirs (RaxxTestSupport's `TestWorld`),
+/// where any piece they did not plan for fails the test instead of reaching a real server, file or
+/// clock.
+public struct World: Sendable {
+    /// Wall-clock time.
+    public var now: @Sendable () -> Date
+    /// Monotonic time, for measuring how long something took (latency, rates).
+    public var monotonic: @Sendable () -> Duration
+    /// A fresh unique id (generated client order ids).
+    public var newID: @Sendable () -> String
+    /// The terminal's part: asking for a PIN, or reading it from `--pin-fd`.
+    public var pinEntry: any PINEntry
+    /// The Raptor API, with the given middlewares in front (the session's bearer token).
+    public var raptor: any RaptorConnection
+    /// This device's keystore.
+    public var keystore: any KeystoreAccess
+    /// What only some tools have (the cache and the order journal), found by type with
+    /// `CommandContext.service()`: so a tool that does not use them does not link them.
+    public var services: [any Sendable]
+
+    public init(now: @escaping @Sendable () -> Date, monotonic: @escaping @Sendable () -> Duration,
+                newID: @escaping @Sendable () -> String, pinEntry: any PINEntry, raptor: any RaptorConnection,
+                keystore: any KeystoreAccess, services: [any Sendable] = []) {
+        self.now = now
+        self.monotonic = monotonic
+        self.newID = newID
+        self.pinEntry = pinEntry
+        self.raptor = raptor
+        self.keystore = keystore
+        self.services = services
+    }
+
+    /// The real world of `tool`: the system clock, random ids, the terminal, Raptor over libcurl
+    /// at the configured server, and the keystore in the state folder.
+    public static func live(tool: String, configuration: RaxxConfiguration, services: [any Sendable]) -> World {
+        let start = ContinuousClock.now
+        return World(
+            now: { Date() },
+            monotonic: { ContinuousClock.now - start },
+            newID: { UUID().uuidString.lowercased() },
+            pinEntry: TerminalPINEntry(),
+            raptor: CurlRaptorConnection(tool: tool, configuration: configuration),
+            keystore: Keystore(directory: configuration.stateDirectory, machineIDPath: configuration.machineIDPath),
+            services: services)
+    }
+}
+
+/// Where the Raptor API comes from.
+public protocol RaptorConnection: Sendable {
+    /// The API with `middlewares` run in front of every call.
+    func api(middlewares: [any ClientMiddleware]) -> any APIProtocol
+}
+
+/// Raptor over libcurl at the configured server.
+public struct CurlRaptorConnection: RaptorConnection {
+    let tool: String
+    let configuration: RaxxConfiguration
+
+    public init(tool: String, configuration: RaxxConfiguration) {
+        self.tool = tool
+        self.configuration = configuration
+    }
+
+    public func api(middlewares: [any ClientMiddleware]) -> any APIProtocol {
+        RaptorClient.make(tool: tool, configuration: configuration, middlewares: middlewares)
+    }
+}
+
+/// Where a PIN comes from when a ceremony needs one.
+public protocol PINEntry: Sendable {
+    /// Asks on the terminal (twice when `confirm`), or reads `--pin-fd`.
+    func read(from source: PINSource, prompt: String, confirm: Bool) throws(RaxxError) -> SecretBytes
+}
+
+/// The controlling terminal (`/dev/tty`), or the file descriptor `--pin-fd` names.
+public struct TerminalPINEntry: PINEntry {
+    public init() {}
+
+    public func read(from source: PINSource, prompt: String, confirm: Bool) throws(RaxxError) -> SecretBytes {
+        try PIN.read(from: source, prompt: prompt, confirm: confirm)
+    }
+}

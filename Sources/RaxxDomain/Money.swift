@@ -1,0 +1,47 @@
+/// Money as fixed-point decimals: integer ticks of 1/10,000 of a currency unit, so sums are exact
+/// and nothing goes through binary floating point.
+public enum Money {
+    public static let ticksPerUnit: Int64 = 10_000
+
+    /// "187.25", "0.05", "-12.3456": at least two decimals, at most four.
+    public static func string(ticks: Int64) -> String {
+        let negative = ticks < 0
+        let magnitude = ticks.magnitude
+        let units = magnitude / UInt64(ticksPerUnit)
+        var fraction = String(magnitude % UInt64(ticksPerUnit))
+        fraction = String(repeating: "0", count: 4 - fraction.count) + fraction
+        while fraction.count > 2, fraction.hasSuffix("0") { fraction.removeLast() }
+        return (negative ? "-" : "") + "\(units).\(fraction)"
+    }
+
+    /// Parses a decimal string with at most four decimals (and at most twelve whole digits); nil
+    /// when it is not one.
+    public static func ticks(parsing text: String) -> Int64? {
+        var s = Substring(text)
+        let negative = s.hasPrefix("-")
+        if negative { s = s.dropFirst() }
+        let parts = s.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), let wholeText = parts.first, !wholeText.isEmpty,
+              wholeText.allSatisfy({ $0.isASCII && $0.isNumber }), wholeText.count <= 12, let whole = Int64(wholeText) else { return nil }
+        var fraction: Int64 = 0
+        if parts.count == 2 {
+            let f = parts[1]
+            guard !f.isEmpty, f.count <= 4, f.allSatisfy({ $0.isASCII && $0.isNumber }), let v = Int64(f) else { return nil }
+            fraction = v * Int64([1000, 100, 10, 1][f.count - 1])
+        }
+        let ticks = whole * ticksPerUnit + fraction
+        return negative ? -ticks : ticks
+    }
+
+    /// A price an order may carry: positive, at most nine whole digits and four decimals.
+    public static func priceTicks(parsing text: String) -> Int64? {
+        guard !text.hasPrefix("-"), let whole = text.split(separator: ".", omittingEmptySubsequences: false).first,
+              whole.count <= 9, let ticks = ticks(parsing: text), ticks > 0 else { return nil }
+        return ticks
+    }
+
+    /// Rounds a price to whole cents, in ticks.
+    public static func ticks(roundingToCents value: Double) -> Int64 {
+        Int64((value * 100).rounded()) * (ticksPerUnit / 100)
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+
+/// What an order or a position names: a stock ticker or an option contract in OCC symbology.
+/// There is one parser for both, shared by the tools and the sandbox.
+public enum InstrumentSymbol: Sendable, Hashable, CustomStringConvertible {
+    /// 1–6 letters with an optional one-letter class suffix (`AAPL`, `BRK.B`).
+    case equity(String)
+    case option(OptionContract)
+
+    /// Parses a ticker or an OCC option symbol (compact or space-padded, any letter case); nil when
+    /// `text` is neither.
+    public init?(parsing text: String) {
+        if let ticker = Self.ticker(text) {
+            self = .equity(ticker)
+        } else if let contract = OptionContract(occ: text) {
+            self = .option(contract)
+        } else {
+            return nil
+        }
+    }
+
+    /// The canonical spelling: upper case, options in compact OCC form.
+    public var description: String {
+        switch self {
+        case .equity(let ticker): ticker
+        case .option(let contract): contract.symbol
+        }
+    }
+
+    /// The underlying's ticker.
+    public var underlying: String {
+        switch self {
+        case .equity(let ticker): ticker
+        case .option(let contract): contract.underlying
+        }
+    }
+
+    private static func ticker(_ text: String) -> String? {
+        let s = text.uppercased()
+        let parts = s.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), (1...6).contains(parts[0].count), parts[0].allSatisfy(\.isUppercaseASCIILetter) else {
+            return nil
+        }
+        if parts.count == 2 { guard parts[1].count == 1, parts[1].allSatisfy(\.isUppercaseASCIILetter) else { return nil } }
+        return s
+    }
+}
+
+/// A calendar date as OCC symbols write it (YYMMDD).
+public struct OCCDate: Sendable, Hashable, Comparable {
+    public var year: Int
+    public var month: Int
+    public var day: Int
+
+    public init(year: Int, month: Int, day: Int) {
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// Midnight UTC of the day; nil for a day the calendar does not have (31 February).
+    public var date: Date? {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: 0) ?? calendar.timeZone
+        let components = DateComponents(year: year, month: month, day: day)
+        guard components.isValidDate(in: calendar) else { return nil }
+        return calendar.date(from: components)
+    }
+
+    public var yymmdd: String {
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return two(year % 100) + two(month) + two(day)
+    }
+
+    public static func < (a: OCCDate, b: OCCDate) -> Bool { (a.year, a.month, a.day) < (b.year, b.month, b.day) }
+}
+
+/// An option contract in OCC symbology: root, expiry YYMMDD, C or P, strike × 1000 in 8 digits.
+/// Written compactly (`AAPL261218C00190000`); the padded form (`AAPL  261218C00190000`) is read too.
+public struct OptionContract: Sendable, Hashable {
+    public enum Right: String, Sendable { case call = "C", put = "P" }
+
+    public var underlying: String
+    public var expiry: OCCDate
+    public var right: Right
+    public var strikeThousandths: Int64
+
+    public init(underlying: String, expiry: OCCDate, right: Right, strikeThousandths: Int64) {
+        self.underlying = underlying
+        self.expiry = expiry
+        self.right = right
+        self.strikeThousandths = strikeThousandths
+    }
+
+    /// Parses over bytes (it runs for every position when a portfolio is valued).
+    public init?(occ text: String) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(21)
+        for b in text.utf8 where b != 0x20 {
+            guard bytes.count < 21 else { return nil }
+            bytes.append(b >= 0x61 && b <= 0x7A ? b - 0x20 : b) // ASCII upper case
+        }
+        guard bytes.count >= 16 else { return nil }
+        let rootCount = bytes.count - 15
+        guard (1...6).contains(rootCount), bytes[..<rootCount].allSatisfy({ $0 >= 0x41 && $0 <= 0x5A }) else { return nil }
+        func number(_ range: Range<Int>) -> Int64? {
+            var v: Int64 = 0
+            for b in bytes[range] {
+                guard b >= 0x30 && b <= 0x39 else { return nil }
+                v = v * 10 + Int64(b - 0x30)
+            }
+            return v
+        }
+        let t = rootCount
+        guard let yy = number(t..<(t + 2)), let mm = number((t + 2)..<(t + 4)), let dd = number((t + 4)..<(t + 6)),
+              (1...12).contains(mm), (1...31).contains(dd),
+              let right = Right(rawValue: String(UnicodeScalar(bytes[t + 6]))),
+              let strike = number((t + 7)..<(t + 15)), strike > 0
+        else { return nil }
+        self.init(underlying: String(decoding: bytes[..<rootCount], as: UTF8.self),
+                  expiry: OCCDate(year: 2000 + Int(yy), month: Int(mm), day: Int(dd)), right: right, strikeThousandths: strike)
+    }
+
+    public var symbol: String {
+        let strike = String(strikeThousandths)
+        return underlying + expiry.yymmdd + right.rawValue + String(repeating: "0", count: max(0, 8 - strike.count)) + strike
+    }
+}
+
+extension Character {
+    var isUppercaseASCIILetter: Bool { isASCII && isUppercase && isLetter }
+}

@@ -1,0 +1,273 @@
+import Foundation
+import RaxxAPI
+import RaxxCore
+import RaxxDomain
+import RaxxHTTP
+import RaxxStore
+import RaxxSync
+
+/// Sends orders and settles their fate: journal first, then the wire; a step-up when the server
+/// asks for one; on a lost connection, the batch stops (nothing is queued) and what was in flight
+/// is looked up by `reconcile` on the next run.
+public struct OrderDesk: Sendable {
+    /// The API, signed in.
+    public let client: any APIProtocol
+    public let journal: OrderJournal
+    public let clock: @Sendable () -> Date
+    /// How long the server may take to receive an order before it refuses it.
+    public let deadline: RaxxDuration
+
+    public init(client: any APIProtocol, journal: OrderJournal, clock: @escaping @Sendable () -> Date, deadline: RaxxDuration) {
+        self.client = client
+        self.journal = journal
+        self.clock = clock
+        self.deadline = deadline
+    }
+
+    /// Confirms an order the server asked to step up (with the passkey): answers the grant.
+    public typealias StepUp = @Sendable (_ intent: OrderIntent, _ actionHash: String) async throws -> String
+
+    /// The request as it goes on the wire, with its deadline from now.
+    public func request(_ intent: OrderIntent) -> Components.Schemas.OrderRequest {
+        intent.request(notAfter: clock().addingTimeInterval(deadline.seconds))
+    }
+
+    private func send(_ intent: OrderIntent, grant: String? = nil) async throws -> Operations.PlaceOrder.Output {
+        let body = request(intent)
+        let line: String
+        do { line = try JSONLines.line(body) } catch {
+            throw RaxxError.failure(code: "internal", "Could not encode the order on line \(intent.line): \(error)")
+        }
+        try journal.recordSending(clientOrderID: intent.clientOrderID, request: line, at: clock())
+        return try await client.placeOrder(headers: .init(raxxStepUpGrant: grant), body: .json(body))
+    }
+
+    /// Places the batch in order; answers one result per intent and the error the run ends with.
+    public func place(_ intents: [OrderIntent], stepUp: StepUp) async -> ([PlacementResult], RaxxError?) {
+        var results: [PlacementResult] = []
+        var stop: RaxxError? = nil
+        for intent in intents {
+            var result = PlacementResult(intent)
+            if stop != nil {
+                result.message = "Not sent: the batch stopped at an earlier order. Nothing is queued."
+                results.append(result)
+                continue
+            }
+            do {
+                var output = try await send(intent)
+                if case .default(_, let answer) = output, let problem = try? answer.body.applicationProblemJson, problem.code == "step_up_required" {
+                    let expected = intent.action.hash
+                    guard problem.actionHash == expected else {
+                        throw RaxxError.notPermitted(code: "step_up_mismatch", "The server asked to confirm a different order than this one.")
+                    }
+                    output = try await send(intent, grant: try await stepUp(intent, expected))
+                }
+                switch output {
+                case .created(let created): result.settle(with: try created.body.json)
+                case .ok(let existing): result.settle(with: try existing.body.json)
+                case .default(_, let answer):
+                    let problem = try answer.body.applicationProblemJson
+                    result.outcome = .rejected
+                    result.error_code = problem.code
+                    result.message = problem.detail ?? problem.title
+                    let error = ErrorMapping.raxxError(problem: problem)
+                    if problem.code == "live_trading_refused" {
+                        stop = RaxxError.notPermitted(code: problem.code, Self.liveRefusal)
+                    } else if error.status == .signInRequired || error.status == .notPermitted {
+                        stop = error
+                    }
+                }
+            } catch {
+                let e = ErrorMapping.raxxError(from: error)
+                if e.status == .notPermitted || e.status == .signInRequired || e.code == "journal_unwritable" {
+                    result.outcome = .rejected
+                    result.error_code = e.code
+                    result.message = e.message
+                    stop = e
+                } else {
+                    // Was it delivered? A refused connection, a bad URL or an unverifiable server never
+                    // carried it; a timeout, a reset or an unreadable answer may have.
+                    let kind = ErrorMapping.transportFailure(in: error)?.kind
+                    let delivered = !(kind == .offlineHard || kind == .policy || kind == .tls)
+                    result.outcome = delivered ? .unknown : .notSent
+                    result.error_code = e.code
+                    result.message = delivered ? "The connection was lost after sending; the order will be looked up (raxx-order reconcile)."
+                                               : "Not sent: " + e.message
+                    stop = delivered ? RaxxError(code: "order_unknown", message: "The connection was lost while an order was in flight; its outcome is unknown.",
+                                                 hint: "Run raxx-order reconcile when online: it looks the order up and cancels it if it is still pending.",
+                                                 status: .unavailable) : e
+                }
+            }
+            do {
+                try journal.record(result.client_order_id, result.outcome.journalState, orderID: result.order_id, status: result.status?.rawValue,
+                                   errorCode: result.error_code, message: result.message, at: clock())
+            } catch {
+                // What happened to this order is known now but could not be kept: send no more.
+                stop = stop ?? Self.journalFailure(error)
+            }
+            results.append(result)
+        }
+        return (results, stop)
+    }
+
+    public static let liveRefusal = "Live trading is not available from the command line; orders are paper only."
+
+    static func journalFailure(_ error: any Error) -> RaxxError {
+        RaxxError.failure(code: "journal_unwritable", "The order journal could not be written: \(error).",
+                          hint: "Nothing more was sent. Check the state folder's free space and permissions, then run raxx-order reconcile.")
+    }
+
+    // MARK: Reconcile
+
+    /// Looks up every order whose reply was lost: one still pending is cancelled (a late order can
+    /// do harm), a filled one is reported, an absent one is marked not placed.
+    public func reconcile() async throws -> [Settled] {
+        var settled: [Settled] = []
+        for entry in try journal.unresolved() {
+            let found = try await client.listOrders(query: .init(clientOrderId: entry.clientOrderID, limit: 1)).checked().ok.body.json.orders.first
+            let now = clock()
+            guard var order = found else {
+                // Still within its deadline it may yet arrive: look again later rather than declare it lost.
+                if let notAfter = Self.notAfter(entry.request), notAfter > now {
+                    settled.append(.init(client_order_id: entry.clientOrderID, outcome: .inFlight,
+                                         message: "Not at the server yet; it may still arrive until \(RFC3339.string(from: notAfter))."))
+                    continue
+                }
+                try journal.record(entry.clientOrderID, .notPlaced, message: "The server never received it.", at: now)
+                settled.append(.init(client_order_id: entry.clientOrderID, outcome: .notPlaced, message: "The server never received it."))
+                continue
+            }
+            if !order.status.isFinal {
+                order = try await client.cancelOrder(path: .init(orderId: order.id)).checked().ok.body.json
+                let message = "It was still pending when the connection was lost, so it has been cancelled"
+                    + (order.filledQty > 0 ? " (\(order.filledQty) of \(order.qty) had filled)." : ".")
+                try journal.record(entry.clientOrderID, .cancelled, orderID: order.id, status: order.status.rawValue, message: message, at: now)
+                settled.append(.init(client_order_id: entry.clientOrderID, outcome: .cancelled, order_id: order.id, status: order.status,
+                                     message: message))
+            } else {
+                let message = "It reached the server: \(order.status.rawValue)" + (order.avgFillPrice.map { " at \($0)" } ?? "") + "."
+                try journal.record(entry.clientOrderID, order.status == .rejected ? .rejected : .placed, orderID: order.id,
+                                   status: order.status.rawValue, errorCode: order.rejectCode, message: message, at: now)
+                settled.append(.init(client_order_id: entry.clientOrderID, outcome: .reached(order.status), order_id: order.id,
+                                     status: order.status, message: message))
+            }
+        }
+        return settled
+    }
+
+    /// The deadline of a journalled request.
+    static func notAfter(_ request: String) -> Date? {
+        struct Deadline: Decodable { var not_after: String }
+        return (try? JSONDecoder().decode(Deadline.self, from: Data(request.utf8))).flatMap { RFC3339.date(from: $0.not_after) }
+    }
+
+    // MARK: Before orders go out
+
+    /// Brings the cache up to date before orders go out, when it is older than `window`, its last
+    /// refresh failed offline, or a rebuild was left unfinished.
+    public func refreshIfStale(_ stores: any LocalStores, accountID: String, freshness window: RaxxDuration,
+                               retention: RaxxDuration) async throws {
+        let store = try stores.cache()
+        let state = try store.syncState()
+        let age = state.lastSuccessAt.map { clock().timeIntervalSince($0) } ?? .infinity
+        guard age > window.seconds || state.lastRefreshFailedOffline || state.rebuilding != .none else { return }
+        let lock = try await stores.lock(.refresh, wait: .seconds(30))
+        defer { lock.release() }
+        _ = try await CacheRefresher(store: store, client: client, accountID: accountID, retention: retention, clock: clock).refresh()
+    }
+}
+
+/// What became of one order of a batch (one JSON line of `raxx-order place`).
+public struct PlacementResult: Encodable, Sendable, Equatable {
+    public enum Outcome: String, Encodable, Sendable {
+        case placed, rejected, cancelled, expired, unknown
+        case notSent = "not_sent"
+
+        var journalState: OrderJournal.State {
+            switch self {
+            case .placed: .placed
+            case .rejected: .rejected
+            case .cancelled, .expired: .cancelled
+            case .unknown: .unknown
+            case .notSent: .notPlaced
+            }
+        }
+    }
+
+    public var line: Int
+    public var client_order_id: String
+    public var symbol: String
+    public var side: OrderSide
+    public var qty: Int64
+    public var outcome: Outcome
+    public var order_id: String?
+    public var status: OrderStatus?
+    public var error_code: String?
+    public var message: String?
+
+    init(_ intent: OrderIntent) {
+        line = intent.line
+        client_order_id = intent.clientOrderID
+        symbol = intent.symbol
+        side = intent.side
+        qty = intent.qty
+        outcome = .notSent
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case line, client_order_id, symbol, side, qty, outcome = "result", order_id, status, error_code, message
+    }
+
+    mutating func settle(with order: Components.Schemas.Order) {
+        order_id = order.id
+        status = order.status
+        switch order.status {
+        case .rejected:
+            outcome = .rejected
+            error_code = order.rejectCode
+            message = order.rejectCode.map { "Rejected: \($0.replacingOccurrences(of: "_", with: " "))." }
+        case .cancelled, .expired:
+            // The same client_order_id again, answered with an order that is over (cancelled after a
+            // lost connection, say): nothing was placed now.
+            outcome = order.status == .cancelled ? .cancelled : .expired
+            error_code = order.rejectCode
+            message = "This client_order_id's order is \(order.status.rawValue); use a new client_order_id to place it again."
+        case .pending, .open, .partiallyFilled, .filled:
+            outcome = .placed
+        }
+    }
+}
+
+/// What `reconcile` found of one order whose reply was lost.
+public struct Settled: Encodable, Sendable, Equatable {
+    public enum Outcome: Sendable, Equatable, Encodable {
+        /// Still pending at the server: cancelled now.
+        case cancelled
+        /// Final at the server already (filled, rejected, …).
+        case reached(OrderStatus)
+        /// Never reached the server, and its deadline passed.
+        case notPlaced
+        /// Not at the server yet, but still within its deadline.
+        case inFlight
+
+        public var name: String {
+            switch self {
+            case .cancelled: "cancelled"
+            case .reached(let status): status.rawValue
+            case .notPlaced: "not_placed"
+            case .inFlight: "in_flight"
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.singleValueContainer()
+            try c.encode(name)
+        }
+    }
+
+    public var client_order_id: String
+    public var outcome: Outcome
+    public var order_id: String?
+    public var status: OrderStatus?
+    public var message: String
+}

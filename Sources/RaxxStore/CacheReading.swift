@@ -1,0 +1,53 @@
+import Foundation
+import RaxxCore
+
+/// What every read of the cache shares: opening it without creating it, and saying how old its
+/// data is.
+public struct CacheReading: Sendable {
+    public let store: CacheStore
+    public let state: SyncState
+    /// When the data was last brought up to date.
+    public let asOf: Date
+
+    public static let neverFilled = RaxxError(code: "no_cached_data", message: "No cached data yet — run raxx-cache refresh while online",
+                                              status: .stale)
+
+    public init(_ stores: any LocalStores) throws(RaxxError) {
+        guard let store = try stores.existingCache() else { throw Self.neverFilled }
+        let state: SyncState
+        do { state = try store.syncState() } catch { throw CacheStore.readFailure(error, stores.cacheLocation) }
+        guard let asOf = state.lastSuccessAt, state.rebuilding != .live else { throw Self.neverFilled }
+        self.store = store
+        self.state = state
+        self.asOf = asOf
+    }
+
+    public func age(now: Date) -> RaxxDuration {
+        RaxxDuration(seconds: max(now.timeIntervalSince(asOf), 0))
+    }
+
+    /// The staleness disclosure for stderr: after a failed refresh always, otherwise once the data
+    /// is older than the freshness window; nil when there is nothing to say.
+    public func disclosure(now: Date, freshness: RaxxDuration) -> String? {
+        let when = RFC3339.string(from: asOf)
+        if state.lastRefreshFailedOffline { return "No connection — data last updated at \(when)" }
+        if age(now: now) > freshness { return "Data last updated at \(when) (\(age(now: now).humanAge) ago)" }
+        return nil
+    }
+
+    /// Exit 3 (after the data was printed) when it is older than `maxAge`.
+    public func enforce(maxAge: RaxxDuration?, now: Date) throws(RaxxError) {
+        guard let maxAge, age(now: now) > maxAge else { return }
+        throw RaxxError(code: "stale", message: "The cached data is \(age(now: now).humanAge) old, older than --max-age \(maxAge).",
+                        hint: "Refresh it while online: raxx-cache refresh", status: .stale)
+    }
+}
+
+extension CacheStore {
+    /// A read that SQLite refused, as the error a person sees.
+    static func readFailure(_ error: any Error, _ location: String) -> RaxxError {
+        if let e = error as? RaxxError { return e }
+        return RaxxError.failure(code: "cache_unreadable", "The cache at \(location) cannot be read: \(error).",
+                                 hint: "Empty it and fill it again: raxx-cache purge --all, then raxx-cache refresh.")
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import RaxxCore
+import RaxxStore
+import Testing
+
+/// The local stores in memory: a cache (absent until the test creates or fills one), a journal, and
+/// in-process locks with the same busy errors as the lock files.
+public final class MemoryStores: LocalStores, @unchecked Sendable {
+    private let lock = NSLock()
+    private var cacheStore: CacheStore?
+    private var journalStore: OrderJournal?
+    private var held: Set<StoreLock> = []
+
+    public init(cache: CacheStore? = nil) {
+        cacheStore = cache
+    }
+
+    public var cacheLocation: String { "memory:cache" }
+
+    public func existingCache() throws(RaxxError) -> CacheStore? { lock.withLock { cacheStore } }
+
+    public func cache() throws(RaxxError) -> CacheStore {
+        if let existing = lock.withLock({ cacheStore }) { return existing }
+        do {
+            let created = try CacheStore.inMemory()
+            lock.withLock { cacheStore = created }
+            return created
+        } catch {
+            throw RaxxError.failure(code: "internal", "Could not create an in-memory cache: \(error)")
+        }
+    }
+
+    public func journal() throws(RaxxError) -> OrderJournal {
+        if let existing = lock.withLock({ journalStore }) { return existing }
+        do {
+            let created = try OrderJournal.inMemory()
+            lock.withLock { journalStore = created }
+            return created
+        } catch {
+            throw RaxxError.failure(code: "internal", "Could not create an in-memory journal: \(error)")
+        }
+    }
+
+    /// Holds `kind` as another process would (for busy-lock tests).
+    public func hold(_ kind: StoreLock) { _ = lock.withLock { held.insert(kind) } }
+
+    public func lock(_ kind: StoreLock, wait: RaxxDuration?) async throws -> any HeldLock {
+        let taken = lock.withLock { held.insert(kind).inserted }
+        guard taken else { throw kind.busy(wait: wait) }
+        return Held { [weak self] in _ = self?.lock.withLock { self?.held.remove(kind) } }
+    }
+
+    final class Held: HeldLock, @unchecked Sendable {
+        private var onRelease: (() -> Void)?
+        init(_ onRelease: @escaping () -> Void) { self.onRelease = onRelease }
+        func release() {
+            onRelease?()
+            onRelease = nil
+        }
+        deinit { release() }
+    }
+}

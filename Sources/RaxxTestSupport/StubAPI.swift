@@ -1,0 +1,343 @@
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import RaxxAPI
+import RaxxCLI
+import Testing
+
+/// A Raptor API whose every answer a test plans: a call with no plan fails the test (and throws),
+/// so a command can never reach a real server by accident. Middlewares given by the context (the
+/// session's bearer token) run in front of every call, as they would before the wire, and each
+/// call is recorded with the authorization it carried.
+public final class StubAPI: RaptorConnection, @unchecked Sendable {
+    public struct Call: Sendable, Equatable {
+        public var operation: String
+        /// The Authorization header the middlewares attached, if any.
+        public var authorization: String?
+
+        public init(operation: String, authorization: String?) {
+            self.operation = operation
+            self.authorization = authorization
+        }
+    }
+
+    private let lock = NSLock()
+    private var answers: [String: @Sendable (Any) async throws -> Any] = [:]
+    private var recorded: [Call] = []
+
+    public init() {}
+
+    /// Every call made so far, in order.
+    public var calls: [Call] { lock.withLock { recorded } }
+    /// The operations called so far, in order.
+    public var operations: [String] { calls.map(\.operation) }
+
+    public func api(middlewares: [any ClientMiddleware]) -> any APIProtocol {
+        Client(stub: self, middlewares: middlewares)
+    }
+
+    func plan<Input, Output>(_ operation: String, _ answer: @escaping @Sendable (Input) async throws -> Output) {
+        lock.withLock {
+            answers[operation] = { input in
+                guard let typed = input as? Input else { throw StubError.wrongInput(operation) }
+                return try await answer(typed)
+            }
+        }
+    }
+
+    func call<Input: Sendable, Output>(_ operation: String, _ input: Input, middlewares: [any ClientMiddleware]) async throws -> Output {
+        let seen = HeaderBox()
+        var next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?) = { request, _, _ in
+            seen.fields = request.headerFields
+            return (HTTPResponse(status: .ok), nil)
+        }
+        for middleware in middlewares.reversed() {
+            let inner = next
+            next = { request, body, url in
+                try await middleware.intercept(request, body: body, baseURL: url, operationID: operation, next: inner)
+            }
+        }
+        _ = try await next(HTTPRequest(method: .post, scheme: "https", authority: "stub.invalid", path: "/" + operation), nil,
+                           URL(fileURLWithPath: "/"))
+        let answer = lock.withLock {
+            recorded.append(Call(operation: operation, authorization: seen.fields[.authorization]))
+            return answers[operation]
+        }
+        guard let answer else {
+            Issue.record("Unplanned call to the Raptor API: \(operation)")
+            throw StubError.unplanned(operation)
+        }
+        guard let output = try await answer(input) as? Output else { throw StubError.wrongInput(operation) }
+        return output
+    }
+
+    public enum StubError: Error, CustomStringConvertible {
+        case unplanned(String)
+        case wrongInput(String)
+
+        public var description: String {
+            switch self {
+            case .unplanned(let op): "unplanned call to \(op)"
+            case .wrongInput(let op): "the plan for \(op) does not fit its types"
+            }
+        }
+    }
+
+    private final class HeaderBox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = HTTPFields()
+        var fields: HTTPFields {
+            get { lock.withLock { value } }
+            set { lock.withLock { value = newValue } }
+        }
+    }
+
+    /// Plans the answer to `getHealth`.
+    public func onGetHealth(_ answer: @escaping @Sendable (Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output) {
+        plan(Operations.GetHealth.id, answer)
+    }
+
+    /// Plans the answer to `registerOptions`.
+    public func onRegisterOptions(_ answer: @escaping @Sendable (Operations.RegisterOptions.Input) async throws -> Operations.RegisterOptions.Output) {
+        plan(Operations.RegisterOptions.id, answer)
+    }
+
+    /// Plans the answer to `registerVerify`.
+    public func onRegisterVerify(_ answer: @escaping @Sendable (Operations.RegisterVerify.Input) async throws -> Operations.RegisterVerify.Output) {
+        plan(Operations.RegisterVerify.id, answer)
+    }
+
+    /// Plans the answer to `loginOptions`.
+    public func onLoginOptions(_ answer: @escaping @Sendable (Operations.LoginOptions.Input) async throws -> Operations.LoginOptions.Output) {
+        plan(Operations.LoginOptions.id, answer)
+    }
+
+    /// Plans the answer to `loginVerify`.
+    public func onLoginVerify(_ answer: @escaping @Sendable (Operations.LoginVerify.Input) async throws -> Operations.LoginVerify.Output) {
+        plan(Operations.LoginVerify.id, answer)
+    }
+
+    /// Plans the answer to `stepUpOptions`.
+    public func onStepUpOptions(_ answer: @escaping @Sendable (Operations.StepUpOptions.Input) async throws -> Operations.StepUpOptions.Output) {
+        plan(Operations.StepUpOptions.id, answer)
+    }
+
+    /// Plans the answer to `stepUpVerify`.
+    public func onStepUpVerify(_ answer: @escaping @Sendable (Operations.StepUpVerify.Input) async throws -> Operations.StepUpVerify.Output) {
+        plan(Operations.StepUpVerify.id, answer)
+    }
+
+    /// Plans the answer to `renewSession`.
+    public func onRenewSession(_ answer: @escaping @Sendable (Operations.RenewSession.Input) async throws -> Operations.RenewSession.Output) {
+        plan(Operations.RenewSession.id, answer)
+    }
+
+    /// Plans the answer to `logout`.
+    public func onLogout(_ answer: @escaping @Sendable (Operations.Logout.Input) async throws -> Operations.Logout.Output) {
+        plan(Operations.Logout.id, answer)
+    }
+
+    /// Plans the answer to `getSession`.
+    public func onGetSession(_ answer: @escaping @Sendable (Operations.GetSession.Input) async throws -> Operations.GetSession.Output) {
+        plan(Operations.GetSession.id, answer)
+    }
+
+    /// Plans the answer to `getPortfolio`.
+    public func onGetPortfolio(_ answer: @escaping @Sendable (Operations.GetPortfolio.Input) async throws -> Operations.GetPortfolio.Output) {
+        plan(Operations.GetPortfolio.id, answer)
+    }
+
+    /// Plans the answer to `getSyncChanges`.
+    public func onGetSyncChanges(_ answer: @escaping @Sendable (Operations.GetSyncChanges.Input) async throws -> Operations.GetSyncChanges.Output) {
+        plan(Operations.GetSyncChanges.id, answer)
+    }
+
+    /// Plans the answer to `getSyncSummary`.
+    public func onGetSyncSummary(_ answer: @escaping @Sendable (Operations.GetSyncSummary.Input) async throws -> Operations.GetSyncSummary.Output) {
+        plan(Operations.GetSyncSummary.id, answer)
+    }
+
+    /// Plans the answer to `getInstruments`.
+    public func onGetInstruments(_ answer: @escaping @Sendable (Operations.GetInstruments.Input) async throws -> Operations.GetInstruments.Output) {
+        plan(Operations.GetInstruments.id, answer)
+    }
+
+    /// Plans the answer to `listOrders`.
+    public func onListOrders(_ answer: @escaping @Sendable (Operations.ListOrders.Input) async throws -> Operations.ListOrders.Output) {
+        plan(Operations.ListOrders.id, answer)
+    }
+
+    /// Plans the answer to `placeOrder`.
+    public func onPlaceOrder(_ answer: @escaping @Sendable (Operations.PlaceOrder.Input) async throws -> Operations.PlaceOrder.Output) {
+        plan(Operations.PlaceOrder.id, answer)
+    }
+
+    /// Plans the answer to `getOrder`.
+    public func onGetOrder(_ answer: @escaping @Sendable (Operations.GetOrder.Input) async throws -> Operations.GetOrder.Output) {
+        plan(Operations.GetOrder.id, answer)
+    }
+
+    /// Plans the answer to `cancelOrder`.
+    public func onCancelOrder(_ answer: @escaping @Sendable (Operations.CancelOrder.Input) async throws -> Operations.CancelOrder.Output) {
+        plan(Operations.CancelOrder.id, answer)
+    }
+
+    /// Plans the answer to `listEvents`.
+    public func onListEvents(_ answer: @escaping @Sendable (Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output) {
+        plan(Operations.ListEvents.id, answer)
+    }
+
+    /// Plans the answer to `listAPNsDevices`.
+    public func onListAPNsDevices(_ answer: @escaping @Sendable (Operations.ListAPNsDevices.Input) async throws -> Operations.ListAPNsDevices.Output) {
+        plan(Operations.ListAPNsDevices.id, answer)
+    }
+
+    /// Plans the answer to `registerAPNsDevice`.
+    public func onRegisterAPNsDevice(_ answer: @escaping @Sendable (Operations.RegisterAPNsDevice.Input) async throws -> Operations.RegisterAPNsDevice.Output) {
+        plan(Operations.RegisterAPNsDevice.id, answer)
+    }
+
+    /// Plans the answer to `revokeAPNsDevice`.
+    public func onRevokeAPNsDevice(_ answer: @escaping @Sendable (Operations.RevokeAPNsDevice.Input) async throws -> Operations.RevokeAPNsDevice.Output) {
+        plan(Operations.RevokeAPNsDevice.id, answer)
+    }
+
+    /// Plans the answer to `createDSRExport`.
+    public func onCreateDSRExport(_ answer: @escaping @Sendable (Operations.CreateDSRExport.Input) async throws -> Operations.CreateDSRExport.Output) {
+        plan(Operations.CreateDSRExport.id, answer)
+    }
+
+    /// Plans the answer to `planDSRErasure`.
+    public func onPlanDSRErasure(_ answer: @escaping @Sendable (Operations.PlanDSRErasure.Input) async throws -> Operations.PlanDSRErasure.Output) {
+        plan(Operations.PlanDSRErasure.id, answer)
+    }
+
+    /// Plans the answer to `executeDSRErasure`.
+    public func onExecuteDSRErasure(_ answer: @escaping @Sendable (Operations.ExecuteDSRErasure.Input) async throws -> Operations.ExecuteDSRErasure.Output) {
+        plan(Operations.ExecuteDSRErasure.id, answer)
+    }
+
+    /// Plans the answer to `getDSRRequest`.
+    public func onGetDSRRequest(_ answer: @escaping @Sendable (Operations.GetDSRRequest.Input) async throws -> Operations.GetDSRRequest.Output) {
+        plan(Operations.GetDSRRequest.id, answer)
+    }
+
+    /// Plans the answer to `listAuditEvents`.
+    public func onListAuditEvents(_ answer: @escaping @Sendable (Operations.ListAuditEvents.Input) async throws -> Operations.ListAuditEvents.Output) {
+        plan(Operations.ListAuditEvents.id, answer)
+    }
+
+    /// The API as the context sees it: the stub behind the given middlewares.
+    struct Client: APIProtocol {
+        let stub: StubAPI
+        let middlewares: [any ClientMiddleware]
+
+        public func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
+            try await stub.call(Operations.GetHealth.id, input, middlewares: middlewares)
+        }
+    
+        public func registerOptions(_ input: Operations.RegisterOptions.Input) async throws -> Operations.RegisterOptions.Output {
+            try await stub.call(Operations.RegisterOptions.id, input, middlewares: middlewares)
+        }
+    
+        public func registerVerify(_ input: Operations.RegisterVerify.Input) async throws -> Operations.RegisterVerify.Output {
+            try await stub.call(Operations.RegisterVerify.id, input, middlewares: middlewares)
+        }
+    
+        public func loginOptions(_ input: Operations.LoginOptions.Input) async throws -> Operations.LoginOptions.Output {
+            try await stub.call(Operations.LoginOptions.id, input, middlewares: middlewares)
+        }
+    
+        public func loginVerify(_ input: Operations.LoginVerify.Input) async throws -> Operations.LoginVerify.Output {
+            try await stub.call(Operations.LoginVerify.id, input, middlewares: middlewares)
+        }
+    
+        public func stepUpOptions(_ input: Operations.StepUpOptions.Input) async throws -> Operations.StepUpOptions.Output {
+            try await stub.call(Operations.StepUpOptions.id, input, middlewares: middlewares)
+        }
+    
+        public func stepUpVerify(_ input: Operations.StepUpVerify.Input) async throws -> Operations.StepUpVerify.Output {
+            try await stub.call(Operations.StepUpVerify.id, input, middlewares: middlewares)
+        }
+    
+        public func renewSession(_ input: Operations.RenewSession.Input) async throws -> Operations.RenewSession.Output {
+            try await stub.call(Operations.RenewSession.id, input, middlewares: middlewares)
+        }
+    
+        public func logout(_ input: Operations.Logout.Input) async throws -> Operations.Logout.Output {
+            try await stub.call(Operations.Logout.id, input, middlewares: middlewares)
+        }
+    
+        public func getSession(_ input: Operations.GetSession.Input) async throws -> Operations.GetSession.Output {
+            try await stub.call(Operations.GetSession.id, input, middlewares: middlewares)
+        }
+    
+        public func getPortfolio(_ input: Operations.GetPortfolio.Input) async throws -> Operations.GetPortfolio.Output {
+            try await stub.call(Operations.GetPortfolio.id, input, middlewares: middlewares)
+        }
+    
+        public func getSyncChanges(_ input: Operations.GetSyncChanges.Input) async throws -> Operations.GetSyncChanges.Output {
+            try await stub.call(Operations.GetSyncChanges.id, input, middlewares: middlewares)
+        }
+    
+        public func getSyncSummary(_ input: Operations.GetSyncSummary.Input) async throws -> Operations.GetSyncSummary.Output {
+            try await stub.call(Operations.GetSyncSummary.id, input, middlewares: middlewares)
+        }
+    
+        public func getInstruments(_ input: Operations.GetInstruments.Input) async throws -> Operations.GetInstruments.Output {
+            try await stub.call(Operations.GetInstruments.id, input, middlewares: middlewares)
+        }
+    
+        public func listOrders(_ input: Operations.ListOrders.Input) async throws -> Operations.ListOrders.Output {
+            try await stub.call(Operations.ListOrders.id, input, middlewares: middlewares)
+        }
+    
+        public func placeOrder(_ input: Operations.PlaceOrder.Input) async throws -> Operations.PlaceOrder.Output {
+            try await stub.call(Operations.PlaceOrder.id, input, middlewares: middlewares)
+        }
+    
+        public func getOrder(_ input: Operations.GetOrder.Input) async throws -> Operations.GetOrder.Output {
+            try await stub.call(Operations.GetOrder.id, input, middlewares: middlewares)
+        }
+    
+        public func cancelOrder(_ input: Operations.CancelOrder.Input) async throws -> Operations.CancelOrder.Output {
+            try await stub.call(Operations.CancelOrder.id, input, middlewares: middlewares)
+        }
+    
+        public func listEvents(_ input: Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output {
+            try await stub.call(Operations.ListEvents.id, input, middlewares: middlewares)
+        }
+    
+        public func listAPNsDevices(_ input: Operations.ListAPNsDevices.Input) async throws -> Operations.ListAPNsDevices.Output {
+            try await stub.call(Operations.ListAPNsDevices.id, input, middlewares: middlewares)
+        }
+    
+        public func registerAPNsDevice(_ input: Operations.RegisterAPNsDevice.Input) async throws -> Operations.RegisterAPNsDevice.Output {
+            try await stub.call(Operations.RegisterAPNsDevice.id, input, middlewares: middlewares)
+        }
+    
+        public func revokeAPNsDevice(_ input: Operations.RevokeAPNsDevice.Input) async throws -> Operations.RevokeAPNsDevice.Output {
+            try await stub.call(Operations.RevokeAPNsDevice.id, input, middlewares: middlewares)
+        }
+    
+        public func createDSRExport(_ input: Operations.CreateDSRExport.Input) async throws -> Operations.CreateDSRExport.Output {
+            try await stub.call(Operations.CreateDSRExport.id, input, middlewares: middlewares)
+        }
+    
+        public func planDSRErasure(_ input: Operations.PlanDSRErasure.Input) async throws -> Operations.PlanDSRErasure.Output {
+            try await stub.call(Operations.PlanDSRErasure.id, input, middlewares: middlewares)
+        }
+    
+        public func executeDSRErasure(_ input: Operations.ExecuteDSRErasure.Input) async throws -> Operations.ExecuteDSRErasure.Output {
+            try await stub.call(Operations.ExecuteDSRErasure.id, input, middlewares: middlewares)
+        }
+    
+        public func getDSRRequest(_ input: Operations.GetDSRRequest.Input) async throws -> Operations.GetDSRRequest.Output {
+            try await stub.call(Operations.GetDSRRequest.id, input, middlewares: middlewares)
+        }
+    
+        public func listAuditEvents(_ input: Operations.ListAuditEvents.Input) async throws -> Operations.ListAuditEvents.Output {
+            try await stub.call(Operations.ListAuditEvents.id, input, middlewares: middlewares)
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import OpenAPIRuntime
+import RaxxAPI
+import RaxxCLI
+import RaxxCore
+import RaxxVault
+import Testing
+
+/// A command's world for in-process tests: captured streams, and every piece of the outside world
+/// (clock, ids, PIN entry, Raptor, keystore, stores) only as the test gives it. Any piece it did
+/// not give fails the test when touched — no real connection, file, terminal or clock by accident.
+public final class TestWorld: @unchecked Sendable {
+    public let stdout = CapturedSink()
+    public let stderr = CapturedSink()
+    /// Standard input, when the test gives one.
+    public var stdin: String?
+    public var stdinIsTTY = false
+    public var stdoutIsTTY = false
+    public var stderrIsTTY = false
+    /// The wall clock, when the test gives one.
+    public var clock: TestClock?
+    /// Ids handed out in order, when the test gives them.
+    public var ids: [String]?
+    /// The PIN typed at the prompt (or read from --pin-fd), when the test gives one.
+    public var pin: String?
+    /// The Raptor API's planned answers.
+    public let api = StubAPI()
+    /// The keystore, when the test gives one.
+    public var keystore: MemoryKeystore?
+    /// Services of the tool (its stores).
+    public var services: [any Sendable] = []
+    /// The environment the configuration is read from (nothing of it is touched).
+    public var environment: [String: String] = ["RAXX_HOME": "/nonexistent/raxx-test-home"]
+
+    private let lock = NSLock()
+    private var nextID = 0
+
+    public init() {}
+
+    /// The context a command runs in, for `tool` with `requirement`.
+    public func context(tool: String, requirement: ConnectivityRequirement, format: OutputFormat) throws -> CommandContext {
+        let io = CommandIO(stdin: stdin.map(StringSource.init) ?? StringSource(unplanned: true), stdout: stdout, stderr: stderr,
+                           stdoutIsTTY: stdoutIsTTY, stderrIsTTY: stderrIsTTY, stdinIsTTY: stdinIsTTY)
+        let world = World(
+            now: { [clock] in
+                guard let clock else { Issue.record("Unplanned use of the wall clock"); return Date(timeIntervalSince1970: 0) }
+                return clock.now
+            },
+            monotonic: { [clock] in
+                guard let clock else { Issue.record("Unplanned use of the monotonic clock"); return .zero }
+                return .milliseconds(Int64(clock.now.timeIntervalSince1970 * 1000))
+            },
+            newID: { [self] in
+                lock.withLock {
+                    guard let ids, nextID < ids.count else { Issue.record("Unplanned id generation"); return "unplanned-id" }
+                    defer { nextID += 1 }
+                    return ids[nextID]
+                }
+            },
+            pinEntry: FixedPINEntry(pin: pin),
+            raptor: api,
+            keystore: keystore ?? MemoryKeystore(unplanned: true),
+            services: services)
+        return CommandContext(tool: tool, io: io, format: format, configuration: try RaxxConfiguration(environment: environment),
+                              requirement: requirement, world: world)
+    }
+
+    /// Parses `arguments` as `Command` and runs it in this world; answers its exit status.
+    public func run<Command: RaxxCommand>(_ command: Command.Type, _ arguments: [String] = [],
+                                          sourceLocation: SourceLocation = #_sourceLocation) async throws -> RaxxCore.ExitStatus {
+        let parsed = try Command.parse(arguments)
+        let format = parsed.global.resolvedFormat(stdoutIsTTY: stdoutIsTTY)
+        let context = try self.context(tool: Command.tool, requirement: Command.connectivity, format: format)
+        return await Command.execute(parsed, in: context)
+    }
+
+    /// Every JSON line written to stdout, decoded as objects.
+    public var jsonLines: [[String: Any]] {
+        stdout.contents.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }
+    }
+}
+
+/// Input from a string (or none the test planned for).
+struct StringSource: InputSource {
+    var text: String = ""
+    var unplanned = false
+
+    init(_ text: String) { self.text = text }
+    init(unplanned: Bool) { self.unplanned = unplanned }
+
+    func readAll() throws(RaxxError) -> [UInt8] {
+        if unplanned { Issue.record("Unplanned read of standard input") }
+        return Array(text.utf8)
+    }
+}
+
+/// A PIN "typed" at the prompt.
+struct FixedPINEntry: PINEntry {
+    let pin: String?
+
+    func read(from source: PINSource, prompt: String, confirm: Bool) throws(RaxxError) -> SecretBytes {
+        guard let pin else {
+            Issue.record("Unplanned PIN prompt: \(prompt)")
+            throw RaxxError.usage("No PIN was planned.")
+        }
+        return SecretBytes(copying: Array(pin.utf8))
+    }
+}
+
+/// A keystore in memory, with an in-process lock.
+public final class MemoryKeystore: KeystoreAccess, @unchecked Sendable {
+    private let lock = NSLock()
+    private var contents: KeystoreContents?
+    private let unplanned: Bool
+    /// How many times it was saved.
+    public private(set) var saves = 0
+
+    public init(_ contents: KeystoreContents = KeystoreContents()) {
+        self.contents = contents
+        unplanned = false
+    }
+
+    init(unplanned: Bool) {
+        self.unplanned = unplanned
+        contents = KeystoreContents()
+    }
+
+    public var location: String { "memory:keystore" }
+
+    /// What it holds now (nil once destroyed).
+    public var current: KeystoreContents? { lock.withLock { contents } }
+
+    public func load() throws(RaxxError) -> KeystoreContents {
+        if unplanned { Issue.record("Unplanned keystore read") }
+        return lock.withLock { contents ?? KeystoreContents() }
+    }
+
+    public func save(_ contents: KeystoreContents) throws(RaxxError) {
+        if unplanned { Issue.record("Unplanned keystore write") }
+        lock.withLock {
+            self.contents = contents
+            saves += 1
+        }
+    }
+
+    public func destroy() throws(RaxxError) {
+        if unplanned { Issue.record("Unplanned keystore removal") }
+        lock.withLock { contents = nil }
+    }
+
+    public func withLock<T>(_ body: () async throws -> T) async throws -> T {
+        try await body()
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import RaxxAPI
+import RaxxAuthCommand
+import RaxxCore
+import RaxxHTTP
+import RaxxTestSupport
+import RaxxVault
+import Testing
+
+/// `raxx-auth logout` in-process: revoked on the server when it answers, wiped here always.
+@Suite struct LogoutTests {
+    @Test func revokesOnTheServerAndWipesTheTokens() async throws {
+        let world = TestWorld()
+        world.clock = TestClock(Fixtures.now)
+        let keystore = Fixtures.signedIn()
+        world.keystore = keystore
+        world.api.onLogout { _ in .noContent(.init()) }
+        #expect(try await world.run(RaxxAuth.Logout.self, ["--json"]) == .ok)
+        #expect(world.api.calls == [.init(operation: "logout", authorization: "Bearer access-1")])
+        #expect(keystore.current == nil) // no passkey either: the keystore is gone
+        let line = try #require(world.jsonLines.first)
+        #expect(line["revoked_on_server"] as? Bool == true && line["signed_out"] as? Bool == true)
+    }
+
+    @Test func offlineItStillWipesAndSaysWhenTheSessionLapses() async throws {
+        let world = TestWorld()
+        world.clock = TestClock(Fixtures.now)
+        let keystore = Fixtures.signedIn()
+        world.keystore = keystore
+        world.api.onLogout { _ in throw TransportFailure(kind: .offlineHard, curlCode: 7, detail: "refused") }
+        #expect(try await world.run(RaxxAuth.Logout.self, ["--format", "text"]) == .ok)
+        #expect(world.stderr.contents.contains("The server could not be reached; its session will lapse by itself at 2026-11-21T22:00:00Z."))
+        #expect(keystore.current == nil)
+    }
+
+    @Test func notSignedInHasNothingToRevoke() async throws {
+        let world = TestWorld()
+        world.clock = TestClock(Fixtures.now)
+        world.keystore = MemoryKeystore()
+        #expect(try await world.run(RaxxAuth.Logout.self, ["--format", "text"]) == .ok)
+        #expect(world.stderr.contents == "Not signed in; nothing to revoke.\n")
+        #expect(world.api.calls.isEmpty)
+    }
+}

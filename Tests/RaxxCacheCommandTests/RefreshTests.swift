@@ -1,0 +1,66 @@
+import Foundation
+import RaxxAPI
+import RaxxCacheCommand
+import RaxxCore
+import RaxxHTTP
+import RaxxStore
+import RaxxTestSupport
+import Testing
+
+/// `raxx-cache refresh` in-process: pages from the (stub) server into an in-memory cache.
+@Suite struct RefreshTests {
+    func world(_ stores: MemoryStores = MemoryStores()) -> TestWorld {
+        let world = TestWorld()
+        world.clock = TestClock(Fixtures.now)
+        world.keystore = Fixtures.signedIn()
+        world.services = [stores]
+        return world
+    }
+
+    @Test func aFirstRefreshFillsTheCache() async throws {
+        let stores = MemoryStores()
+        let world = world(stores)
+        world.api.onGetSyncChanges { input in
+            #expect(input.query.cursor == 0 && input.query.rebuild == true)
+            return .ok(.init(body: .json(Fixtures.syncPage())))
+        }
+        world.api.onGetPortfolio { _ in .ok(.init(body: .json(Fixtures.portfolio()))) }
+        #expect(try await world.run(RaxxCache.Refresh.self) == .ok)
+        let line = try #require(world.jsonLines.first)
+        #expect(line["changes"] as? Int == 4 && line["full"] as? Bool == true && line["cursor"] as? Int == 4)
+        #expect(world.api.calls.allSatisfy { $0.authorization == "Bearer access-1" })
+        let cache = try #require(try stores.existingCache())
+        #expect(try cache.counts()["positions"] == 2)
+        #expect(try cache.syncState().lastSuccessAt == Fixtures.now)
+    }
+
+    @Test func offlineExits69AndRecordsTheFailure() async throws {
+        let stores = MemoryStores()
+        let world = world(stores)
+        world.api.onGetSyncChanges { _ in throw TransportFailure(kind: .offlineHard, curlCode: 7, detail: "refused") }
+        world.api.onGetPortfolio { _ in throw TransportFailure(kind: .offlineHard, curlCode: 7, detail: "refused") }
+        #expect(try await world.run(RaxxCache.Refresh.self, ["--format", "text"]) == .unavailable)
+        #expect(world.stderr.contents.hasPrefix("raxx-cache: This action requires an internet connection."))
+        let state = try #require(try stores.existingCache()).syncState()
+        #expect(state.lastErrorKind == "offline-hard" && state.connectivity == .offlineHard)
+        #expect(state.lastSuccessAt == nil)
+    }
+
+    @Test func anotherRefreshRunningExits75WithNoWait() async throws {
+        let stores = MemoryStores()
+        stores.hold(.refresh)
+        let world = world(stores)
+        #expect(try await world.run(RaxxCache.Refresh.self, ["--no-wait", "--json"]) == .temporary)
+        #expect(world.stderr.contents.contains(#""code":"refresh_running""#))
+        #expect(world.api.calls.isEmpty)
+    }
+
+    @Test func signedOutExits4AndSaysSoInStatus() async throws {
+        let stores = MemoryStores()
+        let world = world(stores)
+        world.keystore = MemoryKeystore()
+        #expect(try await world.run(RaxxCache.Refresh.self) == .signInRequired)
+        #expect(try #require(try stores.existingCache()).syncState().lastErrorKind == "signed-out")
+        #expect(world.api.calls.isEmpty)
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import RaxxCacheCommand
+import RaxxCore
+import RaxxStore
+import RaxxTestSupport
+import Testing
+
+/// `raxx-cache show` in-process: the cache only, never the network, with its age disclosed.
+@Suite struct ShowTests {
+    func world(now: Date, cache: CacheStore?) -> TestWorld {
+        let world = TestWorld()
+        world.clock = TestClock(now)
+        world.services = [MemoryStores(cache: cache)]
+        return world
+    }
+
+    @Test func positionsAsJSONLinesWithAsOf() async throws {
+        let world = world(now: Fixtures.now.addingTimeInterval(60), cache: try Fixtures.filledCache())
+        #expect(try await world.run(RaxxCache.Show.self, ["positions"]) == .ok)
+        let lines = world.jsonLines
+        #expect(lines.count == 2)
+        #expect(lines.allSatisfy { $0["as_of"] as? String == "2026-11-21T10:00:00Z" })
+        #expect(Set(lines.compactMap { $0["symbol"] as? String }) == ["AAPL", "AAPL261218C00190000"])
+        #expect(world.stderr.contents.isEmpty) // fresh: nothing to disclose
+        #expect(world.api.calls.isEmpty)
+    }
+
+    @Test func oldDataSaysItsAgeAndMaxAgeExits3AfterPrinting() async throws {
+        let world = world(now: Fixtures.now.addingTimeInterval(3 * 3600), cache: try Fixtures.filledCache())
+        #expect(try await world.run(RaxxCache.Show.self, ["orders", "--max-age", "1h", "--format", "text"]) == .stale)
+        #expect(world.stdout.contents.contains("ord-1") == false) // the table shows client order ids, not server ids
+        #expect(world.stdout.contents.contains("c-1"))
+        #expect(world.stderr.contents.contains("Data last updated at 2026-11-21T10:00:00Z (3 hours ago)"))
+        #expect(world.stderr.contents.contains("older than --max-age 1h"))
+    }
+
+    @Test func anEmptyCacheExits3() async throws {
+        let world = world(now: Fixtures.now, cache: nil)
+        #expect(try await world.run(RaxxCache.Show.self, ["portfolio", "--format", "text"]) == .stale)
+        #expect(world.stderr.contents == "raxx-cache: No cached data yet — run raxx-cache refresh while online\n")
+    }
+
+    @Test func statusFiltersApplyToOrdersOnly() throws {
+        #expect(throws: (any Error).self) { try RaxxCache.Show.parse(["positions", "--status", "open"]) }
+        #expect(throws: (any Error).self) { try RaxxCache.Show.parse(["orders", "--status", "resting"]) }
+        #expect(throws: (any Error).self) { try RaxxCache.Show.parse(["orders", "--max-age", "soon"]) }
+        _ = try RaxxCache.Show.parse(["orders", "--status", "partially_filled", "--max-age", "90s"])
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import RaxxAPI
+import RaxxCacheCommand
+import RaxxCore
+import RaxxStore
+import RaxxTestSupport
+import Testing
+
+/// `raxx-cache verify` in-process: the cache's counts and checksums against the server's.
+@Suite struct VerifyTests {
+    func world(_ cache: CacheStore) -> TestWorld {
+        let world = TestWorld()
+        world.clock = TestClock(Fixtures.now)
+        world.keystore = Fixtures.signedIn()
+        world.services = [MemoryStores(cache: cache)]
+        return world
+    }
+
+    func summary(_ local: [String: CacheStore.EntitySummary], orders: Int64? = nil) -> Components.Schemas.SyncSummary {
+        func entity(_ name: String) -> Components.Schemas.EntitySummary {
+            .init(count: local[name]?.count ?? 0, checksum: local[name]?.checksum ?? "")
+        }
+        var ordersSummary = entity("orders")
+        if let orders { ordersSummary.count = orders }
+        return .init(cursor: 4, asOf: Fixtures.now, positions: entity("positions"), fills: entity("fills"), orders: ordersSummary)
+    }
+
+    @Test func matchingSummariesExit0() async throws {
+        let cache = try Fixtures.filledCache()
+        let local = try cache.summary(since: nil)
+        let world = world(cache)
+        world.api.onGetSyncSummary { _ in .ok(.init(body: .json(self.summary(local)))) }
+        #expect(try await world.run(RaxxCache.Verify.self) == .ok)
+        #expect(world.jsonLines.allSatisfy { $0["match"] as? Bool == true })
+    }
+
+    @Test func driftExits1NamingTheEntity() async throws {
+        let cache = try Fixtures.filledCache()
+        let local = try cache.summary(since: nil)
+        let world = world(cache)
+        world.api.onGetSyncSummary { _ in .ok(.init(body: .json(self.summary(local, orders: 7)))) }
+        #expect(try await world.run(RaxxCache.Verify.self, ["--format", "text"]) == .failure)
+        #expect(world.stderr.contents.contains("The cache differs from the server: orders."))
+        #expect(world.stdout.contents.contains("NO"))
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import RaxxAPI
+import RaxxDomain
+import Testing
+
+@Suite struct SymbolTests {
+    @Test(arguments: ["AAPL", "BRK.B", "spy", "AAPL261218C00190000", "AAPL  261218P00190000", "QQQ270115C00500000"])
+    func wellFormedSymbols(symbol: String) { #expect(InstrumentSymbol(parsing: symbol) != nil) }
+
+    @Test(arguments: ["", "TOOLONGX", "AA PL", "AAPL261218X00190000", "AAPL261318C00190000", "123", "AAPL26121C00190000",
+                      "AAPL261218C00000000"])
+    func malformedSymbols(symbol: String) { #expect(InstrumentSymbol(parsing: symbol) == nil) }
+
+    @Test func oneCanonicalSpelling() throws {
+        #expect(InstrumentSymbol(parsing: "brk.b")?.description == "BRK.B")
+        let option = try #require(InstrumentSymbol(parsing: "aapl  261218c00190000"))
+        #expect(option.description == "AAPL261218C00190000")
+        #expect(option.underlying == "AAPL")
+        guard case .option(let contract) = option else { Issue.record("not an option"); return }
+        #expect(contract.right == .call && contract.strikeThousandths == 190_000)
+        #expect(contract.expiry == OCCDate(year: 2026, month: 12, day: 18))
+    }
+
+    @Test func aDayTheCalendarLacksHasNoDate() {
+        #expect(OCCDate(year: 2026, month: 2, day: 31).date == nil)
+        #expect(OCCDate(year: 2026, month: 2, day: 28).date != nil)
+    }
+}
+
+@Suite struct MoneyTests {
+    @Test func fixedPointRoundTrips() {
+        #expect(Money.string(ticks: 1_872_500) == "187.25")
+        #expect(Money.string(ticks: 500) == "0.05")
+        #expect(Money.string(ticks: -123_456) == "-12.3456")
+        #expect(Money.ticks(parsing: "187.25") == 1_872_500)
+        #expect(Money.ticks(parsing: "-0.5") == -5000)
+        for bad in ["", "1.23456", "abc", "1.", ".5", "1e5", "--1", "1234567890123"] { #expect(Money.ticks(parsing: bad) == nil) }
+    }
+
+    @Test func anOrderPriceIsPositiveWithAtMostNineWholeDigits() {
+        #expect(Money.priceTicks(parsing: "3.5") == 35_000)
+        #expect(Money.priceTicks(parsing: "999999999.9999") != nil)
+        for bad in ["0", "0.0000", "-5", "1000000000", "1.23456"] { #expect(Money.priceTicks(parsing: bad) == nil) }
+    }
+}
+
+@Suite struct OrderTermsTests {
+    @Test func workingAndFinalStatusesPartitionTheSpec() {
+        #expect(Set(OrderStatus.working) == [.pending, .open, .partiallyFilled])
+        #expect(OrderStatus.allCases.filter(\.isFinal) == [.filled, .cancelled, .rejected, .expired])
+        #expect(OrderStatus.resting.allSatisfy { OrderStatus.working.contains($0) })
+    }
+
+    @Test func theActionHashIsCanonicalJSON() {
+        let action = OrderAction(clientOrderID: "c1", symbol: "MSFT", side: .buy, qty: 40, type: .market, limitPrice: nil, tif: .day, mode: .paper)
+        // Keys sorted, enums as the spec spells them, no white space.
+        #expect(action.hash.count == 43)
+        let same = OrderAction(clientOrderID: "c1", symbol: "MSFT", side: .buy, qty: 40, type: .market, limitPrice: nil, tif: .day, mode: .paper)
+        #expect(action.hash == same.hash)
+        let other = OrderAction(clientOrderID: "c1", symbol: "MSFT", side: .sell, qty: 40, type: .market, limitPrice: nil, tif: .day, mode: .paper)
+        #expect(action.hash != other.hash)
+    }
+}

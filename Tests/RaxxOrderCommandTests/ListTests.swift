@@ -1,0 +1,41 @@
+import Foundation
+import RaxxAPI
+import RaxxCore
+import RaxxOrderCommand
+import RaxxTestSupport
+import Testing
+
+/// `raxx-order list` in-process: from the server, or from the cache with --cached.
+@Suite struct ListTests {
+    @Test func asksTheServerPageByPage() async throws {
+        let world = TestWorld()
+        world.clock = TestClock(Fixtures.now)
+        world.keystore = Fixtures.signedIn()
+        world.services = [MemoryStores()]
+        world.api.onListOrders { input in
+            #expect(input.query.status == .open)
+            if input.query.before == nil {
+                return .ok(.init(body: .json(.init(orders: [Fixtures.order(id: "o2", status: .open)], nextBefore: "o2"))))
+            }
+            return .ok(.init(body: .json(.init(orders: [Fixtures.order(id: "o1", status: .open)]))))
+        }
+        #expect(try await world.run(RaxxOrder.List.self, ["--status", "open"]) == .ok)
+        #expect(world.jsonLines.compactMap { $0["id"] as? String } == ["o2", "o1"])
+        #expect(world.api.operations == ["listOrders", "listOrders"])
+    }
+
+    @Test func cachedReadsTheCacheOnlyAndSaysHowOld() async throws {
+        let world = TestWorld()
+        world.clock = TestClock(Fixtures.now.addingTimeInterval(2 * 86400))
+        world.services = [MemoryStores(cache: try Fixtures.filledCache())]
+        #expect(try await world.run(RaxxOrder.List.self, ["--cached"]) == .ok)
+        #expect(world.jsonLines.first?["as_of"] as? String == "2026-11-21T10:00:00Z")
+        #expect(world.stderr.contents.contains("(2 days ago)"))
+        #expect(world.api.calls.isEmpty)
+    }
+
+    @Test func anUnknownStatusIsAUsageError() {
+        #expect(throws: (any Error).self) { try RaxxOrder.List.parse(["--status", "done"]) }
+        #expect(throws: (any Error).self) { try RaxxOrder.List.parse(["--limit", "0"]) }
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import RaxxAPI
+import RaxxCore
+import RaxxDomain
+import RaxxHTTP
+import RaxxOrderCommand
+import RaxxStore
+import RaxxTestSupport
+import Testing
+
+/// `raxx-order place` in-process: validated, journalled, sent; refusals before anything goes.
+@Suite struct PlaceTests {
+    /// A signed-in world with a fresh cache, an online paper account and AAPL on the market.
+    func world(_ stores: MemoryStores? = nil) throws -> (TestWorld, MemoryStores) {
+        let world = TestWorld()
+        world.clock = TestClock(Fixtures.now.addingTimeInterval(5))
+        world.keystore = Fixtures.signedIn()
+        world.ids = ["0f8e2c1d-aaaa-bbbb-cccc-000000000001", "1a2b3c4d-aaaa-bbbb-cccc-000000000002"]
+        let stores = try stores ?? MemoryStores(cache: try Fixtures.filledCache())
+        world.services = [stores]
+        world.api.onGetSession { _ in .ok(.init(body: .json(Fixtures.serverSession()))) }
+        world.api.onGetInstruments { input in
+            .ok(.init(body: .json(.init(instruments: [], unknown: input.query.symbol.filter { $0 != "AAPL" }))))
+        }
+        return (world, stores)
+    }
+
+    @Test func placesOneOrderFromFlagsJournalledFirst() async throws {
+        let (world, stores) = try world()
+        world.api.onPlaceOrder { input in
+            guard case .json(let request) = input.body else { throw RaxxError.failure("no body") }
+            #expect(request.clientOrderId == "raxx-0f8e2c1d-aaaa-bbbb")
+            #expect(request.mode == .paper && request.side == .buy && request._type == .limit && request.limitPrice == "187.5")
+            #expect(request.notAfter == Fixtures.now.addingTimeInterval(15))
+            // The journal holds it before the server does.
+            #expect(try stores.journal().unresolved().map(\.clientOrderID) == [request.clientOrderId])
+            return .created(.init(body: .json(Fixtures.order(clientOrderID: request.clientOrderId, type: .limit, limitPrice: "187.5", status: .open))))
+        }
+        #expect(try await world.run(RaxxOrder.Place.self, ["--symbol", "aapl", "--side", "buy", "--qty", "10", "--type", "limit",
+                                                           "--limit-price", "187.5"]) == .ok)
+        let line = try #require(world.jsonLines.first)
+        #expect(line["result"] as? String == "placed" && line["status"] as? String == "open" && line["symbol"] as? String == "AAPL")
+        #expect(try stores.journal().unresolved().isEmpty)
+        #expect(world.api.operations == ["getSession", "getInstruments", "placeOrder"])
+    }
+
+    @Test func aBadLineExits65AndSendsNothing() async throws {
+        let (world, _) = try world()
+        world.stdin = #"{"symbol":"AAPL","side":"buy","qty":1}"# + "\n" + #"{"symbol":"AAPL","side":"hold","qty":1}"#
+        #expect(try await world.run(RaxxOrder.Place.self, ["--format", "text"]) == .dataError)
+        #expect(world.stderr.contents == "raxx-order: line 2, field 'side': must be buy or sell, not 'hold'\n")
+        #expect(world.api.calls.isEmpty)
+    }
+
+    @Test func liveIsRefusedBeforeAnythingElse() async throws {
+        let (world, _) = try world()
+        #expect(try await world.run(RaxxOrder.Place.self, ["--symbol", "AAPL", "--side", "buy", "--qty", "1", "--live"]) == .notPermitted)
+        #expect(world.api.calls.isEmpty)
+    }
+
+    @Test func signedOutExits4AndSendsNothing() async throws {
+        let (world, _) = try world()
+        world.keystore = MemoryKeystore()
+        #expect(try await world.run(RaxxOrder.Place.self, ["--symbol", "AAPL", "--side", "buy", "--qty", "1"]) == .signInRequired)
+        #expect(world.api.calls.isEmpty)
+    }
+
+    @Test func offlineExits69AndSendsNothing() async throws {
+        let (world, stores) = try world()
+        world.api.onGetSession { _ in throw TransportFailure(kind: .offlineHard, curlCode: 7, detail: "refused") }
+        #expect(try await world.run(RaxxOrder.Place.self, ["--symbol", "AAPL", "--side", "buy", "--qty", "1", "--format", "text"]) == .unavailable)
+        #expect(world.stderr.contents.hasPrefix("raxx-order: This action requires an internet connection. Try again when online."))
+        #expect(world.api.operations == ["getSession"])
+        #expect(try stores.journal().unresolved().isEmpty)
+    }
+
+    @Test func anUnknownSymbolExits65NamingTheLine() async throws {
+        let (world, _) = try world()
+        world.stdin = #"{"symbol":"AAPL","side":"buy","qty":1}"# + "\n" + #"{"symbol":"ZZZZ","side":"buy","qty":1}"#
+        #expect(try await world.run(RaxxOrder.Place.self) == .dataError)
+        #expect(world.stderr.contents.contains("line 2, field 'symbol'"))
+        #expect(!world.api.operations.contains("placeOrder"))
+    }
+
+    @Test func aStepUpThisDeviceCannotGiveIsRefusedAndNothingIsPlaced() async throws {
+        let (world, _) = try world()
+        world.api.onPlaceOrder { input in
+            guard case .json(let request) = input.body else { throw RaxxError.failure("no body") }
+            guard let grant = input.headers.raxxStepUpGrant else {
+                let hash = OrderAction(clientOrderID: request.clientOrderId, symbol: request.symbol, side: request.side, qty: request.qty,
+                                       type: request._type, limitPrice: request.limitPrice, tif: request.tif, mode: request.mode).hash
+                return .default(statusCode: 403, Fixtures.problem(403, code: "step_up_required", actionHash: hash))
+            }
+            #expect(grant == "grant-1")
+            return .created(.init(body: .json(Fixtures.order(clientOrderID: request.clientOrderId, status: .filled))))
+        }
+        world.api.onStepUpOptions { _ in .ok(.init(body: .json(.init(challenge: "c2VydmVyLWNoYWxsZW5nZQ", rpId: "raxx.app")))) }
+        // This device has no passkey: the step-up is refused and nothing is placed.
+        #expect(try await world.run(RaxxOrder.Place.self, ["--symbol", "AAPL", "--side", "buy", "--qty", "1000"]) == .notPermitted)
+        #expect(world.api.operations.filter { $0 == "placeOrder" }.count == 1)
+        #expect(world.jsonLines.first?["result"] as? String == "rejected")
+        #expect(world.jsonLines.first?["error_code"] as? String == "step_up_refused")
+    }
+
+    @Test func aLostReplyIsUnknownExits69AndStaysInTheJournal() async throws {
+        let (world, stores) = try world()
+        world.api.onPlaceOrder { _ in throw TransportFailure(kind: .offlineSoft, curlCode: 28, detail: "timed out") }
+        #expect(try await world.run(RaxxOrder.Place.self, ["--symbol", "AAPL", "--side", "buy", "--qty", "1"]) == .unavailable)
+        #expect(world.jsonLines.first?["result"] as? String == "unknown")
+        #expect(try stores.journal().unresolved().map(\.state) == [.unknown])
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import RaxxAPI
+import RaxxCore
+import RaxxOrderCommand
+import RaxxTestSupport
+import Testing
+
+/// `raxx-order show` in-process.
+@Suite struct ShowTests {
+    @Test func showsTheServersOrder() async throws {
+        let world = TestWorld()
+        world.clock = TestClock(Fixtures.now)
+        world.keystore = Fixtures.signedIn()
+        world.api.onGetOrder { input in .ok(.init(body: .json(Fixtures.order(id: input.path.orderId)))) }
+        #expect(try await world.run(RaxxOrder.Show.self, ["ord-7"]) == .ok)
+        #expect(world.jsonLines.first?["id"] as? String == "ord-7")
+    }
+
+    @Test func anUnknownOrderIsTheServersWord() async throws {
+        let world = TestWorld()
+        world.clock = TestClock(Fixtures.now)
+        world.keystore = Fixtures.signedIn()
+        world.api.onGetOrder { _ in .default(statusCode: 404, Fixtures.problem(404, code: "not_found", title: "No such order.")) }
+        #expect(try await world.run(RaxxOrder.Show.self, ["nope", "--format", "text"]) == .failure)
+        #expect(world.stderr.contents == "raxx-order: No such order.\n")
+    }
+
+    @Test func cachedFindsItOffline() async throws {
+        let world = TestWorld()
+        world.clock = TestClock(Fixtures.now)
+        world.services = [MemoryStores(cache: try Fixtures.filledCache())]
+        #expect(try await world.run(RaxxOrder.Show.self, ["ord-1", "--cached"]) == .ok)
+        #expect(world.jsonLines.first?["client_order_id"] as? String == "c-1")
+        #expect(try await world.run(RaxxOrder.Show.self, ["ord-9", "--cached"]) == .failure)
+        #expect(world.api.calls.isEmpty)
+    }
+}
