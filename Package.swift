@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(
             name: "RaxxSandboxTests",
             dependencies: [
-                "RaxxSandbox", "RaxxAPI", "RaxxHTTP", "RaxxCore", "RaxxVault", "RaxxTestSupport", openAPIRuntime, httpTypes,
+                "RaxxSandbox", "RaxxAPI", "RaxxHTTP", "RaxxCore", "RaxxDomain", "RaxxVault", "RaxxTestSupport", openAPIRuntime, httpTypes,
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),

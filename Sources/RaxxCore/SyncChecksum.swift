@@ -32,7 +32,4 @@ public enum SyncChecksum {
 
         public var checksum: String { hasher.finalize().map { String(format: "%02x", $0) }.joined() }
     }
-
-    /// Orders in these states can no longer change.
-    public static let closedOrderStatuses = ["filled", "cancelled", "rejected", "expired"]
 }

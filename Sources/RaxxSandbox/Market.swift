@@ -1,4 +1,5 @@
 import Foundation
+import RaxxDomain
 
 /// A deterministic simulated market: the same seed and the same instant always give the same
 /// price. Equities follow a smooth seeded path; options on them are priced with Black-Scholes.
@@ -103,7 +104,7 @@ public struct Market: Sendable {
             let weekday = calendar.component(.weekday, from: first)
             let day = 1 + (6 - weekday + 7) % 7 + 14
             let expiry = OCCDate(year: year, month: month, day: day)
-            if expiry.date > date { result.append(expiry) }
+            if let day = expiry.date, day > date { result.append(expiry) }
             month += 1
             if month > 12 { month = 1; year += 1 }
         }
@@ -149,7 +150,9 @@ public struct Market: Sendable {
     }
 
     func optionPriceTicks(_ o: OptionContract, underlying u: Underlying, spotTicks: Int64, at date: Date) -> Int64? {
-        let years = (o.expiry.date.addingTimeInterval(20 * 3600).timeIntervalSince(date)) / (365.25 * 86400)
+        // A day the calendar lacks (31 February) never trades.
+        guard let expiry = o.expiry.date else { return nil }
+        let years = (expiry.addingTimeInterval(20 * 3600).timeIntervalSince(date)) / (365.25 * 86400)
         guard years > 0 else { return nil }
         let spot = Double(spotTicks) / Double(Money.ticksPerUnit)
         let strike = Double(o.strikeThousandths) / 1000
@@ -201,76 +204,5 @@ public struct Market: Sendable {
         func n(_ x: Double) -> Double { 0.5 * erfc(-x / 2.squareRoot()) }
         let discount = exp(-rate * years)
         return call ? spot * n(d1) - strike * discount * n(d2) : strike * discount * n(-d2) - spot * n(-d1)
-    }
-}
-
-/// A calendar date as OCC symbols write it (YYMMDD).
-public struct OCCDate: Sendable, Hashable, Comparable {
-    public var year: Int
-    public var month: Int
-    public var day: Int
-
-    public var date: Date {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar.date(from: DateComponents(year: year, month: month, day: day)) ?? .distantPast
-    }
-
-    public var yymmdd: String {
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return two(year % 100) + two(month) + two(day)
-    }
-
-    public static func < (a: OCCDate, b: OCCDate) -> Bool { (a.year, a.month, a.day) < (b.year, b.month, b.day) }
-}
-
-/// An option contract in OCC symbology: root, expiry YYMMDD, C or P, strike × 1000 in 8 digits.
-/// Written compactly (`AAPL261218C00190000`); the padded form (`AAPL  261218C00190000`) is read too.
-public struct OptionContract: Sendable, Hashable {
-    public enum Right: String, Sendable { case call = "C", put = "P" }
-
-    public var underlying: String
-    public var expiry: OCCDate
-    public var right: Right
-    public var strikeThousandths: Int64
-
-    public init(underlying: String, expiry: OCCDate, right: Right, strikeThousandths: Int64) {
-        self.underlying = underlying
-        self.expiry = expiry
-        self.right = right
-        self.strikeThousandths = strikeThousandths
-    }
-
-    public init?(occ text: String) {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(21)
-        for b in text.utf8 where b != 0x20 {
-            guard bytes.count < 21 else { return nil }
-            bytes.append(b >= 0x61 && b <= 0x7A ? b - 0x20 : b) // ASCII upper case
-        }
-        guard bytes.count >= 16 else { return nil }
-        let rootCount = bytes.count - 15
-        guard (1...6).contains(rootCount), bytes[..<rootCount].allSatisfy({ $0 >= 0x41 && $0 <= 0x5A }) else { return nil }
-        func number(_ range: Range<Int>) -> Int64? {
-            var v: Int64 = 0
-            for b in bytes[range] {
-                guard b >= 0x30 && b <= 0x39 else { return nil }
-                v = v * 10 + Int64(b - 0x30)
-            }
-            return v
-        }
-        let t = rootCount
-        guard let yy = number(t..<(t + 2)), let mm = number((t + 2)..<(t + 4)), let dd = number((t + 4)..<(t + 6)),
-              (1...12).contains(mm), (1...31).contains(dd),
-              let right = Right(rawValue: String(UnicodeScalar(bytes[t + 6]))),
-              let strike = number((t + 7)..<(t + 15)), strike > 0
-        else { return nil }
-        self.init(underlying: String(decoding: bytes[..<rootCount], as: UTF8.self),
-                  expiry: OCCDate(year: 2000 + Int(yy), month: Int(mm), day: Int(dd)), right: right, strikeThousandths: strike)
-    }
-
-    public var symbol: String {
-        let strike = String(strikeThousandths)
-        return underlying + expiry.yymmdd + right.rawValue + String(repeating: "0", count: max(0, 8 - strike.count)) + strike
     }
 }

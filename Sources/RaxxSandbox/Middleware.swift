@@ -66,8 +66,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// Who is asking: the bearer token of the request, if any, for the handlers (a task-local value,
-/// because the generated handlers see only the operation's input).
+/// Who is asking: the bearer token of the request, if any, for `AccessGate` (a task-local value,
+/// because the generated server hands `RaptorService` only the operation's input).
 enum RequestIdentity {
     @TaskLocal static var bearerToken: String?
 }

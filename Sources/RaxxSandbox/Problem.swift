@@ -28,6 +28,7 @@ public struct ProblemError: Error, Sendable, Equatable {
 
     public static let unauthorized = ProblemError(401, code: "unauthorized", title: "Sign-in required.")
     public static let sessionExpired = ProblemError(401, code: "session_expired", title: "The session has expired; sign in again.")
+    public static let staffOnly = ProblemError(403, code: "staff_only", title: "Staff only.")
 
     public static func notFound(_ what: String) -> ProblemError {
         ProblemError(404, code: "not_found", title: "Not found.", detail: what)

@@ -1,119 +1,177 @@
-import Crypto
 import Foundation
-import GRDB
 import RaxxAPI
-import RaxxCore
 
-/// The sandbox's implementation of the generated Raptor server protocol.
+/// The sandbox's implementation of the generated Raptor server protocol: a thin forwarder. Each
+/// operation passes `AccessGate` (who may call it is declared once, in `Access.table`), then goes
+/// to the handler of its tag, which works over repositories and never sees SQL.
 ///
-/// Capabilities land issue by issue; until one has, its paths answer `not_implemented` (501) as
-/// problem+json, after the same authentication a real endpoint would ask for.
+/// The gate runs here rather than in a server middleware so that input the generated server
+/// cannot decode still answers 400 first, as it always has.
 public struct RaptorService: APIProtocol {
     public let database: SandboxDatabase
     public let configuration: SandboxConfiguration
     public let market: Market
     public let clock: @Sendable () -> Date
-    let faults: FaultInjector
+
+    let gate: AccessGate
+    let meta: MetaHandlers
+    let auth: AuthHandlers
+    let session: SessionHandlers
+    let sync: SyncHandlers
+    let instruments: InstrumentHandlers
+    let orders: OrderHandlers
+    let events = EventHandlers()
+    let devices = DeviceHandlers()
+    let dsr = DSRHandlers()
+    let audit = AuditHandlers()
 
     public init(database: SandboxDatabase, configuration: SandboxConfiguration,
                 clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.init(database: database, repositories: database.repositories, configuration: configuration, clock: clock)
+    }
+
+    init(database: SandboxDatabase, repositories r: Repositories, configuration: SandboxConfiguration,
+         clock: @escaping @Sendable () -> Date) {
+        let market = Market(seed: configuration.marketSeed)
         self.database = database
         self.configuration = configuration
-        self.market = Market(seed: configuration.marketSeed)
+        self.market = market
         self.clock = clock
-        self.faults = FaultInjector(loseOrderReplies: configuration.loseOrderReplies)
+        gate = AccessGate(sessions: r.sessions, clock: clock)
+        meta = MetaHandlers(health: r.health, clock: clock)
+        auth = AuthHandlers(auth: r.auth, sessions: r.sessions, audit: r.audit, configuration: configuration, clock: clock)
+        session = SessionHandlers(sessions: r.sessions, configuration: configuration, clock: clock)
+        sync = SyncHandlers(trading: r.trading, market: market, configuration: configuration, clock: clock)
+        instruments = InstrumentHandlers(market: market, clock: clock)
+        orders = OrderHandlers(trading: r.trading, market: market, configuration: configuration, clock: clock,
+                               faults: FaultInjector(loseOrderReplies: configuration.loseOrderReplies))
     }
 
-    // MARK: Who is asking
-
-    /// The signed-in caller of this request.
-    struct Caller: Sendable {
-        var userID: String
-        var accountID: String
-        var sessionID: String
-    }
-
-    static func tokenHash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
-    }
-
-    /// The caller behind the request's bearer token, or a 401 problem.
-    func authenticate() async throws -> Caller {
-        guard let token = RequestIdentity.bearerToken else { throw ProblemError.unauthorized }
-        let now = clock().timeIntervalSince1970
-        let row = try await database.writer.read { db in
-            try Row.fetchOne(db, sql: """
-                SELECT sessions.id, sessions.user_id, sessions.access_expires_at, sessions.expires_at, sessions.revoked_at,
-                       accounts.id AS account_id
-                FROM sessions JOIN accounts ON accounts.user_id = sessions.user_id
-                WHERE sessions.access_token_hash = ?
-                """, arguments: [Self.tokenHash(token)])
-        }
-        guard let row else { throw ProblemError.unauthorized }
-        let revoked: Double? = row["revoked_at"]
-        guard revoked == nil else { throw ProblemError.unauthorized }
-        guard (row["access_expires_at"] as Double) > now, (row["expires_at"] as Double) > now else {
-            throw ProblemError.sessionExpired
-        }
-        return Caller(userID: row["user_id"], accountID: row["account_id"], sessionID: row["id"])
-    }
-
-    // MARK: Meta
+    // MARK: meta
 
     public func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
-        // A health check that cannot read its database is not healthy.
-        _ = try await database.writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
-        return .ok(.init(body: .json(.init(status: .ok, version: RaxxVersion.current, time: clock()))))
+        try await gate.open(Operations.GetHealth.id) { try await meta.getHealth(input) }
     }
 
-    // MARK: Alerts and push (raxx-notify)
+    // MARK: auth
+
+    public func registerOptions(_ input: Operations.RegisterOptions.Input) async throws -> Operations.RegisterOptions.Output {
+        try await auth.registerOptions(input, caller: { try await gate.check(Operations.RegisterOptions.id) })
+    }
+
+    public func registerVerify(_ input: Operations.RegisterVerify.Input) async throws -> Operations.RegisterVerify.Output {
+        try await gate.open(Operations.RegisterVerify.id) { try await auth.registerVerify(input) }
+    }
+
+    public func loginOptions(_ input: Operations.LoginOptions.Input) async throws -> Operations.LoginOptions.Output {
+        try await gate.open(Operations.LoginOptions.id) { try await auth.loginOptions(input) }
+    }
+
+    public func loginVerify(_ input: Operations.LoginVerify.Input) async throws -> Operations.LoginVerify.Output {
+        try await gate.open(Operations.LoginVerify.id) { try await auth.loginVerify(input) }
+    }
+
+    public func stepUpOptions(_ input: Operations.StepUpOptions.Input) async throws -> Operations.StepUpOptions.Output {
+        try await auth.stepUpOptions(input, caller: gate.caller(Operations.StepUpOptions.id))
+    }
+
+    public func stepUpVerify(_ input: Operations.StepUpVerify.Input) async throws -> Operations.StepUpVerify.Output {
+        try await auth.stepUpVerify(input, caller: gate.caller(Operations.StepUpVerify.id))
+    }
+
+    // MARK: session
+
+    public func renewSession(_ input: Operations.RenewSession.Input) async throws -> Operations.RenewSession.Output {
+        try await gate.open(Operations.RenewSession.id) { try await session.renewSession(input) }
+    }
+
+    public func logout(_ input: Operations.Logout.Input) async throws -> Operations.Logout.Output {
+        try await session.logout(input, caller: gate.caller(Operations.Logout.id))
+    }
+
+    public func getSession(_ input: Operations.GetSession.Input) async throws -> Operations.GetSession.Output {
+        try await session.getSession(input, caller: gate.caller(Operations.GetSession.id))
+    }
+
+    // MARK: sync (read)
+
+    public func getPortfolio(_ input: Operations.GetPortfolio.Input) async throws -> Operations.GetPortfolio.Output {
+        try await sync.getPortfolio(input, caller: gate.caller(Operations.GetPortfolio.id))
+    }
+
+    public func getSyncChanges(_ input: Operations.GetSyncChanges.Input) async throws -> Operations.GetSyncChanges.Output {
+        try await sync.getSyncChanges(input, caller: gate.caller(Operations.GetSyncChanges.id))
+    }
+
+    public func getSyncSummary(_ input: Operations.GetSyncSummary.Input) async throws -> Operations.GetSyncSummary.Output {
+        try await sync.getSyncSummary(input, caller: gate.caller(Operations.GetSyncSummary.id))
+    }
+
+    // MARK: instruments
+
+    public func getInstruments(_ input: Operations.GetInstruments.Input) async throws -> Operations.GetInstruments.Output {
+        try await instruments.getInstruments(input, caller: gate.caller(Operations.GetInstruments.id))
+    }
+
+    // MARK: orders
+
+    public func placeOrder(_ input: Operations.PlaceOrder.Input) async throws -> Operations.PlaceOrder.Output {
+        try await orders.placeOrder(input, caller: gate.caller(Operations.PlaceOrder.id))
+    }
+
+    public func listOrders(_ input: Operations.ListOrders.Input) async throws -> Operations.ListOrders.Output {
+        try await orders.listOrders(input, caller: gate.caller(Operations.ListOrders.id))
+    }
+
+    public func getOrder(_ input: Operations.GetOrder.Input) async throws -> Operations.GetOrder.Output {
+        try await orders.getOrder(input, caller: gate.caller(Operations.GetOrder.id))
+    }
+
+    public func cancelOrder(_ input: Operations.CancelOrder.Input) async throws -> Operations.CancelOrder.Output {
+        try await orders.cancelOrder(input, caller: gate.caller(Operations.CancelOrder.id))
+    }
+
+    // MARK: events
 
     public func listEvents(_ input: Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output {
-        _ = try await authenticate()
-        throw ProblemError.notImplemented("alerts")
+        try await events.listEvents(input, caller: gate.caller(Operations.ListEvents.id))
     }
 
+    // MARK: devices
+
     public func registerAPNsDevice(_ input: Operations.RegisterAPNsDevice.Input) async throws -> Operations.RegisterAPNsDevice.Output {
-        _ = try await authenticate()
-        throw ProblemError.notImplemented("push devices")
+        try await devices.registerAPNsDevice(input, caller: gate.caller(Operations.RegisterAPNsDevice.id))
     }
 
     public func listAPNsDevices(_ input: Operations.ListAPNsDevices.Input) async throws -> Operations.ListAPNsDevices.Output {
-        _ = try await authenticate()
-        throw ProblemError.notImplemented("push devices")
+        try await devices.listAPNsDevices(input, caller: gate.caller(Operations.ListAPNsDevices.id))
     }
 
     public func revokeAPNsDevice(_ input: Operations.RevokeAPNsDevice.Input) async throws -> Operations.RevokeAPNsDevice.Output {
-        _ = try await authenticate()
-        throw ProblemError.notImplemented("push devices")
+        try await devices.revokeAPNsDevice(input, caller: gate.caller(Operations.RevokeAPNsDevice.id))
     }
 
-    // MARK: Data-subject requests (raxx-dsr)
+    // MARK: dsr
 
     public func createDSRExport(_ input: Operations.CreateDSRExport.Input) async throws -> Operations.CreateDSRExport.Output {
-        _ = try await authenticate()
-        throw ProblemError.notImplemented("data-subject exports")
+        try await dsr.createDSRExport(input, caller: gate.caller(Operations.CreateDSRExport.id))
     }
 
     public func planDSRErasure(_ input: Operations.PlanDSRErasure.Input) async throws -> Operations.PlanDSRErasure.Output {
-        _ = try await authenticate()
-        throw ProblemError.notImplemented("erasure plans")
+        try await dsr.planDSRErasure(input, caller: gate.caller(Operations.PlanDSRErasure.id))
     }
 
     public func executeDSRErasure(_ input: Operations.ExecuteDSRErasure.Input) async throws -> Operations.ExecuteDSRErasure.Output {
-        _ = try await authenticate()
-        throw ProblemError.notImplemented("erasure")
+        try await dsr.executeDSRErasure(input, caller: gate.caller(Operations.ExecuteDSRErasure.id))
     }
 
     public func getDSRRequest(_ input: Operations.GetDSRRequest.Input) async throws -> Operations.GetDSRRequest.Output {
-        _ = try await authenticate()
-        throw ProblemError.notImplemented("data-subject requests")
+        try await dsr.getDSRRequest(input, caller: gate.caller(Operations.GetDSRRequest.id))
     }
 
-    // MARK: Audit
+    // MARK: audit
 
     public func listAuditEvents(_ input: Operations.ListAuditEvents.Input) async throws -> Operations.ListAuditEvents.Output {
-        _ = try await authenticate()
-        throw ProblemError.notImplemented("the audit trail")
+        try await audit.listAuditEvents(input, caller: gate.caller(Operations.ListAuditEvents.id))
     }
 }

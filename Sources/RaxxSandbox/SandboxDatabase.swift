@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 
-/// The sandbox's state in SQLite. The migrator runs on open; migrations are append-only: never
-/// edit a registered one, add the next.
+/// The sandbox's state in SQLite (the app database): it owns the database writer and runs the
+/// migrator on open; migrations are append-only: never edit a registered one, add the next.
+/// Handlers reach it only through the repositories (`repositories`), one transaction a method.
 public final class SandboxDatabase: Sendable {
     public let writer: any DatabaseWriter
 
@@ -203,10 +204,17 @@ public final class SandboxDatabase: Sendable {
     }
 
     /// Appends an audit event inside the caller's transaction.
-    static func audit(_ db: Database, at: Date, actor: String, action: String, subject: String, details: [String: String] = [:]) throws {
-        let json = String(decoding: try JSONEncoder.sorted.encode(details), as: UTF8.self)
+    static func audit(_ db: Database, _ entry: AuditEntry) throws {
+        let json = String(decoding: try JSONEncoder.sorted.encode(entry.details), as: UTF8.self)
         try db.execute(sql: "INSERT INTO audit_events (at, actor, action, subject, details) VALUES (?, ?, ?, ?, ?)",
-                       arguments: [at.timeIntervalSince1970, actor, action, subject, json])
+                       arguments: [entry.at.timeIntervalSince1970, entry.actor, entry.action, entry.subject, json])
+    }
+
+    /// The GRDB repositories over this database.
+    var repositories: Repositories {
+        Repositories(health: GRDBHealthRepository(writer: writer), auth: GRDBAuthRepository(writer: writer),
+                     sessions: GRDBSessionRepository(writer: writer), audit: GRDBAuditRepository(writer: writer),
+                     trading: GRDBTradingRepository(writer: writer))
     }
 }
 
@@ -215,13 +223,5 @@ extension JSONEncoder {
         let e = JSONEncoder()
         e.outputFormatting = .sortedKeys
         return e
-    }
-}
-
-/// Random identifiers with a readable prefix: `usr_…`, `acc_…`, `ord_…`.
-enum Identifier {
-    static func make(_ prefix: String) -> String {
-        var g = SystemRandomNumberGenerator()
-        return prefix + "_" + String(g.next() as UInt64, radix: 36) + String(g.next() as UInt32, radix: 36)
     }
 }

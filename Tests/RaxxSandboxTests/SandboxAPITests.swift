@@ -21,11 +21,7 @@ import Testing
 
     @Test func capabilitiesNotLandedYetAnswerNotImplemented() async throws {
         let database = try SandboxDatabase(path: ":memory:")
-        let service = RaptorService(database: database, configuration: SandboxConfiguration())
-        let grant = try await database.writer.write { db in
-            let account = try Accounts.findOrCreate(db, email: "t@example.com", at: Date(), actor: "test")
-            return try service.startSession(db, userID: account.userID, now: Date(), reason: "test")
-        }
+        let grant = try await signedInGrant(database, email: "t@example.com")
         try await withSandbox(database: database) { url in
             let output = try await generatedClient(url, middlewares: [BearerToken(grant.accessToken)]).listEvents()
             guard case .default(let status, let problem) = output else {

@@ -6,10 +6,8 @@ import GRDB
 /// sync reads what follows a cursor. Tombstones older than the retention window are pruned, and
 /// a cursor older than the newest pruned tombstone (the horizon) gets a reset.
 enum ChangeLog {
-    enum Entity: String { case position, fill, order }
-
     /// Records that `entity` `id` changed, inside the caller's transaction.
-    static func record(_ db: Database, account: String, _ entity: Entity, _ id: String, deleted: Bool = false, at: Date) throws {
+    static func record(_ db: Database, account: String, _ entity: ChangeEntity, _ id: String, deleted: Bool = false, at: Date) throws {
         try db.execute(sql: "DELETE FROM change_log WHERE entity = ? AND entity_id = ?", arguments: [entity.rawValue, id])
         try db.execute(sql: "INSERT INTO change_log (account_id, entity, entity_id, op, at) VALUES (?, ?, ?, ?, ?)",
                        arguments: [account, entity.rawValue, id, deleted ? "delete" : "upsert", at.timeIntervalSince1970])

@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+import RaxxAPI
+import RaxxDomain
 
 /// Users and their paper accounts.
 public struct AccountRecord: Sendable, Equatable {
@@ -29,14 +31,18 @@ enum Accounts {
                        arguments: [userID, email, displayName, Data(handle), now.timeIntervalSince1970])
         try db.execute(sql: "INSERT INTO accounts (id, user_id, mode, cash_ticks, created_at) VALUES (?, ?, 'paper', ?, ?)",
                        arguments: [accountID, userID, startingCashTicks, now.timeIntervalSince1970])
-        try SandboxDatabase.audit(db, at: now, actor: actor, action: "account.created", subject: userID,
-                                  details: ["account_id": accountID, "mode": "paper", "cash": Money.string(ticks: startingCashTicks)])
+        try SandboxDatabase.audit(db, AuditEntry(at: now, actor: actor, action: "account.created", subject: userID,
+                                                 details: ["account_id": accountID, "mode": "paper", "cash": Money.string(ticks: startingCashTicks)]))
         return AccountRecord(userID: userID, accountID: accountID, email: email, created: true)
     }
-}
 
-/// A WebAuthn user handle: 32 random bytes, no personal data.
-func newUserHandle() -> [UInt8] {
-    var g = SystemRandomNumberGenerator()
-    return (0..<32).map { _ in g.next() }
+    /// A user's account as the API shows it, or nil when there is none.
+    static func apiAccount(_ db: Database, userID: String) throws -> Components.Schemas.Account? {
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT accounts.id, users.email, accounts.mode, users.staff FROM users JOIN accounts ON accounts.user_id = users.id
+            WHERE users.id = ?
+            """, arguments: [userID]) else { return nil }
+        return .init(id: row["id"], email: row["email"], mode: Components.Schemas.TradingMode(rawValue: row["mode"]) ?? .paper,
+                     staff: (row["staff"] as Int) != 0)
+    }
 }

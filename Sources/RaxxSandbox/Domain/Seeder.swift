@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import RaxxDomain
 
 /// Loads a large, realistic trading history into one account: positions across equities and
 /// listed options, the orders and fills that built them, and a change-log entry for each row, so
@@ -66,32 +66,15 @@ public struct Seeder: Sendable {
         let history: TimeInterval = 90 * 86400
         var orderCount = 0
 
-        let account = try database.writer.write { db -> AccountRecord in
-            try Accounts.findOrCreate(db, email: email, at: now, actor: "sandbox.seed")
-        }
+        let store = GRDBSeedRepository(writer: database.writer)
+        let account = try store.account(email: email, now: now, actor: "sandbox.seed")
         // One transaction per slice of positions keeps memory and the WAL bounded.
         let slice = 500
         var start = 0
         var fillsLeft = fills
         while start < instruments.count || (start == 0 && instruments.isEmpty) {
             let end = min(start + slice, instruments.count)
-            try database.writer.write { db in
-                let position = try db.makeStatement(sql: """
-                    INSERT INTO positions (id, account_id, symbol, qty, avg_price_ticks, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (account_id, symbol) DO UPDATE SET qty = excluded.qty, avg_price_ticks = excluded.avg_price_ticks,
-                    updated_at = excluded.updated_at
-                    """)
-                let order = try db.makeStatement(sql: """
-                    INSERT INTO orders (id, account_id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status,
-                    filled_qty, avg_fill_price_ticks, mode, created_at, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'day', 'filled', ?, ?, 'paper', ?, ?)
-                    """)
-                let fill = try db.makeStatement(sql: """
-                    INSERT INTO fills (id, account_id, order_id, symbol, side, qty, price_ticks, filled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """)
-                let change = try db.makeStatement(sql: """
-                    INSERT INTO change_log (account_id, entity, entity_id, op, at) VALUES (?, ?, ?, 'upsert', ?)
-                    """)
+            try store.writeSlice { batch in
                 for index in start..<end {
                     let instrument = instruments[index]
                     // Spread the fills evenly over the positions.
@@ -121,13 +104,12 @@ public struct Seeder: Sendable {
                         }
                         let avg = orderValue / max(orderQty, 1)
                         let type = rng.next() % 2 == 0 ? "market" : "limit"
-                        let last = legFills.last!.3.timeIntervalSince1970
-                        try order.execute(arguments: [orderID, account.accountID, "seed-\(orderID)", instrument.symbol, side, orderQty, type,
-                                                      type == "limit" ? avg : nil, orderQty, avg, opened.timeIntervalSince1970, last])
-                        try change.execute(arguments: [account.accountID, "order", orderID, last])
+                        let last = (legFills.last?.3 ?? opened).timeIntervalSince1970
+                        try batch.order(id: orderID, account: account.accountID, symbol: instrument.symbol, side: side, qty: orderQty,
+                                        type: type, averagePrice: avg, openedAt: opened.timeIntervalSince1970, lastFillAt: last)
                         for (fillID, qty, price, at) in legFills {
-                            try fill.execute(arguments: [fillID, account.accountID, orderID, instrument.symbol, side, qty, price, at.timeIntervalSince1970])
-                            try change.execute(arguments: [account.accountID, "fill", fillID, at.timeIntervalSince1970])
+                            try batch.fill(id: fillID, account: account.accountID, orderID: orderID, symbol: instrument.symbol, side: side,
+                                           qty: qty, price: price, at: at.timeIntervalSince1970)
                         }
                         if side == "buy" {
                             cost += orderValue
@@ -143,16 +125,12 @@ public struct Seeder: Sendable {
                         netQty = Int64(rng.next() % 10) + 1
                         cost = netQty * (market.priceTicks(instrument, at: now) ?? Money.ticksPerUnit)
                     }
-                    let positionID = Identifier.make("pos")
-                    try position.execute(arguments: [positionID, account.accountID, instrument.symbol, netQty,
-                                                     cost / max(netQty, 1), now.timeIntervalSince1970])
-                    let actualID = try String.fetchOne(db, sql: "SELECT id FROM positions WHERE account_id = ? AND symbol = ?",
-                                                       arguments: [account.accountID, instrument.symbol]) ?? positionID
-                    try ChangeLog.record(db, account: account.accountID, .position, actualID, at: now)
+                    try batch.position(id: Identifier.make("pos"), account: account.accountID, symbol: instrument.symbol, qty: netQty,
+                                       averagePrice: cost / max(netQty, 1), now: now)
                 }
                 if end == instruments.count {
-                    try SandboxDatabase.audit(db, at: now, actor: "sandbox.seed", action: "sandbox.seeded", subject: account.userID,
-                                              details: ["positions": "\(positions)", "fills": "\(fills)", "orders": "\(orderCount)"])
+                    try batch.audit(AuditEntry(at: now, actor: "sandbox.seed", action: "sandbox.seeded", subject: account.userID,
+                                               details: ["positions": "\(positions)", "fills": "\(fills)", "orders": "\(orderCount)"]))
                 }
             }
             progress(instruments.isEmpty ? 1 : Double(end) / Double(instruments.count))
@@ -187,11 +165,7 @@ extension Seeder {
     public func churn(email: String, changes: Int, deletes: Int, round: UInt64 = 0, now: Date = Date()) throws -> ChurnSummary {
         guard changes >= 0, deletes >= 0, deletes <= changes else { throw SeedError.badCounts }
         var rng = SplitMix(seed: market.seed ^ Market.hash(round, email) ^ 0x5EED)
-        return try database.writer.write { db in
-            guard let account = try String.fetchOne(db, sql: """
-                SELECT accounts.id FROM accounts JOIN users ON users.id = accounts.user_id WHERE users.email = ?
-                """, arguments: [email]) else { throw SeedError.noSuchAccount(email) }
-            let ids = try String.fetchAll(db, sql: "SELECT id FROM positions WHERE account_id = ? ORDER BY id", arguments: [account])
+        _ = try GRDBSeedRepository(writer: database.writer).churn(email: email, now: now) { ids in
             guard changes <= ids.count else { throw SeedError.tooManyPositions(asked: changes, available: ids.count) }
             var pool = ids
             var chosen: [String] = []
@@ -199,20 +173,10 @@ extension Seeder {
                 let i = Int(rng.next() % UInt64(pool.count))
                 chosen.append(pool.remove(at: i))
             }
-            for (n, id) in chosen.enumerated() {
-                if n < deletes {
-                    try db.execute(sql: "DELETE FROM positions WHERE id = ?", arguments: [id])
-                    try ChangeLog.record(db, account: account, .position, id, deleted: true, at: now)
-                } else {
-                    try db.execute(sql: """
-                        UPDATE positions SET qty = qty + ?, avg_price_ticks = avg_price_ticks + ?, updated_at = ? WHERE id = ?
-                        """, arguments: [Int64(rng.next() % 5) + 1, Int64(rng.next() % 100) * 100, now.timeIntervalSince1970, id])
-                    try ChangeLog.record(db, account: account, .position, id, at: now)
-                }
+            return chosen.enumerated().map { n, id in
+                n < deletes ? .delete(id) : .move(id, qty: Int64(rng.next() % 5) + 1, averagePrice: Int64(rng.next() % 100) * 100)
             }
-            try SandboxDatabase.audit(db, at: now, actor: "sandbox.churn", action: "sandbox.churned", subject: account,
-                                      details: ["updated": "\(changes - deletes)", "deleted": "\(deletes)"])
-            return ChurnSummary(email: email, updated: changes - deletes, deleted: deletes)
         }
+        return ChurnSummary(email: email, updated: changes - deletes, deleted: deletes)
     }
 }

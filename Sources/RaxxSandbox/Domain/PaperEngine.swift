@@ -1,0 +1,126 @@
+import Foundation
+import RaxxCore
+import RaxxDomain
+
+/// Paper trading on the simulated market. Marketable orders fill at the market's price, at most
+/// `liquidity` units per pass (so large orders fill partially, over several passes); positions,
+/// cash, the change log, events and the audit trail change in the same transaction as each fill
+/// (the caller's, through `TradingLedger`). Deterministic under the market's seed and the clock.
+struct PaperEngine: Sendable {
+    let market: Market
+
+    /// qty × price × multiplier in ticks, or nil when it does not fit.
+    static func value(_ qty: Int64, _ price: Int64, _ multiplier: Int64) -> Int64? {
+        let (a, o1) = qty.multipliedReportingOverflow(by: price)
+        let (b, o2) = a.multipliedReportingOverflow(by: multiplier)
+        return o1 || o2 ? nil : b
+    }
+
+    /// Cash less what the account's open buy orders (other than `excluding`) still commit.
+    func buyingPower(_ ledger: any TradingLedger, account: String, excluding: String? = nil, now: Date) throws -> Int64 {
+        var available = try ledger.cash(account: account) ?? 0
+        for r in try ledger.openBuys(account: account, excluding: excluding) {
+            guard let instrument = market.instrument(r.symbol) else { continue }
+            let price: Int64 = r.limit ?? market.priceTicks(instrument, at: now) ?? 0
+            available -= Self.value(r.openQty, price, instrument.multiplier) ?? Int64.max / 2
+        }
+        return available
+    }
+
+    /// The most one pass fills of one order.
+    static func liquidity(_ instrument: Market.Instrument) -> Int64 { instrument.multiplier == 1 ? 1_000 : 25 }
+
+    /// Moves every open order of `account` on: day orders from an earlier (UTC) day expire, and
+    /// marketable ones fill as far as liquidity allows.
+    func sweep(_ ledger: any TradingLedger, account: String, now: Date) throws {
+        for id in try ledger.openOrderIDs(account: account) { try work(ledger, orderID: id, now: now) }
+    }
+
+    /// One pass over one open order.
+    func work(_ ledger: any TradingLedger, orderID: String, now: Date) throws {
+        guard var order = try ledger.orderState(id: orderID), ["open", "partially_filled"].contains(order.status) else { return }
+        if order.tif == "day", Self.utcDay(order.createdAt) < Self.utcDay(now.timeIntervalSince1970) {
+            try setStatus(ledger, &order, "expired", now: now)
+            return
+        }
+        guard let instrument = market.instrument(order.symbol), let price = market.priceTicks(instrument, at: now) else {
+            try setStatus(ledger, &order, "expired", now: now) // the contract expired under the order
+            return
+        }
+        let marketable = switch (order.type, order.side) {
+        case ("market", _): true
+        case (_, "buy"): price <= (order.limit ?? 0)
+        default: price >= (order.limit ?? Int64.max)
+        }
+        guard marketable else { return }
+        let qty = min(order.qty - order.filled, Self.liquidity(instrument))
+        if order.side == "buy" {
+            // Cash is checked again at every fill: a paper account never goes below zero.
+            let cash = try ledger.cash(account: order.account) ?? 0
+            guard let cost = Self.value(qty, price, instrument.multiplier), cost <= cash else {
+                try setStatus(ledger, &order, order.filled == 0 ? "rejected" : "cancelled", rejectCode: "insufficient_buying_power", now: now)
+                return
+            }
+        }
+        try fill(ledger, &order, qty: qty, price: price, instrument: instrument, now: now)
+    }
+
+    private static func utcDay(_ t: Double) -> Int { Int((t / 86_400).rounded(.down)) }
+
+    func setStatus(_ ledger: any TradingLedger, _ order: inout OrderState, _ status: String, rejectCode: String? = nil, now: Date) throws {
+        order.status = status
+        try ledger.setStatus(orderID: order.id, status, rejectCode: rejectCode, now: now)
+        try ledger.recordChange(account: order.account, .order, order.id, at: now)
+        try ledger.audit(AuditEntry(at: now, actor: order.userID, action: "order.\(status)", subject: order.account,
+                                    details: ["order_id": order.id, "reject_code": rejectCode ?? ""].filter { !$0.value.isEmpty }))
+        if status == "rejected" {
+            try ledger.event(NewEvent(user: order.userID, type: "order_rejected", order: order.id,
+                                      title: "Order rejected: \(order.side) \(order.qty) \(order.symbol)",
+                                      body: rejectCode.map { "Reason: \($0.replacingOccurrences(of: "_", with: " "))." }, at: now))
+        }
+    }
+
+    func fill(_ ledger: any TradingLedger, _ order: inout OrderState, qty: Int64, price: Int64, instrument: Market.Instrument, now: Date) throws {
+        let fillID = Identifier.make("fil")
+        let signed = order.side == "buy" ? qty : -qty
+        let value = qty * price * instrument.multiplier
+        try ledger.insertFill(NewFill(id: fillID, account: order.account, orderID: order.id, symbol: order.symbol, side: order.side,
+                                      qty: qty, price: price, at: now))
+        try ledger.recordChange(account: order.account, .fill, fillID, at: now)
+        // The order.
+        let filled = order.filled + qty
+        let average = ((order.averageFill ?? 0) * order.filled + price * qty) / filled
+        order.filled = filled
+        order.averageFill = average
+        order.status = filled == order.qty ? "filled" : "partially_filled"
+        try ledger.setFilled(orderID: order.id, filled: filled, averagePrice: average, status: order.status, now: now)
+        try ledger.recordChange(account: order.account, .order, order.id, at: now)
+        // Cash.
+        try ledger.addCash(account: order.account, order.side == "buy" ? -value : value)
+        // The position.
+        if let p = try ledger.holding(account: order.account, symbol: order.symbol) {
+            let held = p.qty, heldAverage = p.averagePrice
+            let newQty = held + signed
+            if newQty == 0 {
+                try ledger.deletePosition(id: p.id)
+                try ledger.recordChange(account: order.account, .position, p.id, deleted: true, at: now)
+            } else {
+                let growing = (held >= 0 && signed > 0) || (held <= 0 && signed < 0)
+                let crossed = (held > 0 && newQty < 0) || (held < 0 && newQty > 0)
+                let newAverage = growing ? (abs(held) * heldAverage + qty * price) / abs(newQty) : (crossed ? price : heldAverage)
+                try ledger.updatePosition(id: p.id, qty: newQty, averagePrice: newAverage, now: now)
+                try ledger.recordChange(account: order.account, .position, p.id, at: now)
+            }
+        } else {
+            let id = Identifier.make("pos")
+            try ledger.insertPosition(id: id, account: order.account, symbol: order.symbol, qty: signed, averagePrice: price, now: now)
+            try ledger.recordChange(account: order.account, .position, id, at: now)
+        }
+        try ledger.audit(AuditEntry(at: now, actor: order.userID, action: "order.filled", subject: order.account,
+                                    details: ["order_id": order.id, "fill_id": fillID, "qty": "\(qty)", "price": Money.string(ticks: price),
+                                              "cash_change": Money.string(ticks: order.side == "buy" ? -value : value)]))
+        try ledger.event(NewEvent(user: order.userID, type: "fill_confirmed", order: order.id,
+                                  title: "Filled: \(order.side) \(qty) \(order.symbol) at \(Money.string(ticks: price))",
+                                  body: order.status == "filled" ? "The order is complete." : "\(order.qty - order.filled) still open.", at: now))
+    }
+}

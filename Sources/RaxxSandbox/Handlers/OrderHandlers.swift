@@ -1,0 +1,182 @@
+import Foundation
+import RaxxAPI
+import RaxxCore
+import RaxxDomain
+
+/// The `orders` tag: order entry on the paper engine, idempotent on client_order_id, refusing
+/// live trading and late arrivals, asking for a step-up above the notional threshold.
+struct OrderHandlers: Sendable {
+    let trading: any TradingRepository
+    let market: Market
+    let configuration: SandboxConfiguration
+    let clock: @Sendable () -> Date
+    let faults: FaultInjector
+
+    var engine: PaperEngine { PaperEngine(market: market) }
+
+    static func requestHash(_ r: Components.Schemas.OrderRequest) -> String {
+        OrderAction(clientOrderID: r.clientOrderId, symbol: r.symbol.uppercased(), side: r.side, qty: r.qty, type: r._type,
+                    limitPrice: r.limitPrice, tif: r.tif, mode: r.mode).hash
+    }
+
+    /// `Access.stepUp`: the grant is asked for, and spent, here, only when the order's notional is
+    /// above the threshold.
+    func placeOrder(_ input: Operations.PlaceOrder.Input, caller: Caller) async throws -> Operations.PlaceOrder.Output {
+        guard case .json(let request) = input.body else { throw ProblemError.badRequest("Expected JSON.") }
+        let now = clock()
+        let grant = input.headers.raxxStepUpGrant
+        let engine = self.engine, market = self.market, notional = configuration.stepUpNotional
+        let (order, created) = try await trading.write { ledger -> (Components.Schemas.Order, Bool) in
+            try engine.sweep(ledger, account: caller.accountID, now: now)
+            return try Self.place(ledger, engine: engine, market: market, caller: caller, request: request, grant: grant,
+                                  stepUpNotional: notional, now: now)
+        }
+        if created, faults.loseThisReply() {
+            // Fault injection (--fault-lose-order-replies): the order is placed, the answer never comes.
+            try? await Task.sleep(for: .seconds(5))
+            throw ProblemError(503, code: "unavailable", title: "The reply was lost (fault injection).")
+        }
+        return created ? .created(.init(body: .json(order))) : .ok(.init(body: .json(order)))
+    }
+
+    /// Places an order inside the ledger's transaction; answers it and whether it is new.
+    static func place(_ ledger: any TradingLedger, engine: PaperEngine, market: Market, caller: Caller,
+                      request r: Components.Schemas.OrderRequest, grant: String?, stepUpNotional: Decimal,
+                      now: Date) throws -> (Components.Schemas.Order, Bool) {
+        let hash = requestHash(r)
+        // The same client_order_id again: the same order answers as it stands; another is a conflict.
+        if let existing = try ledger.order(account: caller.accountID, clientOrderID: r.clientOrderId) {
+            guard existing.requestHash == hash else {
+                throw ProblemError(409, code: "conflict", title: "This client_order_id was used for another order.",
+                                   detail: "Use a new client_order_id for a new order.")
+            }
+            return (try order(ledger, id: existing.id), false)
+        }
+        let accountMode = try ledger.mode(account: caller.accountID)
+        guard r.mode == .paper, accountMode == "paper" else {
+            try ledger.audit(AuditEntry(at: now, actor: caller.userID, action: "order.refused", subject: caller.accountID,
+                                        details: ["client_order_id": r.clientOrderId, "reason": "live_trading_refused"]))
+            throw ProblemError(403, code: "live_trading_refused", title: "Live trading is not available; orders are paper only.")
+        }
+        guard r.notAfter > now else {
+            throw ProblemError(422, code: "deadline_passed", title: "The order arrived after its deadline.",
+                               detail: "It was due by \(RFC3339.string(from: r.notAfter)).")
+        }
+        guard r.qty >= 1 else { throw ProblemError.badRequest("qty must be at least 1.") }
+        var limit: Int64? = nil
+        switch r._type {
+        case .limit:
+            guard let text = r.limitPrice, let ticks = Money.ticks(parsing: text), ticks > 0 else {
+                throw ProblemError.badRequest("A limit order needs a positive limit_price.")
+            }
+            limit = ticks
+        case .market:
+            guard r.limitPrice == nil else { throw ProblemError.badRequest("A market order takes no limit_price.") }
+        }
+        guard let instrument = market.instrument(r.symbol), let price = market.priceTicks(instrument, at: now) else {
+            throw ProblemError(422, code: "unknown_symbol", title: "The market has no such instrument.", detail: r.symbol)
+        }
+        // Large orders need a fresh passkey assertion bound to exactly this order.
+        guard let notionalTicks = PaperEngine.value(r.qty, limit ?? price, instrument.multiplier) else {
+            throw ProblemError.badRequest("The order is too large.")
+        }
+        if Decimal(notionalTicks) / Decimal(Money.ticksPerUnit) > stepUpNotional {
+            guard let grant else {
+                var problem = ProblemError(403, code: "step_up_required", title: "This order needs a step-up.",
+                                           detail: "Confirm it with your passkey; the grant must be bound to action_hash.")
+                problem.actionHash = hash
+                throw problem
+            }
+            guard try ledger.consumeStepUpGrant(grantHash: Tokens.hash(grant), actionHash: hash, userID: caller.userID, now: now) else {
+                try ledger.audit(AuditEntry(at: now, actor: caller.userID, action: "step_up.refused", subject: caller.accountID,
+                                            details: ["client_order_id": r.clientOrderId, "reason": "grant_invalid"]))
+                throw ProblemError(403, code: "step_up_invalid", title: "The step-up grant is not valid for this order.")
+            }
+        }
+        let id = Identifier.make("ord")
+        try ledger.insertOrder(NewOrder(id: id, account: caller.accountID, clientOrderID: r.clientOrderId, symbol: instrument.symbol,
+                                        side: r.side.rawValue, qty: r.qty, type: r._type.rawValue, limit: limit, tif: r.tif.rawValue,
+                                        notAfter: r.notAfter, requestHash: hash, now: now))
+        try ledger.audit(AuditEntry(at: now, actor: caller.userID, action: "order.placed", subject: caller.accountID,
+                                    details: ["order_id": id, "client_order_id": r.clientOrderId, "symbol": instrument.symbol,
+                                              "side": r.side.rawValue, "qty": "\(r.qty)"]))
+        try ledger.recordChange(account: caller.accountID, .order, id, at: now)
+        guard var state = try ledger.orderState(id: id) else { throw ProblemError.internalError }
+        // Buying power: cash less what open buy orders already commit.
+        let available = try engine.buyingPower(ledger, account: caller.accountID, excluding: id, now: now)
+        if r.side == .buy, notionalTicks > available {
+            try engine.setStatus(ledger, &state, "rejected", rejectCode: "insufficient_buying_power", now: now)
+        } else {
+            try engine.work(ledger, orderID: id, now: now)
+        }
+        return (try order(ledger, id: id), true)
+    }
+
+    static func order(_ ledger: any TradingLedger, id: String) throws -> Components.Schemas.Order {
+        guard let order = try ledger.order(id: id) else { throw ProblemError.notFound("No order \(id).") }
+        return order
+    }
+
+    func listOrders(_ input: Operations.ListOrders.Input, caller: Caller) async throws -> Operations.ListOrders.Output {
+        let now = clock()
+        let limit = min(max(input.query.limit ?? 100, 1), 1000)
+        let before = try input.query.before.map { text -> Int64 in
+            guard let v = Int64(text) else { throw ProblemError(400, code: "cursor_invalid", title: "Not a page cursor: \(text).") }
+            return v
+        }
+        let query = OrderQuery(account: caller.accountID, status: input.query.status?.rawValue, clientOrderID: input.query.clientOrderId,
+                               before: before, limit: limit)
+        let engine = self.engine
+        let list = try await trading.write { ledger -> Components.Schemas.OrderList in
+            try engine.sweep(ledger, account: caller.accountID, now: now)
+            return try ledger.orders(query)
+        }
+        return .ok(.init(body: .json(list)))
+    }
+
+    func getOrder(_ input: Operations.GetOrder.Input, caller: Caller) async throws -> Operations.GetOrder.Output {
+        let now = clock()
+        let engine = self.engine, orderID = input.path.orderId
+        let order = try await trading.write { ledger -> Components.Schemas.Order in
+            try engine.sweep(ledger, account: caller.accountID, now: now)
+            guard let id = try ledger.ownedOrderID(orderID, account: caller.accountID) else {
+                throw ProblemError.notFound("No order \(orderID).")
+            }
+            return try Self.order(ledger, id: id)
+        }
+        return .ok(.init(body: .json(order)))
+    }
+
+    func cancelOrder(_ input: Operations.CancelOrder.Input, caller: Caller) async throws -> Operations.CancelOrder.Output {
+        let now = clock()
+        let engine = self.engine, orderID = input.path.orderId
+        let order = try await trading.write { ledger -> Components.Schemas.Order in
+            try engine.sweep(ledger, account: caller.accountID, now: now)
+            guard var state = try ledger.orderState(id: orderID), state.account == caller.accountID else {
+                throw ProblemError.notFound("No order \(orderID).")
+            }
+            guard ["open", "partially_filled", "pending"].contains(state.status) else {
+                throw ProblemError(409, code: "not_cancellable", title: "The order is \(state.status) and can no longer be cancelled.")
+            }
+            try engine.setStatus(ledger, &state, "cancelled", now: now)
+            return try Self.order(ledger, id: state.id)
+        }
+        return .ok(.init(body: .json(order)))
+    }
+}
+
+/// Lost replies on demand, for tests of what a client does when it cannot know an order's fate.
+final class FaultInjector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lostReplies: Int
+
+    init(loseOrderReplies: Int) { lostReplies = loseOrderReplies }
+
+    func loseThisReply() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard lostReplies > 0 else { return false }
+        lostReplies -= 1
+        return true
+    }
+}

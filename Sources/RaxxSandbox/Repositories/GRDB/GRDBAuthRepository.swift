@@ -1,0 +1,221 @@
+import Foundation
+import GRDB
+import RaxxAPI
+
+/// `HealthRepository` on SQLite.
+struct GRDBHealthRepository: HealthRepository {
+    let writer: any DatabaseWriter
+
+    func ping() async throws {
+        _ = try await writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+    }
+}
+
+/// `AuditRepository` on SQLite.
+struct GRDBAuditRepository: AuditRepository {
+    let writer: any DatabaseWriter
+
+    func record(_ entry: AuditEntry) async throws {
+        try await writer.write { db in try SandboxDatabase.audit(db, entry) }
+    }
+}
+
+/// `AuthRepository` on SQLite: challenges, passkeys, registrations and step-up grants.
+struct GRDBAuthRepository: AuthRepository {
+    let writer: any DatabaseWriter
+
+    func offerRegistration(_ c: RegistrationChallenge, admit: @escaping @Sendable (RegisteredUser?) throws -> Void)
+        async throws -> RegistrationOffer
+    {
+        try await writer.write { db -> RegistrationOffer in
+            var existing: RegisteredUser? = nil
+            if let user = try Row.fetchOne(db, sql: "SELECT id, handle FROM users WHERE email = ?", arguments: [c.email]) {
+                let id: String = user["id"]
+                existing = RegisteredUser(
+                    id: id, handle: [UInt8](user["handle"] as Data),
+                    credentialIDs: try String.fetchAll(db, sql: "SELECT id FROM passkeys WHERE user_id = ?", arguments: [id]))
+            }
+            try admit(existing)
+            let handle = existing?.handle ?? c.newHandle
+            try db.execute(sql: """
+                INSERT INTO challenges (challenge, purpose, user_id, email, display_name, user_handle, session_id, expires_at)
+                VALUES (?, 'register', ?, ?, ?, ?, ?, ?)
+                """, arguments: [c.challenge, existing?.id, c.email, c.displayName, Data(handle), c.sessionID,
+                                 c.expiresAt.timeIntervalSince1970])
+            return RegistrationOffer(handle: handle, excludedCredentialIDs: existing?.credentialIDs ?? [])
+        }
+    }
+
+    func offerLogin(challenge: String, email: String?, expiresAt: Date) async throws -> [String] {
+        try await writer.write { db -> [String] in
+            let userID = try email.flatMap { try String.fetchOne(db, sql: "SELECT id FROM users WHERE email = ?", arguments: [$0]) }
+            try db.execute(sql: "INSERT INTO challenges (challenge, purpose, user_id, email, expires_at) VALUES (?, 'login', ?, ?, ?)",
+                           arguments: [challenge, userID, email, expiresAt.timeIntervalSince1970])
+            guard let userID else { return [] }
+            return try String.fetchAll(db, sql: "SELECT id FROM passkeys WHERE user_id = ? ORDER BY created_at", arguments: [userID])
+        }
+    }
+
+    func offerStepUp(challenge: String, userID: String, actionHash: String, expiresAt: Date) async throws -> [String] {
+        try await writer.write { db -> [String] in
+            try db.execute(sql: "INSERT INTO challenges (challenge, purpose, user_id, action_hash, expires_at) VALUES (?, 'step_up', ?, ?, ?)",
+                           arguments: [challenge, userID, actionHash, expiresAt.timeIntervalSince1970])
+            return try String.fetchAll(db, sql: "SELECT id FROM passkeys WHERE user_id = ? ORDER BY created_at", arguments: [userID])
+        }
+    }
+
+    func consumeChallenge(_ challenge: String, purpose: ChallengePurpose, now: Date) async throws -> Challenge? {
+        let now = now.timeIntervalSince1970
+        return try await writer.write { db -> Challenge? in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT user_id, action_hash, email, display_name, user_handle, session_id, expires_at, used_at FROM challenges
+                WHERE challenge = ? AND purpose = ?
+                """, arguments: [challenge, purpose.rawValue]) else { return nil }
+            try db.execute(sql: "UPDATE challenges SET used_at = ? WHERE challenge = ? AND used_at IS NULL", arguments: [now, challenge])
+            guard db.changesCount == 1 && (row["expires_at"] as Double) > now else { return nil }
+            let handle: Data? = row["user_handle"]
+            return Challenge(userID: row["user_id"], actionHash: row["action_hash"], email: row["email"],
+                             displayName: row["display_name"], userHandle: handle.map { [UInt8]($0) }, sessionID: row["session_id"])
+        }
+    }
+
+    func register(_ p: NewPasskey, session: NewSession, now: Date,
+                  admit: @escaping @Sendable (RegistrationFacts) throws -> Void) async throws -> (userID: String, account: Components.Schemas.Account)
+    {
+        try await writer.write { db -> (userID: String, account: Components.Schemas.Account) in
+            var existing: RegistrationFacts.Existing? = nil
+            if let user = try Row.fetchOne(db, sql: "SELECT id, handle FROM users WHERE email = ?", arguments: [p.email]) {
+                let userID: String = user["id"]
+                let hasPasskey = try Bool.fetchOne(db, sql: "SELECT 1 FROM passkeys WHERE user_id = ?", arguments: [userID]) == true
+                let fromOwnSession = try p.challengeSessionID.map {
+                    try Bool.fetchOne(db, sql: "SELECT 1 FROM sessions WHERE id = ? AND user_id = ? AND revoked_at IS NULL AND expires_at > ?",
+                                      arguments: [$0, userID, now.timeIntervalSince1970]) == true
+                } ?? false
+                existing = .init(userID: userID, handle: [UInt8](user["handle"] as Data), hasPasskey: hasPasskey, fromOwnSession: fromOwnSession)
+            }
+            let taken = try Bool.fetchOne(db, sql: "SELECT 1 FROM passkeys WHERE id = ?", arguments: [p.credentialID]) == true
+            try admit(RegistrationFacts(existing: existing, credentialTaken: taken))
+            let account = try Accounts.findOrCreate(db, email: p.email, displayName: p.displayName, handle: p.userHandle,
+                                                    at: now, actor: "registration")
+            try db.execute(sql: """
+                INSERT INTO passkeys (id, user_id, public_key, algorithm, sign_count, transports, created_at)
+                VALUES (?, ?, ?, -7, ?, ?, ?)
+                """, arguments: [p.credentialID, account.userID, Data(p.publicKey), Int64(p.signCount),
+                                 p.transports?.joined(separator: ","), now.timeIntervalSince1970])
+            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: account.userID, action: "passkey.registered", subject: account.userID,
+                                                     details: ["credential_id": p.credentialID]))
+            let apiAccount = try GRDBSessionRepository.start(db, session, userID: account.userID, now: now)
+            return (account.userID, apiAccount)
+        }
+    }
+
+    func passkey(id: String) async throws -> StoredPasskey? {
+        try await writer.read { db -> StoredPasskey? in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT passkeys.user_id, passkeys.public_key, passkeys.sign_count, users.handle FROM passkeys
+                JOIN users ON users.id = passkeys.user_id WHERE passkeys.id = ?
+                """, arguments: [id]) else { return nil }
+            return StoredPasskey(userID: row["user_id"], publicKey: [UInt8](row["public_key"] as Data),
+                                 signCount: UInt32(truncatingIfNeeded: row["sign_count"] as Int64), userHandle: [UInt8](row["handle"] as Data))
+        }
+    }
+
+    func recordAssertion(credentialID: String, signCount: UInt32, now: Date) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "UPDATE passkeys SET sign_count = MAX(sign_count, ?), last_used_at = ? WHERE id = ?",
+                           arguments: [Int64(signCount), now.timeIntervalSince1970, credentialID])
+        }
+    }
+
+    func grantStepUp(grantHash: String, userID: String, actionHash: String, expiresAt: Date, now: Date) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "INSERT INTO step_up_grants (grant_hash, user_id, action_hash, expires_at) VALUES (?, ?, ?, ?)",
+                           arguments: [grantHash, userID, actionHash, expiresAt.timeIntervalSince1970])
+            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: "step_up.granted", subject: userID,
+                                                     details: ["action_hash": actionHash]))
+        }
+    }
+}
+
+/// `SessionRepository` on SQLite.
+struct GRDBSessionRepository: SessionRepository {
+    let writer: any DatabaseWriter
+
+    func lookup(accessTokenHash: String, now: Date) async throws -> SessionLookup {
+        let now = now.timeIntervalSince1970
+        let row = try await writer.read { db in
+            try Row.fetchOne(db, sql: """
+                SELECT sessions.id, sessions.user_id, sessions.access_expires_at, sessions.expires_at, sessions.revoked_at,
+                       accounts.id AS account_id, users.staff
+                FROM sessions JOIN accounts ON accounts.user_id = sessions.user_id JOIN users ON users.id = sessions.user_id
+                WHERE sessions.access_token_hash = ?
+                """, arguments: [accessTokenHash])
+        }
+        guard let row else { return .unknown }
+        let revoked: Double? = row["revoked_at"]
+        guard revoked == nil else { return .revoked }
+        guard (row["access_expires_at"] as Double) > now, (row["expires_at"] as Double) > now else { return .expired }
+        return .live(Caller(userID: row["user_id"], accountID: row["account_id"], sessionID: row["id"], staff: (row["staff"] as Int) != 0))
+    }
+
+    /// Starts `session` inside `db`'s transaction and answers the account it signs in to.
+    static func start(_ db: Database, _ session: NewSession, userID: String, now: Date) throws -> Components.Schemas.Account {
+        try db.execute(sql: """
+            INSERT INTO sessions (id, user_id, access_token_hash, access_expires_at, renewal_token_hash, created_at, expires_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [session.id, userID, session.accessTokenHash, session.accessExpiresAt.timeIntervalSince1970,
+                             session.renewalTokenHash, now.timeIntervalSince1970, session.expiresAt.timeIntervalSince1970])
+        try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: "session.started", subject: userID,
+                                                 details: ["session_id": session.id, "method": session.method]))
+        guard let account = try Accounts.apiAccount(db, userID: userID) else { throw ProblemError.unauthorized }
+        return account
+    }
+
+    func start(_ session: NewSession, userID: String, now: Date) async throws -> Components.Schemas.Account {
+        try await writer.write { db in try Self.start(db, session, userID: userID, now: now) }
+    }
+
+    func renew(renewalTokenHash: String, now: Date, tokens: @escaping @Sendable (Date) -> RenewedTokens) async throws -> RenewalOutcome {
+        try await writer.write { db -> RenewalOutcome in
+            guard let row = try Row.fetchOne(db, sql: "SELECT id, user_id, expires_at, revoked_at FROM sessions WHERE renewal_token_hash = ?",
+                                             arguments: [renewalTokenHash]) else {
+                try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "anonymous", action: "session.renewal_refused", subject: "unknown",
+                                                         details: ["reason": "unknown_token"]))
+                return .refused
+            }
+            let sessionID: String = row["id"], userID: String = row["user_id"]
+            let revoked: Double? = row["revoked_at"]
+            guard revoked == nil, (row["expires_at"] as Double) > now.timeIntervalSince1970 else {
+                try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: "session.renewal_refused", subject: userID,
+                                                         details: ["session_id": sessionID, "reason": revoked == nil ? "session_over" : "revoked"]))
+                return .refused
+            }
+            let sessionEnd = Date(timeIntervalSince1970: row["expires_at"])
+            let new = tokens(sessionEnd)
+            try db.execute(sql: """
+                UPDATE sessions SET access_token_hash = ?, access_expires_at = ?, renewal_token_hash = ? WHERE id = ?
+                """, arguments: [new.accessTokenHash, new.accessExpiresAt.timeIntervalSince1970, new.renewalTokenHash, sessionID])
+            guard let account = try Accounts.apiAccount(db, userID: userID) else { throw ProblemError.unauthorized }
+            return .renewed(sessionExpiresAt: sessionEnd, account: account)
+        }
+    }
+
+    func revoke(sessionID: String, userID: String, now: Date) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "UPDATE sessions SET revoked_at = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, sessionID])
+            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: "session.revoked", subject: userID,
+                                                     details: ["session_id": sessionID]))
+        }
+    }
+
+    func session(id: String, userID: String) async throws -> (SessionTimes, Components.Schemas.Account)? {
+        try await writer.read { db -> (SessionTimes, Components.Schemas.Account)? in
+            guard let row = try Row.fetchOne(db, sql: "SELECT created_at, access_expires_at, expires_at FROM sessions WHERE id = ?",
+                                             arguments: [id]),
+                  let account = try Accounts.apiAccount(db, userID: userID) else { return nil }
+            return (SessionTimes(createdAt: Date(timeIntervalSince1970: row["created_at"]),
+                                 accessExpiresAt: Date(timeIntervalSince1970: row["access_expires_at"]),
+                                 expiresAt: Date(timeIntervalSince1970: row["expires_at"])), account)
+        }
+    }
+}

@@ -1,0 +1,279 @@
+import Foundation
+import GRDB
+import RaxxAPI
+import RaxxCore
+import RaxxDomain
+
+/// `TradingRepository` on the sandbox's SQLite database: one write or read transaction per call.
+struct GRDBTradingRepository: TradingRepository {
+    let writer: any DatabaseWriter
+
+    func write<T: Sendable>(_ body: @escaping @Sendable (any TradingLedger) throws -> T) async throws -> T {
+        try await writer.write { db in try body(GRDBTradingLedger(db: db)) }
+    }
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (any TradingLedger) throws -> T) async throws -> T {
+        try await writer.read { db in try body(GRDBTradingLedger(db: db)) }
+    }
+}
+
+/// `TradingLedger` over one open GRDB transaction.
+struct GRDBTradingLedger: TradingLedger {
+    let db: Database
+
+    // MARK: Accounts and cash
+
+    func cash(account: String) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT cash_ticks FROM accounts WHERE id = ?", arguments: [account])
+    }
+
+    func mode(account: String) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT mode FROM accounts WHERE id = ?", arguments: [account])
+    }
+
+    func addCash(account: String, _ delta: Int64) throws {
+        try db.execute(sql: "UPDATE accounts SET cash_ticks = cash_ticks + ? WHERE id = ?", arguments: [delta, account])
+    }
+
+    // MARK: Orders
+
+    func openOrderIDs(account: String) throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT id FROM orders WHERE account_id = ? AND status IN ('open', 'partially_filled') ORDER BY rowid",
+                            arguments: [account])
+    }
+
+    func orderState(id: String) throws -> OrderState? {
+        guard let r = try Row.fetchOne(db, sql: """
+            SELECT o.id, o.account_id, a.user_id, o.symbol, o.side, o.qty, o.type, o.limit_price_ticks, o.tif, o.status, o.filled_qty,
+                   o.avg_fill_price_ticks, o.created_at
+            FROM orders o JOIN accounts a ON a.id = o.account_id WHERE o.id = ?
+            """, arguments: [id]) else { return nil }
+        return OrderState(id: r[0], account: r[1], userID: r[2], symbol: r[3], side: r[4], qty: r[5], type: r[6], limit: r[7], tif: r[8],
+                          status: r[9], filled: r[10], averageFill: r[11], createdAt: r[12])
+    }
+
+    func openBuys(account: String, excluding: String?) throws -> [OpenBuy] {
+        try Row.fetchAll(db, sql: """
+            SELECT id, symbol, qty - filled_qty AS open_qty, limit_price_ticks FROM orders
+            WHERE account_id = ? AND side = 'buy' AND status IN ('open', 'partially_filled') AND id != ?
+            """, arguments: [account, excluding ?? ""]).map {
+            OpenBuy(symbol: $0["symbol"], openQty: $0["open_qty"], limit: $0["limit_price_ticks"])
+        }
+    }
+
+    func order(account: String, clientOrderID: String) throws -> (id: String, requestHash: String?)? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT id, request_hash FROM orders WHERE account_id = ? AND client_order_id = ?",
+                                         arguments: [account, clientOrderID]) else { return nil }
+        return (row["id"], row["request_hash"])
+    }
+
+    func insertOrder(_ o: NewOrder) throws {
+        try db.execute(sql: """
+            INSERT INTO orders (id, account_id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status, filled_qty, mode,
+            not_after, request_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', 0, 'paper', ?, ?, ?, ?)
+            """, arguments: [o.id, o.account, o.clientOrderID, o.symbol, o.side, o.qty, o.type, o.limit,
+                             o.tif, o.notAfter.timeIntervalSince1970, o.requestHash, o.now.timeIntervalSince1970, o.now.timeIntervalSince1970])
+    }
+
+    func setStatus(orderID: String, _ status: String, rejectCode: String?, now: Date) throws {
+        try db.execute(sql: "UPDATE orders SET status = ?, reject_code = COALESCE(?, reject_code), updated_at = ? WHERE id = ?",
+                       arguments: [status, rejectCode, now.timeIntervalSince1970, orderID])
+    }
+
+    func setFilled(orderID: String, filled: Int64, averagePrice: Int64, status: String, now: Date) throws {
+        try db.execute(sql: "UPDATE orders SET filled_qty = ?, avg_fill_price_ticks = ?, status = ?, updated_at = ? WHERE id = ?",
+                       arguments: [filled, averagePrice, status, now.timeIntervalSince1970, orderID])
+    }
+
+    func order(id: String) throws -> Components.Schemas.Order? {
+        try Row.fetchOne(db, sql: "SELECT \(Self.orderColumns) FROM orders WHERE id = ?", arguments: [id]).map(Self.order)
+    }
+
+    func ownedOrderID(_ id: String, account: String) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT id FROM orders WHERE id = ? AND account_id = ?", arguments: [id, account])
+    }
+
+    func orders(_ query: OrderQuery) throws -> Components.Schemas.OrderList {
+        var clauses = ["account_id = ?"]
+        var arguments: StatementArguments = [query.account]
+        if let status = query.status { clauses.append("status = ?"); arguments += [status] }
+        if let id = query.clientOrderID { clauses.append("client_order_id = ?"); arguments += [id] }
+        if let before = query.before { clauses.append("rowid < ?"); arguments += [before] }
+        let limit = query.limit
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT rowid AS page_key, \(Self.orderColumns) FROM orders WHERE \(clauses.joined(separator: " AND "))
+            ORDER BY rowid DESC LIMIT \(limit + 1)
+            """, arguments: arguments)
+        let page = rows.prefix(limit)
+        return .init(orders: page.map(Self.order), nextBefore: rows.count > limit ? page.last.map { "\($0["page_key"] as Int64)" } : nil)
+    }
+
+    // MARK: Fills and positions
+
+    func insertFill(_ f: NewFill) throws {
+        try db.execute(sql: "INSERT INTO fills (id, account_id, order_id, symbol, side, qty, price_ticks, filled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       arguments: [f.id, f.account, f.orderID, f.symbol, f.side, f.qty, f.price, f.at.timeIntervalSince1970])
+    }
+
+    func holding(account: String, symbol: String) throws -> Holding? {
+        guard let p = try Row.fetchOne(db, sql: "SELECT id, qty, avg_price_ticks FROM positions WHERE account_id = ? AND symbol = ?",
+                                       arguments: [account, symbol]) else { return nil }
+        return Holding(id: p[0], symbol: symbol, qty: p[1], averagePrice: p[2])
+    }
+
+    func insertPosition(id: String, account: String, symbol: String, qty: Int64, averagePrice: Int64, now: Date) throws {
+        try db.execute(sql: "INSERT INTO positions (id, account_id, symbol, qty, avg_price_ticks, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                       arguments: [id, account, symbol, qty, averagePrice, now.timeIntervalSince1970])
+    }
+
+    func updatePosition(id: String, qty: Int64, averagePrice: Int64, now: Date) throws {
+        try db.execute(sql: "UPDATE positions SET qty = ?, avg_price_ticks = ?, updated_at = ? WHERE id = ?",
+                       arguments: [qty, averagePrice, now.timeIntervalSince1970, id])
+    }
+
+    func deletePosition(id: String) throws {
+        try db.execute(sql: "DELETE FROM positions WHERE id = ?", arguments: [id])
+    }
+
+    // MARK: Step-up grants
+
+    func consumeStepUpGrant(grantHash: String, actionHash: String, userID: String, now: Date) throws -> Bool {
+        try db.execute(sql: """
+            UPDATE step_up_grants SET used_at = ? WHERE grant_hash = ? AND user_id = ? AND action_hash = ?
+            AND used_at IS NULL AND expires_at > ?
+            """, arguments: [now.timeIntervalSince1970, grantHash, userID, actionHash, now.timeIntervalSince1970])
+        return db.changesCount == 1
+    }
+
+    // MARK: Change log
+
+    func recordChange(account: String, _ entity: ChangeEntity, _ id: String, deleted: Bool, at: Date) throws {
+        try ChangeLog.record(db, account: account, entity, id, deleted: deleted, at: at)
+    }
+
+    func pruneTombstones(before cutoff: Date) throws {
+        try ChangeLog.pruneTombstones(db, before: cutoff)
+    }
+
+    func syncHorizon() throws -> Int64 {
+        try ChangeLog.horizon(db)
+    }
+
+    func changes(account: String, after from: Int64, limit: Int) throws -> ChangePage {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT seq, entity, entity_id, op FROM change_log WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?
+            """, arguments: [account, from, limit + 1])
+        let hasMore = rows.count > limit
+        let changes = Array(rows.prefix(limit))
+        func ids(_ entity: String) -> [String] {
+            changes.filter { $0["entity"] == entity && $0["op"] == "upsert" }.map { $0["entity_id"] }
+        }
+        func load<T>(_ table: String, _ columns: String, _ ids: [String], _ make: (Row) -> T) throws -> [String: T] {
+            guard !ids.isEmpty else { return [:] }
+            var result: [String: T] = [:]
+            for chunk in stride(from: 0, to: ids.count, by: 5000).map({ Array(ids[$0..<min($0 + 5000, ids.count)]) }) {
+                let marks = databaseQuestionMarks(count: chunk.count)
+                for row in try Row.fetchAll(db, sql: "SELECT \(columns) FROM \(table) WHERE id IN (\(marks))", arguments: StatementArguments(chunk)) {
+                    result[row["id"]] = make(row)
+                }
+            }
+            return result
+        }
+        let positions = try load("positions", Self.positionColumns, ids("position"), Self.position)
+        let fills = try load("fills", Self.fillColumns, ids("fill"), Self.fill)
+        let orders = try load("orders", Self.orderColumns, ids("order"), Self.order)
+        let out: [Components.Schemas.SyncChange] = changes.map { row in
+            let id: String = row["entity_id"], entity: String = row["entity"]
+            let entityKind = Components.Schemas.SyncEntity(rawValue: entity) ?? .position
+            let position = entity == "position" ? positions[id] : nil
+            let fill = entity == "fill" ? fills[id] : nil
+            let order = entity == "order" ? orders[id] : nil
+            // An upsert whose row is gone (deleted in the same instant) reads as a tombstone.
+            let deleted = row["op"] == "delete" || (position == nil && fill == nil && order == nil)
+            return .init(seq: row["seq"], entity: entityKind, op: deleted ? Components.Schemas.SyncChange.OpPayload.delete : .upsert, id: id,
+                         position: position, fill: fill, order: order)
+        }
+        return ChangePage(changes: out, hasMore: hasMore, lastSeq: changes.last?["seq"])
+    }
+
+    func summary(account: String, since: Double) throws -> SummaryState {
+        let closed = OrderStatus.finalSQLList
+        let cursor = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM change_log WHERE account_id = ?", arguments: [account]) ?? 0
+        func summarize(_ sql: String, _ arguments: StatementArguments, line: (Row) -> String) throws -> Components.Schemas.EntitySummary {
+            var accumulator = SyncChecksum.Accumulator()
+            let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+            while let row = try rows.next() { accumulator.add(line(row)) }
+            return .init(count: accumulator.count, checksum: accumulator.checksum)
+        }
+        let positions = try summarize("SELECT id, symbol, qty, avg_price_ticks FROM positions WHERE account_id = ? ORDER BY id", [account]) {
+            SyncChecksum.positionLine(id: $0["id"], symbol: $0["symbol"], qty: $0["qty"], avgPrice: Money.string(ticks: $0["avg_price_ticks"]))
+        }
+        let fills = try summarize("SELECT id, order_id, symbol, side, qty, price_ticks FROM fills WHERE account_id = ? AND filled_at >= ? ORDER BY id",
+                                  [account, since]) {
+            SyncChecksum.fillLine(id: $0["id"], orderID: $0["order_id"], symbol: $0["symbol"], side: $0["side"], qty: $0["qty"],
+                                  price: Money.string(ticks: $0["price_ticks"]))
+        }
+        let orders = try summarize("""
+            SELECT id, client_order_id, symbol, side, qty, type, limit_price_ticks, status, filled_qty, avg_fill_price_ticks
+            FROM orders WHERE account_id = ? AND (status NOT IN (\(closed)) OR updated_at >= ?) ORDER BY id
+            """, [account, since]) { row in
+            let limit: Int64? = row["limit_price_ticks"], average: Int64? = row["avg_fill_price_ticks"]
+            return SyncChecksum.orderLine(id: row["id"], clientOrderID: row["client_order_id"], symbol: row["symbol"], side: row["side"],
+                                          qty: row["qty"], type: row["type"], limitPrice: limit.map(Money.string(ticks:)),
+                                          status: row["status"], filledQty: row["filled_qty"], avgFillPrice: average.map(Money.string(ticks:)))
+        }
+        return SummaryState(cursor: cursor, positions: positions, fills: fills, orders: orders)
+    }
+
+    func portfolio(account: String) throws -> PortfolioState {
+        let row = try Row.fetchOne(db, sql: "SELECT cash_ticks, mode FROM accounts WHERE id = ?", arguments: [account])
+        let holdings = try Row.fetchAll(db, sql: "SELECT symbol, qty, avg_price_ticks FROM positions WHERE account_id = ?", arguments: [account])
+            .map { (symbol: $0["symbol"] as String, qty: $0["qty"] as Int64, averagePrice: $0["avg_price_ticks"] as Int64) }
+        return PortfolioState(cash: row?["cash_ticks"] ?? 0, mode: row?["mode"] ?? "paper", holdings: holdings)
+    }
+
+    // MARK: Events and audit
+
+    func event(_ e: NewEvent) throws {
+        try db.execute(sql: "INSERT INTO events (user_id, type, title, body, order_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                       arguments: [e.user, e.type, e.title, e.body, e.order, e.at.timeIntervalSince1970])
+    }
+
+    func audit(_ entry: AuditEntry) throws {
+        try SandboxDatabase.audit(db, entry)
+    }
+
+    // MARK: Rows as API models
+
+    static func position(_ row: Row) -> Components.Schemas.Position {
+        .init(id: row["id"], symbol: row["symbol"], qty: row["qty"], avgPrice: Money.string(ticks: row["avg_price_ticks"]),
+              updatedAt: Date(timeIntervalSince1970: row["updated_at"]))
+    }
+
+    static func fill(_ row: Row) -> Components.Schemas.Fill {
+        .init(id: row["id"], orderId: row["order_id"], symbol: row["symbol"], side: .init(rawValue: row["side"]) ?? .buy,
+              qty: row["qty"], price: Money.string(ticks: row["price_ticks"]), filledAt: Date(timeIntervalSince1970: row["filled_at"]))
+    }
+
+    static func order(_ row: Row) -> Components.Schemas.Order {
+        let id: String = row["id"], clientOrderID: String = row["client_order_id"], symbol: String = row["symbol"]
+        let side: String = row["side"], type: String = row["type"], tif: String = row["tif"], status: String = row["status"]
+        let mode: String = row["mode"], qty: Int64 = row["qty"], filled: Int64 = row["filled_qty"], reject: String? = row["reject_code"]
+        let limit: Int64? = row["limit_price_ticks"], average: Int64? = row["avg_fill_price_ticks"], notAfter: Double? = row["not_after"]
+        let created: Double = row["created_at"], updated: Double = row["updated_at"]
+        return Components.Schemas.Order(
+            id: id, clientOrderId: clientOrderID, symbol: symbol, side: Components.Schemas.Side(rawValue: side) ?? .buy, qty: qty,
+            _type: Components.Schemas.OrderType(rawValue: type) ?? .market, limitPrice: limit.map { Money.string(ticks: $0) },
+            tif: Components.Schemas.TimeInForce(rawValue: tif) ?? .day, status: Components.Schemas.OrderStatus(rawValue: status) ?? .pending,
+            filledQty: filled, avgFillPrice: average.map { Money.string(ticks: $0) }, rejectCode: reject,
+            mode: Components.Schemas.TradingMode(rawValue: mode) ?? .paper, notAfter: notAfter.map { Date(timeIntervalSince1970: $0) },
+            createdAt: Date(timeIntervalSince1970: created), updatedAt: Date(timeIntervalSince1970: updated))
+    }
+
+    static let positionColumns = "id, symbol, qty, avg_price_ticks, updated_at"
+    static let fillColumns = "id, order_id, symbol, side, qty, price_ticks, filled_at"
+    static let orderColumns = """
+        id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status, filled_qty, avg_fill_price_ticks,
+        reject_code, mode, not_after, created_at, updated_at
+        """
+}

@@ -1,0 +1,205 @@
+import Foundation
+import RaxxAPI
+
+// What the sandbox keeps, behind protocols. Handlers see these and never SQL, rows or a
+// database; each method is one transaction. `SandboxDatabase.repositories` hands out the GRDB
+// implementations (Repositories/GRDB).
+
+/// Every repository a handler may need.
+struct Repositories: Sendable {
+    var health: any HealthRepository
+    var auth: any AuthRepository
+    var sessions: any SessionRepository
+    var audit: any AuditRepository
+    var trading: any TradingRepository
+}
+
+// MARK: Health
+
+protocol HealthRepository: Sendable {
+    /// Throws when the database cannot be read.
+    func ping() async throws
+}
+
+// MARK: Audit
+
+/// One line of the append-only audit trail.
+struct AuditEntry: Sendable, Equatable {
+    var at: Date
+    var actor: String
+    var action: String
+    var subject: String
+    var details: [String: String] = [:]
+}
+
+protocol AuditRepository: Sendable {
+    func record(_ entry: AuditEntry) async throws
+}
+
+// MARK: Sessions
+
+/// What an access token stands for.
+enum SessionLookup: Sendable, Equatable {
+    case unknown
+    case revoked
+    /// The access token or the whole session is past its end.
+    case expired
+    case live(Caller)
+}
+
+/// A session about to start: its ID, its token hashes and its ends.
+struct NewSession: Sendable {
+    var id: String
+    var accessTokenHash: String
+    var accessExpiresAt: Date
+    var renewalTokenHash: String
+    var expiresAt: Date
+    /// How the session was started (`registration`, `passkey`, …), for the audit trail.
+    var method: String
+}
+
+/// The new token hashes of a renewed session.
+struct RenewedTokens: Sendable {
+    var accessTokenHash: String
+    var accessExpiresAt: Date
+    var renewalTokenHash: String
+}
+
+enum RenewalOutcome: Sendable {
+    /// Unknown token, revoked or ended session; the refusal is in the audit trail.
+    case refused
+    case renewed(sessionExpiresAt: Date, account: Components.Schemas.Account)
+}
+
+struct SessionTimes: Sendable, Equatable {
+    var createdAt: Date
+    var accessExpiresAt: Date
+    var expiresAt: Date
+}
+
+protocol SessionRepository: Sendable {
+    /// The caller behind an access token's hash, as of `now`.
+    func lookup(accessTokenHash: String, now: Date) async throws -> SessionLookup
+    /// Starts `session` for `userID` (audited) and answers the account it signs in to.
+    func start(_ session: NewSession, userID: String, now: Date) async throws -> Components.Schemas.Account
+    /// Rotates the tokens of the live session behind a renewal token's hash; `tokens` makes the
+    /// new ones from the session's end. Refusals are audited.
+    func renew(renewalTokenHash: String, now: Date, tokens: @escaping @Sendable (_ sessionExpiresAt: Date) -> RenewedTokens)
+        async throws -> RenewalOutcome
+    /// Revokes a session (audited).
+    func revoke(sessionID: String, userID: String, now: Date) async throws
+    /// A session's times and its user's account, or nil when either is gone.
+    func session(id: String, userID: String) async throws -> (SessionTimes, Components.Schemas.Account)?
+}
+
+// MARK: Passkeys and challenges
+
+enum ChallengePurpose: String, Sendable {
+    case register, login
+    case stepUp = "step_up"
+}
+
+/// A spent challenge and what it was issued for.
+struct Challenge: Sendable, Equatable {
+    var userID: String?
+    var actionHash: String?
+    var email: String?
+    var displayName: String?
+    var userHandle: [UInt8]?
+    var sessionID: String?
+}
+
+/// The account already under an email a registration is for.
+struct RegisteredUser: Sendable, Equatable {
+    var id: String
+    var handle: [UInt8]
+    var credentialIDs: [String]
+}
+
+/// A registration challenge to record.
+struct RegistrationChallenge: Sendable {
+    var challenge: String
+    var email: String
+    var displayName: String?
+    /// The user handle to offer when no account has the email yet.
+    var newHandle: [UInt8]
+    /// The session that asked, when the caller is signed in.
+    var sessionID: String?
+    var expiresAt: Date
+}
+
+/// What a registration offers: the user handle and the credentials to exclude.
+struct RegistrationOffer: Sendable, Equatable {
+    var handle: [UInt8]
+    var excludedCredentialIDs: [String]
+}
+
+/// What the database says about a registration at verify time, for the handler to judge.
+struct RegistrationFacts: Sendable, Equatable {
+    struct Existing: Sendable, Equatable {
+        var userID: String
+        var handle: [UInt8]
+        var hasPasskey: Bool
+        /// The challenge was asked for from a live session of this very user.
+        var fromOwnSession: Bool
+    }
+    /// The account under the email, if there is one already.
+    var existing: Existing?
+    /// The credential ID is registered already (to anyone).
+    var credentialTaken: Bool
+}
+
+/// A verified passkey to register, with the session it starts.
+struct NewPasskey: Sendable {
+    var credentialID: String
+    var email: String
+    var displayName: String?
+    var userHandle: [UInt8]
+    var publicKey: [UInt8]
+    var signCount: UInt32
+    var transports: [String]?
+    /// The session the registration challenge was asked for from, if any.
+    var challengeSessionID: String?
+}
+
+/// A registered passkey, for verifying an assertion.
+struct StoredPasskey: Sendable, Equatable {
+    var userID: String
+    var publicKey: [UInt8]
+    var signCount: UInt32
+    var userHandle: [UInt8]
+}
+
+protocol AuthRepository: Sendable {
+    /// Records a registration challenge. `admit` sees the account already under the email (if
+    /// any) and may refuse by throwing, in which case nothing is recorded.
+    func offerRegistration(_ challenge: RegistrationChallenge, admit: @escaping @Sendable (RegisteredUser?) throws -> Void)
+        async throws -> RegistrationOffer
+    /// Records a sign-in challenge (for `email`'s account, when it has one) and answers that
+    /// account's credential IDs, oldest first.
+    func offerLogin(challenge: String, email: String?, expiresAt: Date) async throws -> [String]
+    /// Records a step-up challenge bound to `actionHash` and answers the user's credential IDs.
+    func offerStepUp(challenge: String, userID: String, actionHash: String, expiresAt: Date) async throws -> [String]
+    /// Marks a challenge used, in a transaction of its own so that it is spent even when the
+    /// response that carried it is then refused. Nil when unknown, used or expired.
+    func consumeChallenge(_ challenge: String, purpose: ChallengePurpose, now: Date) async throws -> Challenge?
+    /// Registers `passkey`, creating its account when new, and starts `session`, all in one
+    /// transaction; `admit` judges the facts first and may refuse by throwing. Answers the user ID
+    /// and account.
+    func register(_ passkey: NewPasskey, session: NewSession, now: Date,
+                  admit: @escaping @Sendable (RegistrationFacts) throws -> Void) async throws -> (userID: String, account: Components.Schemas.Account)
+    func passkey(id: String) async throws -> StoredPasskey?
+    /// Remembers a passkey's newest signature counter and when it was used.
+    func recordAssertion(credentialID: String, signCount: UInt32, now: Date) async throws
+    /// Records a step-up grant (by hash) for `actionHash` (audited).
+    func grantStepUp(grantHash: String, userID: String, actionHash: String, expiresAt: Date, now: Date) async throws
+}
+
+// MARK: Trading
+
+/// Orders, fills, positions, cash and the change log. `write` and `read` are each one
+/// transaction; the paper engine and the handlers work inside it through `TradingLedger`.
+protocol TradingRepository: Sendable {
+    func write<T: Sendable>(_ body: @escaping @Sendable (any TradingLedger) throws -> T) async throws -> T
+    func read<T: Sendable>(_ body: @escaping @Sendable (any TradingLedger) throws -> T) async throws -> T
+}

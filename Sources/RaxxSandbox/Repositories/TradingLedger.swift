@@ -1,0 +1,147 @@
+import Foundation
+import RaxxAPI
+
+/// An order as the paper engine works it.
+struct OrderState: Sendable, Equatable {
+    var id: String, account: String, userID: String, symbol: String, side: String, qty: Int64, type: String
+    var limit: Int64?, tif: String, status: String, filled: Int64, averageFill: Int64?, createdAt: Double
+}
+
+/// An open buy order's commitment, for buying power.
+struct OpenBuy: Sendable, Equatable {
+    var symbol: String
+    var openQty: Int64
+    var limit: Int64?
+}
+
+/// A held position.
+struct Holding: Sendable, Equatable {
+    var id: String
+    var symbol: String
+    var qty: Int64
+    var averagePrice: Int64
+}
+
+/// A new order to insert (open, nothing filled, paper).
+struct NewOrder: Sendable {
+    var id: String
+    var account: String
+    var clientOrderID: String
+    var symbol: String
+    var side: String
+    var qty: Int64
+    var type: String
+    var limit: Int64?
+    var tif: String
+    var notAfter: Date
+    var requestHash: String
+    var now: Date
+}
+
+/// A new fill to insert.
+struct NewFill: Sendable {
+    var id: String
+    var account: String
+    var orderID: String
+    var symbol: String
+    var side: String
+    var qty: Int64
+    var price: Int64
+    var at: Date
+}
+
+/// An event for the user's alerts feed.
+struct NewEvent: Sendable {
+    var user: String
+    var type: String
+    var order: String?
+    var title: String
+    var body: String?
+    var at: Date
+}
+
+/// Filters for a page of an account's orders, newest first.
+struct OrderQuery: Sendable {
+    var account: String
+    var status: String?
+    var clientOrderID: String?
+    /// The page key to read before.
+    var before: Int64?
+    var limit: Int
+}
+
+/// One page of the change log, its entities loaded.
+struct ChangePage: Sendable {
+    var changes: [Components.Schemas.SyncChange]
+    var hasMore: Bool
+    /// The sequence number of the page's last change, if it has any.
+    var lastSeq: Int64?
+}
+
+/// An account's cash, mode and holdings, for the portfolio.
+struct PortfolioState: Sendable {
+    var cash: Int64
+    var mode: String
+    var holdings: [(symbol: String, qty: Int64, averagePrice: Int64)]
+}
+
+/// The checksummed summary of an account's copy.
+struct SummaryState: Sendable {
+    var cursor: Int64
+    var positions: Components.Schemas.EntitySummary
+    var fills: Components.Schemas.EntitySummary
+    var orders: Components.Schemas.EntitySummary
+}
+
+enum ChangeEntity: String, Sendable { case position, fill, order }
+
+/// The trading tables inside one transaction of `TradingRepository`. Each method is a statement
+/// or two; the rules (matching, buying power, idempotency, step-up) live in the callers.
+protocol TradingLedger {
+    // Accounts and cash
+    func cash(account: String) throws -> Int64?
+    func mode(account: String) throws -> String?
+    func addCash(account: String, _ delta: Int64) throws
+
+    // Orders
+    func openOrderIDs(account: String) throws -> [String]
+    func orderState(id: String) throws -> OrderState?
+    func openBuys(account: String, excluding: String?) throws -> [OpenBuy]
+    /// The ID and request hash of the account's order under `clientOrderID`.
+    func order(account: String, clientOrderID: String) throws -> (id: String, requestHash: String?)?
+    func insertOrder(_ order: NewOrder) throws
+    func setStatus(orderID: String, _ status: String, rejectCode: String?, now: Date) throws
+    func setFilled(orderID: String, filled: Int64, averagePrice: Int64, status: String, now: Date) throws
+    /// An order as the API shows it.
+    func order(id: String) throws -> Components.Schemas.Order?
+    /// The order if `account` owns it.
+    func ownedOrderID(_ id: String, account: String) throws -> String?
+    func orders(_ query: OrderQuery) throws -> Components.Schemas.OrderList
+
+    // Fills and positions
+    func insertFill(_ fill: NewFill) throws
+    func holding(account: String, symbol: String) throws -> Holding?
+    func insertPosition(id: String, account: String, symbol: String, qty: Int64, averagePrice: Int64, now: Date) throws
+    func updatePosition(id: String, qty: Int64, averagePrice: Int64, now: Date) throws
+    func deletePosition(id: String) throws
+
+    // Step-up grants
+    /// Spends a grant (by hash): single use, this user and this action only, before it expires.
+    func consumeStepUpGrant(grantHash: String, actionHash: String, userID: String, now: Date) throws -> Bool
+
+    // Change log, events, audit
+    func recordChange(account: String, _ entity: ChangeEntity, _ id: String, deleted: Bool, at: Date) throws
+    func pruneTombstones(before cutoff: Date) throws
+    func syncHorizon() throws -> Int64
+    func changes(account: String, after seq: Int64, limit: Int) throws -> ChangePage
+    func summary(account: String, since: Double) throws -> SummaryState
+    func portfolio(account: String) throws -> PortfolioState
+    func event(_ event: NewEvent) throws
+    func audit(_ entry: AuditEntry) throws
+}
+
+extension TradingLedger {
+    func recordChange(account: String, _ entity: ChangeEntity, _ id: String, at: Date) throws {
+        try recordChange(account: account, entity, id, deleted: false, at: at)
+    }
+}
