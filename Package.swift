@@ -42,7 +42,8 @@ let package = Package(
     ],
     targets: [
         // C libraries, each wrapped once.
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libcurl is loaded at first use (dlopen), not linked: offline commands never load it.
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
 
         // The API model: types, client and server generated from Spec/openapi.yaml at build time.

@@ -31,5 +31,14 @@ public enum SyncChecksum {
         }
 
         public var checksum: String { hasher.finalize().map { String(format: "%02x", $0) }.joined() }
+
+        /// Counts and hashes every line `next` hands out until it answers nil (a database cursor's
+        /// rows, each made into its canonical line): what both the server's summary and the
+        /// cache's are computed with.
+        public static func over(_ next: () throws -> String?) rethrows -> Accumulator {
+            var accumulator = Accumulator()
+            while let line = try next() { accumulator.add(line) }
+            return accumulator
+        }
     }
 }

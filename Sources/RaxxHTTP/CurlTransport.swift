@@ -36,16 +36,15 @@ public final class CurlTransport: ClientTransport, Sendable {
     public let options: Options
     private let pool = HandlePool()
 
+    /// Loads nothing: libcurl is loaded by the first request.
     public init(options: Options) {
-        CurlGlobal.ensureInitialized()
         self.options = options
     }
 
-    /// "raxx-order/0.1.0 libcurl/7.88.1"
+    /// "raxx-order/0.1.0 libcurl/7.88.1" (libcurl's version once it is loaded).
     public static func userAgent(tool: String) -> String {
-        CurlGlobal.ensureInitialized()
-        let curl = String(cString: raxx_curl_version())
-        return "\(tool)/\(RaxxVersion.current) libcurl/\(curl)"
+        guard CurlLibrary.load() == nil else { return "\(tool)/\(RaxxVersion.current)" }
+        return "\(tool)/\(RaxxVersion.current) libcurl/\(String(cString: raxx_curl_version()))"
     }
 
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String)
@@ -89,10 +88,13 @@ public final class CurlTransport: ClientTransport, Sendable {
     }
 }
 
-/// curl_global_init exactly once per process.
-enum CurlGlobal {
-    private static let initialized: Bool = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK }()
-    static func ensureInitialized() { _ = initialized }
+/// libcurl, loaded and initialised (curl_global_init) once per process, at the first request.
+enum CurlLibrary {
+    /// Nil when libcurl is ready; otherwise the failure that every request answers.
+    static func load() -> TransportFailure? {
+        guard raxx_curl_load() == 0 else { return nil }
+        return TransportFailure(kind: .other, detail: "libcurl could not be loaded: \(String(cString: raxx_curl_load_error()))")
+    }
 }
 
 /// Owns libcurl easy handles; a handle returned to the pool keeps its connection cache.
@@ -100,23 +102,24 @@ final class HandlePool: @unchecked Sendable {
     private let lock = NSLock()
     private var idle: [UnsafeMutableRawPointer] = []
 
+    /// A handle (libcurl must be loaded: only `Exchange.perform` takes one, after `CurlLibrary.load`).
     func take() -> UnsafeMutableRawPointer? {
         lock.lock()
         defer { lock.unlock() }
         if let h = idle.popLast() { return h }
-        return curl_easy_init()
+        return raxx_curl_easy_init()
     }
 
     func give(_ handle: UnsafeMutableRawPointer) {
-        curl_easy_reset(handle)
+        raxx_curl_easy_reset(handle)
         lock.lock()
         defer { lock.unlock() }
         if idle.count < 4 { idle.append(handle); return }
-        curl_easy_cleanup(handle)
+        raxx_curl_easy_cleanup(handle)
     }
 
     deinit {
-        for h in idle { curl_easy_cleanup(h) }
+        for h in idle { raxx_curl_easy_cleanup(h) }
     }
 }
 
@@ -152,54 +155,63 @@ final class Exchange: @unchecked Sendable {
     }
 
     func perform(using pool: HandlePool) throws -> (HTTPResponse, HTTPBody?) {
+        if let failure = CurlLibrary.load() { throw failure }
         guard let handle = pool.take() else {
             throw TransportFailure(kind: .other, detail: "libcurl could not create a handle")
         }
         defer { pool.give(handle) }
         var headers: UnsafeMutablePointer<curl_slist>? = nil
-        defer { curl_slist_free_all(headers) }
+        defer { raxx_curl_slist_free_all(headers) }
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
 
         let me = Unmanaged.passUnretained(self).toOpaque()
-        let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errbuf in
-            raxx_curl_set_string(handle, CURLOPT_URL, url)
-            raxx_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
-            raxx_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0)
-            raxx_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
-            raxx_curl_set_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
-            raxx_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout.milliseconds))
-            raxx_curl_set_long(handle, CURLOPT_TIMEOUT_MS, Int(options.totalTimeout.milliseconds))
-            raxx_curl_set_string(handle, CURLOPT_USERAGENT, options.userAgent)
-            raxx_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errbuf.baseAddress)
+        let code: CURLcode = try errorBuffer.withUnsafeMutableBufferPointer { errbuf in
+            // Every option must take: a request sent without its timeout or its protocol limit is
+            // not the request this transport promises.
+            func set(_ result: CURLcode, _ option: String) throws {
+                guard result == CURLE_OK else {
+                    throw TransportFailure(kind: .other, curlCode: Int(result.rawValue),
+                                           detail: "libcurl refused \(option): \(String(cString: raxx_curl_easy_strerror(result)))")
+                }
+            }
+            try set(raxx_curl_set_string(handle, CURLOPT_URL, url), "the URL")
+            try set(raxx_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"), "the protocol limit")
+            try set(raxx_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0), "no redirects")
+            try set(raxx_curl_set_long(handle, CURLOPT_NOSIGNAL, 1), "no signals")
+            try set(raxx_curl_set_long(handle, CURLOPT_TCP_KEEPALIVE, 1), "keep-alive")
+            try set(raxx_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout.milliseconds)), "the connect timeout")
+            try set(raxx_curl_set_long(handle, CURLOPT_TIMEOUT_MS, Int(options.totalTimeout.milliseconds)), "the total timeout")
+            try set(raxx_curl_set_string(handle, CURLOPT_USERAGENT, options.userAgent), "the User-Agent")
+            try set(raxx_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errbuf.baseAddress), "the error buffer")
 
             // Method and body.
             let method = request.method.rawValue
             if let body {
-                raxx_curl_set_long(handle, CURLOPT_POST, 1)
-                raxx_curl_set_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
-                body.withUnsafeBufferPointer { b in
-                    // COPYPOSTFIELDS copies, so the buffer need not outlive this call.
-                    _ = b.baseAddress.map { raxx_curl_set_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0)) }
+                try set(raxx_curl_set_long(handle, CURLOPT_POST, 1), "POST")
+                try set(raxx_curl_set_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)), "the body size")
+                // COPYPOSTFIELDS copies, so the buffer need not outlive this call.
+                try set(body.withUnsafeBufferPointer { b in
+                    b.baseAddress.map { raxx_curl_set_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0)) }
                         ?? raxx_curl_set_string(handle, CURLOPT_COPYPOSTFIELDS, "")
-                }
-                if method != "POST" { raxx_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, method) }
+                }, "the body")
+                if method != "POST" { try set(raxx_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, method), "the method") }
             } else if method == "HEAD" {
-                raxx_curl_set_long(handle, CURLOPT_NOBODY, 1)
+                try set(raxx_curl_set_long(handle, CURLOPT_NOBODY, 1), "HEAD")
             } else if method != "GET" {
-                raxx_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, method)
+                try set(raxx_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, method), "the method")
             } else {
-                raxx_curl_set_long(handle, CURLOPT_HTTPGET, 1)
+                try set(raxx_curl_set_long(handle, CURLOPT_HTTPGET, 1), "GET")
             }
 
             // Headers: the request's own, and no "Expect: 100-continue" round trip.
             for field in request.headerFields {
-                headers = curl_slist_append(headers, "\(field.name.rawName): \(field.value)")
+                headers = raxx_curl_slist_append(headers, "\(field.name.rawName): \(field.value)")
             }
-            headers = curl_slist_append(headers, "Expect:")
-            raxx_curl_set_slist(handle, CURLOPT_HTTPHEADER, headers)
+            headers = raxx_curl_slist_append(headers, "Expect:")
+            try set(raxx_curl_set_slist(handle, CURLOPT_HTTPHEADER, headers), "the headers")
 
             // Callbacks.
-            raxx_curl_set_data_fn(handle, CURLOPT_WRITEFUNCTION) { ptr, size, count, user in
+            try set(raxx_curl_set_data_fn(handle, CURLOPT_WRITEFUNCTION) { ptr, size, count, user in
                 let exchange = Unmanaged<Exchange>.fromOpaque(user!).takeUnretainedValue()
                 let n = size * count
                 if exchange.responseBody.count + n > exchange.options.maxResponseBytes {
@@ -208,9 +220,9 @@ final class Exchange: @unchecked Sendable {
                 }
                 if let ptr { exchange.responseBody.append(contentsOf: UnsafeRawBufferPointer(start: ptr, count: n)) }
                 return n
-            }
-            raxx_curl_set_pointer(handle, CURLOPT_WRITEDATA, me)
-            raxx_curl_set_data_fn(handle, CURLOPT_HEADERFUNCTION) { ptr, size, count, user in
+            }, "the body callback")
+            try set(raxx_curl_set_pointer(handle, CURLOPT_WRITEDATA, me), "the body callback's data")
+            try set(raxx_curl_set_data_fn(handle, CURLOPT_HEADERFUNCTION) { ptr, size, count, user in
                 let exchange = Unmanaged<Exchange>.fromOpaque(user!).takeUnretainedValue()
                 let n = size * count
                 guard let ptr else { return n }
@@ -219,16 +231,16 @@ final class Exchange: @unchecked Sendable {
                 if line.hasPrefix("HTTP/") { exchange.headerLines.removeAll() } // a new (final) status line
                 if !line.isEmpty { exchange.headerLines.append(line) }
                 return n
-            }
-            raxx_curl_set_pointer(handle, CURLOPT_HEADERDATA, me)
-            raxx_curl_set_long(handle, CURLOPT_NOPROGRESS, 0)
-            raxx_curl_set_xferinfo_fn(handle) { user, _, _, _, _ in
+            }, "the header callback")
+            try set(raxx_curl_set_pointer(handle, CURLOPT_HEADERDATA, me), "the header callback's data")
+            try set(raxx_curl_set_long(handle, CURLOPT_NOPROGRESS, 0), "progress callbacks")
+            try set(raxx_curl_set_xferinfo_fn(handle) { user, _, _, _, _ in
                 Unmanaged<Exchange>.fromOpaque(user!).takeUnretainedValue().isCancelled ? 1 : 0
-            }
-            raxx_curl_set_pointer(handle, CURLOPT_XFERINFODATA, me)
+            }, "the cancellation callback")
+            try set(raxx_curl_set_pointer(handle, CURLOPT_XFERINFODATA, me), "the cancellation callback's data")
 
             if isCancelled { return CURLE_ABORTED_BY_CALLBACK }
-            return curl_easy_perform(handle)
+            return raxx_curl_easy_perform(handle)
         }
 
         guard code == CURLE_OK else {
@@ -237,7 +249,7 @@ final class Exchange: @unchecked Sendable {
                                        detail: "the answer is larger than \(options.maxResponseBytes) bytes")
             }
             let message = String(cString: errorBuffer)
-            let detail = message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
+            let detail = message.isEmpty ? String(cString: raxx_curl_easy_strerror(code)) : message
             let number = Int(code.rawValue)
             throw TransportFailure(kind: TransportFailure.kind(forCurlCode: number), curlCode: number, detail: detail)
         }

@@ -169,10 +169,9 @@ extension CacheStore {
         let closed = OrderStatus.finalSQLList
         return try writer.read { db in
             func summarize(_ sql: String, _ arguments: StatementArguments, line: (Row) -> String) throws -> EntitySummary {
-                var accumulator = SyncChecksum.Accumulator()
                 let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-                while let row = try rows.next() { accumulator.add(line(row)) }
-                return EntitySummary(count: accumulator.count, checksum: accumulator.checksum)
+                let total = try SyncChecksum.Accumulator.over { try rows.next().map(line) }
+                return EntitySummary(count: total.count, checksum: total.checksum)
             }
             return [
                 "positions": try summarize("SELECT id, symbol, qty, avg_price FROM positions ORDER BY id", []) {

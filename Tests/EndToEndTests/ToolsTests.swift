@@ -23,6 +23,24 @@ let tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr",
         #expect(r.stdout.contains("USAGE: \(tool)"))
     }
 
+    /// Offline commands never load the network stack: the dynamic loader's own account of what it
+    /// loaded (LD_DEBUG) names no libcurl, while a network command loads it at its first request.
+    @Test func offlineCommandsNeverLoadLibcurl() throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-nocurl-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let offline: [(String, [String])] = [("raxx-auth", ["status"]), ("raxx-cache", ["status"]), ("raxx-cache", ["show", "positions"]),
+                                             ("raxx-order", ["list", "--cached"]), ("raxx-auth", ["--version"])]
+        for (tool, arguments) in offline {
+            let r = try ToolRunner.run(tool, arguments, environment: ["RAXX_HOME": home, "LD_DEBUG": "files"])
+            #expect(!r.stderr.contains("libcurl"), "\(tool) \(arguments.joined(separator: " ")) loaded libcurl")
+            #expect(r.stderr.contains("calling init"), "LD_DEBUG said nothing: the check would prove nothing")
+        }
+        let listener = try LoopbackListener(.refuse)
+        let online = try ToolRunner.run("raxx-auth", ["ping"], environment: ["RAXX_HOME": home, "LD_DEBUG": "files", "RAXX_API_URL": listener.url])
+        #expect(online.status == 69)
+        #expect(online.stderr.contains("libcurl.so.4"))
+    }
+
     @Test func unknownOptionIsAUsageError() throws {
         let r = try ToolRunner.run("raxx-auth", ["ping", "--frobnicate"])
         #expect(r.status == 64)

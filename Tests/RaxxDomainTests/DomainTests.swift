@@ -32,7 +32,9 @@ import Testing
         #expect(Money.string(ticks: 1_872_500) == "187.25")
         #expect(Money.string(ticks: 500) == "0.05")
         #expect(Money.string(ticks: -123_456) == "-12.3456")
+        #expect(Money.string(ticks: 1_000_000_000) == "100000.00")
         #expect(Money.ticks(parsing: "187.25") == 1_872_500)
+        #expect(Money.ticks(parsing: "10") == 100_000)
         #expect(Money.ticks(parsing: "-0.5") == -5000)
         for bad in ["", "1.23456", "abc", "1.", ".5", "1e5", "--1", "1234567890123"] { #expect(Money.ticks(parsing: bad) == nil) }
     }

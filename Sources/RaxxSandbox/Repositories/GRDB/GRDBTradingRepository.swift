@@ -200,10 +200,9 @@ struct GRDBTradingLedger: TradingLedger {
         let closed = OrderStatus.finalSQLList
         let cursor = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM change_log WHERE account_id = ?", arguments: [account]) ?? 0
         func summarize(_ sql: String, _ arguments: StatementArguments, line: (Row) -> String) throws -> Components.Schemas.EntitySummary {
-            var accumulator = SyncChecksum.Accumulator()
             let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-            while let row = try rows.next() { accumulator.add(line(row)) }
-            return .init(count: accumulator.count, checksum: accumulator.checksum)
+            let total = try SyncChecksum.Accumulator.over { try rows.next().map(line) }
+            return .init(count: total.count, checksum: total.checksum)
         }
         let positions = try summarize("SELECT id, symbol, qty, avg_price_ticks FROM positions WHERE account_id = ? ORDER BY id", [account]) {
             SyncChecksum.positionLine(id: $0["id"], symbol: $0["symbol"], qty: $0["qty"], avgPrice: Money.string(ticks: $0["avg_price_ticks"]))
