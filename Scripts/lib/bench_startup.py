@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Start-up benchmarks (run by Scripts/bench on release builds): each tool's --version, and the
+offline reads a person runs most, next to `sqlite3 :memory: 'select 1'` (the floor) measured in the
+same run. Goals, as medians relative to the floor: --version <= 1.5x; raxx-auth status and
+raxx-cache status <= 2.5x; raxx-cache show portfolio is printed beside them.
+
+Usage: bench_startup.py BIN_DIR WORK_DIR
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+import benchlib
+
+bin_dir, work = sys.argv[1], sys.argv[2]
+email = "startup@raxx.app"
+db = os.path.join(work, "sandbox.sqlite")
+env = dict(os.environ, RAXX_HOME=os.path.join(work, "home"))
+tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr", "raxx-sandbox"]
+
+
+def tool(name, *args, **kw):
+    return subprocess.run([os.path.join(bin_dir, name), *args], env=env, check=True, **kw)
+
+
+# A signed-in home with a filled cache, so that the reads do their real work.
+print("bench: a signed-in home with a filled cache (200 positions, 2,000 fills)…", file=sys.stderr)
+tool("raxx-sandbox", "seed", "--db", db, "--email", email, "--positions", "200", "--fills", "2000",
+     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+server = subprocess.Popen([os.path.join(bin_dir, "raxx-sandbox"), "serve", "--port", "0", "--db", db],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+try:
+    env["RAXX_API_URL"] = server.stdout.readline().strip().removeprefix("listening on ")
+    benchlib.register(bin_dir, env, email)
+    tool("raxx-cache", "refresh", "--quiet")
+finally:
+    server.terminate()
+    server.wait()
+# The server is gone: the reads below are offline, as they are meant to be.
+
+floor = "sqlite3 :memory: 'select 1'"
+commands = [floor] + [f"{bin_dir}/{t} --version" for t in tools] + [
+    f"{bin_dir}/raxx-auth status --json", f"{bin_dir}/raxx-cache status --json", f"{bin_dir}/raxx-cache show portfolio --json"]
+goals = {"--version": 1.5, "raxx-auth status": 2.5, "raxx-cache status": 2.5}
+out = os.path.join(work, "startup.json")
+print("bench: start-up (hyperfine, 30 warm-up runs, 300 runs each)…", file=sys.stderr)
+subprocess.run(["hyperfine", "-N", "--warmup", "30", "--runs", "300", "--style", "none", "--export-json", out, *commands],
+               env=env, check=True, stdout=subprocess.DEVNULL)
+results = json.load(open(out))["results"]
+reference = statistics.median(results[0]["times"]) * 1000
+print("\nStart-up: median of 300 runs (release, static Swift stdlib), next to the floor in the same run")
+print(f"{'command':<40}{'median':>10}{'p90':>10}{'vs floor':>10}  goal")
+failed = False
+for r in results:
+    times = sorted(r["times"])
+    med = statistics.median(times) * 1000
+    p90 = times[int(len(times) * 0.9)] * 1000
+    name = r["command"].replace(bin_dir + "/", "").replace(" --json", "")
+    ratio = med / reference
+    goal = next((g for key, g in goals.items() if key in name), None)
+    if r["command"] == floor:
+        verdict = "reference (floor)"
+    elif goal is None:
+        verdict = "-"
+    else:
+        ok = ratio <= goal
+        failed |= not ok
+        verdict = f"<= {goal:g}x: {'ok' if ok else 'OVER GOAL'}"
+    print(f"{name:<40}{med:>8.2f}ms{p90:>8.2f}ms{ratio:>9.2f}x  {verdict}")
+sys.exit(1 if failed else 0)
