@@ -8,6 +8,12 @@ let openAPIRuntime = Target.Dependency.product(name: "OpenAPIRuntime", package: 
 let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
 
 let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
+
+/// Release executables are linked with lld and packed relative relocations (DT_RELR): the
+/// dynamic loader then reads a few KiB instead of megabytes of relocations at every start.
+let releaseLinking: [LinkerSetting] = [
+    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(configuration: .release)),
+]
 let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
 
 /// A tool is a command library (one file per verb) plus a few-line entrypoint; each names only
@@ -15,7 +21,7 @@ let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
 func tool(_ executable: String, library: String, dependencies: [Target.Dependency]) -> [Target] {
     [
         .target(name: library, dependencies: dependencies + [argumentParser]),
-        .executableTarget(name: executable, dependencies: [.target(name: library)]),
+        .executableTarget(name: executable, dependencies: [.target(name: library), "RaxxCore"], linkerSettings: releaseLinking),
     ]
 }
 
@@ -80,7 +86,7 @@ let package = Package(
             ]
         ),
         .target(name: "RaxxSandboxCommand", dependencies: ["RaxxSandbox", "RaxxCore", "RaxxDomain", argumentParser]),
-        .executableTarget(name: "raxx-sandbox", dependencies: ["RaxxSandboxCommand"]),
+        .executableTarget(name: "raxx-sandbox", dependencies: ["RaxxSandboxCommand", "RaxxCore"], linkerSettings: releaseLinking),
 
         .target(name: "RaxxTestSupport", dependencies: ["RaxxCLI", "RaxxCore", "RaxxHTTP", "RaxxAPI", "RaxxVault", "RaxxStore", "RaxxSandbox",
                                                         openAPIRuntime, httpTypes,
@@ -89,7 +95,7 @@ let package = Package(
         .testTarget(name: "RaxxCoreTests", dependencies: ["RaxxCore"]),
         .testTarget(name: "RaxxHTTPTests", dependencies: ["RaxxHTTP", "RaxxCore", "RaxxAPI", "RaxxTestSupport"]),
         .testTarget(name: "RaxxVaultTests", dependencies: ["RaxxVault", "RaxxCore"]),
-        .testTarget(name: "RaxxSessionTests", dependencies: ["RaxxSession", "RaxxVault", "RaxxSandbox", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxHTTP",
+        .testTarget(name: "RaxxSessionTests", dependencies: ["RaxxSession", "RaxxVault", "RaxxSandbox", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxHTTP", "RaxxCLI",
                                                             "RaxxTestSupport", openAPIRuntime, httpTypes, .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RaxxStoreTests", dependencies: ["RaxxStore", "RaxxCore", "RaxxAPI", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RaxxSyncTests", dependencies: ["RaxxSync", "RaxxStore", "RaxxSession", "RaxxVault", "RaxxSandbox", "RaxxCore",
@@ -116,7 +122,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["RaxxTestSupport", "RaxxCore", "RaxxStore"]),
     ]
     + tool("raxx-auth", library: "RaxxAuthCommand", dependencies: ["RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxSession"])
-    + tool("raxx-cache", library: "RaxxCacheCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
+    + tool("raxx-cache", library: "RaxxCacheCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxVault",
                                                                       "RaxxStore", "RaxxSync"])
     + tool("raxx-order", library: "RaxxOrderCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
                                                                       "RaxxStore", "RaxxOrders"])

@@ -1,9 +1,9 @@
-import RaxxCLI
+import RaxxCore
 import RaxxAuthCommand
 
 @main
-enum Entrypoint {
-    static func main() async {
-        await RaxxAuth.main()
+enum Main {
+    static func main() {
+        Entrypoint.run { await RaxxAuth.main() }
     }
 }

@@ -1,9 +1,9 @@
-import RaxxCLI
+import RaxxCore
 import RaxxCacheCommand
 
 @main
-enum Entrypoint {
-    static func main() async {
-        await RaxxCache.main()
+enum Main {
+    static func main() {
+        Entrypoint.run { await RaxxCache.main() }
     }
 }

@@ -1,9 +1,9 @@
-import RaxxCLI
+import RaxxCore
 import RaxxDSRCommand
 
 @main
-enum Entrypoint {
-    static func main() async {
-        await RaxxDSR.main()
+enum Main {
+    static func main() {
+        Entrypoint.run { await RaxxDSR.main() }
     }
 }

@@ -1,9 +1,9 @@
-import RaxxCLI
+import RaxxCore
 import RaxxNotifyCommand
 
 @main
-enum Entrypoint {
-    static func main() async {
-        await RaxxNotify.main()
+enum Main {
+    static func main() {
+        Entrypoint.run { await RaxxNotify.main() }
     }
 }

@@ -1,9 +1,9 @@
-import RaxxCLI
+import RaxxCore
 import RaxxOrderCommand
 
 @main
-enum Entrypoint {
-    static func main() async {
-        await RaxxOrder.main()
+enum Main {
+    static func main() {
+        Entrypoint.run { await RaxxOrder.main() }
     }
 }

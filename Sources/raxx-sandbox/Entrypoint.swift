@@ -1,8 +1,9 @@
+import RaxxCore
 import RaxxSandboxCommand
 
 @main
-enum Entrypoint {
-    static func main() async {
-        await RaxxSandboxTool.main()
+enum Main {
+    static func main() {
+        Entrypoint.run { await RaxxSandboxTool.main() }
     }
 }
