@@ -113,7 +113,7 @@ finally:
     server.wait()
 
 # Reads: show positions --json next to sqlite3 -json on the same table.
-cache = os.path.join(work, "home", "cache", "cache.sqlite")
+cache = os.path.join(work, "home", "cache", benchlib.server_folder(env["RAXX_API_URL"]), "cache.sqlite")
 out = os.path.join(work, "show.json")
 subprocess.run(["hyperfine", "-N", "--warmup", "5", "--runs", "30", "--style", "none", "--export-json", out,
                 f"sqlite3 -json {cache} 'SELECT * FROM positions'", f"{bin_dir}/raxx-cache show positions --json"],

@@ -73,7 +73,7 @@ try:
     wall = time.perf_counter() - start
     results = [json.loads(line) for line in placed.stdout.splitlines()]
     ok = sum(1 for r in results if r["result"] == "placed")
-    with sqlite3.connect(os.path.join(work, "home", "state", "orders.sqlite")) as con:
+    with sqlite3.connect(os.path.join(work, "home", "state", benchlib.server_folder(env["RAXX_API_URL"]), "orders.sqlite")) as con:
         rows = con.execute("""
             SELECT s.at, p.at FROM journal_history s JOIN journal_history p ON p.client_order_id = s.client_order_id
             WHERE s.state = 'sending' AND p.state = 'placed' AND s.client_order_id LIKE 'raxx-%'""").fetchall()

@@ -9,7 +9,7 @@ import time
 def register(bin_dir, env, email):
     """Creates the account's passkey (PIN on a file descriptor) and signs in."""
     r, w = os.pipe()
-    os.write(w, b"2468\n")
+    os.write(w, b"246813\n")
     os.close(w)
     subprocess.run([os.path.join(bin_dir, "raxx-auth"), "register", "--email", email, "--pin-fd", str(r)],
                    env=env, check=True, stdout=subprocess.DEVNULL, pass_fds=(r,))
@@ -28,3 +28,14 @@ def mint_token(db, email, session_id):
                     (session_id, user, hashlib.sha256(token.encode()).hexdigest(), time.time() + 86400,
                      hashlib.sha256(os.urandom(16)).hexdigest(), time.time(), time.time() + 86400))
     return token, account
+
+
+def server_folder(url):
+    """The folder name the tools keep a server's cache and journal under (APIEndpoint.storageKey):
+    http://127.0.0.1:8080 -> http_127.0.0.1_8080."""
+    scheme, rest = url.split("://", 1)
+    host_port = rest.split("/", 1)[0]
+    host, _, port = host_port.rpartition(":") if ":" in host_port else (host_port, "", "")
+    default = "443" if scheme == "https" else "80"
+    key = ("" if scheme == "https" else scheme + "_") + host.lower() + (f"_{port}" if port and port != default else "")
+    return "".join(c if c.isalnum() or c in "._-" else "-" for c in key)

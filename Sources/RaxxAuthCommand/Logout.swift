@@ -11,9 +11,11 @@ extension RaxxAuth {
         public static let configuration = CommandConfiguration(
             abstract: "Sign out: revoke the session and wipe its tokens from this device.",
             discussion: """
-            Online, the server revokes the session. Offline, the tokens are wiped here all the same and the \
-            server's session lapses by itself at its expiry, which is shown. --forget-device also destroys \
-            this device's passkey. 
+            Signs out of the server RAXX_API_URL names (sessions of other servers stay). Online, the server \
+            revokes the session, and only its confirmation is reported as revoked. Offline, or when the \
+            server does not confirm, the tokens are wiped here all the same and the server's session lapses \
+            by itself at its expiry, which is shown. --forget-device also destroys this device's passkey for \
+            that server. 
             """ + connectivity.helpLine
         )
 
@@ -39,11 +41,12 @@ extension RaxxAuth {
                 try context.emit([record], columns: []) { _ in [] }
             }
             if let lapse = outcome.lapsesAt {
-                context.say("Signed out on this device. The server could not be reached; its session will lapse by itself at \(RFC3339.string(from: lapse)).")
+                let why = outcome.unconfirmedBecause == .unreachable ? "The server could not be reached" : "The server did not confirm the sign-out"
+                context.say("Signed out on this device. \(why); its session will lapse by itself at \(RFC3339.string(from: lapse)).")
             } else if context.format == .text {
-                context.say(outcome.hadSession ? "Signed out." : "Not signed in; nothing to revoke.")
+                context.say(outcome.hadSession ? "Signed out of \(context.origin)." : "Not signed in to \(context.origin); nothing to revoke.")
             }
-            if outcome.forgotDevice && context.format == .text { context.say("This device's passkey is destroyed.") }
+            if outcome.forgotDevice && context.format == .text { context.say("This device's passkey for \(context.origin) is destroyed.") }
         }
     }
 }

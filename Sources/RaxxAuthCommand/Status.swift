@@ -12,8 +12,10 @@ extension RaxxAuth {
         public static let configuration = CommandConfiguration(
             abstract: "Show whether this device is signed in.",
             discussion: """
-            Reads the keystore alone: the account, when the access token and the session expire, where the \
-            keystore is and which authenticator holds the passkey. Exits 0 when signed in and 4 when not. 
+            Reads the keystore alone: one record per server this device holds a passkey or session for, the \
+            configured one (RAXX_API_URL) first: the account, when the access token and the session expire, \
+            where the keystore is and which authenticator holds the passkey. Exits 0 when signed in to the \
+            configured server and 4 when not. 
             """ + connectivity.helpLine
         )
 
@@ -24,21 +26,27 @@ extension RaxxAuth {
         public func run(_ context: CommandContext) async throws {
             let contents = try context.keystore.load()
             let now = context.clock()
-            let live = contents.session.flatMap { $0.sessionExpiresAt > now ? $0 : nil }
-            let record = SessionRecord(
-                signedIn: live != nil, account: live?.email ?? contents.credential?.email, accountID: live?.accountID,
-                accessExpiresAt: live?.accessExpiresAt, sessionExpiresAt: live?.sessionExpiresAt,
-                keystore: context.keystore.location, passkey: contents.credential != nil,
-                authenticator: contents.credential == nil ? nil : SoftwareAuthenticator.kind)
-            try record.emit(in: context)
-            guard live != nil else {
-                if let over = contents.session {
-                    throw RaxxError(code: "sign_in_required", message: "The session ended at \(RFC3339.string(from: over.sessionExpiresAt)).",
+            // The configured server first, then every other server this device holds anything for.
+            let origins = [context.origin] + contents.servers.keys.filter { $0 != context.origin }.sorted()
+            let records = origins.map { origin in
+                let entry = contents[origin]
+                let live = entry.session.flatMap { $0.sessionExpiresAt > now ? $0 : nil }
+                return SessionRecord(
+                    server: origin, signedIn: live != nil, account: live?.email ?? entry.credential?.email, accountID: live?.accountID,
+                    accessExpiresAt: live?.accessExpiresAt, sessionExpiresAt: live?.sessionExpiresAt,
+                    keystore: context.keystore.location, passkey: entry.credential != nil,
+                    authenticator: entry.credential == nil ? nil : SoftwareAuthenticator.kind)
+            }
+            try SessionRecord.emit(records, in: context)
+            let current = contents[context.origin]
+            guard let session = current.session, session.sessionExpiresAt > now else {
+                if let over = current.session {
+                    throw RaxxError(code: "sign_in_required", message: "The session at \(context.origin) ended at \(RFC3339.string(from: over.sessionExpiresAt)).",
                                     hint: "Sign in again: raxx-auth login", status: .signInRequired)
                 }
-                throw RaxxError(code: "sign_in_required", message: "Not signed in.",
-                                hint: contents.credential == nil ? "Create a passkey: raxx-auth register --email you@example.com"
-                                                                 : "Sign in: raxx-auth login",
+                throw RaxxError(code: "sign_in_required", message: "Not signed in to \(context.origin).",
+                                hint: current.credential == nil ? "Create a passkey: raxx-auth register --email you@example.com"
+                                                                : "Sign in: raxx-auth login",
                                 status: .signInRequired)
             }
         }
@@ -47,6 +55,7 @@ extension RaxxAuth {
 
 /// What `register`, `login` and `status` print: never a token.
 struct SessionRecord: Encodable {
+    var server: String
     var signed_in: Bool
     var account: String?
     var account_id: String?
@@ -56,8 +65,9 @@ struct SessionRecord: Encodable {
     var passkey: Bool
     var authenticator: String?
 
-    init(signedIn: Bool, account: String?, accountID: String?, accessExpiresAt: Date?, sessionExpiresAt: Date?,
+    init(server: String, signedIn: Bool, account: String?, accountID: String?, accessExpiresAt: Date?, sessionExpiresAt: Date?,
          keystore: String, passkey: Bool, authenticator: String?) {
+        self.server = server
         signed_in = signedIn
         self.account = account
         account_id = accountID
@@ -69,14 +79,16 @@ struct SessionRecord: Encodable {
     }
 
     init(_ session: StoredSession, context: CommandContext) {
-        self.init(signedIn: true, account: session.email, accountID: session.accountID, accessExpiresAt: session.accessExpiresAt,
+        self.init(server: context.origin, signedIn: true, account: session.email, accountID: session.accountID, accessExpiresAt: session.accessExpiresAt,
                   sessionExpiresAt: session.sessionExpiresAt, keystore: context.keystore.location, passkey: true,
                   authenticator: SoftwareAuthenticator.kind)
     }
 
-    func emit(in context: CommandContext) throws {
-        try context.emit([self], columns: [.init("Signed in"), .init("Account"), .init("Access until"), .init("Session until")]) {
-            [$0.signed_in ? "yes" : "no", $0.account ?? "-",
+    func emit(in context: CommandContext) throws { try Self.emit([self], in: context) }
+
+    static func emit(_ records: [SessionRecord], in context: CommandContext) throws {
+        try context.emit(records, columns: [.init("Server"), .init("Signed in"), .init("Account"), .init("Access until"), .init("Session until")]) {
+            [$0.server, $0.signed_in ? "yes" : "no", $0.account ?? "-",
              $0.access_expires_at.map(RFC3339.string) ?? "-", $0.session_expires_at.map(RFC3339.string) ?? "-"]
         }
     }

@@ -46,6 +46,17 @@ public struct CommandContext: Sendable {
     /// This device's keystore.
     public var keystore: any KeystoreAccess { world.keystore }
 
+    /// The origin of the configured server: whose session and passkey this command may use.
+    public var origin: String { configuration.endpoint.origin }
+
+    /// This server's live session as the keystore holds it (offline), or exit 4: "Not signed in to
+    /// ORIGIN" when there is none, "Sign in again" when it ended.
+    public func storedSession() throws(RaxxError) -> StoredSession {
+        guard let session = try keystore.load()[origin].session else { throw SessionTokens.notSignedIn(origin) }
+        guard session.sessionExpiresAt > clock() else { throw RaxxError.signInRequired }
+        return session
+    }
+
     /// A service only some tools have (the cache and journal stores), by type.
     public func service<Service>(_ type: Service.Type = Service.self) throws(RaxxError) -> Service {
         for service in world.services {
@@ -63,7 +74,7 @@ public struct CommandContext: Sendable {
 
     /// The session's tokens, renewed silently while the session lives.
     public func sessionTokens() throws(RaxxError) -> SessionTokens {
-        SessionTokens(keystore: keystore, client: try api(), clock: clock)
+        SessionTokens(keystore: keystore, client: try api(), origin: configuration.endpoint.origin, clock: clock)
     }
 
     /// The Raptor API that signs every request with the session's access token.
@@ -74,7 +85,7 @@ public struct CommandContext: Sendable {
 
     /// The passkey ceremonies with this device's keystore.
     public func ceremonies() throws(RaxxError) -> Ceremonies {
-        Ceremonies(keystore: keystore, client: try api(), authenticatedClient: try signedInAPI(), clock: clock)
+        Ceremonies(keystore: keystore, client: try api(), authenticatedClient: try signedInAPI(), endpoint: configuration.endpoint, clock: clock)
     }
 
     /// A PIN prompt for the ceremonies, from the terminal or `--pin-fd`.
@@ -110,9 +121,9 @@ public struct CommandContext: Sendable {
         io.stdout.flush()
     }
 
-    /// A message for a person, on stderr.
+    /// A message for a person, on stderr (without control characters: it may quote a server).
     public func say(_ message: String) {
-        io.stderr.write(message + "\n")
+        io.stderr.write(TerminalText.printable(message, keepingNewlines: true) + "\n")
         io.stderr.flush()
     }
 }

@@ -2,12 +2,16 @@ import ArgumentParser
 import Foundation
 import RaxxCore
 import RaxxHTTP
+import RaxxVault
 
 /// A Raxx subcommand: it declares its connectivity, takes the global options, and keeps its logic
 /// in `run(_:)` over an injected context.
 public protocol RaxxCommand: AsyncParsableCommand {
-    /// Whether the command may touch the network.
+    /// Whether the command may touch the network (its default mode, for help and man pages).
     static var connectivity: ConnectivityRequirement { get }
+    /// Whether this invocation may touch the network: a verb with an offline mode (`--cached`)
+    /// declares it per mode.
+    var requirement: ConnectivityRequirement { get }
     /// The tool the command belongs to (for messages and the User-Agent).
     static var tool: String { get }
     var global: GlobalOptions { get }
@@ -17,14 +21,18 @@ public protocol RaxxCommand: AsyncParsableCommand {
 }
 
 extension RaxxCommand {
+    public var requirement: ConnectivityRequirement { Self.connectivity }
+
     public static func liveServices(_ configuration: RaxxConfiguration) -> [any Sendable] { [] }
 
     public mutating func run() async throws {
+        // Before anything is read: no core dumps, no inspection by other processes.
+        Hardening.disableCoreDumps()
         let io = CommandIO.standard()
         let format = global.resolvedFormat(stdoutIsTTY: io.stdoutIsTTY)
         let status: ExitStatus
         do {
-            let context = try CommandContext.live(tool: Self.tool, requirement: Self.connectivity, global: global, io: io,
+            let context = try CommandContext.live(tool: Self.tool, requirement: requirement, global: global, io: io,
                                                   services: Self.liveServices)
             status = await Self.execute(self, in: context)
         } catch {

@@ -23,8 +23,8 @@ public struct Reporter: Sendable {
             let envelope = Envelope(error: .init(code: error.code, message: error.message, hint: error.hint))
             return ((try? JSONLines.line(envelope)) ?? #"{"error":{"code":"internal","message":"unreportable error"}}"#) + "\n"
         case .text:
-            var text = "\(tool): \(error.message)\n"
-            if let hint = error.hint { text += "hint: \(hint)\n" }
+            var text = "\(tool): \(TerminalText.printable(error.message, keepingNewlines: true))\n"
+            if let hint = error.hint { text += "hint: \(TerminalText.printable(hint, keepingNewlines: true))\n" }
             return text
         }
     }

@@ -20,8 +20,10 @@ public struct Table: Sendable {
         self.rows = rows
     }
 
-    /// The table as text, one line per row, each ending in a newline.
+    /// The table as text, one line per row, each ending in a newline; cells lose any control
+    /// characters (a server's strings never move the terminal's cursor).
     public func render() -> String {
+        let rows = self.rows.map { $0.map { TerminalText.printable($0) } }
         var widths = columns.map { $0.title.count }
         for row in rows {
             for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) }

@@ -12,6 +12,9 @@ import RaxxVault
 public struct World: Sendable {
     /// Wall-clock time.
     public var now: @Sendable () -> Date
+    /// Now by the server's clock (the local clock corrected by the skew the last answer showed):
+    /// what order deadlines are computed and judged with.
+    public var serverNow: @Sendable () -> Date
     /// Monotonic time, for measuring how long something took (latency, rates).
     public var monotonic: @Sendable () -> Duration
     /// A fresh unique id (generated client order ids).
@@ -26,10 +29,11 @@ public struct World: Sendable {
     /// `CommandContext.service()`: so a tool that does not use them does not link them.
     public var services: [any Sendable]
 
-    public init(now: @escaping @Sendable () -> Date, monotonic: @escaping @Sendable () -> Duration,
+    public init(now: @escaping @Sendable () -> Date, serverNow: (@Sendable () -> Date)? = nil, monotonic: @escaping @Sendable () -> Duration,
                 newID: @escaping @Sendable () -> String, pinEntry: any PINEntry, raptor: any RaptorConnection,
                 keystore: any KeystoreAccess, services: [any Sendable] = []) {
         self.now = now
+        self.serverNow = serverNow ?? now
         self.monotonic = monotonic
         self.newID = newID
         self.pinEntry = pinEntry
@@ -42,13 +46,18 @@ public struct World: Sendable {
     /// at the configured server, and the keystore in the state folder.
     public static func live(tool: String, configuration: RaxxConfiguration, services: [any Sendable]) -> World {
         let start = ContinuousClock.now
+        let serverClock = ServerClock()
         return World(
             now: { Date() },
+            serverNow: { serverClock.now() },
             monotonic: { ContinuousClock.now - start },
             newID: { UUID().uuidString.lowercased() },
             pinEntry: TerminalPINEntry(),
-            raptor: CurlRaptorConnection(tool: tool, configuration: configuration),
-            keystore: Keystore(directory: configuration.stateDirectory, machineIDPath: configuration.machineIDPath),
+            raptor: CurlRaptorConnection(tool: tool, configuration: configuration, serverClock: serverClock),
+            // A process holding the keystore's lock is renewing over the network: no wait outlasts
+            // the transport's own bound for a request.
+            keystore: Keystore(directory: configuration.stateDirectory, machineIDPath: configuration.machineIDPath,
+                               lockWait: configuration.totalTimeout),
             services: services)
     }
 }
@@ -63,14 +72,16 @@ public protocol RaptorConnection: Sendable {
 public struct CurlRaptorConnection: RaptorConnection {
     let tool: String
     let configuration: RaxxConfiguration
+    let serverClock: ServerClock?
 
-    public init(tool: String, configuration: RaxxConfiguration) {
+    public init(tool: String, configuration: RaxxConfiguration, serverClock: ServerClock? = nil) {
         self.tool = tool
         self.configuration = configuration
+        self.serverClock = serverClock
     }
 
     public func api(middlewares: [any ClientMiddleware]) -> any APIProtocol {
-        RaptorClient.make(tool: tool, configuration: configuration, middlewares: middlewares)
+        RaptorClient.make(tool: tool, configuration: configuration, serverClock: serverClock, middlewares: middlewares)
     }
 }
 

@@ -5,6 +5,7 @@ import RaxxCore
 import RaxxStore
 import RaxxStoreCLI
 import RaxxSync
+import RaxxVault
 
 extension RaxxCache {
     /// `raxx-cache refresh`: pull what changed since the last refresh.
@@ -50,17 +51,53 @@ extension RaxxCache {
             let stores = try context.stores
             let lock = try await stores.lock(.refresh, wait: noWait ? nil : .seconds(60))
             defer { lock.release() }
-            let store = try stores.cache()
-            let accountID: String
-            do {
-                guard let session = try context.keystore.load().session else { throw RaxxError.signInRequired }
-                accountID = session.accountID
-            } catch let error as RaxxError {
-                try? store.recordFailure(kind: "signed-out", message: error.message, connectivity: nil, at: context.clock())
-                throw error
+            // The storage policy: half the history, and half the size, while the disk is low on space.
+            let limits = StorageLimits(retention: configuration.cacheRetention, sizeCap: configuration.cacheSizeCap,
+                                       freeBytes: stores.freeBytes())
+            if limits.halved {
+                context.say("Low disk space: the cache keeps half its usual history for now (\(limits.retention), at most \(limits.sizeCap >> 20) MiB).")
             }
+            let monotonic = context.world.monotonic
+            let started = monotonic()
+            var store: CacheStore
+            var outcome: CacheRefresher.Outcome
+            do {
+                store = try stores.cache()
+                outcome = try await refresh(store, limits: limits, full: full, context)
+            } catch let error as RaxxError where error.code == "cache_damaged" {
+                // It is only a cache: set the damaged file aside and build it again from the server.
+                let aside = try stores.setDamagedCacheAside()
+                context.say("The cache was damaged; it was set aside (\(aside)) and is being rebuilt.")
+                store = try stores.cache()
+                outcome = try await refresh(store, limits: limits, full: true, context)
+            }
+            let size = store.fileSize
+            if size > limits.sizeCap {
+                context.say("warning: the cache is \(size >> 20) MiB, over its \(limits.sizeCap >> 20) MiB cap; "
+                            + "consider raxx-cache purge --older-than 90d (or set RAXX_CACHE_MAX_SIZE).")
+            }
+            guard !quiet else { return }
+            let record = Record(changes: outcome.changes, full: outcome.full, reset: outcome.reset, cursor: outcome.cursor,
+                                evicted: outcome.evicted, seconds: ((monotonic() - started) / .milliseconds(1)).rounded() / 1000,
+                                cache: stores.cacheLocation, size_bytes: size)
+            try context.emit([record], columns: [.init("Changes", .right), .init("Full"), .init("Cursor", .right), .init("Seconds", .right)]) {
+                ["\($0.changes)", $0.full ? ($0.reset ? "yes (reset)" : "yes") : "no", "\($0.cursor)", String(format: "%.2f", $0.seconds)]
+            }
+        }
+
+        /// One refresh of `store` for the signed-in account, with progress on a terminal.
+        func refresh(_ store: CacheStore, limits: StorageLimits, full: Bool, _ context: CommandContext) async throws -> CacheRefresher.Outcome {
+            let session: Result<StoredSession, RaxxError> = Result { () throws(RaxxError) in try context.storedSession() }
+            guard case .success(let signedIn) = session else {
+                if case .failure(let error) = session {
+                    try? store.recordFailure(kind: "signed-out", message: error.message, connectivity: nil, at: context.clock())
+                    throw error
+                }
+                throw RaxxError.signInRequired
+            }
+            let accountID = signedIn.accountID
             var refresher = CacheRefresher(store: store, client: try context.signedInAPI(), accountID: accountID,
-                                           retention: configuration.cacheRetention, clock: context.clock)
+                                           retention: limits.retention, clock: context.clock)
             let showProgress = context.io.stderrIsTTY && !quiet
             let monotonic = context.world.monotonic
             let started = monotonic()
@@ -72,26 +109,8 @@ extension RaxxCache {
                     io.stderr.flush()
                 }
             }
-            let outcome: CacheRefresher.Outcome
-            do {
-                outcome = try await refresher.refresh(full: full)
-            } catch {
-                if showProgress { context.io.stderr.write("\r\u{1B}[2K") }
-                throw error
-            }
-            if showProgress { context.io.stderr.write("\r\u{1B}[2K") }
-            let size = store.fileSize
-            if size > configuration.cacheSizeCap {
-                context.say("warning: the cache is \(size >> 20) MiB, over its \(configuration.cacheSizeCap >> 20) MiB cap; "
-                            + "consider raxx-cache purge --older-than 90d (or set RAXX_CACHE_MAX_SIZE).")
-            }
-            guard !quiet else { return }
-            let record = Record(changes: outcome.changes, full: outcome.full, reset: outcome.reset, cursor: outcome.cursor,
-                                evicted: outcome.evicted, seconds: ((monotonic() - started) / .milliseconds(1)).rounded() / 1000,
-                                cache: stores.cacheLocation, size_bytes: size)
-            try context.emit([record], columns: [.init("Changes", .right), .init("Full"), .init("Cursor", .right), .init("Seconds", .right)]) {
-                ["\($0.changes)", $0.full ? ($0.reset ? "yes (reset)" : "yes") : "no", "\($0.cursor)", String(format: "%.2f", $0.seconds)]
-            }
+            defer { if showProgress { context.io.stderr.write("\r\u{1B}[2K") } }
+            return try await refresher.refresh(full: full)
         }
     }
 }

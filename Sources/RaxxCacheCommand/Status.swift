@@ -35,6 +35,10 @@ extension RaxxCache {
             var evicted_before: Date?
             var cache: String
             var size_bytes: Int64
+            /// The limits in force (halved while the disk is low on space).
+            var retention: String
+            var size_cap_bytes: Int64
+            var low_disk_space: Bool
         }
 
         public func run(_ context: CommandContext) async throws {
@@ -44,11 +48,14 @@ extension RaxxCache {
             let state = try store.syncState()
             let counts = try store.counts()
             let size = store.fileSize
+            let limits = StorageLimits(retention: context.configuration.cacheRetention, sizeCap: context.configuration.cacheSizeCap,
+                                       freeBytes: stores.freeBytes())
             let records = ["portfolio", "positions", "fills", "orders"].map { entity in
                 Record(entity: entity, rows: counts[entity] ?? 0, last_success_at: state.lastSuccessAt, cursor: state.cursor,
                        rebuilding: state.rebuilding != .none, last_error_kind: state.lastErrorKind, last_error_at: state.lastErrorAt,
                        last_error_message: state.lastErrorMessage, connectivity: state.connectivity.rawValue,
-                       connectivity_at: state.connectivityAt, evicted_before: state.evictedBefore, cache: path, size_bytes: size)
+                       connectivity_at: state.connectivityAt, evicted_before: state.evictedBefore, cache: path, size_bytes: size,
+                       retention: limits.retention.description, size_cap_bytes: limits.sizeCap, low_disk_space: limits.halved)
             }
             try context.emit(records, columns: [.init("Entity"), .init("Rows", .right), .init("Last refresh"), .init("Cursor", .right), .init("Last error")]) { r in
                 let error = r.last_error_kind.map { "\($0) at \(r.last_error_at.map(RFC3339.string) ?? "?")" } ?? "-"
@@ -56,7 +63,8 @@ extension RaxxCache {
             }
             if context.format == .text {
                 context.say("Connectivity last observed: \(state.connectivity.rawValue)\(state.connectivityAt.map { " at " + RFC3339.string(from: $0) } ?? ""). "
-                            + "Cache: \(path) (\(size >> 10) KiB).")
+                            + "Cache: \(path) (\(size >> 10) KiB). Limits: \(limits.retention) of history, \(limits.sizeCap >> 20) MiB"
+                            + (limits.halved ? " (halved: the disk is low on space)." : "."))
             }
             if state.lastSuccessAt == nil { throw CacheReading.neverFilled }
         }

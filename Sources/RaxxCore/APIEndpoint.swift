@@ -44,4 +44,52 @@ public struct APIEndpoint: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { url.absoluteString }
+
+    // MARK: Per-server state
+
+    /// The server's origin — scheme, host and port (omitted when it is the scheme's default) — by
+    /// which the keystore keys sessions and passkeys and the cache and journal their folders: a
+    /// token is only ever sent to the origin that issued it.
+    public var origin: String {
+        let scheme = url.scheme?.lowercased() ?? "https"
+        var host = (url.host ?? "").lowercased()
+        if host.contains(":") && !host.hasPrefix("[") { host = "[\(host)]" }
+        guard let port = url.port, port != (scheme == "https" ? 443 : 80) else { return "\(scheme)://\(host)" }
+        return "\(scheme)://\(host):\(port)"
+    }
+
+    /// The origin as a folder name: `api.raxx.app`, `http_127.0.0.1_8080`.
+    public var storageKey: String {
+        let scheme = url.scheme?.lowercased() ?? "https"
+        var key = (scheme == "https" ? "" : scheme + "_") + (url.host ?? "").lowercased()
+        if let port = url.port, port != (scheme == "https" ? 443 : 80) { key += "_\(port)" }
+        return String(key.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-") ? $0 : "-" })
+    }
+
+    // MARK: Passkeys
+
+    /// The RP ID passkeys use with a loopback server.
+    public static let loopbackRPID = "localhost"
+
+    /// Whether a passkey may sign for `rpID` on this server: the RP ID must be the server's host or
+    /// a registrable parent domain of it (api.raxx.app → raxx.app, never app or another site), and
+    /// for a loopback server it is `localhost`. Whatever the server asks, nothing else is signed.
+    public func permits(rpID: String) -> Bool {
+        let host = (url.host ?? "").lowercased()
+        let id = rpID.lowercased()
+        if Self.isLoopback(host: host) { return id == Self.loopbackRPID }
+        guard !Self.isIPAddress(host), id.split(separator: ".").count >= 2, !id.hasPrefix("."), !id.hasSuffix(".") else { return false }
+        return host == id || host.hasSuffix("." + id)
+    }
+
+    /// The origin a passkey's client data names for `rpID`: `https://` + the RP ID, whatever server
+    /// asks (README and raxx.7 document this rule).
+    public static func clientOrigin(rpID: String) -> String { "https://" + rpID.lowercased() }
+
+    static func isIPAddress(_ host: String) -> Bool {
+        let h = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if h.contains(":") { return true }
+        let parts = h.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { UInt8($0) != nil }
+    }
 }

@@ -21,9 +21,6 @@ public struct RaxxConfiguration: Sendable, Equatable {
     /// A cache larger than this draws a warning after a refresh (`RAXX_CACHE_MAX_SIZE` in MiB, default 1024).
     public var cacheSizeCap: Int64 = 1024 << 20
 
-    /// The cache database.
-    public var cacheFile: URL { cacheDirectory.appendingPathComponent("cache.sqlite") }
-
     public static let defaultConnectTimeout = RaxxDuration.seconds(5)
     public static let defaultTotalTimeout = RaxxDuration.seconds(20)
 

@@ -176,6 +176,9 @@ final class Exchange: @unchecked Sendable {
             }
             try set(raxx_curl_set_string(handle, CURLOPT_URL, url), "the URL")
             try set(raxx_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"), "the protocol limit")
+            // Plain http goes to loopback only, and never through a proxy (http_proxy would carry the
+            // bearer token in the clear to it); https keeps honouring the proxy variables.
+            if url.hasPrefix("http://") { try set(raxx_curl_set_string(handle, CURLOPT_PROXY, ""), "no proxy for loopback") }
             try set(raxx_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0), "no redirects")
             try set(raxx_curl_set_long(handle, CURLOPT_NOSIGNAL, 1), "no signals")
             try set(raxx_curl_set_long(handle, CURLOPT_TCP_KEEPALIVE, 1), "keep-alive")

@@ -73,7 +73,7 @@ public enum ErrorMapping {
             return .rateLimited(retryAfter: problem.retryAfter)
         case "unavailable":
             return .offline(.offlineSoft)
-        case "bad_request", "unknown_symbol", "cursor_invalid":
+        case "bad_request", "unknown_symbol", "cursor_invalid", "payload_too_large":
             status = .dataError
         case "not_implemented":
             status = .unavailable

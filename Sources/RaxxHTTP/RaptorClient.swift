@@ -7,6 +7,7 @@ import RaxxCore
 public enum RaptorClient {
     public static func make(tool: String, configuration: RaxxConfiguration,
                             observer: @escaping ConnectivityMiddleware.Observer = { _ in },
+                            serverClock: ServerClock? = nil,
                             middlewares: [any ClientMiddleware] = []) -> Client {
         let transport = CurlTransport(options: .init(
             connectTimeout: configuration.connectTimeout,
@@ -17,7 +18,8 @@ public enum RaptorClient {
             serverURL: configuration.endpoint.url,
             configuration: .raxx,
             transport: transport,
-            middlewares: [ConnectivityMiddleware(observer: observer)] + middlewares
+            middlewares: [ConnectivityMiddleware(observer: observer)] + (serverClock.map { [ServerClockMiddleware(clock: $0)] } ?? [])
+                + middlewares
         )
     }
 }

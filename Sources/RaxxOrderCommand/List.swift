@@ -29,6 +29,9 @@ extension RaxxOrder {
 
         public init() {}
 
+        /// With --cached it reads the cache only: offline-capable, as every cache read is.
+        public var requirement: ConnectivityRequirement { cached ? .offlineCapable : Self.connectivity }
+
         public func validate() throws {
             guard (1...10_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 10000.") }
         }

@@ -95,9 +95,7 @@ extension RaxxOrder {
                 return
             }
             // 3. Sign-in.
-            guard let session = try context.keystore.load().session, session.sessionExpiresAt > context.clock() else {
-                throw RaxxError.signInRequired
-            }
+            let session = try context.storedSession()
             // 4. Connectivity, and the account's mode.
             let api = try context.signedInAPI()
             if try await api.getSession().checked().ok.body.json.account.mode == .live {
@@ -107,7 +105,8 @@ extension RaxxOrder {
             let stores = try context.stores
             let lock = try await stores.lock(.orders, wait: .seconds(60))
             defer { lock.release() }
-            let desk = OrderDesk(client: api, journal: try stores.journal(), clock: context.clock, deadline: deadline)
+            let desk = OrderDesk(client: api, journal: try stores.journal(), accountID: session.accountID, clock: context.clock, serverClock: context.world.serverNow,
+                                 deadline: deadline)
             // 5. What an earlier run left unknown, and freshness.
             for settled in try await desk.reconcile() {
                 context.say("raxx-order: order \(settled.client_order_id): \(settled.message)")

@@ -27,7 +27,9 @@ extension RaxxOrder {
             let stores = try context.stores
             let lock = try await stores.lock(.orders, wait: .seconds(60))
             defer { lock.release() }
-            let desk = OrderDesk(client: try context.signedInAPI(), journal: try stores.journal(), clock: context.clock, deadline: .seconds(10))
+            let session = try context.storedSession()
+            let desk = OrderDesk(client: try context.signedInAPI(), journal: try stores.journal(), accountID: session.accountID,
+                                 clock: context.clock, serverClock: context.world.serverNow, deadline: .seconds(10))
             let settled = try await desk.reconcile()
             try context.emit(settled, columns: [.init("Client order ID"), .init("Outcome"), .init("Order ID"), .init("Note")]) {
                 [$0.client_order_id, $0.outcome.name, $0.order_id ?? "-", $0.message]

@@ -24,6 +24,9 @@ extension RaxxOrder {
 
         public init() {}
 
+        /// With --cached it reads the cache only: offline-capable, as every cache read is.
+        public var requirement: ConnectivityRequirement { cached ? .offlineCapable : Self.connectivity }
+
         public func run(_ context: CommandContext) async throws {
             if cached {
                 let cache = try context.cacheReading()

@@ -13,13 +13,22 @@ public struct OrderDesk: Sendable {
     /// The API, signed in.
     public let client: any APIProtocol
     public let journal: OrderJournal
+    /// The account the orders are placed for: the journal settles only this account's orders.
+    public let accountID: String
+    /// The local clock (journal times, the cache's age).
     public let clock: @Sendable () -> Date
+    /// The server's clock: order deadlines are the server's to judge, so they are computed, and
+    /// looked back on by reconcile, in its time.
+    public let serverClock: @Sendable () -> Date
     /// How long the server may take to receive an order before it refuses it.
     public let deadline: RaxxDuration
 
-    public init(client: any APIProtocol, journal: OrderJournal, clock: @escaping @Sendable () -> Date, deadline: RaxxDuration) {
+    public init(client: any APIProtocol, journal: OrderJournal, accountID: String, clock: @escaping @Sendable () -> Date,
+                serverClock: (@Sendable () -> Date)? = nil, deadline: RaxxDuration) {
+        self.serverClock = serverClock ?? clock
         self.client = client
         self.journal = journal
+        self.accountID = accountID
         self.clock = clock
         self.deadline = deadline
     }
@@ -29,7 +38,7 @@ public struct OrderDesk: Sendable {
 
     /// The request as it goes on the wire, with its deadline from now.
     public func request(_ intent: OrderIntent) -> Components.Schemas.OrderRequest {
-        intent.request(notAfter: clock().addingTimeInterval(deadline.seconds))
+        intent.request(notAfter: serverClock().addingTimeInterval(deadline.seconds))
     }
 
     private func send(_ intent: OrderIntent, grant: String? = nil) async throws -> Operations.PlaceOrder.Output {
@@ -38,7 +47,7 @@ public struct OrderDesk: Sendable {
         do { line = try JSONLines.line(body) } catch {
             throw RaxxError.failure(code: "internal", "Could not encode the order on line \(intent.line): \(error)")
         }
-        try journal.recordSending(clientOrderID: intent.clientOrderID, request: line, at: clock())
+        try journal.recordSending(clientOrderID: intent.clientOrderID, accountID: accountID, request: line, at: clock())
         return try await client.placeOrder(headers: .init(raxxStepUpGrant: grant), body: .json(body))
     }
 
@@ -123,12 +132,13 @@ public struct OrderDesk: Sendable {
     /// do harm), a filled one is reported, an absent one is marked not placed.
     public func reconcile() async throws -> [Settled] {
         var settled: [Settled] = []
-        for entry in try journal.unresolved() {
+        for entry in try journal.unresolved(accountID: accountID) {
             let found = try await client.listOrders(query: .init(clientOrderId: entry.clientOrderID, limit: 1)).checked().ok.body.json.orders.first
             let now = clock()
             guard var order = found else {
-                // Still within its deadline it may yet arrive: look again later rather than declare it lost.
-                if let notAfter = Self.notAfter(entry.request), notAfter > now {
+                // Still within its deadline (by the server's clock, which judges it) it may yet
+                // arrive: look again later rather than declare it lost.
+                if let notAfter = Self.notAfter(entry.request), notAfter > serverClock() {
                     settled.append(.init(client_order_id: entry.clientOrderID, outcome: .inFlight,
                                          message: "Not at the server yet; it may still arrive until \(RFC3339.string(from: notAfter))."))
                     continue

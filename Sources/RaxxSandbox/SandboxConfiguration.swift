@@ -1,8 +1,10 @@
 import Foundation
 import RaxxCore
 
-/// How a sandbox runs. Defaults match production's relying party, so the authenticator's output
-/// would verify against a real Raptor too.
+/// How a sandbox runs. The relying party follows the address, by the rule the tools sign by: on a
+/// loopback address it is `localhost` (origin `https://localhost`); elsewhere production's
+/// (`raxx.app`, origin `https://raxx.app`), so the authenticator's output would verify against a
+/// real Raptor too.
 public struct SandboxConfiguration: Sendable {
     public var host: String
     public var port: Int
@@ -24,15 +26,16 @@ public struct SandboxConfiguration: Sendable {
     public var loseOrderReplies: Int = 0
 
     public init(host: String = "127.0.0.1", port: Int = 8080, databasePath: String = ":memory:",
-                origin: String = "https://raxx.app", relyingPartyID: String = "raxx.app",
+                origin: String? = nil, relyingPartyID: String? = nil,
                 accessTokenTTL: RaxxDuration = .minutes(15), sessionTTL: RaxxDuration = .hours(12),
                 stepUpNotional: Decimal = 10_000, marketSeed: UInt64 = 42,
                 changeRetention: RaxxDuration = .hours(7 * 24)) {
         self.host = host
         self.port = port
         self.databasePath = databasePath
-        self.origin = origin
-        self.relyingPartyID = relyingPartyID
+        let rpID = relyingPartyID ?? (APIEndpoint.isLoopback(host: host) ? APIEndpoint.loopbackRPID : "raxx.app")
+        self.relyingPartyID = rpID
+        self.origin = origin ?? APIEndpoint.clientOrigin(rpID: rpID)
         self.accessTokenTTL = accessTokenTTL
         self.sessionTTL = sessionTTL
         self.stepUpNotional = stepUpNotional

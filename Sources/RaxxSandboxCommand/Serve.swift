@@ -24,11 +24,11 @@ extension RaxxSandboxTool {
         @Option(help: ArgumentHelp("The SQLite database file, or :memory: for a database that ends with the process.", valueName: "path"))
         var db = ":memory:"
 
-        @Option(help: ArgumentHelp("The WebAuthn origin clients must report.", valueName: "origin"))
-        var origin = "https://raxx.app"
+        @Option(help: ArgumentHelp("The WebAuthn origin clients must report (default: https:// and the relying party ID).", valueName: "origin"))
+        var origin: String?
 
-        @Option(name: .customLong("rp-id"), help: ArgumentHelp("The WebAuthn relying party ID.", valueName: "id"))
-        var rpID = "raxx.app"
+        @Option(name: .customLong("rp-id"), help: ArgumentHelp("The WebAuthn relying party ID (default: localhost on a loopback address, raxx.app otherwise).", valueName: "id"))
+        var rpID: String?
 
         @Option(name: .customLong("token-ttl"), help: ArgumentHelp("How long an access token lives (e.g. 90s, 15m).", valueName: "duration"))
         var tokenTTL = RaxxDuration.minutes(15)

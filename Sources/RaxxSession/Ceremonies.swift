@@ -5,8 +5,11 @@ import RaxxCore
 import RaxxHTTP
 import RaxxVault
 
-/// The passkey ceremonies against Raptor: registration, sign-in, step-up and sign-out, with this
-/// device's software authenticator and keystore.
+/// The passkey ceremonies against one Raptor server: registration, sign-in, step-up and sign-out,
+/// with this device's software authenticator and keystore. What the keystore holds is the
+/// server's own (by origin), and a passkey signs only for an RP ID the server's host permits
+/// (`APIEndpoint.permits(rpID:)`): a server asking for another site's is refused (77) before
+/// anything is signed.
 public struct Ceremonies: Sendable {
     public typealias PINPrompt = @Sendable (_ confirm: Bool) throws -> SecretBytes
 
@@ -15,14 +18,28 @@ public struct Ceremonies: Sendable {
     public let client: any APIProtocol
     /// The API with the session's bearer token (step-up, sign-out).
     public let authenticatedClient: any APIProtocol
+    /// The server: its origin keys the keystore, its host decides the RP IDs a passkey may sign for.
+    public let endpoint: APIEndpoint
     public let clock: @Sendable () -> Date
 
     public init(keystore: any KeystoreAccess, client: any APIProtocol, authenticatedClient: any APIProtocol,
-                clock: @escaping @Sendable () -> Date) {
+                endpoint: APIEndpoint, clock: @escaping @Sendable () -> Date) {
         self.keystore = keystore
         self.client = client
         self.authenticatedClient = authenticatedClient
+        self.endpoint = endpoint
         self.clock = clock
+    }
+
+    var origin: String { endpoint.origin }
+
+    /// Refuses an RP ID this server's host does not permit (exit 77; nothing is signed).
+    func checkRPID(_ rpID: String) throws(RaxxError) {
+        guard endpoint.permits(rpID: rpID) else {
+            throw RaxxError.notPermitted(
+                code: "rp_id_refused", "\(origin) asked for a passkey of \(rpID), which is not its own site: nothing was signed.",
+                hint: "A server may only ask for its own host or a parent domain of it (localhost for a loopback server).")
+        }
     }
 
     static func bytes(_ text: String, _ what: String) throws(RaxxError) -> [UInt8] {
@@ -38,9 +55,9 @@ public struct Ceremonies: Sendable {
     public func register(email: String, displayName: String? = nil, pin: PINPrompt) async throws -> StoredSession {
         try await keystore.withLock {
             var contents = try keystore.load()
-            if let existing = contents.credential {
+            if let existing = contents[origin].credential {
                 throw RaxxError.failure(
-                    code: "already_registered", "This device already holds a passkey for \(existing.email).",
+                    code: "already_registered", "This device already holds a passkey for \(existing.email) at \(origin).",
                     hint: existing.email.caseInsensitiveCompare(email) == .orderedSame
                         ? "Sign in with it: raxx-auth login" : "Remove it first: raxx-auth logout --forget-device")
             }
@@ -55,8 +72,12 @@ public struct Ceremonies: Sendable {
             guard let rpID = options.rp.id else {
                 throw RaxxError.failure(code: "bad_response", "The server's registration options name no relying party.")
             }
+            try checkRPID(rpID)
             let secret = try pin(true)
             defer { secret.wipe() }
+            guard secret.count >= PIN.minimumNewLength else {
+                throw RaxxError.badInput("A new passkey's PIN has at least \(PIN.minimumNewLength) characters.")
+            }
             let clientData = ClientData.json(type: "webauthn.create", challenge: options.challenge, rpID: rpID)
             let registration = try SoftwareAuthenticator.makeCredential(
                 rpID: rpID, userHandle: try Self.bytes(options.user.id, "user handle"), email: email,
@@ -72,9 +93,8 @@ public struct Ceremonies: Sendable {
                 authenticatorAttachment: .platform, clientExtensionResults: .init())
             switch try await client.registerVerify(body: .json(response)) {
             case .ok(let ok):
-                let session = StoredSession(grant: try ok.body.json, signedInAt: clock())
-                contents.credential = registration.credential
-                contents.session = session
+                let session = StoredSession(grant: try ok.body.json, signedInAt: clock(), receivedAt: clock())
+                contents[origin] = ServerCredentials(credential: registration.credential, session: session)
                 try keystore.save(contents)
                 return session
             case .default(_, let answer):
@@ -89,8 +109,14 @@ public struct Ceremonies: Sendable {
     public func login(email: String?, pin: PINPrompt) async throws -> StoredSession {
         try await keystore.withLock {
             var contents = try keystore.load()
-            guard var credential = contents.credential else {
-                throw RaxxError(code: "no_passkey", message: "This device has no passkey yet.",
+            // A passkey kept from a keystore that did not record its server is this server's when
+            // it was made for an RP ID this server permits.
+            if contents[origin].credential == nil, let unbound = contents.unboundCredential, endpoint.permits(rpID: unbound.rpID) {
+                contents[origin].credential = unbound
+                contents.unboundCredential = nil
+            }
+            guard var credential = contents[origin].credential else {
+                throw RaxxError(code: "no_passkey", message: "This device has no passkey for \(origin) yet.",
                                 hint: "Create one: raxx-auth register --email you@example.com", status: .signInRequired)
             }
             if let email, email.caseInsensitiveCompare(credential.email) != .orderedSame {
@@ -111,8 +137,8 @@ public struct Ceremonies: Sendable {
                                        type: "webauthn.get", challenge: options.challenge, pin: pin)
             switch try await client.loginVerify(body: .json(assertion)) {
             case .ok(let ok):
-                let session = StoredSession(grant: try ok.body.json, signedInAt: clock())
-                contents.session = session
+                let session = StoredSession(grant: try ok.body.json, signedInAt: clock(), receivedAt: clock())
+                contents[origin].session = session
                 try keystore.save(contents)
                 return session
             case .default(_, let answer):
@@ -125,6 +151,7 @@ public struct Ceremonies: Sendable {
     /// the outcome, so a wrong PIN counts and the counter never goes back.
     private func assert(_ contents: inout KeystoreContents, _ credential: inout StoredCredential, rpID: String,
                         type: String, challenge: String, pin: PINPrompt) throws -> Components.Schemas.AuthenticationResponseJSON {
+        try checkRPID(rpID)
         guard credential.failedPINAttempts < PIN.maximumAttempts else { throw SoftwareAuthenticator.pinLocked }
         let secret = try pin(false)
         defer { secret.wipe() }
@@ -133,7 +160,7 @@ public struct Ceremonies: Sendable {
             try SoftwareAuthenticator.getAssertion(credential: &credential, rpID: rpID,
                                                    clientDataHash: ClientData.hash(clientData), pin: secret)
         }
-        contents.credential = credential
+        contents[origin].credential = credential
         try keystore.save(contents)
         let assertion = try result.get()
         let id = Base64URL.encode(assertion.credentialID)
@@ -157,8 +184,8 @@ public struct Ceremonies: Sendable {
         }
         let assertion = try await keystore.withLock {
             var contents = try keystore.load()
-            guard var credential = contents.credential else {
-                throw RaxxError.notPermitted(code: "step_up_refused", "This device has no passkey to confirm the action with.")
+            guard var credential = contents[origin].credential else {
+                throw RaxxError.notPermitted(code: "step_up_refused", "This device has no passkey for \(origin) to confirm the action with.")
             }
             return try assert(&contents, &credential, rpID: options.rpId ?? credential.rpID, type: "webauthn.get",
                               challenge: options.challenge, pin: pin)
@@ -176,39 +203,57 @@ public struct Ceremonies: Sendable {
     // MARK: Sign-out
 
     public struct LogoutOutcome: Sendable, Equatable {
-        /// The server revoked the session.
+        /// The server confirmed the session is over (revoked now, or already ended).
         public var revokedOnServer: Bool
-        /// When the server will end the session by itself (when it could not be told).
+        /// When the server will end the session by itself (when it did not confirm).
         public var lapsesAt: Date?
+        /// Why the server did not confirm: it could not be reached, or it answered otherwise.
+        public var unconfirmedBecause: Unconfirmed?
         public var hadSession: Bool
         public var forgotDevice: Bool
+
+        public enum Unconfirmed: String, Sendable, Equatable {
+            case unreachable
+            case refused
+        }
     }
 
-    /// Revokes the session on the server when it can, and always wipes the tokens here; offline,
-    /// says when the server's session will lapse by itself. `forgetDevice` destroys the passkey too.
+    /// Revokes the session on the server when it can, and always wipes this server's tokens here.
+    /// "Revoked" is said only when the server confirmed it (204, or an answer that the session is
+    /// already over); otherwise the outcome says when the server's session lapses by itself.
+    /// `forgetDevice` destroys this server's passkey too.
     public func logout(forgetDevice: Bool) async throws -> LogoutOutcome {
         let contents = try keystore.load()
-        var outcome = LogoutOutcome(revokedOnServer: false, lapsesAt: nil, hadSession: contents.session != nil, forgotDevice: forgetDevice)
-        if let session = contents.session, session.sessionExpiresAt > clock() {
+        let session = contents[origin].session
+        var outcome = LogoutOutcome(revokedOnServer: false, lapsesAt: nil, hadSession: session != nil, forgotDevice: forgetDevice)
+        if let session, session.sessionExpiresAt > clock() {
             do {
                 switch try await authenticatedClient.logout() {
-                case .noContent: outcome.revokedOnServer = true
-                case .default: outcome.revokedOnServer = true // already over on the server
+                case .noContent:
+                    outcome.revokedOnServer = true
+                case .default(_, let answer):
+                    if (try? answer.raxxError)?.status == .signInRequired {
+                        outcome.revokedOnServer = true // already over on the server
+                    } else {
+                        outcome.lapsesAt = session.sessionExpiresAt
+                        outcome.unconfirmedBecause = .refused
+                    }
                 }
             } catch {
                 let e = ErrorMapping.raxxError(from: error)
                 if e.status == .signInRequired {
-                    outcome.revokedOnServer = true
+                    outcome.revokedOnServer = true // the renewal was refused: the session is over
                 } else {
                     outcome.lapsesAt = session.sessionExpiresAt
+                    outcome.unconfirmedBecause = e.connectivity?.isOffline == true ? .unreachable : .refused
                 }
             }
         }
         try await keystore.withLock {
             var latest = try keystore.load()
-            latest.session = nil
-            if forgetDevice { latest.credential = nil }
-            if latest.credential == nil { try keystore.destroy() } else { try keystore.save(latest) }
+            latest[origin].session = nil
+            if forgetDevice { latest[origin].credential = nil }
+            if latest.isEmpty { try keystore.destroy() } else { try keystore.save(latest) }
         }
         return outcome
     }

@@ -7,7 +7,7 @@ import RaxxCore
 enum ClientData {
     /// `{"type":…,"challenge":…,"origin":…,"crossOrigin":false}`, in the member order browsers use.
     static func json(type: String, challenge: String, rpID: String) -> [UInt8] {
-        let text = #"{"type":\#(quoted(type)),"challenge":\#(quoted(challenge)),"origin":\#(quoted("https://" + rpID)),"crossOrigin":false}"#
+        let text = #"{"type":\#(quoted(type)),"challenge":\#(quoted(challenge)),"origin":\#(quoted(APIEndpoint.clientOrigin(rpID: rpID))),"crossOrigin":false}"#
         return Array(text.utf8)
     }
 

@@ -12,11 +12,17 @@ public struct CacheReading: Sendable {
     public static let neverFilled = RaxxError(code: "no_cached_data", message: "No cached data yet — run raxx-cache refresh while online",
                                               status: .stale)
 
-    public init(_ stores: any LocalStores) throws(RaxxError) {
+    /// Opens the cache of `stores`; with `accountID` (the account signed in to this server), a cache
+    /// filled for another account reads as empty: it is never shown as this one's.
+    public init(_ stores: any LocalStores, accountID: String? = nil) throws(RaxxError) {
         guard let store = try stores.existingCache() else { throw Self.neverFilled }
         let state: SyncState
         do { state = try store.syncState() } catch { throw CacheStore.readFailure(error, stores.cacheLocation) }
         guard let asOf = state.lastSuccessAt, state.rebuilding != .live else { throw Self.neverFilled }
+        if let accountID, let cached = state.accountID, cached != accountID {
+            throw RaxxError(code: "no_cached_data", message: "No cached data for this account yet — run raxx-cache refresh while online",
+                            status: .stale)
+        }
         self.store = store
         self.state = state
         self.asOf = asOf

@@ -41,7 +41,7 @@ extension CacheStore {
         }
         let prefix = Array("{\"as_of\":\"\(RFC3339.string(from: asOf))\"".utf8)
         let keys = columns.map { Array(",\"\($0.0)\":".utf8) }
-        try writer.read { db in
+        try read { db in
             let statement = try db.makeStatement(sql: select + filter + order + limitClause(q))
             try statement.setArguments(arguments)
             let handle = statement.sqliteStatement

@@ -52,7 +52,7 @@ extension CacheStore {
 
     public func positions(_ q: CacheQuery, _ each: (CachedPosition) throws -> Void) throws {
         let (filter, arguments) = filters(q, time: "updated_at")
-        try writer.read { db in
+        try read { db in
             let rows = try Row.fetchCursor(db, sql: "SELECT id, symbol, qty, avg_price, updated_at FROM positions\(filter) ORDER BY symbol\(limitClause(q))",
                                            arguments: arguments)
             while let r = try rows.next() {
@@ -63,7 +63,7 @@ extension CacheStore {
 
     public func fills(_ q: CacheQuery, _ each: (CachedFill) throws -> Void) throws {
         let (filter, arguments) = filters(q, time: "filled_at")
-        try writer.read { db in
+        try read { db in
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT id, order_id, symbol, side, qty, price, filled_at FROM fills\(filter) ORDER BY filled_at DESC, id\(limitClause(q))
                 """, arguments: arguments)
@@ -76,7 +76,7 @@ extension CacheStore {
 
     public func orders(_ q: CacheQuery, _ each: (CachedOrder) throws -> Void) throws {
         let (filter, arguments) = filters(q, time: "updated_at")
-        try writer.read { db in
+        try read { db in
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT id, client_order_id, symbol, side, qty, type, limit_price, tif, status, filled_qty, avg_fill_price, reject_code,
                 mode, not_after, created_at, updated_at FROM orders\(filter) ORDER BY updated_at DESC, id\(limitClause(q))
@@ -92,7 +92,7 @@ extension CacheStore {
     }
 
     public func portfolio() throws -> CachedPortfolio? {
-        try writer.read { db in
+        try read { db in
             guard let r = try Row.fetchOne(db, sql: """
                 SELECT account_id, as_of, mode, cash, market_value, equity, buying_power, unrealized_pnl, positions_count FROM portfolio WHERE id = 1
                 """) else { return nil }

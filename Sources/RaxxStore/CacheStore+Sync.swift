@@ -11,7 +11,7 @@ extension CacheStore {
     /// cache fills its live tables directly (readers see "no data yet" until it is done); a filled
     /// one rebuilds into shadow tables and swaps them in at the end.
     public func beginRebuild(accountID: String) throws {
-        try writer.write { db in
+        try write { db in
             let state = try Self.syncState(db)
             if state.accountID != nil && state.accountID != accountID {
                 try Self.wipe(db)
@@ -32,7 +32,7 @@ extension CacheStore {
     /// Applies one page: to the live tables and `cursor`, or, while rebuilding, to the rebuild's
     /// tables and `rebuild_cursor`.
     public func apply(_ page: Components.Schemas.SyncPage) throws {
-        try writer.write { db in
+        try write { db in
             let state = try Self.syncState(db)
             let prefix = state.rebuilding == .shadow ? "rebuild_" : ""
             let upsertPosition = try db.cachedStatement(sql: """
@@ -70,7 +70,7 @@ extension CacheStore {
 
     /// Ends a rebuild: shadows swap in (one transaction: readers see the old copy or the new one).
     public func finishRebuild(accountID: String) throws {
-        try writer.write { db in
+        try write { db in
             let state = try Self.syncState(db)
             if state.rebuilding == .shadow {
                 for table in ["positions", "fills", "orders"] {
@@ -85,7 +85,7 @@ extension CacheStore {
     }
 
     public func savePortfolio(_ p: Components.Schemas.Portfolio) throws {
-        try writer.write { db in
+        try write { db in
             try db.execute(sql: """
                 INSERT OR REPLACE INTO portfolio (id, account_id, as_of, mode, cash, market_value, equity, buying_power, unrealized_pnl, positions_count)
                 VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -95,13 +95,13 @@ extension CacheStore {
     }
 
     public func recordAttempt(at: Date) throws {
-        try writer.write { db in
+        try write { db in
             try db.execute(sql: "UPDATE sync_state SET last_attempt_at = ? WHERE id = 1", arguments: [at.timeIntervalSince1970])
         }
     }
 
     public func recordSuccess(at: Date) throws {
-        try writer.write { db in
+        try write { db in
             try db.execute(sql: """
                 UPDATE sync_state SET last_success_at = ?, connectivity = 'online', connectivity_at = ? WHERE id = 1
                 """, arguments: [at.timeIntervalSince1970, at.timeIntervalSince1970])
@@ -111,7 +111,7 @@ extension CacheStore {
     /// Records a failed refresh (kind, time, message) for `status` and the staleness disclosure;
     /// the data is not touched.
     public func recordFailure(kind: String, message: String, connectivity: Connectivity?, at: Date) throws {
-        try writer.write { db in
+        try write { db in
             try db.execute(sql: """
                 UPDATE sync_state SET last_error_kind = ?, last_error_at = ?, last_error_message = ?,
                 connectivity = COALESCE(?, connectivity), connectivity_at = CASE WHEN ? IS NULL THEN connectivity_at ELSE ? END WHERE id = 1
@@ -124,7 +124,7 @@ extension CacheStore {
     /// Evicts fills, and closed orders, older than `cutoff`; answers how many rows went.
     @discardableResult
     public func evict(before cutoff: Date) throws -> Int {
-        try writer.write { db in
+        try write { db in
             let closed = OrderStatus.finalSQLList
             try db.execute(sql: "DELETE FROM fills WHERE filled_at < ?", arguments: [cutoff.timeIntervalSince1970])
             var removed = db.changesCount
@@ -138,7 +138,7 @@ extension CacheStore {
 
     /// Empties the cache: the next refresh is a full one.
     public func purgeAll() throws {
-        try writer.write { db in try Self.wipe(db) }
+        try write { db in try Self.wipe(db) }
         try? writer.vacuum()
     }
 
@@ -167,7 +167,7 @@ extension CacheStore {
     public func summary(since: Date?) throws -> [String: EntitySummary] {
         let floor = since?.timeIntervalSince1970 ?? -Double.greatestFiniteMagnitude
         let closed = OrderStatus.finalSQLList
-        return try writer.read { db in
+        return try read { db in
             func summarize(_ sql: String, _ arguments: StatementArguments, line: (Row) -> String) throws -> EntitySummary {
                 let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
                 let total = try SyncChecksum.Accumulator.over { try rows.next().map(line) }

@@ -14,11 +14,8 @@ public final class CacheStore: Sendable {
     public static func open(at url: URL) throws(RaxxError) -> CacheStore {
         do {
             return try CacheStore(writer: try openPool(at: url), url: url)
-        } catch let error as RaxxError {
-            throw error
         } catch {
-            throw RaxxError.failure(code: "cache_unreadable", "The cache at \(url.path) cannot be opened: \(error).",
-                                    hint: "Remove it with raxx-cache purge --all, then refresh.")
+            throw unreadable(error, url)
         }
     }
 
@@ -30,9 +27,43 @@ public final class CacheStore: Sendable {
             config.busyMode = .timeout(10)
             return try CacheStore(writer: DatabaseQueue(path: url.path, configuration: config), url: url)
         } catch {
-            throw RaxxError.failure(code: "cache_unreadable", "The cache at \(url.path) cannot be opened: \(error).",
-                                    hint: "Remove it with raxx-cache purge --all, then refresh.")
+            throw unreadable(error, url)
         }
+    }
+
+    /// Why a cache could not be opened, as a person needs to hear it.
+    static func unreadable(_ error: any Error, _ url: URL) -> RaxxError {
+        if let known = storeError(error, url) as? RaxxError { return known }
+        return RaxxError.failure(code: "cache_unreadable", "The cache at \(url.path) cannot be opened: \(error).",
+                                 hint: "Remove it with raxx-cache purge --all, then refresh.")
+    }
+
+    /// What SQLite's failures mean for a cache: a damaged file (it is only a cache: refresh sets it
+    /// aside and rebuilds it), or a full disk (the transaction rolled back; the cache is as it was).
+    static func storeError(_ error: any Error, _ url: URL?) -> any Error {
+        guard let e = error as? DatabaseError else { return error }
+        let path = url?.path ?? "(memory)"
+        switch e.resultCode {
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+            return RaxxError.failure(code: "cache_damaged", "The cache at \(path) is damaged and cannot be read.",
+                                     hint: "raxx-cache refresh sets the damaged file aside and rebuilds the cache "
+                                         + "(the keystore and the order journal are separate files and stay as they are).")
+        case .SQLITE_FULL:
+            return RaxxError.failure(code: "disk_full", "There is no space left on the disk for the cache at \(path); it was left as it was.",
+                                     hint: "Free some space, or drop old history with raxx-cache purge --older-than 90d, then refresh again.")
+        default:
+            return error
+        }
+    }
+
+    /// A read transaction, its failures as the error a person sees.
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try writer.read(body) } catch { throw Self.storeError(error, url) }
+    }
+
+    /// A write transaction, its failures as the error a person sees.
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try writer.write(body) } catch { throw Self.storeError(error, url) }
     }
 
     /// An in-memory cache, for tests.
@@ -134,7 +165,7 @@ public struct SyncState: Sendable, Equatable {
 
 extension CacheStore {
     public func syncState() throws -> SyncState {
-        try writer.read { db in try Self.syncState(db) }
+        try read { db in try Self.syncState(db) }
     }
 
     static func syncState(_ db: Database) throws -> SyncState {
@@ -154,7 +185,7 @@ extension CacheStore {
 
     /// Row counts of the live tables.
     public func counts() throws -> [String: Int] {
-        try writer.read { db in
+        try read { db in
             var result: [String: Int] = [:]
             for table in ["positions", "fills", "orders", "portfolio"] {
                 result[table] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0

@@ -1,6 +1,10 @@
 import Foundation
 import RaxxCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The local databases a command may open — the cache and the order journal — and the locks that
 /// keep two processes from writing them at once. `FileStores` is the live set, in the cache and
 /// state folders; tests give in-memory ones. Commands reach these only through their context.
@@ -15,6 +19,11 @@ public protocol LocalStores: Sendable {
     func journal() throws(RaxxError) -> OrderJournal
     /// Takes one of the stores' locks, waiting up to `wait` (nil: not at all, exit 75 when busy).
     func lock(_ lock: StoreLock, wait: RaxxDuration?) async throws -> any HeldLock
+    /// Moves a damaged cache out of the way (kept beside it for a person to look at); answers where
+    /// it went. The keystore and the journal are never touched.
+    func setDamagedCacheAside() throws(RaxxError) -> String
+    /// Free space on the cache's file system, in bytes (nil when unknown).
+    func freeBytes() -> Int64?
 }
 
 /// The stores' locks, each with the error a person sees when it is busy.
@@ -37,8 +46,11 @@ public enum StoreLock: Sendable, Hashable {
     }
 }
 
-/// The stores on disk: the cache in the cache folder, the journal (beside the keystore) in the
-/// state folder, and their lock files beside them.
+/// The stores on disk, one set per server (by origin): the cache in the cache folder, the journal
+/// (beside the keystore) in the state folder, each in a folder named for the server
+/// (`api.raxx.app`, `http_127.0.0.1_8080`), with their lock files beside them. What was fetched
+/// from one server is never shown or settled as another's, and switching back finds the first
+/// server's cache as it was.
 public struct FileStores: LocalStores {
     public let cacheFile: URL
     public let journalFile: URL
@@ -46,10 +58,11 @@ public struct FileStores: LocalStores {
     let stateDirectory: URL
 
     public init(_ configuration: RaxxConfiguration) {
-        cacheFile = configuration.cacheFile
-        journalFile = configuration.stateDirectory.appendingPathComponent("orders.sqlite")
-        cacheDirectory = configuration.cacheDirectory
-        stateDirectory = configuration.stateDirectory
+        let key = configuration.endpoint.storageKey
+        cacheDirectory = configuration.cacheDirectory.appendingPathComponent(key, isDirectory: true)
+        stateDirectory = configuration.stateDirectory.appendingPathComponent(key, isDirectory: true)
+        cacheFile = cacheDirectory.appendingPathComponent("cache.sqlite")
+        journalFile = stateDirectory.appendingPathComponent("orders.sqlite")
     }
 
     public var cacheLocation: String { cacheFile.path }
@@ -58,6 +71,28 @@ public struct FileStores: LocalStores {
     public func cache() throws(RaxxError) -> CacheStore { try CacheStore.open(at: cacheFile) }
     public func journal() throws(RaxxError) -> OrderJournal { try OrderJournal.open(at: journalFile) }
 
+    public func setDamagedCacheAside() throws(RaxxError) -> String {
+        let stamp = RFC3339.string(from: Date()).replacingOccurrences(of: ":", with: "")
+        let aside = cacheFile.path + ".damaged-" + stamp
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: cacheFile.path + suffix) {
+            guard rename(cacheFile.path + suffix, aside + suffix) == 0 else {
+                throw RaxxError.failure(code: "cache_unwritable",
+                                        "Could not move the damaged cache aside: \(String(cString: strerror(errno))).",
+                                        hint: "Remove \(cacheFile.path) by hand, then refresh.")
+            }
+        }
+        return aside
+    }
+
+    public func freeBytes() -> Int64? {
+        // The cache's folder, or the nearest one that exists yet.
+        var directory = cacheDirectory
+        while !FileManager.default.fileExists(atPath: directory.path), directory.path != "/" { directory.deleteLastPathComponent() }
+        var stats = statvfs()
+        guard statvfs(directory.path, &stats) == 0 else { return nil }
+        return Int64(stats.f_bavail) * Int64(stats.f_frsize)
+    }
+
     public func lock(_ lock: StoreLock, wait: RaxxDuration?) async throws -> any HeldLock {
         let (directory, name) = switch lock {
         case .refresh: (cacheDirectory, "refresh.lock")
@@ -65,5 +100,22 @@ public struct FileStores: LocalStores {
         }
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         return try await FileLock.acquire(path: directory.appendingPathComponent(name).path, wait: wait, busy: lock.busy(wait: wait))
+    }
+}
+
+/// The cache's limits in force: its retention and size cap, halved while the disk it lives on is
+/// low on space (under 500 MB free), as the offline strategy's storage policy says.
+public struct StorageLimits: Sendable, Equatable {
+    public var retention: RaxxDuration
+    public var sizeCap: Int64
+    /// The disk is low on space: the limits are half the configured ones.
+    public var halved: Bool
+
+    public static let lowSpace: Int64 = 500_000_000
+
+    public init(retention: RaxxDuration, sizeCap: Int64, freeBytes: Int64?) {
+        halved = freeBytes.map { $0 < Self.lowSpace } ?? false
+        self.retention = halved ? RaxxDuration(milliseconds: retention.milliseconds / 2) : retention
+        self.sizeCap = halved ? sizeCap / 2 : sizeCap
     }
 }

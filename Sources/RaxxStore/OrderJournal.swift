@@ -72,16 +72,22 @@ public final class OrderJournal: Sendable {
                 );
                 """)
         }
+        migrator.registerMigration("v2: the account each order was placed for") { db in
+            // Orders journalled before this were the one signed-in account's: they stay unresolved for
+            // any account (NULL), as they always were.
+            try db.execute(sql: "ALTER TABLE journal ADD COLUMN account_id TEXT")
+        }
         try migrator.migrate(writer)
     }
 
-    /// Writes the order before it is sent (the request as it will go on the wire).
-    public func recordSending(clientOrderID: String, request: String, at: Date) throws {
+    /// Writes the order before it is sent (the request as it will go on the wire), for `accountID`.
+    public func recordSending(clientOrderID: String, accountID: String, request: String, at: Date) throws {
         try writer.write { db in
             try db.execute(sql: """
-                INSERT INTO journal (client_order_id, request, state, created_at, updated_at) VALUES (?, ?, 'sending', ?, ?)
-                ON CONFLICT (client_order_id) DO UPDATE SET request = excluded.request, state = 'sending', updated_at = excluded.updated_at
-                """, arguments: [clientOrderID, request, at.timeIntervalSince1970, at.timeIntervalSince1970])
+                INSERT INTO journal (client_order_id, account_id, request, state, created_at, updated_at) VALUES (?, ?, ?, 'sending', ?, ?)
+                ON CONFLICT (client_order_id) DO UPDATE SET account_id = excluded.account_id, request = excluded.request, state = 'sending',
+                    updated_at = excluded.updated_at
+                """, arguments: [clientOrderID, accountID, request, at.timeIntervalSince1970, at.timeIntervalSince1970])
             try Self.history(db, clientOrderID, .sending, nil, nil, nil, nil, at)
         }
     }
@@ -105,10 +111,13 @@ public final class OrderJournal: Sendable {
             """, arguments: [id, at.timeIntervalSince1970, state.rawValue, orderID, status, errorCode, message])
     }
 
-    /// Orders whose fate is not known: sent (or being sent) with no answer.
-    public func unresolved() throws -> [Entry] {
+    /// `accountID`'s orders whose fate is not known: sent (or being sent) with no answer. Another
+    /// account's are left for that account to settle.
+    public func unresolved(accountID: String) throws -> [Entry] {
         try writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM journal WHERE state IN ('sending', 'unknown') ORDER BY created_at").map(Self.entry)
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM journal WHERE state IN ('sending', 'unknown') AND (account_id = ? OR account_id IS NULL) ORDER BY created_at
+                """, arguments: [accountID]).map(Self.entry)
         }
     }
 

@@ -16,9 +16,10 @@ extension CommandContext {
         get throws(RaxxError) { try service() }
     }
 
-    /// Opens the cache for reading (exit 3 when it was never filled).
+    /// Opens this server's cache for reading (exit 3 when it was never filled, or filled for another
+    /// account than the one signed in here).
     public func cacheReading() throws(RaxxError) -> CacheReading {
-        try CacheReading(try stores)
+        try CacheReading(try stores, accountID: try keystore.load()[origin].session?.accountID)
     }
 
     /// Says on stderr how old the cached data is, when that needs saying.

@@ -8,6 +8,8 @@ public enum Fixtures {
     /// A fixed "now": 2026-11-21T10:00:00Z.
     public static let now = Date(timeIntervalSince1970: 1_795_255_200)
     public static let email = "trader@example.com"
+    /// The server a test world talks to by default (RAXX_API_URL unset: production).
+    public static let origin = "https://api.raxx.app"
     public static let accountID = "acc-1"
 
     public static func account(mode: Components.Schemas.TradingMode = .paper, staff: Bool = false) -> Components.Schemas.Account {
@@ -29,7 +31,12 @@ public enum Fixtures {
 
     /// A keystore holding a live session (and no passkey).
     public static func signedIn(at now: Date = now) -> MemoryKeystore {
-        MemoryKeystore(KeystoreContents(session: session(at: now)))
+        keystore(session: session(at: now))
+    }
+
+    /// A keystore holding `credential` and `session` for `origin` (the default server).
+    public static func keystore(credential: StoredCredential? = nil, session: StoredSession? = nil, origin: String = origin) -> MemoryKeystore {
+        MemoryKeystore(KeystoreContents(servers: [origin: ServerCredentials(credential: credential, session: session)]))
     }
 
     /// A problem+json answer.

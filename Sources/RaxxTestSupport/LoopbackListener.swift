@@ -33,7 +33,9 @@ public final class LoopbackListener: @unchecked Sendable {
     /// How many connections were accepted.
     public var connections: Int { lock.lock(); defer { lock.unlock() }; return _connections }
 
-    public init(_ behavior: Behavior) throws {
+    /// Listens on `port` (0: any free one), with `behavior`. A fixed port stands in for a server that
+    /// went away at that address: the same origin, now refusing, hanging or unhealthy.
+    public init(_ behavior: Behavior, port requested: Int = 0) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         self.fd = fd
@@ -41,7 +43,7 @@ public final class LoopbackListener: @unchecked Sendable {
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = 0
+        addr.sin_port = UInt16(requested).bigEndian
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }

@@ -1,7 +1,6 @@
 import Foundation
 import RaxxCore
 import RaxxStore
-import Testing
 
 /// The local stores in memory: a cache (absent until the test creates or fills one), a journal, and
 /// in-process locks with the same busy errors as the lock files.
@@ -11,8 +10,25 @@ public final class MemoryStores: LocalStores, @unchecked Sendable {
     private var journalStore: OrderJournal?
     private var held: Set<StoreLock> = []
 
-    public init(cache: CacheStore? = nil) {
+    /// Free space the stores report (nil: unknown).
+    public var free: Int64?
+
+    public init(cache: CacheStore? = nil, freeBytes: Int64? = nil) {
         cacheStore = cache
+        free = freeBytes
+    }
+
+    public func freeBytes() -> Int64? { free }
+
+    /// Where the damaged cache went, once set aside.
+    public private(set) var setAside: [CacheStore] = []
+
+    public func setDamagedCacheAside() throws(RaxxError) -> String {
+        lock.withLock {
+            if let damaged = cacheStore { setAside.append(damaged) }
+            cacheStore = nil
+        }
+        return "memory:cache.damaged"
     }
 
     public var cacheLocation: String { "memory:cache" }

@@ -3,7 +3,9 @@ import HTTPTypes
 import OpenAPIRuntime
 import RaxxAPI
 import RaxxCLI
+#if canImport(Testing)
 import Testing
+#endif
 
 /// A Raptor API whose every answer a test plans: a call with no plan fails the test (and throws),
 /// so a command can never reach a real server by accident. Middlewares given by the context (the
@@ -64,7 +66,7 @@ public final class StubAPI: RaptorConnection, @unchecked Sendable {
             return answers[operation]
         }
         guard let answer else {
-            Issue.record("Unplanned call to the Raptor API: \(operation)")
+            recordUnplanned("Unplanned call to the Raptor API: \(operation)")
             throw StubError.unplanned(operation)
         }
         guard let output = try await answer(input) as? Output else { throw StubError.wrongInput(operation) }

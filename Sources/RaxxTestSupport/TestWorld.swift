@@ -4,7 +4,9 @@ import RaxxAPI
 import RaxxCLI
 import RaxxCore
 import RaxxVault
+#if canImport(Testing)
 import Testing
+#endif
 
 /// A command's world for in-process tests: captured streams, and every piece of the outside world
 /// (clock, ids, PIN entry, Raptor, keystore, stores) only as the test gives it. Any piece it did
@@ -19,6 +21,8 @@ public final class TestWorld: @unchecked Sendable {
     public var stderrIsTTY = false
     /// The wall clock, when the test gives one.
     public var clock: TestClock?
+    /// How far the server's clock is ahead of the wall clock (as the last answer's Date showed).
+    public var serverSkew: TimeInterval = 0
     /// Ids handed out in order, when the test gives them.
     public var ids: [String]?
     /// The PIN typed at the prompt (or read from --pin-fd), when the test gives one.
@@ -43,16 +47,20 @@ public final class TestWorld: @unchecked Sendable {
                            stdoutIsTTY: stdoutIsTTY, stderrIsTTY: stderrIsTTY, stdinIsTTY: stdinIsTTY)
         let world = World(
             now: { [clock] in
-                guard let clock else { Issue.record("Unplanned use of the wall clock"); return Date(timeIntervalSince1970: 0) }
+                guard let clock else { recordUnplanned("Unplanned use of the wall clock"); return Date(timeIntervalSince1970: 0) }
                 return clock.now
             },
+            serverNow: { [clock, serverSkew] in
+                guard let clock else { recordUnplanned("Unplanned use of the server's clock"); return Date(timeIntervalSince1970: 0) }
+                return clock.now.addingTimeInterval(serverSkew)
+            },
             monotonic: { [clock] in
-                guard let clock else { Issue.record("Unplanned use of the monotonic clock"); return .zero }
+                guard let clock else { recordUnplanned("Unplanned use of the monotonic clock"); return .zero }
                 return .milliseconds(Int64(clock.now.timeIntervalSince1970 * 1000))
             },
             newID: { [self] in
                 lock.withLock {
-                    guard let ids, nextID < ids.count else { Issue.record("Unplanned id generation"); return "unplanned-id" }
+                    guard let ids, nextID < ids.count else { recordUnplanned("Unplanned id generation"); return "unplanned-id" }
                     defer { nextID += 1 }
                     return ids[nextID]
                 }
@@ -66,11 +74,10 @@ public final class TestWorld: @unchecked Sendable {
     }
 
     /// Parses `arguments` as `Command` and runs it in this world; answers its exit status.
-    public func run<Command: RaxxCommand>(_ command: Command.Type, _ arguments: [String] = [],
-                                          sourceLocation: SourceLocation = #_sourceLocation) async throws -> RaxxCore.ExitStatus {
+    public func run<Command: RaxxCommand>(_ command: Command.Type, _ arguments: [String] = []) async throws -> RaxxCore.ExitStatus {
         let parsed = try Command.parse(arguments)
         let format = parsed.global.resolvedFormat(stdoutIsTTY: stdoutIsTTY)
-        let context = try self.context(tool: Command.tool, requirement: Command.connectivity, format: format)
+        let context = try self.context(tool: Command.tool, requirement: parsed.requirement, format: format)
         return await Command.execute(parsed, in: context)
     }
 
@@ -91,7 +98,7 @@ struct StringSource: InputSource {
     init(unplanned: Bool) { self.unplanned = unplanned }
 
     func readAll() throws(RaxxError) -> [UInt8] {
-        if unplanned { Issue.record("Unplanned read of standard input") }
+        if unplanned { recordUnplanned("Unplanned read of standard input") }
         return Array(text.utf8)
     }
 }
@@ -102,7 +109,7 @@ struct FixedPINEntry: PINEntry {
 
     func read(from source: PINSource, prompt: String, confirm: Bool) throws(RaxxError) -> SecretBytes {
         guard let pin else {
-            Issue.record("Unplanned PIN prompt: \(prompt)")
+            recordUnplanned("Unplanned PIN prompt: \(prompt)")
             throw RaxxError.usage("No PIN was planned.")
         }
         return SecretBytes(copying: Array(pin.utf8))
@@ -127,18 +134,19 @@ public final class MemoryKeystore: KeystoreAccess, @unchecked Sendable {
         contents = KeystoreContents()
     }
 
-    public var location: String { "memory:keystore" }
+    /// Unique per keystore: renewals are shared by location within a process.
+    public let location = "memory:keystore/" + UUID().uuidString
 
     /// What it holds now (nil once destroyed).
     public var current: KeystoreContents? { lock.withLock { contents } }
 
     public func load() throws(RaxxError) -> KeystoreContents {
-        if unplanned { Issue.record("Unplanned keystore read") }
+        if unplanned { recordUnplanned("Unplanned keystore read") }
         return lock.withLock { contents ?? KeystoreContents() }
     }
 
     public func save(_ contents: KeystoreContents) throws(RaxxError) {
-        if unplanned { Issue.record("Unplanned keystore write") }
+        if unplanned { recordUnplanned("Unplanned keystore write") }
         lock.withLock {
             self.contents = contents
             saves += 1
@@ -146,11 +154,15 @@ public final class MemoryKeystore: KeystoreAccess, @unchecked Sendable {
     }
 
     public func destroy() throws(RaxxError) {
-        if unplanned { Issue.record("Unplanned keystore removal") }
+        if unplanned { recordUnplanned("Unplanned keystore removal") }
         lock.withLock { contents = nil }
     }
 
+    /// Runs when the lock is taken, before the body: another process's doing while this one waited.
+    public var whileWaitingForTheLock: (@Sendable () -> Void)?
+
     public func withLock<T>(_ body: () async throws -> T) async throws -> T {
-        try await body()
+        whileWaitingForTheLock?()
+        return try await body()
     }
 }

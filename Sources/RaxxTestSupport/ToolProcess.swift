@@ -94,12 +94,41 @@ final class ReadAll: @unchecked Sendable {
 /// A `raxx-sandbox serve` process on 127.0.0.1, port 0.
 public final class SandboxProcess: @unchecked Sendable {
     public let url: String
-    private let process: Process
+    private var process: Process
+    private let arguments: [String]
+    private let database: String
 
     public init(arguments: [String] = [], database: String = ":memory:") throws {
-        process = Process()
+        self.arguments = arguments
+        self.database = database
+        (process, url) = try Self.start(port: 0, arguments: arguments, database: database)
+    }
+
+    /// The port it listens on.
+    public var port: Int { Int(url.split(separator: ":").last ?? "") ?? 0 }
+
+    /// Starts it again at the same address (after `stop`): the same origin, back online.
+    public func restart() throws {
+        stop()
+        var lastError: (any Error)?
+        for _ in 0..<20 { // the port may take a moment to be free again
+            do {
+                let (started, startedURL) = try Self.start(port: port, arguments: arguments, database: database)
+                guard startedURL == url else { throw SandboxError.didNotStart("came back at \(startedURL), not \(url)") }
+                process = started
+                return
+            } catch {
+                lastError = error
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+        throw lastError ?? SandboxError.didNotStart("no restart")
+    }
+
+    private static func start(port: Int, arguments: [String], database: String) throws -> (Process, String) {
+        let process = Process()
         process.executableURL = URL(fileURLWithPath: BuiltTools.path("raxx-sandbox"))
-        process.arguments = ["serve", "--port", "0", "--db", database] + arguments
+        process.arguments = ["serve", "--port", "\(port)", "--db", database] + arguments
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
@@ -115,9 +144,10 @@ public final class SandboxProcess: @unchecked Sendable {
         let text = String(decoding: line, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
         guard text.hasPrefix("listening on ") else {
             process.terminate()
+            process.waitUntilExit()
             throw SandboxError.didNotStart(text)
         }
-        url = String(text.dropFirst("listening on ".count))
+        return (process, String(text.dropFirst("listening on ".count)))
     }
 
     public enum SandboxError: Error { case didNotStart(String) }
@@ -126,6 +156,7 @@ public final class SandboxProcess: @unchecked Sendable {
     @discardableResult
     public func stop() -> Int32 {
         if process.isRunning {
+            kill(process.processIdentifier, SIGCONT) // a suspended server cannot take its SIGTERM
             process.terminate()
             process.waitUntilExit()
         }
@@ -133,6 +164,13 @@ public final class SandboxProcess: @unchecked Sendable {
     }
 
     public var isRunning: Bool { process.isRunning }
+
+    /// Stops the server without closing its socket (SIGSTOP): connections are accepted by the
+    /// kernel and never answered, as a server that hangs.
+    public func suspend() { kill(process.processIdentifier, SIGSTOP) }
+
+    /// Lets a suspended server go on (SIGCONT).
+    public func resume() { kill(process.processIdentifier, SIGCONT) }
 
     deinit { stop() }
 }

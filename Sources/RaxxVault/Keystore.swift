@@ -6,10 +6,59 @@ import RaxxCore
 import Glibc
 #endif
 
-/// What the keystore holds: this device's passkey (its private key sealed again under the PIN) and
-/// the current session's tokens.
+/// What the keystore holds, for each server by its origin (scheme, host, port): this device's
+/// passkey there (its private key sealed again under the PIN) and the session's tokens. A token is
+/// only ever sent to the origin that issued it, and a passkey only signs for that server's RP ID.
 public struct KeystoreContents: Codable, Sendable, Equatable {
-    public var version = 1
+    public var version = 2
+    /// By origin (`https://api.raxx.app`, `http://127.0.0.1:8080`).
+    public var servers: [String: ServerCredentials]
+    /// A passkey kept from a version 1 keystore, which did not record its server: the first sign-in
+    /// to a server whose RP ID it was made for binds it to that server. (Version 1 sessions are
+    /// dropped: nothing said which server their tokens belong to.)
+    public var unboundCredential: StoredCredential?
+
+    public init(servers: [String: ServerCredentials] = [:], unboundCredential: StoredCredential? = nil) {
+        self.servers = servers
+        self.unboundCredential = unboundCredential
+    }
+
+    /// One server's entry (empty when the device holds nothing for it).
+    public subscript(origin: String) -> ServerCredentials {
+        get { servers[origin] ?? ServerCredentials() }
+        set { servers[origin] = newValue.isEmpty ? nil : newValue }
+    }
+
+    /// Nothing for any server.
+    public var isEmpty: Bool { servers.isEmpty && unboundCredential == nil }
+
+    enum CodingKeys: String, CodingKey {
+        case version, servers, unboundCredential
+        case credential, session // version 1
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let version = try c.decodeIfPresent(Int.self, forKey: .version) ?? 1
+        if version == 1 {
+            servers = [:]
+            unboundCredential = try c.decodeIfPresent(StoredCredential.self, forKey: .credential)
+        } else {
+            servers = try c.decodeIfPresent([String: ServerCredentials].self, forKey: .servers) ?? [:]
+            unboundCredential = try c.decodeIfPresent(StoredCredential.self, forKey: .unboundCredential)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(version, forKey: .version)
+        try c.encode(servers, forKey: .servers)
+        try c.encodeIfPresent(unboundCredential, forKey: .unboundCredential)
+    }
+}
+
+/// What the device holds for one server.
+public struct ServerCredentials: Codable, Sendable, Equatable {
     public var credential: StoredCredential?
     public var session: StoredSession?
 
@@ -17,6 +66,8 @@ public struct KeystoreContents: Codable, Sendable, Equatable {
         self.credential = credential
         self.session = session
     }
+
+    public var isEmpty: Bool { credential == nil && session == nil }
 }
 
 /// A passkey of the software authenticator.
@@ -44,9 +95,11 @@ public struct StoredSession: Codable, Sendable, Equatable {
     public var renewalToken: String
     public var sessionExpiresAt: Date
     public var signedInAt: Date
+    /// When the access token was received (its lifetime decides how early it is renewed).
+    public var accessIssuedAt: Date?
 
     public init(email: String, accountID: String, accessToken: String, accessExpiresAt: Date,
-                renewalToken: String, sessionExpiresAt: Date, signedInAt: Date) {
+                renewalToken: String, sessionExpiresAt: Date, signedInAt: Date, accessIssuedAt: Date? = nil) {
         self.email = email
         self.accountID = accountID
         self.accessToken = accessToken
@@ -54,6 +107,7 @@ public struct StoredSession: Codable, Sendable, Equatable {
         self.renewalToken = renewalToken
         self.sessionExpiresAt = sessionExpiresAt
         self.signedInAt = signedInAt
+        self.accessIssuedAt = accessIssuedAt
     }
 }
 
@@ -67,17 +121,18 @@ public struct Keystore: KeystoreAccess {
 
     static let magic: [UInt8] = Array("RAXXKS".utf8) + [0, 1]
 
-    public init(directory: URL, machineIDPath: String? = nil) {
+    /// How long a second process waits for the keystore's lock.
+    public let lockWait: RaxxDuration
+
+    public init(directory: URL, machineIDPath: String? = nil, lockWait: RaxxDuration = .seconds(10)) {
         self.url = directory.appendingPathComponent("keystore")
+        self.lockWait = lockWait
         self.deviceKey = DeviceKey(secretURL: directory.appendingPathComponent("device.secret"), machineIDPath: machineIDPath)
     }
 
     public var exists: Bool { FileManager.default.fileExists(atPath: url.path) }
 
     public var location: String { url.path }
-
-    /// How long a second process waits for the keystore's lock.
-    public static let lockWait = RaxxDuration.seconds(10)
 
     /// The contents, or empty contents when there is no keystore yet.
     public func load() throws(RaxxError) -> KeystoreContents {
@@ -163,7 +218,7 @@ public struct Keystore: KeystoreAccess {
     public func withLock<T>(_ body: () async throws -> T) async throws -> T {
         try SecureFile.ensureDirectory(url.deletingLastPathComponent())
         let lock = try await FileLock.acquire(
-            path: url.deletingLastPathComponent().appendingPathComponent("keystore.lock").path, wait: Self.lockWait,
+            path: url.deletingLastPathComponent().appendingPathComponent("keystore.lock").path, wait: lockWait,
             busy: RaxxError(code: "keystore_busy", message: "Another raxx process is updating the keystore.", status: .temporary))
         defer { lock.release() }
         return try await body()
@@ -196,9 +251,31 @@ public struct Keystore: KeystoreAccess {
 
 /// Process-level protections while secrets are in memory.
 public enum Hardening {
-    /// No core dumps: a crash must not write keys or tokens to disk.
+    /// No core dumps, and no ptrace or /proc/PID/mem reads by other processes of the same user
+    /// (PR_SET_DUMPABLE 0): a crash or a debugger must not carry keys, PINs or tokens off. Every
+    /// tool calls this first, before anything is read; the keystore calls it again.
     public static func disableCoreDumps() {
         var limit = rlimit(rlim_cur: 0, rlim_max: 0)
         setrlimit(Int32(RLIMIT_CORE.rawValue), &limit)
+        #if os(Linux)
+        _ = linuxPrctl(prSetDumpable, 0, 0, 0, 0)
+        #endif
+    }
+
+    /// Whether this process may dump core or be inspected (for tests).
+    public static var isDumpable: Bool {
+        #if os(Linux)
+        return linuxPrctl(prGetDumpable, 0, 0, 0, 0) != 0
+        #else
+        return true
+        #endif
     }
 }
+
+#if os(Linux)
+// prctl(2), which the Glibc module does not export (it lives in <sys/prctl.h>).
+@_silgen_name("prctl")
+private func linuxPrctl(_ option: Int32, _ arg2: UInt, _ arg3: UInt, _ arg4: UInt, _ arg5: UInt) -> Int32
+private let prGetDumpable: Int32 = 3
+private let prSetDumpable: Int32 = 4
+#endif

@@ -14,7 +14,16 @@ public enum PINSource: Sendable, Equatable {
 }
 
 public enum PIN {
+    /// The shortest PIN that unlocks a passkey (passkeys made before the current rule had 4).
     public static let minimumLength = 4
+    /// The shortest PIN a new passkey may be given: with Argon2id at about a second a guess, a
+    /// copied state folder still costs an attacker days per million PINs, not minutes.
+    public static let minimumNewLength = 6
+    /// Argon2id's cost for a new passkey's PIN key: about a second on a 2-core machine of this
+    /// project's kind (measured: Scripts/bench notes it), and bounded in memory. Stored with each
+    /// passkey, so raising it later leaves existing passkeys working.
+    public static let newOpsLimit: UInt64 = 3
+    public static let newMemLimit: UInt64 = 256 << 20
     public static let maximumLength = 64
     /// Wrong PINs allowed before the credential locks.
     public static let maximumAttempts = 5

@@ -31,8 +31,8 @@ public enum SoftwareAuthenticator {
     /// Creates a credential for `rpID` and seals its private key under `pin`.
     public static func makeCredential(rpID: String, userHandle: [UInt8], email: String, clientDataHash: [UInt8],
                                       pin: SecretBytes, now: Date,
-                                      opsLimit: UInt64 = UInt64(crypto_pwhash_opslimit_interactive()),
-                                      memLimit: UInt64 = UInt64(crypto_pwhash_memlimit_interactive())) throws(RaxxError) -> Registration {
+                                      opsLimit: UInt64 = PIN.newOpsLimit,
+                                      memLimit: UInt64 = PIN.newMemLimit) throws(RaxxError) -> Registration {
         try Sodium.ensureReady()
         let privateKey = P256.Signing.PrivateKey()
         let credentialID = try Sodium.randomBytes(32).withUnsafeBytes { Array($0) }

@@ -40,7 +40,7 @@ final class AuthHome: @unchecked Sendable {
 @Suite(.serialized) struct AuthEndToEndTests {
     @Test func registerStatusWhoamiLogout() throws {
         let home = try AuthHome()
-        let register = try home.auth(["register", "--email", "trader@example.com"], pin: "2468")
+        let register = try home.auth(["register", "--email", "trader@example.com"], pin: "246813")
         #expect(register.status == 0, "\(register.stderr)")
         #expect(home.json(register.stdout)["signed_in"] as? Bool == true)
         #expect(!register.stdout.contains("access_token") && !register.stdout.contains("renewal"))
@@ -61,18 +61,18 @@ final class AuthHome: @unchecked Sendable {
         #expect(home.json(logout.stdout)["revoked_on_server"] as? Bool == true)
         let after = try home.auth(["status"])
         #expect(after.status == 4)
-        #expect(after.stderr.contains("Not signed in."))
+        #expect(after.stderr.contains("Not signed in to \(home.sandbox.url)."))
 
-        let login = try home.auth(["login"], pin: "2468")
+        let login = try home.auth(["login"], pin: "246813")
         #expect(login.status == 0)
         #expect(try home.auth(["status"]).status == 0)
     }
 
     @Test func aWrongPINIsNotPermittedAndSignsNothingIn() throws {
         let home = try AuthHome()
-        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "2468").status == 0)
+        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "246813").status == 0)
         #expect(try home.auth(["logout"]).status == 0)
-        let wrong = try home.auth(["login", "--format", "text"], pin: "0000")
+        let wrong = try home.auth(["login", "--format", "text"], pin: "000000")
         #expect(wrong.status == 77)
         #expect(wrong.stdout.isEmpty)
         #expect(wrong.stderr.hasPrefix("raxx-auth: Wrong PIN.\nhint: 4 attempts left"))
@@ -81,7 +81,7 @@ final class AuthHome: @unchecked Sendable {
 
     @Test func anExpiredAccessTokenIsRenewedWithoutAPerson() throws {
         let home = try AuthHome(sandboxArguments: ["--token-ttl", "1s", "--session-ttl", "5m"])
-        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "2468").status == 0)
+        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "246813").status == 0)
         let before = try Data(contentsOf: home.keystore)
         Thread.sleep(forTimeInterval: 1.2)
         let whoami = try home.auth(["whoami"]) // no PIN given: renewal needs none
@@ -91,7 +91,7 @@ final class AuthHome: @unchecked Sendable {
 
     @Test func anEndedSessionExits4() throws {
         let home = try AuthHome(sandboxArguments: ["--token-ttl", "1s", "--session-ttl", "2s"])
-        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "2468").status == 0)
+        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "246813").status == 0)
         Thread.sleep(forTimeInterval: 2.2)
         let whoami = try home.auth(["whoami", "--format", "text"])
         #expect(whoami.status == 4)
@@ -101,21 +101,21 @@ final class AuthHome: @unchecked Sendable {
 
     @Test func aTamperedKeystoreIsDamagedAndKept() throws {
         let home = try AuthHome()
-        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "2468").status == 0)
+        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "246813").status == 0)
         var bytes = try Data(contentsOf: home.keystore)
         bytes[bytes.count / 2] ^= 0x20
         try bytes.write(to: home.keystore)
         let status = try home.auth(["status", "--format", "text"])
         #expect(status.status == 1)
         #expect(status.stderr.contains("is damaged"))
-        let login = try home.auth(["login"], pin: "2468")
+        let login = try home.auth(["login"], pin: "246813")
         #expect(login.status == 1)
         #expect(try Data(contentsOf: home.keystore) == bytes) // never silently replaced
     }
 
     @Test func aKeystoreFromAnotherMachineDoesNotOpen() throws {
         let home = try AuthHome()
-        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "2468").status == 0)
+        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "246813").status == 0)
         let other = home.root.appendingPathComponent("other-machine-id")
         try "99998888777766665555444433332222\n".write(to: other, atomically: true, encoding: .utf8)
         let status = try home.auth(["status", "--format", "text"], environment: ["RAXX_MACHINE_ID_FILE": other.path])
@@ -125,7 +125,7 @@ final class AuthHome: @unchecked Sendable {
 
     @Test func aKeystoreOthersCanReadIsRefused() throws {
         let home = try AuthHome()
-        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "2468").status == 0)
+        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "246813").status == 0)
         chmod(home.keystore.path, 0o644)
         let status = try home.auth(["status", "--format", "text"])
         #expect(status.status == 1)
@@ -135,7 +135,7 @@ final class AuthHome: @unchecked Sendable {
     @Test func offlineRegistrationSendsNothingAndWritesNothing() throws {
         let home = try AuthHome()
         let listener = try LoopbackListener(.refuse)
-        let r = try home.auth(["register", "--email", "t@example.com", "--format", "text"], pin: "2468",
+        let r = try home.auth(["register", "--email", "t@example.com", "--format", "text"], pin: "246813",
                               environment: ["RAXX_API_URL": listener.url])
         #expect(r.status == 69)
         #expect(r.stderr.hasPrefix("raxx-auth: This action requires an internet connection. Try again when online.\n"))
@@ -144,9 +144,9 @@ final class AuthHome: @unchecked Sendable {
 
     @Test func offlineLogoutWipesLocallyAndSaysWhenTheServerSessionLapses() throws {
         let home = try AuthHome()
-        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "2468").status == 0)
-        let listener = try LoopbackListener(.refuse)
-        let r = try home.auth(["logout"], environment: ["RAXX_API_URL": listener.url])
+        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "246813").status == 0)
+        home.sandbox.stop() // the server's address refuses connections
+        let r = try home.auth(["logout"])
         #expect(r.status == 0)
         #expect(home.json(r.stdout)["revoked_on_server"] as? Bool == false)
         #expect(r.stderr.contains("its session will lapse by itself at"))

@@ -14,15 +14,15 @@ final class CacheHome: @unchecked Sendable {
     var sandbox: SandboxProcess?
     let email = "trader@example.com"
 
-    init(positions: Int = 50, fills: Int = 800, signIn: Bool = true) throws {
+    init(positions: Int = 50, fills: Int = 800, signIn: Bool = true, sandboxArguments: [String] = []) throws {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         try "5555666677778888999900001111aaaa\n".write(to: root.appendingPathComponent("machine-id"), atomically: true, encoding: .utf8)
         let seed = try ToolRunner.run("raxx-sandbox", ["seed", "--db", database, "--email", email,
                                                        "--positions", "\(positions)", "--fills", "\(fills)"])
         guard seed.status == 0 else { throw SandboxProcess.SandboxError.didNotStart(seed.stderr) }
-        sandbox = try SandboxProcess(database: database)
+        sandbox = try SandboxProcess(arguments: sandboxArguments, database: database)
         if signIn {
-            let r = try ToolRunner.run("raxx-auth", ["register", "--email", email, "--pin-fd", "0"], environment: environment, input: "2468\n")
+            let r = try ToolRunner.run("raxx-auth", ["register", "--email", email, "--pin-fd", "0"], environment: environment, input: "246813\n")
             guard r.status == 0 else { throw SandboxProcess.SandboxError.didNotStart(r.stderr) }
         }
     }
@@ -33,7 +33,11 @@ final class CacheHome: @unchecked Sendable {
     }
 
     var database: String { root.appendingPathComponent("sandbox.sqlite").path }
-    var cacheFile: URL { root.appendingPathComponent("home/cache/cache.sqlite") }
+    /// The cache of this home's sandbox (each server has its own folder).
+    var cacheFile: URL {
+        let key = (try? APIEndpoint(parsing: sandbox?.url ?? "http://127.0.0.1:9").storageKey) ?? "none"
+        return root.appendingPathComponent("home/cache/\(key)/cache.sqlite")
+    }
 
     var environment: [String: String] {
         ["RAXX_HOME": root.appendingPathComponent("home").path, "RAXX_API_URL": sandbox?.url ?? "http://127.0.0.1:9",
@@ -100,9 +104,13 @@ final class CacheHome: @unchecked Sendable {
     func offlineRefreshExits69AndReadsStillAnswer(mode: String) throws {
         let home = try CacheHome()
         #expect(try home.cache(["refresh", "--quiet"]).status == 0)
-        let listener = try LoopbackListener(mode == "refuse" ? .refuse : mode == "hang" ? .hang : .respond(status: 503, body: "down"))
+        // The same server, gone away: nothing at its address, or something that hangs or is unhealthy.
+        let sandbox = try #require(home.sandbox)
+        sandbox.stop()
+        let listener = try LoopbackListener(mode == "refuse" ? .refuse : mode == "hang" ? .hang : .respond(status: 503, body: "down"),
+                                            port: sandbox.port)
         defer { listener.stop() }
-        let offline = ["RAXX_API_URL": listener.url, "RAXX_TIMEOUT": "1s"]
+        let offline = ["RAXX_TIMEOUT": "1s"]
         let refresh = try home.cache(["refresh", "--format", "text"], environment: offline, timeout: 30)
         #expect(refresh.status == 69)
         #expect(refresh.stderr.hasPrefix("raxx-cache: This action requires an internet connection. Try again when online.\n"))
@@ -120,11 +128,14 @@ final class CacheHome: @unchecked Sendable {
     @Test func readsNeverTouchTheNetwork() throws {
         let home = try CacheHome()
         #expect(try home.cache(["refresh", "--quiet"]).status == 0)
-        let listener = try LoopbackListener(.respond(status: 200, body: "{}"))
+        // Whatever answers at the server's address now counts every connection.
+        let sandbox = try #require(home.sandbox)
+        sandbox.stop()
+        let listener = try LoopbackListener(.respond(status: 200, body: "{}"), port: sandbox.port)
         defer { listener.stop() }
         for arguments in [["show", "positions"], ["show", "fills", "--limit", "3"], ["show", "orders"], ["show", "portfolio"], ["status"],
                           ["purge", "--older-than", "3650d"]] {
-            #expect(try home.cache(arguments, environment: ["RAXX_API_URL": listener.url]).status == 0)
+            #expect(try home.cache(arguments).status == 0)
         }
         #expect(listener.connections == 0)
     }
@@ -132,7 +143,7 @@ final class CacheHome: @unchecked Sendable {
     @Test func aSecondRefreshWaitsOrExits75() throws {
         let home = try CacheHome()
         #expect(try home.cache(["refresh", "--quiet"]).status == 0)
-        let lockPath = home.root.appendingPathComponent("home/cache/refresh.lock").path
+        let lockPath = home.cacheFile.deletingLastPathComponent().appendingPathComponent("refresh.lock").path
         let fd = open(lockPath, O_RDWR | O_CREAT, 0o600)
         defer { close(fd) }
         #expect(flock(fd, LOCK_EX) == 0)
@@ -147,7 +158,7 @@ final class CacheHome: @unchecked Sendable {
         let home = try CacheHome(signIn: false)
         let r = try home.cache(["refresh", "--format", "text"])
         #expect(r.status == 4)
-        #expect(r.stderr.hasPrefix("raxx-cache: Sign in again: raxx-auth login"))
+        #expect(r.stderr.hasPrefix("raxx-cache: Not signed in to \(home.sandbox?.url ?? ""): raxx-auth login"))
     }
 
     @Test func aKilledRefreshResumesAndVerifiesWithoutDrift() throws {

@@ -16,7 +16,7 @@ final class OrderHome: @unchecked Sendable {
         let seed = try ToolRunner.run("raxx-sandbox", ["seed", "--db", database, "--email", email, "--positions", "12", "--fills", "60"])
         guard seed.status == 0 else { throw SandboxProcess.SandboxError.didNotStart(seed.stderr) }
         sandbox = try SandboxProcess(arguments: sandboxArguments, database: database)
-        let r = try ToolRunner.run("raxx-auth", ["register", "--email", email, "--pin-fd", "0"], environment: environment, input: "2468\n")
+        let r = try ToolRunner.run("raxx-auth", ["register", "--email", email, "--pin-fd", "0"], environment: environment, input: "246813\n")
         guard r.status == 0 else { throw SandboxProcess.SandboxError.didNotStart(r.stderr) }
     }
 
@@ -94,18 +94,20 @@ final class OrderHome: @unchecked Sendable {
 
     @Test func offlineNothingIsSentOrQueued() throws {
         let home = try OrderHome()
-        let listener = try LoopbackListener(.refuse)
-        let r = try home.order(["place", "--symbol", "AAPL", "--side", "buy", "--qty", "1", "--client-order-id", "o-1", "--format", "text"],
-                               environment: ["RAXX_API_URL": listener.url])
+        let sandbox = try #require(home.sandbox)
+        sandbox.stop() // the server's address refuses connections
+        let r = try home.order(["place", "--symbol", "AAPL", "--side", "buy", "--qty", "1", "--client-order-id", "o-1", "--format", "text"])
         #expect(r.status == 69)
         #expect(r.stderr.hasPrefix("raxx-order: This action requires an internet connection. Try again when online.\n"))
         #expect(r.stdout.isEmpty)
         // Back online, nothing was queued: the order does not exist until it is placed again.
+        try sandbox.restart()
         #expect(try home.serverOrders(["o-1"]).isEmpty)
-        let hanging = try LoopbackListener(.hang)
+        sandbox.stop()
+        let hanging = try LoopbackListener(.hang, port: sandbox.port)
         defer { hanging.stop() }
         let soft = try home.order(["place", "--symbol", "AAPL", "--side", "buy", "--qty", "1", "--client-order-id", "o-2"],
-                                  environment: ["RAXX_API_URL": hanging.url, "RAXX_TIMEOUT": "1s"])
+                                  environment: ["RAXX_TIMEOUT": "1s"])
         #expect(soft.status == 69)
         #expect(!hanging.requests.contains { $0.hasPrefix("POST /api/orders") })
     }
@@ -124,11 +126,11 @@ final class OrderHome: @unchecked Sendable {
     @Test func largeOrdersNeedAStepUp() throws {
         let home = try OrderHome(sandboxArguments: ["--step-up-notional", "5000"])
         let refused = try home.order(["place", "--symbol", "MSFT", "--side", "buy", "--qty", "30", "--client-order-id", "big-1", "--pin-fd", "0"],
-                                     input: "0000\n")
+                                     input: "000000\n")
         #expect(refused.status == 77)
         #expect(try home.serverOrders(["big-1"]).isEmpty)
         let given = try home.order(["place", "--symbol", "MSFT", "--side", "buy", "--qty", "30", "--client-order-id", "big-2", "--pin-fd", "0"],
-                                   input: "2468\n")
+                                   input: "246813\n")
         #expect(given.status == 0, "\(given.stderr)")
         #expect(home.lines(given.stdout).first?["result"] as? String == "placed")
         let small = try home.order(["place", "--symbol", "AAPL", "--side", "buy", "--qty", "1", "--client-order-id", "small-1"])
@@ -171,8 +173,9 @@ final class OrderHome: @unchecked Sendable {
         let home = try OrderHome()
         #expect(try home.order(["place"], input: Self.batch).status == 0)
         #expect(try ToolRunner.run("raxx-cache", ["refresh", "--quiet"], environment: home.environment).status == 0)
-        let listener = try LoopbackListener(.refuse)
-        let offline = ["RAXX_API_URL": listener.url]
+        let sandbox = try #require(home.sandbox)
+        sandbox.stop() // offline
+        let offline: [String: String] = [:]
         let list = try home.order(["list", "--cached", "--status", "open"], environment: offline)
         #expect(list.status == 0)
         let open = home.lines(list.stdout)
@@ -182,6 +185,7 @@ final class OrderHome: @unchecked Sendable {
         let show = try home.order(["show", id, "--cached"], environment: offline)
         #expect(home.lines(show.stdout).first?["status"] as? String == "open")
         #expect(try home.order(["list"], environment: offline).status == 69)
+        try sandbox.restart()
         let cancel = try home.order(["cancel", "--all"])
         #expect(home.lines(cancel.stdout).map { $0["status"] as? String } == ["cancelled"])
     }

@@ -12,7 +12,7 @@ import Testing
         let pin = SecretBytes(copying: Array("246813".utf8))
         let made = try SoftwareAuthenticator.makeCredential(rpID: "raxx.app", userHandle: [1, 2, 3], email: Fixtures.email,
                                                             clientDataHash: [UInt8](repeating: 0, count: 32), pin: pin, now: Fixtures.now)
-        return (MemoryKeystore(KeystoreContents(credential: made.credential)), made.credential)
+        return (Fixtures.keystore(credential: made.credential), made.credential)
     }
 
     func options(_ credential: StoredCredential) -> Components.Schemas.PublicKeyCredentialRequestOptionsJSON {
@@ -34,8 +34,8 @@ import Testing
         }
         #expect(try await world.run(RaxxAuth.Login.self, ["--format", "text"]) == .ok)
         #expect(world.stderr.contents == "Signed in as \(Fixtures.email).\n")
-        #expect(keystore.current?.session?.renewalToken == "renewal-1")
-        #expect(keystore.current?.credential?.signCount == credential.signCount + 1)
+        #expect(keystore.current?[Fixtures.origin].session?.renewalToken == "renewal-1")
+        #expect(keystore.current?[Fixtures.origin].credential?.signCount == credential.signCount + 1)
     }
 
     @Test func aWrongPINIsRefusedCountedAndNothingIsSent() async throws {
@@ -47,8 +47,8 @@ import Testing
         world.api.onLoginOptions { _ in .ok(.init(body: .json(self.options(credential)))) }
         #expect(try await world.run(RaxxAuth.Login.self) == .notPermitted)
         #expect(world.api.operations == ["loginOptions"])
-        #expect(keystore.current?.credential?.failedPINAttempts == 1)
-        #expect(keystore.current?.session == nil)
+        #expect(keystore.current?[Fixtures.origin].credential?.failedPINAttempts == 1)
+        #expect(keystore.current?[Fixtures.origin].session == nil)
     }
 
     @Test func noPasskeyMeansRegisterFirst() async throws {

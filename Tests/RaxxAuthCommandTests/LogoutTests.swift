@@ -38,7 +38,22 @@ import Testing
         world.clock = TestClock(Fixtures.now)
         world.keystore = MemoryKeystore()
         #expect(try await world.run(RaxxAuth.Logout.self, ["--format", "text"]) == .ok)
-        #expect(world.stderr.contents == "Not signed in; nothing to revoke.\n")
+        #expect(world.stderr.contents == "Not signed in to https://api.raxx.app; nothing to revoke.\n")
         #expect(world.api.calls.isEmpty)
+    }
+
+    @Test(arguments: [500, 403, 404])
+    func anAnswerOtherThanAConfirmationIsNotCalledRevoked(status: Int) async throws {
+        let world = TestWorld()
+        world.clock = TestClock(Fixtures.now)
+        let keystore = Fixtures.signedIn()
+        world.keystore = keystore
+        world.api.onLogout { _ in .default(statusCode: status, Fixtures.problem(status, code: status == 500 ? "internal" : "not_found")) }
+        #expect(try await world.run(RaxxAuth.Logout.self, ["--json"]) == .ok)
+        let line = try #require(world.jsonLines.first)
+        #expect(line["revoked_on_server"] as? Bool == false)
+        #expect(line["server_session_lapses_at"] as? String == "2026-11-21T22:00:00Z")
+        #expect(world.stderr.contents.contains("The server did not confirm the sign-out; its session will lapse by itself"))
+        #expect(keystore.current == nil) // wiped here all the same
     }
 }

@@ -33,8 +33,8 @@ import Testing
         }
         #expect(try await world.run(RaxxAuth.Register.self, ["--email", Fixtures.email, "--json"]) == .ok)
         #expect(world.api.operations == ["registerOptions", "registerVerify"])
-        #expect(keystore.current?.credential?.rpID == "raxx.app")
-        #expect(keystore.current?.session?.accessToken == "access-1")
+        #expect(keystore.current?[Fixtures.origin].credential?.rpID == "raxx.app")
+        #expect(keystore.current?[Fixtures.origin].session?.accessToken == "access-1")
         #expect(world.jsonLines.first?["signed_in"] as? Bool == true)
         #expect(!world.stdout.contents.contains("access-1"))
     }
@@ -46,7 +46,7 @@ import Testing
         let pin = SecretBytes(copying: Array("246813".utf8))
         let made = try SoftwareAuthenticator.makeCredential(rpID: "raxx.app", userHandle: [1, 2, 3], email: Fixtures.email,
                                                             clientDataHash: [UInt8](repeating: 0, count: 32), pin: pin, now: Fixtures.now)
-        world.keystore = MemoryKeystore(KeystoreContents(credential: made.credential))
+        world.keystore = Fixtures.keystore(credential: made.credential)
         #expect(try await world.run(RaxxAuth.Register.self, ["--email", Fixtures.email, "--format", "text"]) == .failure)
         #expect(world.stderr.contents.contains("already holds a passkey"))
         #expect(world.api.calls.isEmpty)
@@ -54,5 +54,34 @@ import Testing
 
     @Test func aMalformedEmailIsAUsageError() throws {
         #expect(throws: (any Error).self) { try RaxxAuth.Register.parse(["--email", "not an email"]) }
+    }
+
+    @Test func aServerAskingForAnotherSitesPasskeyIsRefusedAndNothingIsSigned() async throws {
+        let world = TestWorld()
+        world.clock = TestClock(Fixtures.now)
+        world.pin = "246813"
+        let keystore = MemoryKeystore()
+        world.keystore = keystore
+        var options = Self.options
+        options.rp.id = "evil.example"
+        let evil = options
+        world.api.onRegisterOptions { _ in .ok(.init(body: .json(evil))) }
+        #expect(try await world.run(RaxxAuth.Register.self, ["--email", Fixtures.email, "--format", "text"]) == .notPermitted)
+        #expect(world.stderr.contents.contains("asked for a passkey of evil.example"))
+        #expect(world.api.operations == ["registerOptions"])
+        #expect(keystore.saves == 0)
+    }
+
+    @Test func aNewPasskeyNeedsAPINOfAtLeastSixCharacters() async throws {
+        let world = TestWorld()
+        world.clock = TestClock(Fixtures.now)
+        world.pin = "2468"
+        let keystore = MemoryKeystore()
+        world.keystore = keystore
+        world.api.onRegisterOptions { _ in .ok(.init(body: .json(Self.options))) }
+        #expect(try await world.run(RaxxAuth.Register.self, ["--email", Fixtures.email, "--format", "text"]) == .dataError)
+        #expect(world.stderr.contents.contains("at least 6 characters"))
+        #expect(world.api.operations == ["registerOptions"])
+        #expect(keystore.saves == 0)
     }
 }

@@ -15,7 +15,7 @@ import Testing
         let line = try #require(world.jsonLines.first)
         #expect(line["signed_in"] as? Bool == true)
         #expect(line["account"] as? String == Fixtures.email)
-        #expect(line["keystore"] as? String == "memory:keystore")
+        #expect((line["keystore"] as? String)?.hasPrefix("memory:keystore/") == true)
         #expect(!world.stdout.contents.contains("access-1") && !world.stdout.contents.contains("renewal-1"))
         #expect(world.api.calls.isEmpty)
     }
@@ -25,7 +25,7 @@ import Testing
         world.clock = TestClock(Fixtures.now)
         world.keystore = MemoryKeystore()
         #expect(try await world.run(RaxxAuth.Status.self, ["--format", "text"]) == .signInRequired)
-        #expect(world.stderr.contents.contains("Not signed in."))
+        #expect(world.stderr.contents.contains("Not signed in to https://api.raxx.app."))
         #expect(world.stderr.contents.contains("raxx-auth register"))
     }
 
@@ -34,7 +34,20 @@ import Testing
         world.clock = TestClock(Fixtures.now.addingTimeInterval(13 * 3600))
         world.keystore = Fixtures.signedIn()
         #expect(try await world.run(RaxxAuth.Status.self, ["--json"]) == .signInRequired)
-        #expect(world.stderr.contents.contains("The session ended at"))
+        #expect(world.stderr.contents.contains("The session at https://api.raxx.app ended at"))
         #expect(world.jsonLines.first?["signed_in"] as? Bool == false)
+    }
+
+    @Test func listsEveryServerTheConfiguredOneFirst() async throws {
+        let world = TestWorld()
+        world.clock = TestClock(Fixtures.now)
+        world.keystore = MemoryKeystore(KeystoreContents(servers: [
+            "http://127.0.0.1:8080": ServerCredentials(session: Fixtures.session()),
+            "https://staging.raxx.app": ServerCredentials(session: Fixtures.session(sessionFor: -1)),
+        ]))
+        #expect(try await world.run(RaxxAuth.Status.self) == .signInRequired) // not signed in to the configured one
+        #expect(world.jsonLines.map { $0["server"] as? String } == ["https://api.raxx.app", "http://127.0.0.1:8080", "https://staging.raxx.app"])
+        #expect(world.jsonLines.map { $0["signed_in"] as? Bool } == [false, true, false])
+        #expect(world.stderr.contents.contains("Not signed in to https://api.raxx.app."))
     }
 }

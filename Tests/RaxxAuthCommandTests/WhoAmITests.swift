@@ -22,7 +22,7 @@ import Testing
     @Test func anExpiredAccessTokenIsRenewedFirst() async throws {
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now)
-        let keystore = MemoryKeystore(KeystoreContents(session: Fixtures.session(accessFor: -1)))
+        let keystore = Fixtures.keystore(session: Fixtures.session(accessFor: -1))
         world.keystore = keystore
         world.api.onRenewSession { input in
             guard case .json(let body) = input.body, body.renewalToken == "renewal-1" else {
@@ -34,18 +34,18 @@ import Testing
         #expect(try await world.run(RaxxAuth.WhoAmI.self) == .ok)
         #expect(world.api.calls.map(\.operation) == ["renewSession", "getSession"])
         #expect(world.api.calls.last?.authorization == "Bearer access-2")
-        #expect(keystore.current?.session?.renewalToken == "renewal-2")
+        #expect(keystore.current?[Fixtures.origin].session?.renewalToken == "renewal-2")
     }
 
     @Test func aRevokedSessionExits4AndForgetsTheTokens() async throws {
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now)
-        let keystore = MemoryKeystore(KeystoreContents(session: Fixtures.session(accessFor: -1)))
+        let keystore = Fixtures.keystore(session: Fixtures.session(accessFor: -1))
         world.keystore = keystore
         world.api.onRenewSession { _ in .default(statusCode: 401, Fixtures.problem(401, code: "unauthorized")) }
         #expect(try await world.run(RaxxAuth.WhoAmI.self, ["--format", "text"]) == .signInRequired)
         #expect(world.stderr.contents == "raxx-auth: Sign in again: raxx-auth login\n")
-        #expect(keystore.current?.session == nil)
+        #expect(keystore.current?[Fixtures.origin].session == nil)
     }
 
     @Test func signedOutAsksNothing() async throws {
@@ -54,5 +54,14 @@ import Testing
         world.keystore = MemoryKeystore()
         #expect(try await world.run(RaxxAuth.WhoAmI.self) == .signInRequired)
         #expect(world.api.calls.isEmpty) // refused before anything went on the wire
+    }
+
+    @Test func anotherServersSessionIsNeverSent() async throws {
+        let world = TestWorld()
+        world.clock = TestClock(Fixtures.now)
+        world.keystore = Fixtures.keystore(session: Fixtures.session(), origin: "http://127.0.0.1:8080")
+        #expect(try await world.run(RaxxAuth.WhoAmI.self, ["--format", "text"]) == .signInRequired)
+        #expect(world.stderr.contents == "raxx-auth: Not signed in to https://api.raxx.app: raxx-auth login\n")
+        #expect(world.api.calls.isEmpty)
     }
 }

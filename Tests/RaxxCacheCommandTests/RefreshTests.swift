@@ -63,4 +63,28 @@ import Testing
         #expect(try #require(try stores.existingCache()).syncState().lastErrorKind == "signed-out")
         #expect(world.api.calls.isEmpty)
     }
+
+    @Test func lowDiskSpaceHalvesTheLimitsAndStatusShowsThem() async throws {
+        let stores = MemoryStores(freeBytes: 100_000_000)
+        let world = world(stores)
+        world.api.onGetSyncChanges { _ in .ok(.init(body: .json(Fixtures.syncPage()))) }
+        world.api.onGetPortfolio { _ in .ok(.init(body: .json(Fixtures.portfolio()))) }
+        #expect(try await world.run(RaxxCache.Refresh.self) == .ok)
+        #expect(world.stderr.contents.contains("Low disk space: the cache keeps half its usual history for now (182d12h, at most 512 MiB)."))
+        let status = TestWorld()
+        status.services = [stores]
+        #expect(try await status.run(RaxxCache.Status.self) == .ok)
+        let line = try #require(status.jsonLines.first)
+        #expect(line["low_disk_space"] as? Bool == true && line["retention"] as? String == "182d12h")
+        #expect(line["size_cap_bytes"] as? Int == 512 << 20)
+    }
+
+    @Test func withRoomToSpareTheLimitsAreTheConfiguredOnes() async throws {
+        let stores = MemoryStores(cache: try Fixtures.filledCache(), freeBytes: 50_000_000_000)
+        let status = TestWorld()
+        status.services = [stores]
+        #expect(try await status.run(RaxxCache.Status.self) == .ok)
+        #expect(status.jsonLines.first?["low_disk_space"] as? Bool == false)
+        #expect(status.jsonLines.first?["retention"] as? String == "365d")
+    }
 }

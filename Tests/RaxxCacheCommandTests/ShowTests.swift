@@ -3,6 +3,7 @@ import RaxxCacheCommand
 import RaxxCore
 import RaxxStore
 import RaxxTestSupport
+import RaxxVault
 import Testing
 
 /// `raxx-cache show` in-process: the cache only, never the network, with its age disclosed.
@@ -11,6 +12,7 @@ import Testing
         let world = TestWorld()
         world.clock = TestClock(now)
         world.services = [MemoryStores(cache: cache)]
+        world.keystore = MemoryKeystore() // reads check whose cache it is, offline
         return world
     }
 
@@ -45,5 +47,15 @@ import Testing
         #expect(throws: (any Error).self) { try RaxxCache.Show.parse(["orders", "--status", "resting"]) }
         #expect(throws: (any Error).self) { try RaxxCache.Show.parse(["orders", "--max-age", "soon"]) }
         _ = try RaxxCache.Show.parse(["orders", "--status", "partially_filled", "--max-age", "90s"])
+    }
+
+    @Test func anotherAccountsCacheIsNeverShown() async throws {
+        let world = world(now: Fixtures.now, cache: try Fixtures.filledCache())
+        var other = Fixtures.session()
+        other.accountID = "acc-2"
+        world.keystore = Fixtures.keystore(session: other)
+        #expect(try await world.run(RaxxCache.Show.self, ["positions", "--format", "text"]) == .stale)
+        #expect(world.stderr.contents == "raxx-cache: No cached data for this account yet — run raxx-cache refresh while online\n")
+        #expect(world.stdout.contents.isEmpty)
     }
 }

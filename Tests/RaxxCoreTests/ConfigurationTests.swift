@@ -84,3 +84,30 @@ import Testing
         }
     }
 }
+
+@Suite struct ServerOriginTests {
+    func endpoint(_ text: String) throws -> APIEndpoint { try APIEndpoint(parsing: text) }
+
+    @Test func theOriginIsSchemeHostAndPort() throws {
+        #expect(try endpoint("https://API.raxx.app").origin == "https://api.raxx.app")
+        #expect(try endpoint("https://api.raxx.app:443/").origin == "https://api.raxx.app")
+        #expect(try endpoint("https://api.raxx.app:8443").origin == "https://api.raxx.app:8443")
+        #expect(try endpoint("http://127.0.0.1:8080").origin == "http://127.0.0.1:8080")
+        #expect(try endpoint("http://127.0.0.1:8080").storageKey == "http_127.0.0.1_8080")
+        #expect(try endpoint("https://api.raxx.app").storageKey == "api.raxx.app")
+    }
+
+    @Test func aPasskeySignsOnlyForTheServersOwnSite() throws {
+        let production = try endpoint("https://api.raxx.app")
+        #expect(production.permits(rpID: "api.raxx.app"))
+        #expect(production.permits(rpID: "raxx.app"))
+        for other in ["app", "evil.example", "raxx.app.evil.example", "pi.raxx.app", "localhost", ".raxx.app", "raxx.app."] {
+            #expect(!production.permits(rpID: other), "\(other)")
+        }
+        let loopback = try endpoint("http://127.0.0.1:8080")
+        #expect(loopback.permits(rpID: "localhost"))
+        #expect(!loopback.permits(rpID: "raxx.app"))
+        #expect(!loopback.permits(rpID: "127.0.0.1"))
+        #expect(APIEndpoint.clientOrigin(rpID: "raxx.app") == "https://raxx.app")
+    }
+}

@@ -107,3 +107,42 @@ import Testing
         #expect(ua.hasPrefix("raxx-order/\(RaxxVersion.current) libcurl/"))
     }
 }
+
+@Suite struct ServerClockTests {
+    @Test func readsTheDateHeader() {
+        #expect(ServerClock.parseHTTPDate("Sun, 06 Nov 1994 08:49:37 GMT") == Date(timeIntervalSince1970: 784_111_777))
+        for bad in ["", "Sun, 06 Nov 1994 08:49:37 PST", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT"] {
+            #expect(ServerClock.parseHTTPDate(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func measuresHowFarTheServerIsAhead() {
+        let local = Date(timeIntervalSince1970: 1_795_255_200)
+        let clock = ServerClock(local: { local })
+        #expect(clock.now() == local) // nothing seen yet
+        clock.observe(dateHeader: "Sat, 21 Nov 2026 11:00:00 GMT", receivedAt: local) // an hour ahead
+        #expect(abs(clock.skew - 3600.5) < 0.01)
+        clock.observe(dateHeader: "Sat, 21 Nov 2026 10:00:00 GMT", receivedAt: local) // in step: within a second is no skew
+        #expect(clock.skew == 0)
+    }
+}
+
+@Suite struct ServerClockOverTheWireTests {
+    @Test func anAnswersDateHeaderSetsTheSkew() async throws {
+        // A server whose clock is an hour ahead says so in its Date header.
+        let ahead = Date().addingTimeInterval(3600)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(secondsFromGMT: 0)
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let body = #"{"status":"ok","version":"1","time":"2026-11-21T10:00:00Z"}"#
+        let listener = try LoopbackListener(.respond(status: 200, headers: ["Content-Type": "application/json", "Date": formatter.string(from: ahead)],
+                                                     body: body))
+        defer { listener.stop() }
+        let configuration = try RaxxConfiguration(environment: ["HOME": "/tmp", "RAXX_API_URL": listener.url])
+        let clock = ServerClock()
+        _ = try await RaptorClient.make(tool: "raxx-test", configuration: configuration, serverClock: clock).getHealth()
+        #expect(abs(clock.skew - 3600) < 3)
+        #expect(abs(clock.now().timeIntervalSince(ahead)) < 3)
+    }
+}

@@ -28,6 +28,7 @@ import Testing
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now.addingTimeInterval(2 * 86400))
         world.services = [MemoryStores(cache: try Fixtures.filledCache())]
+        world.keystore = MemoryKeystore() // reads check whose cache it is, offline
         #expect(try await world.run(RaxxOrder.List.self, ["--cached"]) == .ok)
         #expect(world.jsonLines.first?["as_of"] as? String == "2026-11-21T10:00:00Z")
         #expect(world.stderr.contents.contains("(2 days ago)"))

@@ -33,14 +33,14 @@ import Testing
             #expect(request.mode == .paper && request.side == .buy && request._type == .limit && request.limitPrice == "187.5")
             #expect(request.notAfter == Fixtures.now.addingTimeInterval(15))
             // The journal holds it before the server does.
-            #expect(try stores.journal().unresolved().map(\.clientOrderID) == [request.clientOrderId])
+            #expect(try stores.journal().unresolved(accountID: Fixtures.accountID).map(\.clientOrderID) == [request.clientOrderId])
             return .created(.init(body: .json(Fixtures.order(clientOrderID: request.clientOrderId, type: .limit, limitPrice: "187.5", status: .open))))
         }
         #expect(try await world.run(RaxxOrder.Place.self, ["--symbol", "aapl", "--side", "buy", "--qty", "10", "--type", "limit",
                                                            "--limit-price", "187.5"]) == .ok)
         let line = try #require(world.jsonLines.first)
         #expect(line["result"] as? String == "placed" && line["status"] as? String == "open" && line["symbol"] as? String == "AAPL")
-        #expect(try stores.journal().unresolved().isEmpty)
+        #expect(try stores.journal().unresolved(accountID: Fixtures.accountID).isEmpty)
         #expect(world.api.operations == ["getSession", "getInstruments", "placeOrder"])
     }
 
@@ -71,7 +71,7 @@ import Testing
         #expect(try await world.run(RaxxOrder.Place.self, ["--symbol", "AAPL", "--side", "buy", "--qty", "1", "--format", "text"]) == .unavailable)
         #expect(world.stderr.contents.hasPrefix("raxx-order: This action requires an internet connection. Try again when online."))
         #expect(world.api.operations == ["getSession"])
-        #expect(try stores.journal().unresolved().isEmpty)
+        #expect(try stores.journal().unresolved(accountID: Fixtures.accountID).isEmpty)
     }
 
     @Test func anUnknownSymbolExits65NamingTheLine() async throws {
@@ -107,6 +107,19 @@ import Testing
         world.api.onPlaceOrder { _ in throw TransportFailure(kind: .offlineSoft, curlCode: 28, detail: "timed out") }
         #expect(try await world.run(RaxxOrder.Place.self, ["--symbol", "AAPL", "--side", "buy", "--qty", "1"]) == .unavailable)
         #expect(world.jsonLines.first?["result"] as? String == "unknown")
-        #expect(try stores.journal().unresolved().map(\.state) == [.unknown])
+        #expect(try stores.journal().unresolved(accountID: Fixtures.accountID).map(\.state) == [.unknown])
+    }
+
+    @Test func theDeadlineIsTheServersTime() async throws {
+        let (world, _) = try world()
+        world.serverSkew = 3600 // the server's clock is an hour ahead of this machine's
+        world.api.onPlaceOrder { input in
+            guard case .json(let request) = input.body else { throw RaxxError.failure("no body") }
+            // 10 s from now by the server's clock, which judges it; by this machine's it would have
+            // passed an hour before it arrived.
+            #expect(request.notAfter == Fixtures.now.addingTimeInterval(5 + 3600 + 10))
+            return .created(.init(body: .json(Fixtures.order(clientOrderID: request.clientOrderId, status: .filled))))
+        }
+        #expect(try await world.run(RaxxOrder.Place.self, ["--symbol", "AAPL", "--side", "buy", "--qty", "1"]) == .ok)
     }
 }

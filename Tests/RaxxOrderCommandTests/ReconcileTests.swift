@@ -19,7 +19,7 @@ import Testing
     func journalled(_ stores: MemoryStores, _ ids: [String]) throws {
         let journal = try stores.journal()
         for id in ids {
-            try journal.recordSending(clientOrderID: id, request: #"{"not_after":"2026-11-21T10:00:10Z"}"#, at: Fixtures.now)
+            try journal.recordSending(clientOrderID: id, accountID: Fixtures.accountID, request: #"{"not_after":"2026-11-21T10:00:10Z"}"#, at: Fixtures.now)
             try journal.record(id, .unknown, at: Fixtures.now)
         }
     }
@@ -42,7 +42,7 @@ import Testing
         #expect(try await world.run(RaxxOrder.Reconcile.self) == .ok)
         let outcomes = Dictionary(uniqueKeysWithValues: world.jsonLines.map { ($0["client_order_id"] as? String ?? "", $0["outcome"] as? String ?? "") })
         #expect(outcomes == ["pending-1": "cancelled", "filled-1": "filled", "lost-1": "not_placed"])
-        #expect(try stores.journal().unresolved().isEmpty)
+        #expect(try stores.journal().unresolved(accountID: Fixtures.accountID).isEmpty)
     }
 
     @Test func nothingToReconcileSaysSo() async throws {

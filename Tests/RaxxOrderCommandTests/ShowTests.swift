@@ -29,9 +29,31 @@ import Testing
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now)
         world.services = [MemoryStores(cache: try Fixtures.filledCache())]
+        world.keystore = MemoryKeystore() // reads check whose cache it is, offline
         #expect(try await world.run(RaxxOrder.Show.self, ["ord-1", "--cached"]) == .ok)
         #expect(world.jsonLines.first?["client_order_id"] as? String == "c-1")
         #expect(try await world.run(RaxxOrder.Show.self, ["ord-9", "--cached"]) == .failure)
         #expect(world.api.calls.isEmpty)
+    }
+
+    @Test func aServersControlCharactersNeverReachTheTerminal() async throws {
+        let world = TestWorld()
+        world.clock = TestClock(Fixtures.now)
+        world.keystore = Fixtures.signedIn()
+        world.stdoutIsTTY = true
+        world.api.onGetOrder { _ in .ok(.init(body: .json(Fixtures.order(id: "ord-\u{1B}[2J\u{1B}]0;pwned\u{07}1", symbol: "AAPL\r\u{9B}31m")))) }
+        #expect(try await world.run(RaxxOrder.Show.self, ["x"]) == .ok)
+        #expect(world.stdout.contents.contains("ord-[2J]0;pwned1"))
+        #expect(!world.stdout.contents.unicodeScalars.contains { $0.properties.generalCategory == .control && $0 != "\n" })
+        world.api.onGetOrder { _ in .default(statusCode: 404, Fixtures.problem(404, code: "not_found", title: "No order \u{1B}[31mx")) }
+        #expect(try await world.run(RaxxOrder.Show.self, ["x"]) == .failure)
+        #expect(world.stderr.contents == "raxx-order: No order [31mx\n")
+    }
+
+    @Test func withCachedItIsOfflineCapable() throws {
+        #expect(try RaxxOrder.Show.parse(["x", "--cached"]).requirement == .offlineCapable)
+        #expect(try RaxxOrder.Show.parse(["x"]).requirement == .networkRequired)
+        #expect(try RaxxOrder.List.parse(["--cached"]).requirement == .offlineCapable)
+        #expect(try RaxxOrder.List.parse([]).requirement == .networkRequired)
     }
 }

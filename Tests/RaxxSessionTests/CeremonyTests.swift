@@ -20,7 +20,7 @@ final class AuthRig: @unchecked Sendable {
     let database: SandboxDatabase
     let configuration: SandboxConfiguration
 
-    init(tokenTTL: RaxxDuration = .seconds(60), sessionTTL: RaxxDuration = .hours(1), origin: String = "https://raxx.app",
+    init(tokenTTL: RaxxDuration = .seconds(60), sessionTTL: RaxxDuration = .hours(1), origin: String = "https://localhost",
          stepUpNotional: Decimal = 10_000) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try "11112222333344445555666677778888".write(to: folder.appendingPathComponent("machine-id"), atomically: true, encoding: .utf8)
@@ -34,9 +34,10 @@ final class AuthRig: @unchecked Sendable {
 
     func ceremonies(_ url: URL, recorder: Recorder? = nil) throws -> Ceremonies {
         let plain = try generatedClient(url, middlewares: recorder.map { [$0] } ?? [])
-        let tokens = SessionTokens(keystore: keystore, client: plain, clock: clock.closure)
+        let endpoint = try APIEndpoint(parsing: url.absoluteString)
+        let tokens = SessionTokens(keystore: keystore, client: plain, origin: endpoint.origin, clock: clock.closure)
         let authed = try generatedClient(url, middlewares: [BearerTokenMiddleware(tokens: tokens)] + (recorder.map { [$0] } ?? []))
-        return Ceremonies(keystore: keystore, client: plain, authenticatedClient: authed, clock: clock.closure)
+        return Ceremonies(keystore: keystore, client: plain, authenticatedClient: authed, endpoint: endpoint, clock: clock.closure)
     }
 
     func run(_ body: (URL) async throws -> Void) async throws {
@@ -66,8 +67,8 @@ final class Recorder: ClientMiddleware, @unchecked Sendable {
     }
 }
 
-let goodPIN: Ceremonies.PINPrompt = { _ in SecretBytes(copying: Array("2468".utf8)) }
-let badPIN: Ceremonies.PINPrompt = { _ in SecretBytes(copying: Array("1357".utf8)) }
+let goodPIN: Ceremonies.PINPrompt = { _ in SecretBytes(copying: Array("246813".utf8)) }
+let badPIN: Ceremonies.PINPrompt = { _ in SecretBytes(copying: Array("135799".utf8)) }
 
 func raxxCode(_ body: () async throws -> Void) async -> String? {
     do { try await body(); return nil } catch let e as RaxxError { return e.code } catch { return ErrorMapping.raxxError(from: error).code }
@@ -82,18 +83,18 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
             #expect(registered.email == "trader@example.com")
             #expect(registered.sessionExpiresAt == rig.clock.now.addingTimeInterval(3600))
             let contents = try rig.keystore.load()
-            #expect(contents.credential?.email == "Trader@Example.com")
-            #expect(contents.session == registered)
+            #expect(contents.onlyServer.credential?.email == "Trader@Example.com")
+            #expect(contents.onlyServer.session == registered)
 
             let session = try await ceremonies.login(email: nil, pin: goodPIN)
             #expect(session.accountID == registered.accountID)
             #expect(session.accessToken != registered.accessToken)
-            #expect(try rig.keystore.load().credential?.signCount == 1)
+            #expect(try rig.keystore.load().onlyServer.credential?.signCount == 1)
 
             let outcome = try await ceremonies.logout(forgetDevice: false)
             #expect(outcome.revokedOnServer && outcome.lapsesAt == nil)
-            #expect(try rig.keystore.load().session == nil)
-            #expect(try rig.keystore.load().credential != nil)
+            #expect(try rig.keystore.load().onlyServer.session == nil)
+            #expect(try rig.keystore.load().onlyServer.credential != nil)
             // The revoked token no longer works.
             let status = try await generatedClient(url, middlewares: [BearerToken(session.accessToken)]).getSession()
             guard case .default(401, _) = status else { Issue.record("a revoked token still works: \(status)"); return }
@@ -108,7 +109,7 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
             // Another device (another keystore) may not take over an account that has a passkey.
             let other = try AuthRig()
             let intruder = Ceremonies(keystore: other.keystore, client: try generatedClient(url), authenticatedClient: try generatedClient(url),
-                                      clock: rig.clock.closure)
+                                      endpoint: try APIEndpoint(parsing: url.absoluteString), clock: rig.clock.closure)
             #expect(await raxxCode { _ = try await intruder.register(email: "t@example.com", pin: goodPIN) } == "account_exists")
         }
     }
@@ -119,7 +120,7 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
             let ceremonies = try rig.ceremonies(url)
             _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN)
             #expect(await raxxCode { _ = try await ceremonies.login(email: nil, pin: badPIN) } == "wrong_pin")
-            #expect(try rig.keystore.load().credential?.failedPINAttempts == 1)
+            #expect(try rig.keystore.load().onlyServer.credential?.failedPINAttempts == 1)
             for _ in 2...PIN.maximumAttempts { _ = await raxxCode { _ = try await ceremonies.login(email: nil, pin: badPIN) } }
             #expect(await raxxCode { _ = try await ceremonies.login(email: nil, pin: goodPIN) } == "pin_locked")
         }
@@ -149,7 +150,7 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
             _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN)
             _ = try await ceremonies.login(email: nil, pin: goodPIN)
             var body = try JSONDecoder().decode(Components.Schemas.AuthenticationResponseJSON.self, from: Data(recorder.body(of: "loginVerify")!))
-            let forged = #"{"type":"webauthn.get","challenge":"bm90LWEtcmVhbC1jaGFsbGVuZ2U","origin":"https://raxx.app","crossOrigin":false}"#
+            let forged = #"{"type":"webauthn.get","challenge":"bm90LWEtcmVhbC1jaGFsbGVuZ2U","origin":"https://localhost","crossOrigin":false}"#
             body.response.clientDataJSON = Base64URL.encode(Array(forged.utf8))
             let answer = try await generatedClient(url).loginVerify(body: .json(body))
             guard case .default(400, let problem) = answer else { Issue.record("accepted: \(answer)"); return }
@@ -161,7 +162,7 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
         let rig = try AuthRig(origin: "https://trading.example")
         try await rig.run { url in
             #expect(await raxxCode { _ = try await rig.ceremonies(url).register(email: "t@example.com", pin: goodPIN) } == "origin_mismatch")
-            let kept = try rig.keystore.load().credential
+            let kept = try rig.keystore.load().onlyServer.credential
             #expect(kept == nil) // nothing kept from a refused registration
         }
     }
@@ -174,7 +175,7 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
             rig.clock.advance(by: 90)
             let session = try await ceremonies.authenticatedClient.getSession().ok.body.json
             #expect(session.account.email == "t@example.com")
-            let renewed = try #require(try rig.keystore.load().session)
+            let renewed = try #require(try rig.keystore.load().onlyServer.session)
             #expect(renewed.accessToken != first.accessToken)
             #expect(renewed.renewalToken != first.renewalToken)
             #expect(renewed.sessionExpiresAt == first.sessionExpiresAt)
@@ -191,11 +192,11 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
             #expect(await raxxCode { _ = try await ceremonies.authenticatedClient.getSession() } == "sign_in_required")
             // A session revoked on the server while the client still has time is over too.
             _ = try await ceremonies.login(email: nil, pin: goodPIN)
-            let tokens = try #require(try rig.keystore.load().session)
+            let tokens = try #require(try rig.keystore.load().onlyServer.session)
             _ = try await generatedClient(url, middlewares: [BearerToken(tokens.accessToken)]).logout()
             rig.clock.advance(by: 61)
             #expect(await raxxCode { _ = try await ceremonies.authenticatedClient.getSession() } == "sign_in_required")
-            #expect(try rig.keystore.load().session == nil)
+            #expect(try rig.keystore.load().onlyServer.session == nil)
         }
         #expect(try rig.auditActions().contains("session.renewal_refused"))
     }
@@ -270,8 +271,8 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
             // …the victim registers…
             _ = try await rig.ceremonies(url).register(email: "victim@example.com", pin: goodPIN)
             // …and the attacker's verification, over the earlier options, is refused.
-            let clientData = ClientData.json(type: "webauthn.create", challenge: options.challenge, rpID: "raxx.app")
-            let made = try SoftwareAuthenticator.makeCredential(rpID: "raxx.app", userHandle: Base64URL.decode(options.user.id)!, email: "victim@example.com",
+            let clientData = ClientData.json(type: "webauthn.create", challenge: options.challenge, rpID: "localhost")
+            let made = try SoftwareAuthenticator.makeCredential(rpID: "localhost", userHandle: Base64URL.decode(options.user.id)!, email: "victim@example.com",
                                                                 clientDataHash: ClientData.hash(clientData), pin: SecretBytes(copying: Array("9999".utf8)),
                                                                 now: rig.clock.now, opsLimit: 1, memLimit: 8192)
             let id = Base64URL.encode(made.credentialID)
@@ -307,4 +308,9 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
             #expect(try await client.getHealth().ok.body.json.status == .ok) // still up
         }
     }
+}
+
+extension KeystoreContents {
+    /// The one server these tests sign in to.
+    var onlyServer: ServerCredentials { servers.values.first ?? ServerCredentials() }
 }

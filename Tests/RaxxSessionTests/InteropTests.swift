@@ -23,7 +23,7 @@ import Testing
             .appendingPathComponent("Interop/webauthn_verify.py")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, registration.path, authentication.path]
+        process.arguments = ["python3", script.path, registration.path, authentication.path, "localhost", "https://localhost"]
         let out = Pipe()
         process.standardOutput = out
         try process.run()

@@ -37,13 +37,14 @@ final class CacheRig: @unchecked Sendable {
     /// Registers a passkey for the seeded account and answers a refresher against `url`.
     func refresher(_ url: URL, store: CacheStore) async throws -> CacheRefresher {
         let plain = try generatedClient(url)
-        let tokens = SessionTokens(keystore: keystore, client: plain, clock: clock.closure)
+        let endpoint = try APIEndpoint(parsing: url.absoluteString)
+        let tokens = SessionTokens(keystore: keystore, client: plain, origin: endpoint.origin, clock: clock.closure)
         let authed = try generatedClient(url, middlewares: [BearerTokenMiddleware(tokens: tokens)])
-        if try keystore.load().session == nil {
-            _ = try await Ceremonies(keystore: keystore, client: plain, authenticatedClient: authed, clock: clock.closure)
-                .register(email: email, pin: { _ in SecretBytes(copying: Array("2468".utf8)) })
+        if try keystore.load().onlyServer.session == nil {
+            _ = try await Ceremonies(keystore: keystore, client: plain, authenticatedClient: authed, endpoint: endpoint, clock: clock.closure)
+                .register(email: email, pin: { _ in SecretBytes(copying: Array("246813".utf8)) })
         }
-        let accountID = try #require(try keystore.load().session?.accountID)
+        let accountID = try #require(try keystore.load().onlyServer.session?.accountID)
         var refresher = CacheRefresher(store: store, client: authed, accountID: accountID, retention: .hours(24 * 365), clock: clock.closure)
         refresher.pageSize = 97 // many pages, to exercise paging
         return refresher
@@ -58,7 +59,8 @@ final class CacheRig: @unchecked Sendable {
     }
 
     func serverSummary(_ url: URL, since: Date?) async throws -> Components.Schemas.SyncSummary {
-        let tokens = SessionTokens(keystore: keystore, client: try generatedClient(url), clock: clock.closure)
+        let tokens = SessionTokens(keystore: keystore, client: try generatedClient(url), origin: try APIEndpoint(parsing: url.absoluteString).origin,
+                                   clock: clock.closure)
         return try await generatedClient(url, middlewares: [BearerTokenMiddleware(tokens: tokens)]).getSyncSummary(query: .init(since: since)).ok.body.json
     }
 }
@@ -122,7 +124,10 @@ func matches(_ local: [String: CacheStore.EntitySummary], _ remote: Components.S
         }
         let before = try store.summary(since: nil)
         let listener = try LoopbackListener(.refuse)
-        let tokens = SessionTokens(keystore: rig.keystore, client: try generatedClient(URL(string: listener.url)!), clock: rig.clock.closure)
+        // The session's own server has gone away: the same origin's session, a server that refuses.
+        let origin = try #require(try rig.keystore.load().servers.keys.first)
+        let tokens = SessionTokens(keystore: rig.keystore, client: try generatedClient(URL(string: listener.url)!), origin: origin,
+                                   clock: rig.clock.closure)
         let offline = CacheRefresher(store: store, client: try generatedClient(URL(string: listener.url)!, middlewares: [BearerTokenMiddleware(tokens: tokens)]),
                                      accountID: accountID, retention: .hours(24), clock: rig.clock.closure)
         rig.clock.advance(by: 30)
@@ -152,4 +157,9 @@ func matches(_ local: [String: CacheStore.EntitySummary], _ remote: Components.S
             #expect(matches(try store.summary(since: since), try await rig.serverSummary(url, since: since)))
         }
     }
+}
+
+extension KeystoreContents {
+    /// The one server these tests sign in to.
+    var onlyServer: ServerCredentials { servers.values.first ?? ServerCredentials() }
 }

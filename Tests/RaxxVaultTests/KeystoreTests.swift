@@ -25,6 +25,8 @@ let sampleSession = StoredSession(email: "t@example.com", accountID: "acc_1", ac
                                   accessExpiresAt: Date(timeIntervalSince1970: 1_800_000_000), renewalToken: "renewal-secret",
                                   sessionExpiresAt: Date(timeIntervalSince1970: 1_800_003_600), signedInAt: Date(timeIntervalSince1970: 1_799_999_000))
 
+let origin = "https://api.raxx.app"
+
 func code(_ body: () throws -> Void) -> String? {
     do { try body(); return nil } catch let e as RaxxError { return e.code } catch { return "\(error)" }
 }
@@ -34,8 +36,8 @@ func code(_ body: () throws -> Void) -> String? {
         let folder = try VaultFolder()
         let keystore = folder.keystore
         #expect(try keystore.load() == KeystoreContents())
-        try keystore.save(KeystoreContents(session: sampleSession))
-        #expect(try keystore.load().session == sampleSession)
+        try keystore.save(KeystoreContents(servers: [origin: ServerCredentials(session: sampleSession)]))
+        #expect(try keystore.load()[origin].session == sampleSession)
         let attributes = try FileManager.default.attributesOfItem(atPath: keystore.url.path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         #expect((try FileManager.default.attributesOfItem(atPath: folder.state.path)[.posixPermissions] as? Int) == 0o700)
@@ -48,7 +50,7 @@ func code(_ body: () throws -> Void) -> String? {
 
     @Test func aFlippedByteIsDamageAndTheFileIsLeftAlone() throws {
         let folder = try VaultFolder()
-        try folder.keystore.save(KeystoreContents(session: sampleSession))
+        try folder.keystore.save(KeystoreContents(servers: [origin: ServerCredentials(session: sampleSession)]))
         var bytes = try Data(contentsOf: folder.keystore.url)
         for index in [0, 10, 30, bytes.count / 2, bytes.count - 1] {
             var damaged = bytes
@@ -64,7 +66,7 @@ func code(_ body: () throws -> Void) -> String? {
 
     @Test func anotherMachineCannotOpenIt() throws {
         let folder = try VaultFolder()
-        try folder.keystore.save(KeystoreContents(session: sampleSession))
+        try folder.keystore.save(KeystoreContents(servers: [origin: ServerCredentials(session: sampleSession)]))
         let other = folder.root.appendingPathComponent("other-machine-id")
         try "fedcba9876543210fedcba9876543210".write(to: other, atomically: true, encoding: .utf8)
         let elsewhere = Keystore(directory: folder.state, machineIDPath: other.path)
@@ -80,14 +82,14 @@ func code(_ body: () throws -> Void) -> String? {
 
     @Test func withoutTheDeviceSecretItDoesNotOpen() throws {
         let folder = try VaultFolder()
-        try folder.keystore.save(KeystoreContents(session: sampleSession))
+        try folder.keystore.save(KeystoreContents(servers: [origin: ServerCredentials(session: sampleSession)]))
         try FileManager.default.removeItem(at: folder.state.appendingPathComponent("device.secret"))
         #expect(code { _ = try folder.keystore.load() } == "device_secret_missing")
     }
 
     @Test func refusesPermissiveModesAndSaysHowToFixThem() throws {
         let folder = try VaultFolder()
-        try folder.keystore.save(KeystoreContents(session: sampleSession))
+        try folder.keystore.save(KeystoreContents(servers: [origin: ServerCredentials(session: sampleSession)]))
         chmod(folder.keystore.url.path, 0o644)
         do {
             _ = try folder.keystore.load()
@@ -100,12 +102,12 @@ func code(_ body: () throws -> Void) -> String? {
         chmod(folder.state.path, 0o755)
         #expect(code { _ = try folder.keystore.load() } == "keystore_permissions")
         chmod(folder.state.path, 0o700)
-        #expect(try folder.keystore.load().session == sampleSession)
+        #expect(try folder.keystore.load()[origin].session == sampleSession)
     }
 
     @Test func destroyRemovesOnlyTheKeystore() throws {
         let folder = try VaultFolder()
-        try folder.keystore.save(KeystoreContents(session: sampleSession))
+        try folder.keystore.save(KeystoreContents(servers: [origin: ServerCredentials(session: sampleSession)]))
         try folder.keystore.destroy()
         #expect(!folder.keystore.exists)
         #expect(try folder.keystore.load() == KeystoreContents())
@@ -144,5 +146,32 @@ func code(_ body: () throws -> Void) -> String? {
 
     @Test func aClosedDescriptorIsAUsageError() {
         #expect(code { _ = try PIN.read(from: .fileDescriptor(987)) } == "usage")
+    }
+}
+
+@Suite struct KeystoreVersionTests {
+    @Test func aVersion1KeystoreKeepsItsPasskeyUnboundAndDropsItsSession() throws {
+        // Version 1 held one passkey and one session, with no record of the server they came from.
+        let credential = #"{"credentialID":"Y3JlZA","rpID":"raxx.app","userHandle":"dQ","email":"t@example.com","publicKey":"cA","sealedPrivateKey":"cw","pinSalt":"cw","pinOpsLimit":2,"pinMemLimit":67108864,"signCount":3,"failedPINAttempts":0,"createdAt":1795000000}"#
+        let session = #"{"email":"t@example.com","accountID":"acc_1","accessToken":"a","accessExpiresAt":1800000000,"renewalToken":"r","sessionExpiresAt":1800003600,"signedInAt":1799999000}"#
+        let v1 = #"{"version":1,"credential":\#(credential),"session":\#(session)}"#
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        let contents = try decoder.decode(KeystoreContents.self, from: Data(v1.utf8))
+        #expect(contents.servers.isEmpty) // no token is sent anywhere: nothing says which server issued it
+        #expect(contents.unboundCredential?.rpID == "raxx.app")
+        #expect(contents.unboundCredential?.signCount == 3)
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let again = try decoder.decode(KeystoreContents.self, from: try encoder.encode(contents))
+        #expect(again == contents)
+    }
+
+    @Test func coreDumpsAndInspectionAreOff() {
+        Hardening.disableCoreDumps()
+        #expect(!Hardening.isDumpable)
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_CORE.rawValue), &limit)
+        #expect(limit.rlim_cur == 0 && limit.rlim_max == 0)
     }
 }

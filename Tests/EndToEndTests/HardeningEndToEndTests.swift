@@ -1,0 +1,176 @@
+import Foundation
+import RaxxCore
+import RaxxTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The hardening review's findings, each tried as an attacker or an unlucky user would, against
+/// real tools and a sandbox.
+@Suite(.serialized) struct HardeningEndToEndTests {
+    // MARK: Sessions belong to the server that issued them
+
+    @Test func tokensGoOnlyToTheServerThatIssuedThem() throws {
+        let home = try CacheHome(positions: 5, fills: 20)
+        // Anything listening on another loopback port: a mistyped URL, a second sandbox, an attacker.
+        let other = try LoopbackListener(.respond(status: 200, headers: ["Content-Type": "application/json"], body: "{}"))
+        defer { other.stop() }
+        let elsewhere = ["RAXX_API_URL": other.url]
+        let whoami = try ToolRunner.run("raxx-auth", ["whoami", "--format", "text"], environment: home.environment.merging(elsewhere) { _, b in b })
+        #expect(whoami.status == 4)
+        #expect(whoami.stderr == "raxx-auth: Not signed in to \(other.url): raxx-auth login\n")
+        #expect(try home.cache(["refresh"], environment: elsewhere).status == 4)
+        let list = try ToolRunner.run("raxx-order", ["list"], environment: home.environment.merging(elsewhere) { _, b in b })
+        #expect(list.status == 4)
+        #expect(other.connections == 0, "another server was contacted")
+        #expect(!other.requests.contains { $0.lowercased().contains("authorization") })
+        // The first server's session is intact, and status lists both.
+        #expect(try ToolRunner.run("raxx-auth", ["whoami"], environment: home.environment).status == 0)
+        let status = try ToolRunner.run("raxx-auth", ["status"], environment: home.environment.merging(elsewhere) { _, b in b })
+        #expect(status.status == 4)
+        let records = home.lines(status.stdout)
+        #expect(records.map { $0["server"] as? String } == [other.url, home.sandbox?.url])
+        #expect(records.map { $0["signed_in"] as? Bool } == [false, true])
+    }
+
+    @Test func eachServerHasItsOwnCache() throws {
+        let home = try CacheHome(positions: 5, fills: 20)
+        #expect(try home.cache(["refresh", "--quiet"]).status == 0)
+        let other = try LoopbackListener(.refuse)
+        let elsewhere = try home.cache(["show", "positions", "--format", "text"], environment: ["RAXX_API_URL": other.url])
+        #expect(elsewhere.status == 3)
+        #expect(elsewhere.stderr.contains("No cached data yet"))
+        let back = try home.cache(["show", "positions"])
+        #expect(back.status == 0)
+        #expect(home.lines(back.stdout).count == 5)
+    }
+
+    @Test func aServerAskingForAnotherSitesPasskeyIsRefused() throws {
+        let home = try AuthHome(sandboxArguments: ["--rp-id", "raxx.app", "--origin", "https://raxx.app"])
+        let register = try home.auth(["register", "--email", "t@example.com", "--format", "text"], pin: "246813")
+        #expect(register.status == 77)
+        #expect(register.stderr.contains("asked for a passkey of raxx.app"))
+        let status = try home.auth(["status"])
+        #expect(home.json(status.stdout)["passkey"] as? Bool == false)
+    }
+
+    // MARK: Renewal
+
+    @Test func parallelRenewalsNeverEndALiveSession() throws {
+        let home = try CacheHome(positions: 3, fills: 10, sandboxArguments: ["--token-ttl", "3s"])
+        for round in 1...3 {
+            Thread.sleep(forTimeInterval: 3.5) // the access token has lapsed
+            let runs: [(String, [String])] = Array(repeating: ("raxx-auth", ["whoami"]), count: 6) + Array(repeating: ("raxx-order", ["list"]), count: 2)
+            let statuses = Outcomes()
+            // All eight at once, as overlapping cron jobs start (one thread each: not limited to the cores).
+            let done = DispatchGroup()
+            for (tool, arguments) in runs {
+                done.enter()
+                Thread {
+                    let r = try? ToolRunner.run(tool, arguments, environment: home.environment)
+                    statuses.append((tool, r?.status ?? -1, r?.stderr ?? "did not run"))
+                    done.leave()
+                }.start()
+            }
+            done.wait()
+            for (tool, status, stderr) in statuses.all {
+                #expect(status == 0, "round \(round): \(tool) exited \(status): \(stderr)")
+            }
+        }
+    }
+
+    @Test func anExpiredTokenAndAHangingServerIsOfflineNotBusy() throws {
+        let home = try CacheHome(positions: 3, fills: 10, sandboxArguments: ["--token-ttl", "3s"])
+        #expect(try home.cache(["refresh", "--quiet"]).status == 0)
+        Thread.sleep(forTimeInterval: 3.5)
+        let sandbox = try #require(home.sandbox)
+        sandbox.suspend()
+        defer { sandbox.resume() }
+        let r = try home.cache(["refresh", "--format", "text"], environment: ["RAXX_TIMEOUT": "11s"])
+        #expect(r.status == 69, "\(r.stderr)")
+        #expect(r.stderr.hasPrefix("raxx-cache: This action requires an internet connection. Try again when online."))
+    }
+
+    // MARK: PIN and keystore
+
+    @Test func coreDumpsAreOffBeforeTheFirstPINIsRead() throws {
+        let home = try AuthHome()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BuiltTools.path("raxx-auth"))
+        process.arguments = ["register", "--email", "t@example.com", "--pin-fd", "0"]
+        process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"].merging(home.environment) { _, b in b }
+        let stdin = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        // The first register: no keystore yet. Wait until it waits for the PIN…
+        Thread.sleep(forTimeInterval: 1.0)
+        let limits = try String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)
+        let core = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") }.map(String.init) ?? ""
+        #expect(core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"], "\(core)")
+        try stdin.fileHandleForWriting.write(contentsOf: Data("246813\n".utf8))
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
+    @Test func aShortPINIsRefusedForANewPasskey() throws {
+        let home = try AuthHome()
+        let r = try home.auth(["register", "--email", "t@example.com", "--format", "text"], pin: "2468")
+        #expect(r.status == 65)
+        #expect(r.stderr.contains("at least 6"))
+        #expect(try home.auth(["login"], pin: "2468").status == 4) // nothing was registered
+    }
+
+    // MARK: The cache heals itself
+
+    @Test func aDamagedCacheSaysSoAndTheNextRefreshRebuildsIt() throws {
+        let home = try CacheHome(positions: 40, fills: 200)
+        #expect(try home.cache(["refresh", "--quiet"]).status == 0)
+        let keystore = try Data(contentsOf: home.root.appendingPathComponent("home/state/keystore"))
+        // Overwrite part of the file: the schema page after the header.
+        let handle = try FileHandle(forWritingTo: home.cacheFile)
+        try handle.seek(toOffset: 100)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 3996))
+        try handle.close()
+
+        let show = try home.cache(["show", "positions", "--format", "text"])
+        #expect(show.status == 1)
+        #expect(show.stderr.contains("The cache at \(home.cacheFile.path) is damaged"))
+        #expect(show.stderr.contains("raxx-cache refresh"))
+
+        let refresh = try home.cache(["refresh", "--format", "text"])
+        #expect(refresh.status == 0, "\(refresh.stderr)")
+        #expect(refresh.stderr.contains("set aside"))
+        let again = try home.cache(["show", "positions"])
+        #expect(again.status == 0)
+        #expect(home.lines(again.stdout).count == 40)
+        let folder = try FileManager.default.contentsOfDirectory(atPath: home.cacheFile.deletingLastPathComponent().path)
+        #expect(folder.contains { $0.hasPrefix("cache.sqlite.damaged-") })
+        #expect(try Data(contentsOf: home.root.appendingPathComponent("home/state/keystore")) == keystore)
+    }
+
+    // MARK: The network
+
+    @Test func plainHTTPToLoopbackNeverGoesThroughAProxy() throws {
+        let sandbox = try SandboxProcess()
+        defer { sandbox.stop() }
+        let proxy = try LoopbackListener(.hang)
+        defer { proxy.stop() }
+        let r = try ToolRunner.run("raxx-auth", ["ping"], environment: ["RAXX_API_URL": sandbox.url, "http_proxy": proxy.url,
+                                                                        "HTTP_PROXY": proxy.url, "ALL_PROXY": proxy.url])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(proxy.connections == 0)
+    }
+}
+
+/// Outcomes of processes run side by side.
+final class Outcomes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [(String, Int32, String)] = []
+    func append(_ outcome: (String, Int32, String)) { lock.withLock { list.append(outcome) } }
+    var all: [(String, Int32, String)] { lock.withLock { list } }
+}
