@@ -65,9 +65,12 @@ struct RenewedTokens: Sendable {
     var renewalTokenHash: String
 }
 
-enum RenewalOutcome: Sendable {
+enum RenewalOutcome: Sendable, Equatable {
     /// Unknown token, revoked or ended session; the refusal is in the audit trail.
     case refused
+    /// The token was spent already (rotated by an earlier renewal): someone holds a copy. The
+    /// session is revoked, and the refusal, the revocation and a security alert are recorded.
+    case reused
     case renewed(sessionExpiresAt: Date, account: Components.Schemas.Account)
 }
 
@@ -83,7 +86,8 @@ protocol SessionRepository: Sendable {
     /// Starts `session` for `userID` (audited) and answers the account it signs in to.
     func start(_ session: NewSession, userID: String, now: Date) async throws -> Components.Schemas.Account
     /// Rotates the tokens of the live session behind a renewal token's hash; `tokens` makes the
-    /// new ones from the session's end. Refusals are audited.
+    /// new ones from the session's end, and the old renewal token is remembered as spent. A spent
+    /// token presented again revokes its session (`.reused`). Refusals are audited.
     func renew(renewalTokenHash: String, now: Date, tokens: @escaping @Sendable (_ sessionExpiresAt: Date) -> RenewedTokens)
         async throws -> RenewalOutcome
     /// Revokes a session (audited).

@@ -1,0 +1,108 @@
+import Foundation
+import GRDB
+import HTTPTypes
+import Logging
+import OpenAPIRuntime
+import RaxxAPI
+import RaxxCore
+import RaxxHTTP
+@testable import RaxxSandbox
+import RaxxTestSupport
+import Testing
+
+// The hardening issue's items, each proven against the code that had the defect.
+
+extension HandlerRig {
+    /// The audit trail as (action, details) pairs, oldest first.
+    func auditTrail() async throws -> [(action: String, details: [String: String])] {
+        try await database.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT action, details FROM audit_events ORDER BY seq").map { row in
+                let details = (try? JSONDecoder().decode([String: String].self, from: Data((row["details"] as String).utf8))) ?? [:]
+                return (row["action"], details)
+            }
+        }
+    }
+
+    func count(_ sql: String) async throws -> Int {
+        try await database.writer.read { db in try Int.fetchOne(db, sql: sql) ?? -1 }
+    }
+
+    func sell(_ id: String, symbol: String = "AAPL", qty: Int64, limit: String? = nil) -> Components.Schemas.OrderRequest {
+        .init(clientOrderId: id, symbol: symbol, side: .sell, qty: qty, _type: limit == nil ? .market : .limit, limitPrice: limit, tif: .day,
+              notAfter: Self.now.addingTimeInterval(60), mode: .paper)
+    }
+}
+
+/// Item 2: a renewal token presented again after it rotated revokes its session.
+@Suite struct RenewalReuseTests {
+    @Test func aSpentRenewalTokenRevokesTheWholeSession() async throws {
+        let rig = try HandlerRig()
+        let (caller, grant) = try await rig.signIn()
+        let renewed = try await rig.session.renewSession(.init(body: .json(.init(renewalToken: grant.renewalToken)))).ok.body.json
+        // R1 again: refused as a sign-in-required 401, and the session behind it is over.
+        let reused = await problem { _ = try await rig.session.renewSession(.init(body: .json(.init(renewalToken: grant.renewalToken)))) }
+        #expect(reused?.status == 401)
+        #expect(reused?.code == "session_expired")
+        // R2, the legitimate successor, no longer works, nor does its access token.
+        let successor = await problem { _ = try await rig.session.renewSession(.init(body: .json(.init(renewalToken: renewed.renewalToken)))) }
+        #expect(successor?.status == 401)
+        #expect(await problem { _ = try await rig.gate.check(Operations.GetSession.id, token: renewed.accessToken) } == .unauthorized)
+        // The account hears of it, and the audit trail has the revocation.
+        let alerts = try await rig.database.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT type FROM events WHERE user_id = ?", arguments: [caller.userID])
+        }
+        #expect(alerts == ["security_alert"])
+        let trail = try await rig.auditTrail()
+        #expect(trail.contains { $0.action == "session.revoked" && $0.details["reason"] == "renewal_reused"
+                                 && $0.details["session_id"] == caller.sessionID })
+    }
+
+    @Test func overHTTPTheSuccessorIsRevokedToo() async throws {
+        let database = try SandboxDatabase(path: ":memory:")
+        let grant = try await signedInGrant(database, email: "t@example.com")
+        try await withSandbox(database: database) { url in
+            let renew = { (token: String) in
+                try await httpCall(url, .post, "/api/auth/session/renew", body: #"{"renewal_token":"\#(token)"}"#)
+            }
+            let (first, body) = try await renew(grant.renewalToken)
+            #expect(first.status.code == 200)
+            let renewed = try JSONDecoder().decode([String: AnyDecodable].self, from: Data(body.utf8))
+            let r2 = try #require(renewed["renewal_token"]?.string)
+            let a2 = try #require(renewed["access_token"]?.string)
+            #expect(try await httpCall(url, .get, "/api/session", headers: ["Authorization": "Bearer \(a2)"]).0.status.code == 200)
+            let (again, problemBody) = try await renew(grant.renewalToken)
+            #expect(again.status.code == 401)
+            #expect(again.headerFields[.contentType] == "application/problem+json")
+            #expect(problemBody.contains(#""code":"session_expired""#))
+            #expect(try await renew(r2).0.status.code == 401)
+            #expect(try await httpCall(url, .get, "/api/session", headers: ["Authorization": "Bearer \(a2)"]).0.status.code == 401)
+        }
+    }
+}
+
+// MARK: Helpers
+
+/// Sends one request as it is, and answers the response and its body as text.
+func httpCall(_ url: URL, _ method: HTTPRequest.Method, _ path: String, headers: [String: String] = [:], body: String? = nil)
+    async throws -> (HTTPResponse, String)
+{
+    var request = HTTPRequest(method: method, scheme: nil, authority: nil, path: path)
+    if body != nil { request.headerFields[.contentType] = "application/json" }
+    for (k, v) in headers {
+        guard let name = HTTPField.Name(k) else { continue }
+        request.headerFields[name] = v
+    }
+    let transport = CurlTransport(options: .init(userAgent: "raxx-test"))
+    let (response, responseBody) = try await transport.send(request, body: body.map { HTTPBody($0) }, baseURL: url, operationID: "raw")
+    var text = ""
+    if let responseBody { text = try await String(collecting: responseBody, upTo: 1 << 20) }
+    return (response, text)
+}
+
+/// A JSON value read loosely, for a test that needs a string or two of a response.
+struct AnyDecodable: Decodable {
+    var string: String?
+    init(from decoder: any Decoder) throws {
+        string = try? decoder.singleValueContainer().decode(String.self)
+    }
+}
