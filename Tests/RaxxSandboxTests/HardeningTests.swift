@@ -80,6 +80,79 @@ extension HandlerRig {
     }
 }
 
+/// Item 8: every refusal on a money or permission path lands in the audit trail.
+@Suite struct RefusalAuditTests {
+    @Test func aLiveOrderRefusalIsAudited() async throws {
+        let rig = try HandlerRig()
+        let (caller, _) = try await rig.signIn()
+        let live = await problem { _ = try await rig.orders.placeOrder(.init(body: .json(rig.order("l", mode: .live))), caller: caller) }
+        #expect(live?.code == "live_trading_refused")
+        let trail = try await rig.auditTrail()
+        #expect(trail.last?.action == "order.refused")
+        #expect(trail.last?.details == ["client_order_id": "l", "reason": "live_trading_refused"])
+    }
+
+    @Test func aStepUpAskedForIsAudited() async throws {
+        let rig = try HandlerRig()
+        let (caller, _) = try await rig.signIn()
+        let asked = await problem {
+            _ = try await rig.orders.placeOrder(.init(body: .json(rig.order("big", symbol: "MSFT", qty: 100))), caller: caller)
+        }
+        #expect(asked?.code == "step_up_required")
+        let trail = try await rig.auditTrail()
+        #expect(trail.last?.action == "step_up.required")
+        #expect(trail.last?.details["client_order_id"] == "big")
+    }
+
+    @Test func aRefusedStepUpGrantIsAudited() async throws {
+        let rig = try HandlerRig()
+        let (caller, _) = try await rig.signIn()
+        let forged = await problem {
+            _ = try await rig.orders.placeOrder(.init(headers: .init(raxxStepUpGrant: "forged"), body: .json(rig.order("big", symbol: "MSFT", qty: 100))),
+                                                caller: caller)
+        }
+        #expect(forged?.code == "step_up_invalid")
+        let trail = try await rig.auditTrail()
+        #expect(trail.last?.action == "step_up.refused")
+        #expect(trail.last?.details["reason"] == "grant_invalid")
+    }
+
+    @Test func aRefusedRenewalIsAudited() async throws {
+        let rig = try HandlerRig()
+        let refused = await problem { _ = try await rig.session.renewSession(.init(body: .json(.init(renewalToken: "never-issued")))) }
+        #expect(refused == .sessionExpired)
+        let trail = try await rig.auditTrail()
+        #expect(trail.last?.action == "session.renewal_refused")
+        #expect(trail.last?.details["reason"] == "unknown_token")
+    }
+
+    @Test func aDetectedReuseIsAudited() async throws {
+        let rig = try HandlerRig()
+        let (caller, grant) = try await rig.signIn()
+        _ = try await rig.session.renewSession(.init(body: .json(.init(renewalToken: grant.renewalToken))))
+        _ = await problem { _ = try await rig.session.renewSession(.init(body: .json(.init(renewalToken: grant.renewalToken)))) }
+        let trail = try await rig.auditTrail()
+        #expect(trail.last?.action == "session.renewal_refused")
+        #expect(trail.last?.details == ["session_id": caller.sessionID, "reason": "renewal_reused"])
+    }
+
+    @Test func aStaffOnlyRefusalIsAudited() async throws {
+        let rig = try HandlerRig()
+        let (caller, grant) = try await rig.signIn()
+        var gate = AccessGate(sessions: rig.repositories.sessions, clock: rig.clock, audit: rig.repositories.audit)
+        gate.table = ["staffThing": .staff]
+        await #expect(throws: ProblemError.staffOnly) { try await gate.check("staffThing", token: grant.accessToken) }
+        let trail = try await rig.auditTrail()
+        #expect(trail.last?.action == "access.refused")
+        #expect(trail.last?.details == ["operation": "staffThing", "reason": "staff_only", "session_id": caller.sessionID])
+    }
+
+    @Test func theServiceAuditsThroughItsGate() throws {
+        let service = RaptorService(database: try SandboxDatabase(path: ":memory:"), configuration: SandboxConfiguration())
+        #expect(service.gate.audit != nil)
+    }
+}
+
 // MARK: Helpers
 
 /// Sends one request as it is, and answers the response and its body as text.

@@ -7,6 +7,9 @@ import RaxxDomain
 /// live trading and late arrivals, asking for a step-up above the notional threshold.
 struct OrderHandlers: Sendable {
     let trading: any TradingRepository
+    /// Refusals are audited through this, in a transaction of their own: the order's transaction
+    /// rolls back with the refusal.
+    let audit: any AuditRepository
     let market: Market
     let configuration: SandboxConfiguration
     let clock: @Sendable () -> Date
@@ -26,10 +29,17 @@ struct OrderHandlers: Sendable {
         let now = clock()
         let grant = input.headers.raxxStepUpGrant
         let engine = self.engine, market = self.market, notional = configuration.stepUpNotional
-        let (order, created) = try await trading.write { ledger -> (Components.Schemas.Order, Bool) in
-            try engine.sweep(ledger, account: caller.accountID, now: now)
-            return try Self.place(ledger, engine: engine, market: market, caller: caller, request: request, grant: grant,
-                                  stepUpNotional: notional, now: now)
+        let order: Components.Schemas.Order, created: Bool
+        do {
+            (order, created) = try await trading.write { ledger -> (Components.Schemas.Order, Bool) in
+                try engine.sweep(ledger, account: caller.accountID, now: now)
+                return try Self.place(ledger, engine: engine, market: market, caller: caller, request: request, grant: grant,
+                                      stepUpNotional: notional, now: now)
+            }
+        } catch let refusal as AuditedRefusal {
+            // The order's transaction is rolled back; the refusal's audit entry commits on its own.
+            try? await audit.record(refusal.entry)
+            throw refusal.problem
         }
         if created, faults.loseThisReply() {
             // Fault injection (--fault-lose-order-replies): the order is placed, the answer never comes.
@@ -54,9 +64,10 @@ struct OrderHandlers: Sendable {
         }
         let accountMode = try ledger.mode(account: caller.accountID)
         guard r.mode == .paper, accountMode == "paper" else {
-            try ledger.audit(AuditEntry(at: now, actor: caller.userID, action: "order.refused", subject: caller.accountID,
-                                        details: ["client_order_id": r.clientOrderId, "reason": "live_trading_refused"]))
-            throw ProblemError(403, code: "live_trading_refused", title: "Live trading is not available; orders are paper only.")
+            throw AuditedRefusal(
+                ProblemError(403, code: "live_trading_refused", title: "Live trading is not available; orders are paper only."),
+                AuditEntry(at: now, actor: caller.userID, action: "order.refused", subject: caller.accountID,
+                           details: ["client_order_id": r.clientOrderId, "reason": "live_trading_refused"]))
         }
         guard r.notAfter > now else {
             throw ProblemError(422, code: "deadline_passed", title: "The order arrived after its deadline.",
@@ -85,12 +96,15 @@ struct OrderHandlers: Sendable {
                 var problem = ProblemError(403, code: "step_up_required", title: "This order needs a step-up.",
                                            detail: "Confirm it with your passkey; the grant must be bound to action_hash.")
                 problem.actionHash = hash
-                throw problem
+                throw AuditedRefusal(problem, AuditEntry(at: now, actor: caller.userID, action: "step_up.required", subject: caller.accountID,
+                                                         details: ["client_order_id": r.clientOrderId, "reason": "step_up_required",
+                                                                   "notional": Money.string(ticks: notionalTicks)]))
             }
             guard try ledger.consumeStepUpGrant(grantHash: Tokens.hash(grant), actionHash: hash, userID: caller.userID, now: now) else {
-                try ledger.audit(AuditEntry(at: now, actor: caller.userID, action: "step_up.refused", subject: caller.accountID,
-                                            details: ["client_order_id": r.clientOrderId, "reason": "grant_invalid"]))
-                throw ProblemError(403, code: "step_up_invalid", title: "The step-up grant is not valid for this order.")
+                throw AuditedRefusal(
+                    ProblemError(403, code: "step_up_invalid", title: "The step-up grant is not valid for this order."),
+                    AuditEntry(at: now, actor: caller.userID, action: "step_up.refused", subject: caller.accountID,
+                               details: ["client_order_id": r.clientOrderId, "reason": "grant_invalid"]))
             }
         }
         let id = Identifier.make("ord")
@@ -162,6 +176,18 @@ struct OrderHandlers: Sendable {
             return try Self.order(ledger, id: state.id)
         }
         return .ok(.init(body: .json(order)))
+    }
+}
+
+/// A refusal whose audit entry is written in a transaction of its own, after the one the refusal
+/// rolls back: thrown inside `TradingRepository.write`, caught around it.
+struct AuditedRefusal: Error {
+    var problem: ProblemError
+    var entry: AuditEntry
+
+    init(_ problem: ProblemError, _ entry: AuditEntry) {
+        self.problem = problem
+        self.entry = entry
     }
 }
 
