@@ -80,6 +80,59 @@ extension HandlerRig {
     }
 }
 
+/// Item 7: the step-up threshold at the price an order can trade at; no selling what is not held.
+@Suite struct TradingPriceTests {
+    @Test func aSellLimitFarBelowTheMarketIsJudgedAtTheMarket() async throws {
+        let rig = try HandlerRig()
+        let (caller, _) = try await rig.signIn()
+        // 100,000 at 0.01 is 1,000 at the limit, but fills at the market (millions): a step-up.
+        let dump = rig.sell("dump", qty: 100_000, limit: "0.01")
+        let asked = await problem { _ = try await rig.orders.placeOrder(.init(body: .json(dump)), caller: caller) }
+        #expect(asked?.code == "step_up_required")
+        #expect(asked?.actionHash == OrderHandlers.requestHash(dump))
+        #expect(try await rig.count("SELECT COUNT(*) FROM orders") == 0)
+    }
+
+    @Test func theTradingPriceOfEachKindOfOrder() {
+        #expect(OrderHandlers.tradingPrice(side: .buy, limit: nil, market: 500) == 500)
+        #expect(OrderHandlers.tradingPrice(side: .sell, limit: nil, market: 500) == 500)
+        #expect(OrderHandlers.tradingPrice(side: .buy, limit: 100, market: 500) == 100)
+        #expect(OrderHandlers.tradingPrice(side: .sell, limit: 100, market: 500) == 500)
+        #expect(OrderHandlers.tradingPrice(side: .sell, limit: 900, market: 500) == 900)
+    }
+
+    @Test func aBuyLimitBelowTheThresholdAtItsLimitNeedsNoStepUp() async throws {
+        let rig = try HandlerRig()
+        let (caller, _) = try await rig.signIn()
+        let cheap = Components.Schemas.OrderRequest(clientOrderId: "cheap", symbol: "MSFT", side: .buy, qty: 100, _type: .limit, limitPrice: "1.00",
+                                                    tif: .gtc, notAfter: HandlerRig.now.addingTimeInterval(60), mode: .paper)
+        let placed = try await rig.orders.placeOrder(.init(body: .json(cheap)), caller: caller).created.body.json
+        #expect(placed.status == .open)
+    }
+
+    @Test func aSellBeyondThePositionIsRejected() async throws {
+        let rig = try HandlerRig()
+        let (caller, _) = try await rig.signIn()
+        // Nothing held: rejected, as an order without buying power is.
+        let naked = try await rig.orders.placeOrder(.init(body: .json(rig.sell("naked", qty: 5))), caller: caller).created.body.json
+        #expect(naked.status == .rejected)
+        #expect(naked.rejectCode == "insufficient_position")
+        // 10 held: 10 sell, the 11th does not.
+        _ = try await rig.orders.placeOrder(.init(body: .json(rig.order("buy", qty: 10))), caller: caller).created.body.json
+        let resting = try await rig.orders.placeOrder(.init(body: .json(rig.sell("resting", qty: 4, limit: "2000"))), caller: caller)
+            .created.body.json
+        #expect(resting.status == .open)
+        // 4 of the 10 are committed to the resting sell: 7 more is too many, 6 is not.
+        let tooMany = try await rig.orders.placeOrder(.init(body: .json(rig.sell("seven", qty: 7))), caller: caller).created.body.json
+        #expect(tooMany.status == .rejected && tooMany.rejectCode == "insufficient_position")
+        let six = try await rig.orders.placeOrder(.init(body: .json(rig.sell("six", qty: 6))), caller: caller).created.body.json
+        #expect(six.status == .filled)
+        let portfolio = try await rig.sync.getPortfolio(.init(), caller: caller).ok.body.json
+        #expect(portfolio.positionsCount == 1)
+        #expect(try await rig.database.writer.read { db in try Int64.fetchOne(db, sql: "SELECT qty FROM positions") } == 4)
+    }
+}
+
 /// Item 8: every refusal on a money or permission path lands in the audit trail.
 @Suite struct RefusalAuditTests {
     @Test func aLiveOrderRefusalIsAudited() async throws {

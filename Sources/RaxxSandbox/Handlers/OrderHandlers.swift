@@ -87,8 +87,10 @@ struct OrderHandlers: Sendable {
         guard let instrument = market.instrument(r.symbol), let price = market.priceTicks(instrument, at: now) else {
             throw ProblemError(422, code: "unknown_symbol", title: "The market has no such instrument.", detail: r.symbol)
         }
-        // Large orders need a fresh passkey assertion bound to exactly this order.
-        guard let notionalTicks = PaperEngine.value(r.qty, limit ?? price, instrument.multiplier) else {
+        // Large orders need a fresh passkey assertion bound to exactly this order. The notional is
+        // judged at the price the order can trade at (`tradingPrice`), not at its limit alone.
+        guard let notionalTicks = PaperEngine.value(r.qty, Self.tradingPrice(side: r.side, limit: limit, market: price),
+                                                    instrument.multiplier) else {
             throw ProblemError.badRequest("The order is too large.")
         }
         if Decimal(notionalTicks) / Decimal(Money.ticksPerUnit) > stepUpNotional {
@@ -118,12 +120,25 @@ struct OrderHandlers: Sendable {
         guard var state = try ledger.orderState(id: id) else { throw ProblemError.internalError }
         // Buying power: cash less what open buy orders already commit.
         let available = try engine.buyingPower(ledger, account: caller.accountID, excluding: id, now: now)
+        // Paper accounts sell only what they hold, less what open sell orders already commit.
+        let sellable = try r.side == .sell ? engine.sellablePosition(ledger, account: caller.accountID, symbol: instrument.symbol,
+                                                                     excluding: id) : 0
         if r.side == .buy, notionalTicks > available {
             try engine.setStatus(ledger, &state, "rejected", rejectCode: "insufficient_buying_power", now: now)
+        } else if r.side == .sell, r.qty > sellable {
+            try engine.setStatus(ledger, &state, "rejected", rejectCode: "insufficient_position", now: now)
         } else {
             try engine.work(ledger, orderID: id, now: now)
         }
         return (try order(ledger, id: id), true)
+    }
+
+    /// The price an order can trade at, per unit, in ticks: a market order at the market; a buy
+    /// limit at most at its limit; a sell limit at its limit or above, so at the higher of the
+    /// limit and the market (a sell limited far below the market fills at the market).
+    static func tradingPrice(side: Components.Schemas.Side, limit: Int64?, market: Int64) -> Int64 {
+        guard let limit else { return market }
+        return side == .sell ? max(limit, market) : limit
     }
 
     static func order(_ ledger: any TradingLedger, id: String) throws -> Components.Schemas.Order {
