@@ -7,17 +7,30 @@ import RaxxAPI
 
 /// Turns every failure into `application/problem+json`: a handler's `ProblemError` as it is, input
 /// the generated server could not decode as 400, unknown routes as 404, anything else as 500.
+///
+/// A 5xx is logged by operation, status and problem code only: never the error's reflection,
+/// which carries the request's headers and decoded input (bearer tokens, step-up grants, renewal
+/// tokens, assertions).
 struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch {
             let problem = Self.problem(for: error)
-            if problem == .internalError {
-                context.logger.error("\(request.method) \(request.uri.path) failed: \(String(reflecting: error))")
+            if problem.status >= 500 {
+                let operation = (error as? ServerError)?.operationID ?? context.endpointPath ?? "no route"
+                context.logger.error("\(request.method) \(operation) answered \(problem.status) \(problem.code)",
+                                     metadata: ["operation": "\(operation)", "status": "\(problem.status)", "code": "\(problem.code)",
+                                                "error_type": "\(Self.errorType(error))"])
             }
             return Self.response(problem)
         }
+    }
+
+    /// The name of the innermost error's type, and nothing of its contents.
+    static func errorType(_ error: any Error) -> String {
+        if let e = error as? ServerError { return String(reflecting: type(of: e.underlyingError)) }
+        return String(reflecting: type(of: error))
     }
 
     static func problem(for error: any Error) -> ProblemError {

@@ -206,6 +206,35 @@ extension HandlerRig {
     }
 }
 
+/// Item 9: a 500 logs the operation, status and code; never a credential.
+@Suite struct LogRedactionTests {
+    @Test func aServerErrorLogsNoCredentials() async throws {
+        let database = try SandboxDatabase(path: ":memory:")
+        let grant = try await signedInGrant(database, email: "t@example.com")
+        // Break the trading tables so that placing an order fails inside the handler: a 500.
+        try await database.writer.write { db in try db.execute(sql: "DROP TABLE fills; DROP TABLE orders") }
+        let capture = LogCapture()
+        var logger = Logger(label: "raxx-sandbox-test") { _ in CapturingLogHandler(capture: capture) }
+        logger.logLevel = .trace
+        let stepUpGrant = "step-up-grant-\(UUID().uuidString)"
+        let clientOrderID = "order-\(UUID().uuidString)"
+        try await withLoggedSandbox(database: database, logger: logger) { url in
+            let order = #"{"client_order_id":"\#(clientOrderID)","symbol":"AAPL","side":"buy","qty":1,"type":"market","tif":"day","not_after":"2999-01-01T00:00:00Z","mode":"paper"}"#
+            let (response, body) = try await httpCall(url, .post, "/api/orders",
+                                                      headers: ["Authorization": "Bearer \(grant.accessToken)", "Raxx-Step-Up-Grant": stepUpGrant],
+                                                      body: order)
+            #expect(response.status.code == 500)
+            #expect(response.headerFields[.contentType] == "application/problem+json")
+            #expect(body.contains(#""code":"internal""#))
+        }
+        let lines = capture.lines
+        #expect(lines.contains { $0.contains("placeOrder") && $0.contains("500") && $0.contains("internal") }, "\(lines)")
+        for secret in [grant.accessToken, stepUpGrant, grant.renewalToken, clientOrderID] {
+            #expect(!lines.contains { $0.contains(secret) }, "the log carries \(secret): \(lines)")
+        }
+    }
+}
+
 // MARK: Helpers
 
 /// Sends one request as it is, and answers the response and its body as text.
@@ -230,5 +259,61 @@ struct AnyDecodable: Decodable {
     var string: String?
     init(from decoder: any Decoder) throws {
         string = try? decoder.singleValueContainer().decode(String.self)
+    }
+}
+
+/// Every line logged, with its metadata, as text.
+final class LogCapture: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [String] = []
+
+    func append(_ line: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        stored.append(line)
+    }
+
+    var lines: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+}
+
+struct CapturingLogHandler: LogHandler {
+    let capture: LogCapture
+    var logLevel: Logger.Level = .trace
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String,
+             line: UInt) {
+        capture.append("\(level) \(message) \(self.metadata.merging(metadata ?? [:]) { $1 })")
+    }
+}
+
+/// `withSandbox` with the application's logger given.
+func withLoggedSandbox(database: SandboxDatabase, logger: Logger, _ body: (URL) async throws -> Void) async throws {
+    let (ports, continuation) = AsyncStream<Int>.makeStream()
+    let app = try buildApplication(configuration: SandboxConfiguration(port: 0), database: database, logger: logger,
+                                   onListening: { continuation.yield($0) })
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await app.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next(), let url = URL(string: "http://127.0.0.1:\(port)") else {
+            group.cancelAll()
+            return
+        }
+        do {
+            try await body(url)
+        } catch {
+            group.cancelAll()
+            throw error
+        }
+        group.cancelAll()
     }
 }
