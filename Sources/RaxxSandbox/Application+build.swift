@@ -16,6 +16,7 @@ public func buildApplication(
 ) throws -> some ApplicationProtocol {
     let router = Router()
     router.middlewares.add(ProblemMiddleware())
+    router.middlewares.add(BodyLimitMiddleware())
     let service = RaptorService(database: database, configuration: configuration, clock: clock)
     try service.registerHandlers(on: router, configuration: .raxx, middlewares: [BearerTokenMiddleware()])
     return Application(

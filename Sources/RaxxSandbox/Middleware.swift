@@ -40,18 +40,25 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         case let e as ServerError:
             if let p = e.underlyingError as? ProblemError { return p }
             // No operation input means the request itself could not be decoded: the client's fault.
+            if let h = e.underlyingError as? any HTTPResponseError, h.status.code == 413 { return .payloadTooLarge }
             if e.operationInput == nil { return .badRequest(Self.decodingDetail(e.underlyingError) ?? e.causeDescription) }
             return .internalError
         case let e as HTTPError:
-            switch e.status.code {
-            case 404: return ProblemError(404, code: "not_found", title: "No such endpoint.")
-            case 405: return ProblemError(405, code: "method_not_allowed", title: "Method not allowed.")
-            case 413: return ProblemError(413, code: "payload_too_large", title: "The request body is too large.")
-            case 400..<500: return ProblemError(e.status.code, code: "bad_request", title: "The request is not valid.", detail: e.body)
-            default: return .internalError
-            }
+            return Self.problem(status: e.status.code, detail: e.body)
+        case let e as any HTTPResponseError:
+            return Self.problem(status: e.status.code, detail: nil)
         default:
             return .internalError
+        }
+    }
+
+    static func problem(status: Int, detail: String?) -> ProblemError {
+        switch status {
+        case 404: return ProblemError(404, code: "not_found", title: "No such endpoint.")
+        case 405: return ProblemError(405, code: "method_not_allowed", title: "Method not allowed.")
+        case 413: return .payloadTooLarge
+        case 400..<500: return ProblemError(status, code: "bad_request", title: "The request is not valid.", detail: detail)
+        default: return .internalError
         }
     }
 
@@ -76,6 +83,26 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         headers[.contentType] = "application/problem+json"
         if let retry = problem.retryAfter { headers[.retryAfter] = String(retry) }
         return Response(status: .init(code: problem.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// Bounds request bodies: one above `maxBytes` is refused with 413 `payload_too_large`, by its
+/// Content-Length before anything is read, or as soon as a streamed body passes the bound. The
+/// body is collected here, so the handlers downstream read it from memory.
+struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
+    var maxBytes: Int = ProblemError.maxBodyBytes
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if let declared = request.headers[.contentLength], let length = Int(declared), length > maxBytes {
+            throw ProblemError.payloadTooLarge
+        }
+        var request = request
+        do {
+            _ = try await request.collectBody(upTo: maxBytes)
+        } catch let e as any HTTPResponseError where e.status.code == 413 {
+            throw ProblemError.payloadTooLarge
+        }
+        return try await next(request, context)
     }
 }
 

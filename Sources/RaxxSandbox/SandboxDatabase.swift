@@ -213,6 +213,13 @@ public final class SandboxDatabase: Sendable {
                 CREATE INDEX spent_renewal_tokens_session ON spent_renewal_tokens(session_id);
                 """)
         }
+        migrator.registerMigration("v6: indexes for pruning challenges, sessions and step-up grants") { db in
+            try db.execute(sql: """
+                CREATE INDEX challenges_expiry ON challenges(expires_at);
+                CREATE INDEX sessions_expiry ON sessions(expires_at);
+                CREATE INDEX step_up_grants_expiry ON step_up_grants(expires_at);
+                """)
+        }
         return migrator
     }
 

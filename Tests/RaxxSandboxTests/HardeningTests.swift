@@ -235,6 +235,88 @@ extension HandlerRig {
     }
 }
 
+/// Item 10: bounded bodies, the spec's own limits, and pruning.
+@Suite struct InputBoundsTests {
+    @Test func aBodyAboveOneMiBIs413() async throws {
+        try await withSandbox { url in
+            let big = #"{"email":"a@b.co","pad":""# + String(repeating: "x", count: ProblemError.maxBodyBytes) + #""}"#
+            let (response, body) = try await httpCall(url, .post, "/api/auth/login/options", body: big)
+            #expect(response.status.code == 413)
+            #expect(response.headerFields[.contentType] == "application/problem+json")
+            #expect(body.contains(#""code":"payload_too_large""#))
+            // Just under the bound still answers.
+            let fits = try await httpCall(url, .post, "/api/auth/login/options", body: #"{"email":"a@b.co"}"#)
+            #expect(fits.0.status.code == 200)
+        }
+    }
+
+    @Test func theSpecsLimitsOnAnOrderAreEnforced() async throws {
+        let rig = try HandlerRig()
+        let (caller, _) = try await rig.signIn()
+        for (id, qty, field) in [(String(repeating: "a", count: 65), Int64(1), "client_order_id"), ("has space", 1, "client_order_id"),
+                                 ("é", 1, "client_order_id"), ("ok-1", 1_000_001, "qty")] {
+            let refused = await problem { _ = try await rig.orders.placeOrder(.init(body: .json(rig.order(id, qty: qty))), caller: caller) }
+            #expect(refused?.code == "bad_request", "\(id) \(qty)")
+            #expect(refused?.detail?.contains("'\(field)'") == true, "\(id) \(qty)")
+        }
+        let longSymbol = await problem {
+            _ = try await rig.orders.placeOrder(.init(body: .json(rig.order("s", symbol: String(repeating: "A", count: 33)))), caller: caller)
+        }
+        #expect(longSymbol?.detail?.contains("'symbol'") == true)
+        // The bounds themselves are fine.
+        let edge = rig.order(String(repeating: "a", count: 60) + ".:_-", qty: 1)
+        #expect(try await rig.orders.placeOrder(.init(body: .json(edge)), caller: caller).created.body.json.status == .filled)
+        #expect(try await rig.count("SELECT COUNT(*) FROM orders") == 1)
+    }
+
+    @Test func aLongDisplayNameIsRefused() async throws {
+        let rig = try HandlerRig()
+        let long = await problem {
+            _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "n@example.com", displayName: String(repeating: "n", count: 65)))),
+                                                   caller: { nil })
+        }
+        #expect(long?.code == "bad_request")
+        #expect(long?.detail?.contains("'display_name'") == true)
+        _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "n@example.com", displayName: String(repeating: "n", count: 64)))),
+                                               caller: { nil })
+    }
+
+    @Test func deadChallengesSessionsAndGrantsArePruned() async throws {
+        let rig = try HandlerRig()
+        let (caller, _) = try await rig.signIn()
+        let now = HandlerRig.now.timeIntervalSince1970
+        let dayAndMore = 24 * 3600.0 + 60
+        try await rig.database.writer.write { db in
+            for (challenge, expires, used) in [("expired", now - 1, nil), ("used", now + 100, now - 5), ("live", now + 100, nil)] as [(String, Double, Double?)] {
+                try db.execute(sql: "INSERT INTO challenges (challenge, purpose, expires_at, used_at) VALUES (?, 'login', ?, ?)",
+                               arguments: [challenge, expires, used])
+            }
+            for (grant, expires, used) in [("g-expired", now - 1, nil), ("g-used", now + 100, now - 5), ("g-live", now + 100, nil)] as [(String, Double, Double?)] {
+                try db.execute(sql: "INSERT INTO step_up_grants (grant_hash, user_id, action_hash, expires_at, used_at) VALUES (?, ?, 'h', ?, ?)",
+                               arguments: [grant, caller.userID, expires, used])
+            }
+            for (id, expires, revoked) in [("s-ended", now - dayAndMore, nil), ("s-revoked", now + 100, now - dayAndMore),
+                                           ("s-just-ended", now - 60, nil)] as [(String, Double, Double?)] {
+                try db.execute(sql: """
+                    INSERT INTO sessions (id, user_id, access_token_hash, access_expires_at, renewal_token_hash, created_at, expires_at, revoked_at)
+                    VALUES (?, ?, ?, ?, ?, 0, ?, ?)
+                    """, arguments: [id, caller.userID, "a-" + id, min(expires, now), "r-" + id, expires, revoked])
+            }
+        }
+        _ = try await rig.auth.loginOptions(.init(body: .json(.init())))
+        try await rig.repositories.auth.grantStepUp(grantHash: "g-new", userID: caller.userID, actionHash: "h",
+                                                    expiresAt: HandlerRig.now.addingTimeInterval(60), now: HandlerRig.now)
+        _ = try await rig.signIn("other@example.com")
+        let challenges = try await rig.database.writer.read { try String.fetchAll($0, sql: "SELECT challenge FROM challenges ORDER BY challenge") }
+        #expect(challenges.count == 2 && challenges.contains("live") && !challenges.contains("expired") && !challenges.contains("used"))
+        let grants = try await rig.database.writer.read { try String.fetchAll($0, sql: "SELECT grant_hash FROM step_up_grants ORDER BY grant_hash") }
+        #expect(grants == ["g-live", "g-new"])
+        let sessions = try await rig.database.writer.read { try String.fetchAll($0, sql: "SELECT id FROM sessions WHERE id LIKE 's-%' ORDER BY id") }
+        #expect(sessions == ["s-just-ended"])
+        #expect(try await rig.count("SELECT COUNT(*) FROM sessions") == 3)
+    }
+}
+
 // MARK: Helpers
 
 /// Sends one request as it is, and answers the response and its body as text.

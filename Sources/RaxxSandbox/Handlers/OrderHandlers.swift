@@ -53,6 +53,7 @@ struct OrderHandlers: Sendable {
     static func place(_ ledger: any TradingLedger, engine: PaperEngine, market: Market, caller: Caller,
                       request r: Components.Schemas.OrderRequest, grant: String?, stepUpNotional: Decimal,
                       now: Date) throws -> (Components.Schemas.Order, Bool) {
+        try validate(r)
         let hash = requestHash(r)
         // The same client_order_id again: the same order answers as it stands; another is a conflict.
         if let existing = try ledger.order(account: caller.accountID, clientOrderID: r.clientOrderId) {
@@ -131,6 +132,32 @@ struct OrderHandlers: Sendable {
             try engine.work(ledger, orderID: id, now: now)
         }
         return (try order(ledger, id: id), true)
+    }
+
+    /// The largest order the spec admits.
+    static let maxQty: Int64 = 1_000_000
+
+    /// The spec's own limits on an order request, which the generated server does not enforce:
+    /// client_order_id (1 to 64 of `A-Z a-z 0-9 . _ : -`), symbol (1 to 32 characters), qty (1 to
+    /// 1,000,000).
+    static func validate(_ r: Components.Schemas.OrderRequest) throws {
+        let id = r.clientOrderId
+        guard (1...64).contains(id.utf8.count), id.utf8.allSatisfy(Self.isClientOrderIDByte) else {
+            throw ProblemError.badRequest("Field 'client_order_id' must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_', ':' and '-'.")
+        }
+        guard (1...32).contains(r.symbol.unicodeScalars.count) else {
+            throw ProblemError.badRequest("Field 'symbol' must be 1 to 32 characters.")
+        }
+        // (qty below 1 is refused further on, as it always was.)
+        guard r.qty <= maxQty else { throw ProblemError.badRequest("Field 'qty' must be at most \(maxQty).") }
+    }
+
+    private static func isClientOrderIDByte(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "-"): true
+        default: false
+        }
     }
 
     /// The price an order can trade at, per unit, in ticks: a market order at the market; a buy

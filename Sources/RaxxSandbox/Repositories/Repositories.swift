@@ -97,6 +97,9 @@ protocol SessionRepository: Sendable {
 }
 
 // MARK: Passkeys and challenges
+//
+// Every new challenge prunes the used and expired ones, every new grant the spent and expired
+// ones, every new session those that ended a day ago (see `Pruning`).
 
 enum ChallengePurpose: String, Sendable {
     case register, login
@@ -177,13 +180,13 @@ struct StoredPasskey: Sendable, Equatable {
 protocol AuthRepository: Sendable {
     /// Records a registration challenge. `admit` sees the account already under the email (if
     /// any) and may refuse by throwing, in which case nothing is recorded.
-    func offerRegistration(_ challenge: RegistrationChallenge, admit: @escaping @Sendable (RegisteredUser?) throws -> Void)
+    func offerRegistration(_ challenge: RegistrationChallenge, now: Date, admit: @escaping @Sendable (RegisteredUser?) throws -> Void)
         async throws -> RegistrationOffer
     /// Records a sign-in challenge (for `email`'s account, when it has one) and answers that
     /// account's credential IDs, oldest first.
-    func offerLogin(challenge: String, email: String?, expiresAt: Date) async throws -> [String]
+    func offerLogin(challenge: String, email: String?, expiresAt: Date, now: Date) async throws -> [String]
     /// Records a step-up challenge bound to `actionHash` and answers the user's credential IDs.
-    func offerStepUp(challenge: String, userID: String, actionHash: String, expiresAt: Date) async throws -> [String]
+    func offerStepUp(challenge: String, userID: String, actionHash: String, expiresAt: Date, now: Date) async throws -> [String]
     /// Marks a challenge used, in a transaction of its own so that it is spent even when the
     /// response that carried it is then refused. Nil when unknown, used or expired.
     func consumeChallenge(_ challenge: String, purpose: ChallengePurpose, now: Date) async throws -> Challenge?

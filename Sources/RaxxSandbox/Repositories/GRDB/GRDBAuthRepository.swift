@@ -24,10 +24,11 @@ struct GRDBAuditRepository: AuditRepository {
 struct GRDBAuthRepository: AuthRepository {
     let writer: any DatabaseWriter
 
-    func offerRegistration(_ c: RegistrationChallenge, admit: @escaping @Sendable (RegisteredUser?) throws -> Void)
+    func offerRegistration(_ c: RegistrationChallenge, now: Date, admit: @escaping @Sendable (RegisteredUser?) throws -> Void)
         async throws -> RegistrationOffer
     {
         try await writer.write { db -> RegistrationOffer in
+            try Pruning.challenges(db, now: now)
             var existing: RegisteredUser? = nil
             if let user = try Row.fetchOne(db, sql: "SELECT id, handle FROM users WHERE email = ?", arguments: [c.email]) {
                 let id: String = user["id"]
@@ -46,8 +47,9 @@ struct GRDBAuthRepository: AuthRepository {
         }
     }
 
-    func offerLogin(challenge: String, email: String?, expiresAt: Date) async throws -> [String] {
+    func offerLogin(challenge: String, email: String?, expiresAt: Date, now: Date) async throws -> [String] {
         try await writer.write { db -> [String] in
+            try Pruning.challenges(db, now: now)
             let userID = try email.flatMap { try String.fetchOne(db, sql: "SELECT id FROM users WHERE email = ?", arguments: [$0]) }
             try db.execute(sql: "INSERT INTO challenges (challenge, purpose, user_id, email, expires_at) VALUES (?, 'login', ?, ?, ?)",
                            arguments: [challenge, userID, email, expiresAt.timeIntervalSince1970])
@@ -56,8 +58,9 @@ struct GRDBAuthRepository: AuthRepository {
         }
     }
 
-    func offerStepUp(challenge: String, userID: String, actionHash: String, expiresAt: Date) async throws -> [String] {
+    func offerStepUp(challenge: String, userID: String, actionHash: String, expiresAt: Date, now: Date) async throws -> [String] {
         try await writer.write { db -> [String] in
+            try Pruning.challenges(db, now: now)
             try db.execute(sql: "INSERT INTO challenges (challenge, purpose, user_id, action_hash, expires_at) VALUES (?, 'step_up', ?, ?, ?)",
                            arguments: [challenge, userID, actionHash, expiresAt.timeIntervalSince1970])
             return try String.fetchAll(db, sql: "SELECT id FROM passkeys WHERE user_id = ? ORDER BY created_at", arguments: [userID])
@@ -129,6 +132,7 @@ struct GRDBAuthRepository: AuthRepository {
 
     func grantStepUp(grantHash: String, userID: String, actionHash: String, expiresAt: Date, now: Date) async throws {
         try await writer.write { db in
+            try Pruning.grants(db, now: now)
             try db.execute(sql: "INSERT INTO step_up_grants (grant_hash, user_id, action_hash, expires_at) VALUES (?, ?, ?, ?)",
                            arguments: [grantHash, userID, actionHash, expiresAt.timeIntervalSince1970])
             try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: "step_up.granted", subject: userID,
@@ -160,6 +164,7 @@ struct GRDBSessionRepository: SessionRepository {
 
     /// Starts `session` inside `db`'s transaction and answers the account it signs in to.
     static func start(_ db: Database, _ session: NewSession, userID: String, now: Date) throws -> Components.Schemas.Account {
+        try Pruning.sessions(db, now: now)
         try db.execute(sql: """
             INSERT INTO sessions (id, user_id, access_token_hash, access_expires_at, renewal_token_hash, created_at, expires_at)
             VALUES (?, ?, ?, ?, ?, ?, ?)
