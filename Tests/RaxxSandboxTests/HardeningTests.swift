@@ -317,6 +317,68 @@ extension HandlerRig {
     }
 }
 
+/// Item 11: every error below the handlers is problem+json with a code, naming what is wrong.
+@Suite struct DecodingProblemTests {
+    @Test func aWrongTypedQueryParameterIsNamed() async throws {
+        let database = try SandboxDatabase(path: ":memory:")
+        let grant = try await signedInGrant(database, email: "t@example.com")
+        let auth = ["Authorization": "Bearer \(grant.accessToken)"]
+        try await withSandbox(database: database) { url in
+            for (path, name) in [("/api/orders?limit=abc", "limit"), ("/api/orders?status=open&limit=abc", "limit"),
+                                 ("/api/orders?status=nope", "status"), ("/api/sync?cursor=x&limit=5", "cursor"),
+                                 ("/api/sync?limit=5&rebuild=maybe", "rebuild")] {
+                let (response, body) = try await httpCall(url, .get, path, headers: auth)
+                #expect(response.status.code == 400, "\(path)")
+                #expect(response.headerFields[.contentType] == "application/problem+json", "\(path)")
+                #expect(body.contains(#""code":"bad_request""#), "\(path)")
+                #expect(body.contains("query parameter '\(name)'"), "\(path): \(body)")
+            }
+            // Good values still answer.
+            #expect(try await httpCall(url, .get, "/api/orders?limit=5&status=open", headers: auth).0.status.code == 200)
+        }
+    }
+
+    @Test func instrumentsWithoutASymbolIs400NamingIt() async throws {
+        let database = try SandboxDatabase(path: ":memory:")
+        let grant = try await signedInGrant(database, email: "t@example.com")
+        let auth = ["Authorization": "Bearer \(grant.accessToken)"]
+        try await withSandbox(database: database) { url in
+            for path in ["/api/instruments", "/api/instruments?other=1"] {
+                let (response, body) = try await httpCall(url, .get, path, headers: auth)
+                #expect(response.status.code == 400, "\(path)")
+                #expect(response.headerFields[.contentType] == "application/problem+json", "\(path)")
+                #expect(body.contains("'symbol'"), "\(path): \(body)")
+            }
+            #expect(try await httpCall(url, .get, "/api/instruments?symbol=AAPL&symbol=ZZZZ", headers: auth).0.status.code == 200)
+        }
+    }
+
+    @Test func malformedRequestsAreProblems() async throws {
+        try await withSandbox { url in
+            let cases: [(HTTPRequest.Method, String, [String: String], String?)] = [
+                (.post, "/api/auth/login/options", [:], "[]"),
+                (.post, "/api/auth/login/options", [:], #"{"email":5}"#),
+                (.post, "/api/auth/login/options", ["Content-Type": "text/plain"], "hello"),
+                (.post, "/api/auth/register/options", [:], nil),
+                (.post, "/api/auth/session/renew", [:], "{}"),
+            ]
+            for (method, path, headers, body) in cases {
+                let (response, text) = try await httpCall(url, method, path, headers: headers, body: body)
+                #expect((400..<500).contains(response.status.code), "\(path) \(body ?? "")")
+                #expect(response.headerFields[.contentType] == "application/problem+json", "\(path) \(body ?? ""): \(text)")
+                #expect(text.contains(#""code":""#), "\(path) \(body ?? "")")
+            }
+            let shape = try await httpCall(url, .post, "/api/auth/login/options", body: "[]")
+            #expect(!shape.1.contains("field ''"))
+            // An Accept the answer cannot meet was a 500 (and a log line with the whole request).
+            let (unacceptable, text) = try await httpCall(url, .get, "/api/health", headers: ["Accept": "text/html"])
+            #expect(unacceptable.status.code == 406)
+            #expect(unacceptable.headerFields[.contentType] == "application/problem+json")
+            #expect(text.contains(#""code":"not_acceptable""#))
+        }
+    }
+}
+
 // MARK: Helpers
 
 /// Sends one request as it is, and answers the response and its body as text.
