@@ -15,7 +15,8 @@ public func buildApplication(
     onListening: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
     let router = Router()
-    router.middlewares.add(ProblemMiddleware())
+    router.middlewares.add(ProblemMiddleware(probe: try QueryParameterProbe()))
+    router.middlewares.add(BodyLimitMiddleware())
     let service = RaptorService(database: database, configuration: configuration, clock: clock)
     try service.registerHandlers(on: router, configuration: .raxx, middlewares: [BearerTokenMiddleware()])
     return Application(

@@ -40,5 +40,11 @@ public struct ProblemError: Error, Sendable, Equatable {
                      detail: "This sandbox does not offer \(capability) yet.")
     }
 
+    /// The most a request body may carry: 1 MiB (the spec's info says so).
+    public static let maxBodyBytes = 1 << 20
+
+    public static let payloadTooLarge = ProblemError(413, code: "payload_too_large", title: "The request body is too large.",
+                                                     detail: "A request body may carry at most \(maxBodyBytes) bytes (1 MiB).")
+
     public static let internalError = ProblemError(500, code: "internal", title: "The server failed to answer.")
 }

@@ -37,13 +37,13 @@ public struct RaptorService: APIProtocol {
         self.configuration = configuration
         self.market = market
         self.clock = clock
-        gate = AccessGate(sessions: r.sessions, clock: clock)
+        gate = AccessGate(sessions: r.sessions, clock: clock, audit: r.audit)
         meta = MetaHandlers(health: r.health, clock: clock)
         auth = AuthHandlers(auth: r.auth, sessions: r.sessions, audit: r.audit, configuration: configuration, clock: clock)
         session = SessionHandlers(sessions: r.sessions, configuration: configuration, clock: clock)
         sync = SyncHandlers(trading: r.trading, market: market, configuration: configuration, clock: clock)
         instruments = InstrumentHandlers(market: market, clock: clock)
-        orders = OrderHandlers(trading: r.trading, market: market, configuration: configuration, clock: clock,
+        orders = OrderHandlers(trading: r.trading, audit: r.audit, market: market, configuration: configuration, clock: clock,
                                faults: FaultInjector(loseOrderReplies: configuration.loseOrderReplies))
     }
 

@@ -200,6 +200,26 @@ public final class SandboxDatabase: Sendable {
             // time and again at verify time.
             try db.execute(sql: "ALTER TABLE challenges ADD COLUMN session_id TEXT")
         }
+        migrator.registerMigration("v5: spent renewal tokens, for reuse detection") { db in
+            // A renewal token rotates on every renewal; the spent ones are kept (by hash) for as long
+            // as their session, so that presenting one again is recognised as reuse (OAuth 2.0
+            // security BCP) and revokes the session.
+            try db.execute(sql: """
+                CREATE TABLE spent_renewal_tokens (
+                    token_hash TEXT PRIMARY KEY,
+                    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+                    spent_at REAL NOT NULL
+                );
+                CREATE INDEX spent_renewal_tokens_session ON spent_renewal_tokens(session_id);
+                """)
+        }
+        migrator.registerMigration("v6: indexes for pruning challenges, sessions and step-up grants") { db in
+            try db.execute(sql: """
+                CREATE INDEX challenges_expiry ON challenges(expires_at);
+                CREATE INDEX sessions_expiry ON sessions(expires_at);
+                CREATE INDEX step_up_grants_expiry ON step_up_grants(expires_at);
+                """)
+        }
         return migrator
     }
 

@@ -11,7 +11,12 @@ extension RaxxSandboxTool {
             abstract: "Serve the Raptor API until SIGINT or SIGTERM.",
             discussion: """
             The first line on stdout is "listening on http://HOST:PORT", so a script can start the \
-            sandbox on port 0 and read the port it got. Logs go to stderr.
+            sandbox on port 0 and read the port it got. Logs go to stderr; a failed request is \
+            logged by operation, status and problem code, never with its headers or body.
+
+            A request body may carry at most 1 MiB (1048576 bytes); a larger one is refused with \
+            413 payload_too_large. Used and expired challenges, spent and expired step-up grants, and \
+            sessions that ended more than a day ago are deleted as new ones are made.
             """
         )
 

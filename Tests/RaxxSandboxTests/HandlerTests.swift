@@ -25,7 +25,7 @@ struct HandlerRig {
     }
     var session: SessionHandlers { SessionHandlers(sessions: repositories.sessions, configuration: configuration, clock: clock) }
     var orders: OrderHandlers {
-        OrderHandlers(trading: repositories.trading, market: market, configuration: configuration, clock: clock,
+        OrderHandlers(trading: repositories.trading, audit: repositories.audit, market: market, configuration: configuration, clock: clock,
                       faults: FaultInjector(loseOrderReplies: 0))
     }
     var sync: SyncHandlers { SyncHandlers(trading: repositories.trading, market: market, configuration: configuration, clock: clock) }

@@ -91,6 +91,8 @@ struct AccessGate: Sendable {
     let sessions: any SessionRepository
     let clock: @Sendable () -> Date
     var table: [String: Access] = Access.table
+    /// Where refusals of signed-in callers (staff only) are audited, each in its own transaction.
+    var audit: (any AuditRepository)? = nil
 
     /// Checks the caller against `operationID`'s entry and answers the caller, if one was
     /// established. `token` defaults to the request's bearer token.
@@ -109,7 +111,12 @@ struct AccessGate: Sendable {
         case .staff:
             guard let token else { throw ProblemError.unauthorized }
             let caller = try await authenticate(token)
-            guard caller.staff else { throw ProblemError.staffOnly }
+            guard caller.staff else {
+                try? await audit?.record(AuditEntry(at: clock(), actor: caller.userID, action: "access.refused", subject: caller.userID,
+                                                    details: ["operation": operationID, "reason": ProblemError.staffOnly.code,
+                                                              "session_id": caller.sessionID]))
+                throw ProblemError.staffOnly
+            }
             return caller
         }
     }

@@ -27,6 +27,14 @@ struct PaperEngine: Sendable {
         return available
     }
 
+    /// What the account can still sell of `symbol`: the position held, less the open quantity of
+    /// its open sell orders (other than `excluding`). Never negative.
+    func sellablePosition(_ ledger: any TradingLedger, account: String, symbol: String, excluding: String? = nil) throws -> Int64 {
+        let held = try ledger.holding(account: account, symbol: symbol)?.qty ?? 0
+        let committed = try ledger.openSellQty(account: account, symbol: symbol, excluding: excluding)
+        return max(held - committed, 0)
+    }
+
     /// The most one pass fills of one order.
     static func liquidity(_ instrument: Market.Instrument) -> Int64 { instrument.multiplier == 1 ? 1_000 : 25 }
 

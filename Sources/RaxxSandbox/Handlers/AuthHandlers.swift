@@ -54,11 +54,16 @@ struct AuthHandlers: Sendable {
     {
         guard case .json(let body) = input.body else { throw ProblemError.badRequest("Expected JSON.") }
         let email = try Self.normalizedEmail(body.email)
+        if let name = body.displayName, name.unicodeScalars.count > 64 {
+            throw ProblemError.badRequest("Field 'display_name' must be at most 64 characters.")
+        }
         let caller = try await caller()
         let challenge = Tokens.random()
+        let now = clock()
         let offer = try await auth.offerRegistration(
             RegistrationChallenge(challenge: challenge, email: email, displayName: body.displayName, newHandle: newUserHandle(),
-                                  sessionID: caller?.sessionID, expiresAt: clock().addingTimeInterval(Self.challengeLifetime))
+                                  sessionID: caller?.sessionID, expiresAt: now.addingTimeInterval(Self.challengeLifetime)),
+            now: now
         ) { existing in
             // An account that has a passkey adds another only from a session of its own.
             if let existing, !existing.credentialIDs.isEmpty, caller?.userID != existing.id {
@@ -134,8 +139,9 @@ struct AuthHandlers: Sendable {
         let email = try body.email.map(Self.normalizedEmail)
         let challenge = Tokens.random()
         // An unknown email gets options too (with no credentials), so answers do not reveal who has an account.
+        let now = clock()
         let credentialIDs = try await auth.offerLogin(challenge: challenge, email: email,
-                                                      expiresAt: clock().addingTimeInterval(Self.challengeLifetime))
+                                                      expiresAt: now.addingTimeInterval(Self.challengeLifetime), now: now)
         return .ok(.init(body: .json(requestOptions(challenge: challenge, credentialIDs: credentialIDs))))
     }
 
@@ -186,8 +192,9 @@ struct AuthHandlers: Sendable {
     func stepUpOptions(_ input: Operations.StepUpOptions.Input, caller: Caller) async throws -> Operations.StepUpOptions.Output {
         guard case .json(let body) = input.body else { throw ProblemError.badRequest("Expected JSON.") }
         let challenge = Tokens.random()
+        let now = clock()
         let credentialIDs = try await auth.offerStepUp(challenge: challenge, userID: caller.userID, actionHash: body.actionHash,
-                                                       expiresAt: clock().addingTimeInterval(Self.challengeLifetime))
+                                                       expiresAt: now.addingTimeInterval(Self.challengeLifetime), now: now)
         return .ok(.init(body: .json(requestOptions(challenge: challenge, credentialIDs: credentialIDs))))
     }
 

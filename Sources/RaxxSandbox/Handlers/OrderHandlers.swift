@@ -7,6 +7,9 @@ import RaxxDomain
 /// live trading and late arrivals, asking for a step-up above the notional threshold.
 struct OrderHandlers: Sendable {
     let trading: any TradingRepository
+    /// Refusals are audited through this, in a transaction of their own: the order's transaction
+    /// rolls back with the refusal.
+    let audit: any AuditRepository
     let market: Market
     let configuration: SandboxConfiguration
     let clock: @Sendable () -> Date
@@ -26,10 +29,17 @@ struct OrderHandlers: Sendable {
         let now = clock()
         let grant = input.headers.raxxStepUpGrant
         let engine = self.engine, market = self.market, notional = configuration.stepUpNotional
-        let (order, created) = try await trading.write { ledger -> (Components.Schemas.Order, Bool) in
-            try engine.sweep(ledger, account: caller.accountID, now: now)
-            return try Self.place(ledger, engine: engine, market: market, caller: caller, request: request, grant: grant,
-                                  stepUpNotional: notional, now: now)
+        let order: Components.Schemas.Order, created: Bool
+        do {
+            (order, created) = try await trading.write { ledger -> (Components.Schemas.Order, Bool) in
+                try engine.sweep(ledger, account: caller.accountID, now: now)
+                return try Self.place(ledger, engine: engine, market: market, caller: caller, request: request, grant: grant,
+                                      stepUpNotional: notional, now: now)
+            }
+        } catch let refusal as AuditedRefusal {
+            // The order's transaction is rolled back; the refusal's audit entry commits on its own.
+            try? await audit.record(refusal.entry)
+            throw refusal.problem
         }
         if created, faults.loseThisReply() {
             // Fault injection (--fault-lose-order-replies): the order is placed, the answer never comes.
@@ -43,6 +53,7 @@ struct OrderHandlers: Sendable {
     static func place(_ ledger: any TradingLedger, engine: PaperEngine, market: Market, caller: Caller,
                       request r: Components.Schemas.OrderRequest, grant: String?, stepUpNotional: Decimal,
                       now: Date) throws -> (Components.Schemas.Order, Bool) {
+        try validate(r)
         let hash = requestHash(r)
         // The same client_order_id again: the same order answers as it stands; another is a conflict.
         if let existing = try ledger.order(account: caller.accountID, clientOrderID: r.clientOrderId) {
@@ -54,9 +65,10 @@ struct OrderHandlers: Sendable {
         }
         let accountMode = try ledger.mode(account: caller.accountID)
         guard r.mode == .paper, accountMode == "paper" else {
-            try ledger.audit(AuditEntry(at: now, actor: caller.userID, action: "order.refused", subject: caller.accountID,
-                                        details: ["client_order_id": r.clientOrderId, "reason": "live_trading_refused"]))
-            throw ProblemError(403, code: "live_trading_refused", title: "Live trading is not available; orders are paper only.")
+            throw AuditedRefusal(
+                ProblemError(403, code: "live_trading_refused", title: "Live trading is not available; orders are paper only."),
+                AuditEntry(at: now, actor: caller.userID, action: "order.refused", subject: caller.accountID,
+                           details: ["client_order_id": r.clientOrderId, "reason": "live_trading_refused"]))
         }
         guard r.notAfter > now else {
             throw ProblemError(422, code: "deadline_passed", title: "The order arrived after its deadline.",
@@ -76,8 +88,10 @@ struct OrderHandlers: Sendable {
         guard let instrument = market.instrument(r.symbol), let price = market.priceTicks(instrument, at: now) else {
             throw ProblemError(422, code: "unknown_symbol", title: "The market has no such instrument.", detail: r.symbol)
         }
-        // Large orders need a fresh passkey assertion bound to exactly this order.
-        guard let notionalTicks = PaperEngine.value(r.qty, limit ?? price, instrument.multiplier) else {
+        // Large orders need a fresh passkey assertion bound to exactly this order. The notional is
+        // judged at the price the order can trade at (`tradingPrice`), not at its limit alone.
+        guard let notionalTicks = PaperEngine.value(r.qty, Self.tradingPrice(side: r.side, limit: limit, market: price),
+                                                    instrument.multiplier) else {
             throw ProblemError.badRequest("The order is too large.")
         }
         if Decimal(notionalTicks) / Decimal(Money.ticksPerUnit) > stepUpNotional {
@@ -85,12 +99,15 @@ struct OrderHandlers: Sendable {
                 var problem = ProblemError(403, code: "step_up_required", title: "This order needs a step-up.",
                                            detail: "Confirm it with your passkey; the grant must be bound to action_hash.")
                 problem.actionHash = hash
-                throw problem
+                throw AuditedRefusal(problem, AuditEntry(at: now, actor: caller.userID, action: "step_up.required", subject: caller.accountID,
+                                                         details: ["client_order_id": r.clientOrderId, "reason": "step_up_required",
+                                                                   "notional": Money.string(ticks: notionalTicks)]))
             }
             guard try ledger.consumeStepUpGrant(grantHash: Tokens.hash(grant), actionHash: hash, userID: caller.userID, now: now) else {
-                try ledger.audit(AuditEntry(at: now, actor: caller.userID, action: "step_up.refused", subject: caller.accountID,
-                                            details: ["client_order_id": r.clientOrderId, "reason": "grant_invalid"]))
-                throw ProblemError(403, code: "step_up_invalid", title: "The step-up grant is not valid for this order.")
+                throw AuditedRefusal(
+                    ProblemError(403, code: "step_up_invalid", title: "The step-up grant is not valid for this order."),
+                    AuditEntry(at: now, actor: caller.userID, action: "step_up.refused", subject: caller.accountID,
+                               details: ["client_order_id": r.clientOrderId, "reason": "grant_invalid"]))
             }
         }
         let id = Identifier.make("ord")
@@ -104,12 +121,51 @@ struct OrderHandlers: Sendable {
         guard var state = try ledger.orderState(id: id) else { throw ProblemError.internalError }
         // Buying power: cash less what open buy orders already commit.
         let available = try engine.buyingPower(ledger, account: caller.accountID, excluding: id, now: now)
+        // Paper accounts sell only what they hold, less what open sell orders already commit.
+        let sellable = try r.side == .sell ? engine.sellablePosition(ledger, account: caller.accountID, symbol: instrument.symbol,
+                                                                     excluding: id) : 0
         if r.side == .buy, notionalTicks > available {
             try engine.setStatus(ledger, &state, "rejected", rejectCode: "insufficient_buying_power", now: now)
+        } else if r.side == .sell, r.qty > sellable {
+            try engine.setStatus(ledger, &state, "rejected", rejectCode: "insufficient_position", now: now)
         } else {
             try engine.work(ledger, orderID: id, now: now)
         }
         return (try order(ledger, id: id), true)
+    }
+
+    /// The largest order the spec admits.
+    static let maxQty: Int64 = 1_000_000
+
+    /// The spec's own limits on an order request, which the generated server does not enforce:
+    /// client_order_id (1 to 64 of `A-Z a-z 0-9 . _ : -`), symbol (1 to 32 characters), qty (1 to
+    /// 1,000,000).
+    static func validate(_ r: Components.Schemas.OrderRequest) throws {
+        let id = r.clientOrderId
+        guard (1...64).contains(id.utf8.count), id.utf8.allSatisfy(Self.isClientOrderIDByte) else {
+            throw ProblemError.badRequest("Field 'client_order_id' must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_', ':' and '-'.")
+        }
+        guard (1...32).contains(r.symbol.unicodeScalars.count) else {
+            throw ProblemError.badRequest("Field 'symbol' must be 1 to 32 characters.")
+        }
+        // (qty below 1 is refused further on, as it always was.)
+        guard r.qty <= maxQty else { throw ProblemError.badRequest("Field 'qty' must be at most \(maxQty).") }
+    }
+
+    private static func isClientOrderIDByte(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "-"): true
+        default: false
+        }
+    }
+
+    /// The price an order can trade at, per unit, in ticks: a market order at the market; a buy
+    /// limit at most at its limit; a sell limit at its limit or above, so at the higher of the
+    /// limit and the market (a sell limited far below the market fills at the market).
+    static func tradingPrice(side: Components.Schemas.Side, limit: Int64?, market: Int64) -> Int64 {
+        guard let limit else { return market }
+        return side == .sell ? max(limit, market) : limit
     }
 
     static func order(_ ledger: any TradingLedger, id: String) throws -> Components.Schemas.Order {
@@ -162,6 +218,18 @@ struct OrderHandlers: Sendable {
             return try Self.order(ledger, id: state.id)
         }
         return .ok(.init(body: .json(order)))
+    }
+}
+
+/// A refusal whose audit entry is written in a transaction of its own, after the one the refusal
+/// rolls back: thrown inside `TradingRepository.write`, caught around it.
+struct AuditedRefusal: Error {
+    var problem: ProblemError
+    var entry: AuditEntry
+
+    init(_ problem: ProblemError, _ entry: AuditEntry) {
+        self.problem = problem
+        self.entry = entry
     }
 }
 

@@ -41,6 +41,8 @@ struct SessionHandlers: Sendable {
             RenewedTokens(accessTokenHash: Tokens.hash(access), accessExpiresAt: min(now.addingTimeInterval(accessTTL), sessionEnd),
                           renewalTokenHash: Tokens.hash(renewal))
         }
+        // A reused (spent) token answers as any refused one: sign in again. The session behind it
+        // is revoked by now, whoever presented it.
         guard case .renewed(let sessionEnd, let account) = outcome else { throw ProblemError.sessionExpired }
         let accessEnd = min(now.addingTimeInterval(accessTTL), sessionEnd)
         return .ok(.init(body: .json(.init(accessToken: access, tokenType: .bearer, expiresAt: accessEnd, renewalToken: renewal,

@@ -65,9 +65,12 @@ struct RenewedTokens: Sendable {
     var renewalTokenHash: String
 }
 
-enum RenewalOutcome: Sendable {
+enum RenewalOutcome: Sendable, Equatable {
     /// Unknown token, revoked or ended session; the refusal is in the audit trail.
     case refused
+    /// The token was spent already (rotated by an earlier renewal): someone holds a copy. The
+    /// session is revoked, and the refusal, the revocation and a security alert are recorded.
+    case reused
     case renewed(sessionExpiresAt: Date, account: Components.Schemas.Account)
 }
 
@@ -83,7 +86,8 @@ protocol SessionRepository: Sendable {
     /// Starts `session` for `userID` (audited) and answers the account it signs in to.
     func start(_ session: NewSession, userID: String, now: Date) async throws -> Components.Schemas.Account
     /// Rotates the tokens of the live session behind a renewal token's hash; `tokens` makes the
-    /// new ones from the session's end. Refusals are audited.
+    /// new ones from the session's end, and the old renewal token is remembered as spent. A spent
+    /// token presented again revokes its session (`.reused`). Refusals are audited.
     func renew(renewalTokenHash: String, now: Date, tokens: @escaping @Sendable (_ sessionExpiresAt: Date) -> RenewedTokens)
         async throws -> RenewalOutcome
     /// Revokes a session (audited).
@@ -93,6 +97,9 @@ protocol SessionRepository: Sendable {
 }
 
 // MARK: Passkeys and challenges
+//
+// Every new challenge prunes the used and expired ones, every new grant the spent and expired
+// ones, every new session those that ended a day ago (see `Pruning`).
 
 enum ChallengePurpose: String, Sendable {
     case register, login
@@ -173,13 +180,13 @@ struct StoredPasskey: Sendable, Equatable {
 protocol AuthRepository: Sendable {
     /// Records a registration challenge. `admit` sees the account already under the email (if
     /// any) and may refuse by throwing, in which case nothing is recorded.
-    func offerRegistration(_ challenge: RegistrationChallenge, admit: @escaping @Sendable (RegisteredUser?) throws -> Void)
+    func offerRegistration(_ challenge: RegistrationChallenge, now: Date, admit: @escaping @Sendable (RegisteredUser?) throws -> Void)
         async throws -> RegistrationOffer
     /// Records a sign-in challenge (for `email`'s account, when it has one) and answers that
     /// account's credential IDs, oldest first.
-    func offerLogin(challenge: String, email: String?, expiresAt: Date) async throws -> [String]
+    func offerLogin(challenge: String, email: String?, expiresAt: Date, now: Date) async throws -> [String]
     /// Records a step-up challenge bound to `actionHash` and answers the user's credential IDs.
-    func offerStepUp(challenge: String, userID: String, actionHash: String, expiresAt: Date) async throws -> [String]
+    func offerStepUp(challenge: String, userID: String, actionHash: String, expiresAt: Date, now: Date) async throws -> [String]
     /// Marks a challenge used, in a transaction of its own so that it is spent even when the
     /// response that carried it is then refused. Nil when unknown, used or expired.
     func consumeChallenge(_ challenge: String, purpose: ChallengePurpose, now: Date) async throws -> Challenge?

@@ -107,6 +107,8 @@ protocol TradingLedger {
     func openOrderIDs(account: String) throws -> [String]
     func orderState(id: String) throws -> OrderState?
     func openBuys(account: String, excluding: String?) throws -> [OpenBuy]
+    /// The quantity the account's open sell orders of `symbol` (other than `excluding`) still have to fill.
+    func openSellQty(account: String, symbol: String, excluding: String?) throws -> Int64
     /// The ID and request hash of the account's order under `clientOrderID`.
     func order(account: String, clientOrderID: String) throws -> (id: String, requestHash: String?)?
     func insertOrder(_ order: NewOrder) throws

@@ -24,10 +24,11 @@ struct GRDBAuditRepository: AuditRepository {
 struct GRDBAuthRepository: AuthRepository {
     let writer: any DatabaseWriter
 
-    func offerRegistration(_ c: RegistrationChallenge, admit: @escaping @Sendable (RegisteredUser?) throws -> Void)
+    func offerRegistration(_ c: RegistrationChallenge, now: Date, admit: @escaping @Sendable (RegisteredUser?) throws -> Void)
         async throws -> RegistrationOffer
     {
         try await writer.write { db -> RegistrationOffer in
+            try Pruning.challenges(db, now: now)
             var existing: RegisteredUser? = nil
             if let user = try Row.fetchOne(db, sql: "SELECT id, handle FROM users WHERE email = ?", arguments: [c.email]) {
                 let id: String = user["id"]
@@ -46,8 +47,9 @@ struct GRDBAuthRepository: AuthRepository {
         }
     }
 
-    func offerLogin(challenge: String, email: String?, expiresAt: Date) async throws -> [String] {
+    func offerLogin(challenge: String, email: String?, expiresAt: Date, now: Date) async throws -> [String] {
         try await writer.write { db -> [String] in
+            try Pruning.challenges(db, now: now)
             let userID = try email.flatMap { try String.fetchOne(db, sql: "SELECT id FROM users WHERE email = ?", arguments: [$0]) }
             try db.execute(sql: "INSERT INTO challenges (challenge, purpose, user_id, email, expires_at) VALUES (?, 'login', ?, ?, ?)",
                            arguments: [challenge, userID, email, expiresAt.timeIntervalSince1970])
@@ -56,8 +58,9 @@ struct GRDBAuthRepository: AuthRepository {
         }
     }
 
-    func offerStepUp(challenge: String, userID: String, actionHash: String, expiresAt: Date) async throws -> [String] {
+    func offerStepUp(challenge: String, userID: String, actionHash: String, expiresAt: Date, now: Date) async throws -> [String] {
         try await writer.write { db -> [String] in
+            try Pruning.challenges(db, now: now)
             try db.execute(sql: "INSERT INTO challenges (challenge, purpose, user_id, action_hash, expires_at) VALUES (?, 'step_up', ?, ?, ?)",
                            arguments: [challenge, userID, actionHash, expiresAt.timeIntervalSince1970])
             return try String.fetchAll(db, sql: "SELECT id FROM passkeys WHERE user_id = ? ORDER BY created_at", arguments: [userID])
@@ -129,6 +132,7 @@ struct GRDBAuthRepository: AuthRepository {
 
     func grantStepUp(grantHash: String, userID: String, actionHash: String, expiresAt: Date, now: Date) async throws {
         try await writer.write { db in
+            try Pruning.grants(db, now: now)
             try db.execute(sql: "INSERT INTO step_up_grants (grant_hash, user_id, action_hash, expires_at) VALUES (?, ?, ?, ?)",
                            arguments: [grantHash, userID, actionHash, expiresAt.timeIntervalSince1970])
             try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: "step_up.granted", subject: userID,
@@ -160,6 +164,7 @@ struct GRDBSessionRepository: SessionRepository {
 
     /// Starts `session` inside `db`'s transaction and answers the account it signs in to.
     static func start(_ db: Database, _ session: NewSession, userID: String, now: Date) throws -> Components.Schemas.Account {
+        try Pruning.sessions(db, now: now)
         try db.execute(sql: """
             INSERT INTO sessions (id, user_id, access_token_hash, access_expires_at, renewal_token_hash, created_at, expires_at)
             VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -179,6 +184,7 @@ struct GRDBSessionRepository: SessionRepository {
         try await writer.write { db -> RenewalOutcome in
             guard let row = try Row.fetchOne(db, sql: "SELECT id, user_id, expires_at, revoked_at FROM sessions WHERE renewal_token_hash = ?",
                                              arguments: [renewalTokenHash]) else {
+                if let reused = try Self.reuse(db, renewalTokenHash: renewalTokenHash, now: now) { return reused }
                 try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "anonymous", action: "session.renewal_refused", subject: "unknown",
                                                          details: ["reason": "unknown_token"]))
                 return .refused
@@ -195,9 +201,35 @@ struct GRDBSessionRepository: SessionRepository {
             try db.execute(sql: """
                 UPDATE sessions SET access_token_hash = ?, access_expires_at = ?, renewal_token_hash = ? WHERE id = ?
                 """, arguments: [new.accessTokenHash, new.accessExpiresAt.timeIntervalSince1970, new.renewalTokenHash, sessionID])
+            try db.execute(sql: "INSERT OR IGNORE INTO spent_renewal_tokens (token_hash, session_id, spent_at) VALUES (?, ?, ?)",
+                           arguments: [renewalTokenHash, sessionID, now.timeIntervalSince1970])
             guard let account = try Accounts.apiAccount(db, userID: userID) else { throw ProblemError.unauthorized }
             return .renewed(sessionExpiresAt: sessionEnd, account: account)
         }
+    }
+
+    /// A spent renewal token presented again, inside `db`'s transaction: nil when the token was
+    /// never spent. Otherwise the token's session is revoked (if still live) with a security alert
+    /// for its user, and the refusal is audited; all of it commits with the refusal.
+    static func reuse(_ db: Database, renewalTokenHash: String, now: Date) throws -> RenewalOutcome? {
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT sessions.id, sessions.user_id, sessions.revoked_at FROM spent_renewal_tokens
+            JOIN sessions ON sessions.id = spent_renewal_tokens.session_id WHERE spent_renewal_tokens.token_hash = ?
+            """, arguments: [renewalTokenHash]) else { return nil }
+        let sessionID: String = row["id"], userID: String = row["user_id"]
+        let revoked: Double? = row["revoked_at"]
+        if revoked == nil {
+            try db.execute(sql: "UPDATE sessions SET revoked_at = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, sessionID])
+            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "system", action: "session.revoked", subject: userID,
+                                                     details: ["session_id": sessionID, "reason": "renewal_reused"]))
+            try db.execute(sql: "INSERT INTO events (user_id, type, title, body, created_at) VALUES (?, 'security_alert', ?, ?, ?)",
+                           arguments: [userID, "A session was signed out to protect your account.",
+                                       "A renewal token was used twice, so someone may hold a copy of it. Sign in again.",
+                                       now.timeIntervalSince1970])
+        }
+        try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "anonymous", action: "session.renewal_refused", subject: userID,
+                                                 details: ["session_id": sessionID, "reason": "renewal_reused"]))
+        return .reused
     }
 
     func revoke(sessionID: String, userID: String, now: Date) async throws {

@@ -61,6 +61,13 @@ struct GRDBTradingLedger: TradingLedger {
         }
     }
 
+    func openSellQty(account: String, symbol: String, excluding: String?) throws -> Int64 {
+        try Int64.fetchOne(db, sql: """
+            SELECT COALESCE(SUM(qty - filled_qty), 0) FROM orders
+            WHERE account_id = ? AND symbol = ? AND side = 'sell' AND status IN ('open', 'partially_filled') AND id != ?
+            """, arguments: [account, symbol, excluding ?? ""]) ?? 0
+    }
+
     func order(account: String, clientOrderID: String) throws -> (id: String, requestHash: String?)? {
         guard let row = try Row.fetchOne(db, sql: "SELECT id, request_hash FROM orders WHERE account_id = ? AND client_order_id = ?",
                                          arguments: [account, clientOrderID]) else { return nil }
