@@ -21,6 +21,8 @@ public func buildApplication(
     try service.registerHandlers(on: router, configuration: .raxx, middlewares: [BearerTokenMiddleware()])
     return Application(
         router: router,
+        // Requests the HTTP parser rejects are answered as problem+json too.
+        server: .http1(configuration: .init(additionalChannelHandlers: [ParseErrorProblemHandler()])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "raxx-sandbox"),
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
         logger: logger

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOHTTP1
 import OpenAPIRuntime
 import RaxxAPI
 
@@ -20,6 +21,9 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
+            // A body the HTTP parser could not read (broken chunked framing): the connection is
+            // unusable; Hummingbird answers 400 and closes it, as problem+json (ParseErrorProblemHandler).
+            if let parse = Self.parserError(in: error) { throw parse }
             var problem = Self.problem(for: error)
             if problem.code == "bad_request", let e = error as? ServerError, let name = await probe?.failingParameter(e) {
                 problem = .badRequest("Invalid value for query parameter '\(name)'.")
@@ -31,6 +35,15 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                                                 "error_type": "\(Self.errorType(error))"])
             }
             return Self.response(problem)
+        }
+    }
+
+    /// The HTTP parser's error behind `error`, if that is what it is.
+    static func parserError(in error: any Error) -> HTTPParserError? {
+        switch error {
+        case let e as HTTPParserError: e
+        case let e as ServerError: parserError(in: e.underlyingError)
+        default: nil
         }
     }
 
