@@ -72,6 +72,7 @@ let package = Package(
         .target(name: "RaxxSync", dependencies: ["RaxxCore", "RaxxAPI", "RaxxHTTP", "RaxxStore", openAPIRuntime]),
         .target(name: "RaxxOrders", dependencies: ["RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxHTTP", "RaxxSession", "RaxxStore", "RaxxSync",
                                                    openAPIRuntime]),
+        .target(name: "RaxxAlerts", dependencies: ["RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxHTTP", "RaxxStore", openAPIRuntime]),
         .target(name: "RaxxCLI", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxSession", "RaxxAPI", openAPIRuntime, argumentParser]),
         .target(name: "RaxxStoreCLI", dependencies: ["RaxxCLI", "RaxxCore", "RaxxStore"]),
 
@@ -120,6 +121,8 @@ let package = Package(
         .testTarget(name: "RaxxOrdersTests", dependencies: ["RaxxOrders", "RaxxDomain", "RaxxCore"]),
         .testTarget(name: "RaxxOrderCommandTests", dependencies: ["RaxxOrderCommand", "RaxxCLI", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxStore",
                                                                   "RaxxVault", "RaxxTestSupport"]),
+        .testTarget(name: "RaxxNotifyCommandTests", dependencies: ["RaxxNotifyCommand", "RaxxAlerts", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxStore",
+                                                                   "RaxxHTTP", "RaxxTestSupport"]),
         .testTarget(name: "RaxxCacheCommandTests", dependencies: ["RaxxCacheCommand", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxStore", "RaxxVault",
                                                                   "RaxxTestSupport"]),
         .testTarget(name: "RaxxAuthCommandTests", dependencies: ["RaxxAuthCommand", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxSession",
@@ -131,7 +134,8 @@ let package = Package(
                                                                       "RaxxStore", "RaxxSync"])
     + tool("raxx-order", library: "RaxxOrderCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
                                                                       "RaxxStore", "RaxxOrders"])
-    + tool("raxx-notify", library: "RaxxNotifyCommand", dependencies: ["RaxxCLI", "RaxxCore"])
+    + tool("raxx-notify", library: "RaxxNotifyCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
+                                                                        "RaxxStore", "RaxxAlerts"])
     + tool("raxx-dsr", library: "RaxxDSRCommand", dependencies: ["RaxxCLI", "RaxxCore"]),
     swiftLanguageModes: [.v6]
 )

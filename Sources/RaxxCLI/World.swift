@@ -19,6 +19,11 @@ public struct World: Sendable {
     public var monotonic: @Sendable () -> Duration
     /// A fresh unique id (generated client order ids).
     public var newID: @Sendable () -> String
+    /// Waits (a backoff before trying the network again).
+    public var sleep: @Sendable (Duration) async throws -> Void
+    /// Runs `action` when the person interrupts (SIGINT) or the system asks the process to end
+    /// (SIGTERM), for as long as the answer is kept.
+    public var onInterrupt: @Sendable (_ action: @escaping @Sendable () -> Void) -> any Sendable
     /// The terminal's part: asking for a PIN, or reading it from `--pin-fd`.
     public var pinEntry: any PINEntry
     /// The Raptor API, with the given middlewares in front (the session's bearer token).
@@ -30,12 +35,17 @@ public struct World: Sendable {
     public var services: [any Sendable]
 
     public init(now: @escaping @Sendable () -> Date, serverNow: (@Sendable () -> Date)? = nil, monotonic: @escaping @Sendable () -> Duration,
-                newID: @escaping @Sendable () -> String, pinEntry: any PINEntry, raptor: any RaptorConnection,
+                newID: @escaping @Sendable () -> String,
+                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+                onInterrupt: @escaping @Sendable (_ action: @escaping @Sendable () -> Void) -> any Sendable = { _ in 0 },
+                pinEntry: any PINEntry, raptor: any RaptorConnection,
                 keystore: any KeystoreAccess, services: [any Sendable] = []) {
         self.now = now
         self.serverNow = serverNow ?? now
         self.monotonic = monotonic
         self.newID = newID
+        self.sleep = sleep
+        self.onInterrupt = onInterrupt
         self.pinEntry = pinEntry
         self.raptor = raptor
         self.keystore = keystore
@@ -52,6 +62,8 @@ public struct World: Sendable {
             serverNow: { serverClock.now() },
             monotonic: { ContinuousClock.now - start },
             newID: { UUID().uuidString.lowercased() },
+            sleep: { try await Task.sleep(for: $0) },
+            onInterrupt: { action in Interrupts(action) },
             pinEntry: TerminalPINEntry(),
             raptor: CurlRaptorConnection(tool: tool, configuration: configuration, serverClock: serverClock),
             // A process holding the keystore's lock is renewing over the network: no wait outlasts
@@ -97,5 +109,27 @@ public struct TerminalPINEntry: PINEntry {
 
     public func read(from source: PINSource, prompt: String, confirm: Bool) throws(RaxxError) -> SecretBytes {
         try PIN.read(from: source, prompt: prompt, confirm: confirm)
+    }
+}
+
+/// SIGINT and SIGTERM, caught while kept: the action runs instead of the default of dying mid-write.
+/// (Its sources are only created and cancelled, never shared while changing: unchecked Sendable.)
+final class Interrupts: @unchecked Sendable {
+    private let sources: [any DispatchSourceSignal]
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler(handler: action)
+            source.resume()
+            return source
+        }
+    }
+
+    deinit {
+        for source in sources { source.cancel() }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
     }
 }

@@ -14,3 +14,4 @@ extension Components.Schemas.Side: ExpressibleByArgument {}
 extension Components.Schemas.OrderType: ExpressibleByArgument {}
 extension Components.Schemas.TimeInForce: ExpressibleByArgument {}
 extension Components.Schemas.OrderStatus: ExpressibleByArgument {}
+extension Components.Schemas.EventType: ExpressibleByArgument {}

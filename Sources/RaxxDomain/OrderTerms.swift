@@ -8,6 +8,8 @@ public typealias OrderType = Components.Schemas.OrderType
 public typealias TimeInForce = Components.Schemas.TimeInForce
 public typealias OrderStatus = Components.Schemas.OrderStatus
 public typealias TradingMode = Components.Schemas.TradingMode
+/// What an alert is about.
+public typealias AlertType = Components.Schemas.EventType
 
 extension Components.Schemas.OrderStatus {
     /// Orders that may still fill: resting on the book, or not yet accepted.

@@ -55,6 +55,9 @@ public final class CurlTransport: ClientTransport, Sendable {
         if let body {
             bodyBytes = try await Array(collecting: body, upTo: options.maxRequestBytes)
         }
+        var options = self.options
+        // A request that says how long it may take (a long poll) is not cut by the default.
+        if let total = RequestTimeout.total { options.totalTimeout = total }
         let exchange = Exchange(request: request, url: url, body: bodyBytes, options: options)
         let pool = self.pool
         return try await withTaskCancellationHandler {
@@ -86,6 +89,12 @@ public final class CurlTransport: ClientTransport, Sendable {
         while base.hasSuffix("/") { base.removeLast() }
         return base + (request.path ?? "/")
     }
+}
+
+/// How long the requests made within an operation may take, in place of the transport's default:
+/// `RequestTimeout.$total.withValue(.seconds(75)) { try await api.listEvents(…wait: 60…) }`.
+public enum RequestTimeout {
+    @TaskLocal public static var total: RaxxDuration?
 }
 
 /// libcurl, loaded and initialised (curl_global_init) once per process, at the first request.

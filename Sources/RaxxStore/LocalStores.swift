@@ -17,6 +17,8 @@ public protocol LocalStores: Sendable {
     func cache() throws(RaxxError) -> CacheStore
     /// The order journal, created when missing.
     func journal() throws(RaxxError) -> OrderJournal
+    /// raxx-notify's alerts and watch cursor, created when missing.
+    func alerts() throws(RaxxError) -> AlertStore
     /// Takes one of the stores' locks, waiting up to `wait` (nil: not at all, exit 75 when busy).
     func lock(_ lock: StoreLock, wait: RaxxDuration?) async throws -> any HeldLock
     /// Moves a damaged cache out of the way (kept beside it for a person to look at); answers where
@@ -70,6 +72,7 @@ public struct FileStores: LocalStores {
     public func existingCache() throws(RaxxError) -> CacheStore? { try CacheStore.openExisting(at: cacheFile) }
     public func cache() throws(RaxxError) -> CacheStore { try CacheStore.open(at: cacheFile) }
     public func journal() throws(RaxxError) -> OrderJournal { try OrderJournal.open(at: journalFile) }
+    public func alerts() throws(RaxxError) -> AlertStore { try AlertStore.open(at: stateDirectory.appendingPathComponent("alerts.sqlite")) }
 
     public func setDamagedCacheAside() throws(RaxxError) -> String {
         let stamp = RFC3339.string(from: Date()).replacingOccurrences(of: ":", with: "")

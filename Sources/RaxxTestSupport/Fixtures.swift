@@ -78,4 +78,15 @@ public enum Fixtures {
             .init(seq: 4, entity: .order, op: .upsert, id: "ord-1", order: order(at: now)),
         ], cursor: cursor, hasMore: false, reset: false, asOf: now)
     }
+
+    /// An alert of the feed.
+    public static func alert(_ seq: Int64, _ type: Components.Schemas.EventType = .fillConfirmed, at now: Date = now) -> Components.Schemas.Event {
+        .init(seq: seq, _type: type, createdAt: now.addingTimeInterval(Double(seq)), title: "Alert \(seq)", orderId: "ord-\(seq)")
+    }
+
+    /// A page of the feed.
+    public static func alerts(_ seqs: [Int64], cursor: Int64? = nil, hasMore: Bool = false,
+                              type: Components.Schemas.EventType = .fillConfirmed) -> Components.Schemas.EventPage {
+        .init(events: seqs.map { alert($0, type) }, cursor: cursor ?? seqs.last ?? 0, hasMore: hasMore)
+    }
 }

@@ -8,6 +8,7 @@ public final class MemoryStores: LocalStores, @unchecked Sendable {
     private let lock = NSLock()
     private var cacheStore: CacheStore?
     private var journalStore: OrderJournal?
+    private var alertStore: AlertStore?
     private var held: Set<StoreLock> = []
 
     /// Free space the stores report (nil: unknown).
@@ -54,6 +55,17 @@ public final class MemoryStores: LocalStores, @unchecked Sendable {
             return created
         } catch {
             throw RaxxError.failure(code: "internal", "Could not create an in-memory journal: \(error)")
+        }
+    }
+
+    public func alerts() throws(RaxxError) -> AlertStore {
+        if let existing = lock.withLock({ alertStore }) { return existing }
+        do {
+            let created = try AlertStore.inMemory()
+            lock.withLock { alertStore = created }
+            return created
+        } catch {
+            throw RaxxError.failure(code: "internal", "Could not create an in-memory alert store: \(error)")
         }
     }
 

@@ -38,6 +38,16 @@ public final class TestWorld: @unchecked Sendable {
 
     private let lock = NSLock()
     private var nextID = 0
+    private var interruptActions: [@Sendable () -> Void] = []
+    private var slept: [Duration] = []
+
+    /// The waits the command asked for (they return at once).
+    public var sleeps: [Duration] { lock.withLock { slept } }
+
+    /// Interrupts the command as SIGINT would.
+    public func interrupt() {
+        for action in lock.withLock({ interruptActions }) { action() }
+    }
 
     public init() {}
 
@@ -65,6 +75,8 @@ public final class TestWorld: @unchecked Sendable {
                     return ids[nextID]
                 }
             },
+            sleep: { [self] duration in lock.withLock { slept.append(duration) } },
+            onInterrupt: { [self] action in lock.withLock { interruptActions.append(action) }; return 0 },
             pinEntry: FixedPINEntry(pin: pin),
             raptor: api,
             keystore: keystore ?? MemoryKeystore(unplanned: true),
