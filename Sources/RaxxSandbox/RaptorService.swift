@@ -20,7 +20,7 @@ public struct RaptorService: APIProtocol {
     let sync: SyncHandlers
     let instruments: InstrumentHandlers
     let orders: OrderHandlers
-    let events = EventHandlers()
+    let events: EventHandlers
     let devices = DeviceHandlers()
     let dsr = DSRHandlers()
     let audit = AuditHandlers()
@@ -45,6 +45,7 @@ public struct RaptorService: APIProtocol {
         instruments = InstrumentHandlers(market: market, clock: clock)
         orders = OrderHandlers(trading: r.trading, audit: r.audit, market: market, configuration: configuration, clock: clock,
                                faults: FaultInjector(loseOrderReplies: configuration.loseOrderReplies))
+        events = EventHandlers(events: r.events, notifier: database.notifier, clock: clock)
     }
 
     // MARK: meta

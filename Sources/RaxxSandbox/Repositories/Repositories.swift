@@ -12,6 +12,7 @@ struct Repositories: Sendable {
     var sessions: any SessionRepository
     var audit: any AuditRepository
     var trading: any TradingRepository
+    var events: any EventRepository
 }
 
 // MARK: Health
@@ -209,4 +210,38 @@ protocol AuthRepository: Sendable {
 protocol TradingRepository: Sendable {
     func write<T: Sendable>(_ body: @escaping @Sendable (any TradingLedger) throws -> T) async throws -> T
     func read<T: Sendable>(_ body: @escaping @Sendable (any TradingLedger) throws -> T) async throws -> T
+}
+
+// MARK: Events (the alerts feed)
+
+/// What a page of the feed asks for: the user's events after `cursor`, oldest first.
+struct EventQuery: Sendable, Equatable {
+    var user: String
+    var after: Int64
+    var limit: Int
+    /// Only these types (nil: all).
+    var types: [String]? = nil
+    /// Only events created at or after this time.
+    var since: Date? = nil
+}
+
+struct EventPage: Sendable {
+    var events: [Components.Schemas.Event]
+    /// More events match after the page's last.
+    var hasMore: Bool
+}
+
+/// A session whose end is near, as the expiry scan notes it.
+struct ExpiringSession: Sendable, Equatable {
+    var sessionID: String
+    var userID: String
+    var expiresAt: Date
+}
+
+protocol EventRepository: Sendable {
+    /// One page of `query`'s events.
+    func events(_ query: EventQuery) async throws -> EventPage
+    /// Writes `session_expiring` for every live session ending within `window` of `now` that has
+    /// not had one yet (once per session), and answers those sessions. One transaction.
+    func noteExpiringSessions(now: Date, window: TimeInterval) async throws -> [ExpiringSession]
 }
