@@ -21,7 +21,7 @@ public struct RaptorService: APIProtocol {
     let instruments: InstrumentHandlers
     let orders: OrderHandlers
     let events: EventHandlers
-    let devices = DeviceHandlers()
+    let devices: DeviceHandlers
     let dsr = DSRHandlers()
     let audit = AuditHandlers()
 
@@ -46,6 +46,7 @@ public struct RaptorService: APIProtocol {
         orders = OrderHandlers(trading: r.trading, audit: r.audit, market: market, configuration: configuration, clock: clock,
                                faults: FaultInjector(loseOrderReplies: configuration.loseOrderReplies))
         events = EventHandlers(events: r.events, notifier: database.notifier, clock: clock)
+        devices = DeviceHandlers(devices: r.devices, clock: clock)
     }
 
     // MARK: meta

@@ -253,7 +253,7 @@ public final class SandboxDatabase: Sendable {
         Repositories(health: GRDBHealthRepository(writer: writer), auth: GRDBAuthRepository(writer: writer, notifier: notifier),
                      sessions: GRDBSessionRepository(writer: writer, notifier: notifier), audit: GRDBAuditRepository(writer: writer),
                      trading: GRDBTradingRepository(writer: writer, notifier: notifier),
-                     events: GRDBEventRepository(writer: writer, notifier: notifier))
+                     events: GRDBEventRepository(writer: writer, notifier: notifier), devices: GRDBDeviceRepository(writer: writer))
     }
 }
 
