@@ -20,8 +20,8 @@ public struct RaptorService: APIProtocol {
     let sync: SyncHandlers
     let instruments: InstrumentHandlers
     let orders: OrderHandlers
-    let events = EventHandlers()
-    let devices = DeviceHandlers()
+    let events: EventHandlers
+    let devices: DeviceHandlers
     let dsr = DSRHandlers()
     let audit = AuditHandlers()
 
@@ -45,6 +45,8 @@ public struct RaptorService: APIProtocol {
         instruments = InstrumentHandlers(market: market, clock: clock)
         orders = OrderHandlers(trading: r.trading, audit: r.audit, market: market, configuration: configuration, clock: clock,
                                faults: FaultInjector(loseOrderReplies: configuration.loseOrderReplies))
+        events = EventHandlers(events: r.events, notifier: database.notifier, clock: clock)
+        devices = DeviceHandlers(devices: r.devices, clock: clock)
     }
 
     // MARK: meta

@@ -24,6 +24,9 @@ public struct SandboxConfiguration: Sendable {
     public var changeRetention: RaxxDuration
     /// Fault injection: the replies to this many accepted orders are lost (the order stands).
     public var loseOrderReplies: Int = 0
+    /// How often the background scan looks for sessions within 15 minutes of their end (and
+    /// writes their `session_expiring` alert).
+    public var sessionScanInterval: RaxxDuration = .seconds(30)
 
     public init(host: String = "127.0.0.1", port: Int = 8080, databasePath: String = ":memory:",
                 origin: String? = nil, relyingPartyID: String? = nil,

@@ -6,6 +6,8 @@ import GRDB
 /// Handlers reach it only through the repositories (`repositories`), one transaction a method.
 public final class SandboxDatabase: Sendable {
     public let writer: any DatabaseWriter
+    /// Signalled when a transaction that wrote an event for a user commits (long polls wait on it).
+    public let notifier = EventNotifier()
 
     /// Opens (creating if needed) the database at `path`, or an in-memory one for `:memory:`.
     public init(path: String) throws {
@@ -220,6 +222,22 @@ public final class SandboxDatabase: Sendable {
                 CREATE INDEX step_up_grants_expiry ON step_up_grants(expires_at);
                 """)
         }
+        migrator.registerMigration("v7: alerts carry what they are about; one session_expiring a session") { db in
+            // The spec's Event fields, each nullable (older events have none). `session_id` is the
+            // sandbox's own: it makes `session_expiring` once per session (the partial unique index).
+            // A device's token is unique per user already; `device_tokens_user` serves the listing.
+            try db.execute(sql: """
+                ALTER TABLE events ADD COLUMN symbol TEXT;
+                ALTER TABLE events ADD COLUMN side TEXT;
+                ALTER TABLE events ADD COLUMN qty INTEGER;
+                ALTER TABLE events ADD COLUMN price_ticks INTEGER;
+                ALTER TABLE events ADD COLUMN reason TEXT;
+                ALTER TABLE events ADD COLUMN expires_at REAL;
+                ALTER TABLE events ADD COLUMN session_id TEXT;
+                CREATE UNIQUE INDEX events_session_expiring ON events(session_id) WHERE type = 'session_expiring';
+                CREATE INDEX device_tokens_user ON device_tokens(user_id, revoked_at);
+                """)
+        }
         return migrator
     }
 
@@ -232,9 +250,10 @@ public final class SandboxDatabase: Sendable {
 
     /// The GRDB repositories over this database.
     var repositories: Repositories {
-        Repositories(health: GRDBHealthRepository(writer: writer), auth: GRDBAuthRepository(writer: writer),
-                     sessions: GRDBSessionRepository(writer: writer), audit: GRDBAuditRepository(writer: writer),
-                     trading: GRDBTradingRepository(writer: writer))
+        Repositories(health: GRDBHealthRepository(writer: writer), auth: GRDBAuthRepository(writer: writer, notifier: notifier),
+                     sessions: GRDBSessionRepository(writer: writer, notifier: notifier), audit: GRDBAuditRepository(writer: writer),
+                     trading: GRDBTradingRepository(writer: writer, notifier: notifier),
+                     events: GRDBEventRepository(writer: writer, notifier: notifier), devices: GRDBDeviceRepository(writer: writer))
     }
 }
 

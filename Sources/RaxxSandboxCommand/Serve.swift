@@ -17,6 +17,11 @@ extension RaxxSandboxTool {
             A request body may carry at most 1 MiB (1048576 bytes); a larger one is refused with \
             413 payload_too_large. Used and expired challenges, spent and expired step-up grants, and \
             sessions that ended more than a day ago are deleted as new ones are made.
+
+            GET /api/events answers alerts: fills, rejections, security alerts, and a session's \
+            coming end, written once per session by a scan every --session-scan-interval for the \
+            sessions within 15 minutes of their end. A long poll (wait) ends as soon as an alert \
+            for its account commits, when its time is up, or at once when the server shuts down.
             """
         )
 
@@ -51,6 +56,11 @@ extension RaxxSandboxTool {
                 help: ArgumentHelp("How long the change log keeps tombstones; older sync cursors get a reset.", valueName: "duration"))
         var changeRetention = RaxxDuration.hours(7 * 24)
 
+        @Option(name: .customLong("session-scan-interval"),
+                help: ArgumentHelp("How often to look for sessions within 15 minutes of their end, to alert them (e.g. 30s).",
+                                   valueName: "duration"))
+        var sessionScanInterval = RaxxDuration.seconds(30)
+
         @Option(name: .customLong("fault-lose-order-replies"),
                 help: ArgumentHelp("Fault injection for tests: lose the replies to this many accepted orders (the orders stand).", valueName: "n"))
         var loseOrderReplies = 0
@@ -63,7 +73,9 @@ extension RaxxSandboxTool {
         public func validate() throws {
             guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
             guard Decimal(string: stepUpNotional) != nil else { throw ValidationError("--step-up-notional must be a number.") }
-            guard tokenTTL.milliseconds > 0, sessionTTL.milliseconds > 0 else { throw ValidationError("Durations must be positive.") }
+            guard tokenTTL.milliseconds > 0, sessionTTL.milliseconds > 0, sessionScanInterval.milliseconds > 0 else {
+                throw ValidationError("Durations must be positive.")
+            }
         }
 
         public func run() async throws {
@@ -83,6 +95,7 @@ extension RaxxSandboxTool {
                 changeRetention: changeRetention
             )
             configuration.loseOrderReplies = loseOrderReplies
+            configuration.sessionScanInterval = sessionScanInterval
             let database: SandboxDatabase
             do {
                 database = try SandboxDatabase(path: db)

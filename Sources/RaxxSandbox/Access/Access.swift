@@ -22,7 +22,7 @@ public enum Access: Sendable, Equatable {
     /// Who may call each operation, by operation ID. An operation missing here is refused (500):
     /// the gate fails closed. A test checks that every operation of `APIProtocol` is listed.
     ///
-    /// The capabilities not landed yet (events, devices, DSR, audit) answer 501 `not_implemented`
+    /// The capabilities not landed yet (DSR, audit) answer 501 `not_implemented`
     /// after this check. The spec marks the DSR operations staff only (and erasure step-up too);
     /// today's sandbox lets any signed-in caller reach their 501, and that stays so until DSR
     /// lands, when their entries become `.staff` (and `.stepUp` handling for erasure).
@@ -51,9 +51,9 @@ public enum Access: Sendable, Equatable {
         Operations.ListOrders.id: .signedIn,
         Operations.GetOrder.id: .signedIn,
         Operations.CancelOrder.id: .signedIn,
-        // events (not implemented yet)
+        // events
         Operations.ListEvents.id: .signedIn,
-        // devices (not implemented yet)
+        // devices
         Operations.RegisterAPNsDevice.id: .signedIn,
         Operations.ListAPNsDevices.id: .signedIn,
         Operations.RevokeAPNsDevice.id: .signedIn,

@@ -4,8 +4,9 @@ import RaxxDomain
 
 /// Paper trading on the simulated market. Marketable orders fill at the market's price, at most
 /// `liquidity` units per pass (so large orders fill partially, over several passes); positions,
-/// cash, the change log, events and the audit trail change in the same transaction as each fill
-/// (the caller's, through `TradingLedger`). Deterministic under the market's seed and the clock.
+/// cash, the change log, events (`fill_confirmed` and `order_rejected`, with what they are about)
+/// and the audit trail change in the same transaction as each fill (the caller's, through
+/// `TradingLedger`). Deterministic under the market's seed and the clock.
 struct PaperEngine: Sendable {
     let market: Market
 
@@ -84,7 +85,8 @@ struct PaperEngine: Sendable {
         if status == "rejected" {
             try ledger.event(NewEvent(user: order.userID, type: "order_rejected", order: order.id,
                                       title: "Order rejected: \(order.side) \(order.qty) \(order.symbol)",
-                                      body: rejectCode.map { "Reason: \($0.replacingOccurrences(of: "_", with: " "))." }, at: now))
+                                      body: rejectCode.map { "Reason: \($0.replacingOccurrences(of: "_", with: " "))." },
+                                      symbol: order.symbol, side: order.side, qty: order.qty, reason: rejectCode, at: now))
         }
     }
 
@@ -129,6 +131,7 @@ struct PaperEngine: Sendable {
                                               "cash_change": Money.string(ticks: order.side == "buy" ? -value : value)]))
         try ledger.event(NewEvent(user: order.userID, type: "fill_confirmed", order: order.id,
                                   title: "Filled: \(order.side) \(qty) \(order.symbol) at \(Money.string(ticks: price))",
-                                  body: order.status == "filled" ? "The order is complete." : "\(order.qty - order.filled) still open.", at: now))
+                                  body: order.status == "filled" ? "The order is complete." : "\(order.qty - order.filled) still open.",
+                                  symbol: order.symbol, side: order.side, qty: qty, price: price, at: now))
     }
 }

@@ -12,6 +12,8 @@ struct Repositories: Sendable {
     var sessions: any SessionRepository
     var audit: any AuditRepository
     var trading: any TradingRepository
+    var events: any EventRepository
+    var devices: any DeviceRepository
 }
 
 // MARK: Health
@@ -209,4 +211,72 @@ protocol AuthRepository: Sendable {
 protocol TradingRepository: Sendable {
     func write<T: Sendable>(_ body: @escaping @Sendable (any TradingLedger) throws -> T) async throws -> T
     func read<T: Sendable>(_ body: @escaping @Sendable (any TradingLedger) throws -> T) async throws -> T
+}
+
+// MARK: Events (the alerts feed)
+
+/// What a page of the feed asks for: the user's events after `cursor`, oldest first.
+struct EventQuery: Sendable, Equatable {
+    var user: String
+    var after: Int64
+    var limit: Int
+    /// Only these types (nil: all).
+    var types: [String]? = nil
+    /// Only events created at or after this time.
+    var since: Date? = nil
+}
+
+struct EventPage: Sendable {
+    var events: [Components.Schemas.Event]
+    /// More events match after the page's last.
+    var hasMore: Bool
+}
+
+/// A session whose end is near, as the expiry scan notes it.
+struct ExpiringSession: Sendable, Equatable {
+    var sessionID: String
+    var userID: String
+    var expiresAt: Date
+}
+
+protocol EventRepository: Sendable {
+    /// One page of `query`'s events.
+    func events(_ query: EventQuery) async throws -> EventPage
+    /// Writes `session_expiring` for every live session ending within `window` of `now` that has
+    /// not had one yet (once per session), and answers those sessions. One transaction.
+    func noteExpiringSessions(now: Date, window: TimeInterval) async throws -> [ExpiringSession]
+}
+
+// MARK: Devices (APNs)
+
+/// A device to register: the token as APNs gave it (lowercase hex).
+struct NewDevice: Sendable {
+    var id: String
+    var user: String
+    var token: String
+    var environment: String
+    var label: String?
+    var alerts: [String]
+    var at: Date
+}
+
+/// A registration's outcome.
+struct RegisteredDevice: Sendable {
+    var device: Components.Schemas.Device
+    /// The same token was registered for this user already (the device answers under its ID,
+    /// re-activated and with the new label, environment and alerts).
+    var existed: Bool
+    /// It existed and had been revoked.
+    var reactivated: Bool
+}
+
+protocol DeviceRepository: Sendable {
+    /// Registers `device` (audited `device.registered`, with the token's suffix only); the same
+    /// token again for the same user answers the existing device, re-activated if revoked.
+    func register(_ device: NewDevice) async throws -> RegisteredDevice
+    /// The user's active (not revoked) devices, oldest first.
+    func activeDevices(user: String) async throws -> [Components.Schemas.Device]
+    /// Revokes the user's device `id` (audited `device.revoked` the first time). False when the
+    /// user has no such device.
+    func revoke(id: String, user: String, now: Date) async throws -> Bool
 }

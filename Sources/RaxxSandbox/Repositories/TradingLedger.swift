@@ -50,13 +50,23 @@ struct NewFill: Sendable {
     var at: Date
 }
 
-/// An event for the user's alerts feed.
+/// An event for the user's alerts feed, with what it is about (the spec's `Event` fields; never
+/// the email or account ID).
 struct NewEvent: Sendable {
     var user: String
     var type: String
     var order: String?
     var title: String
     var body: String?
+    var symbol: String? = nil
+    var side: String? = nil
+    var qty: Int64? = nil
+    /// In ticks.
+    var price: Int64? = nil
+    /// A rejection's reject code, or what a security alert is about.
+    var reason: String? = nil
+    /// The session's end (`session_expiring`).
+    var expiresAt: Date? = nil
     var at: Date
 }
 

@@ -23,6 +23,7 @@ struct GRDBAuditRepository: AuditRepository {
 /// `AuthRepository` on SQLite: challenges, passkeys, registrations and step-up grants.
 struct GRDBAuthRepository: AuthRepository {
     let writer: any DatabaseWriter
+    let notifier: EventNotifier
 
     func offerRegistration(_ c: RegistrationChallenge, now: Date, admit: @escaping @Sendable (RegisteredUser?) throws -> Void)
         async throws -> RegistrationOffer
@@ -85,7 +86,8 @@ struct GRDBAuthRepository: AuthRepository {
     func register(_ p: NewPasskey, session: NewSession, now: Date,
                   admit: @escaping @Sendable (RegistrationFacts) throws -> Void) async throws -> (userID: String, account: Components.Schemas.Account)
     {
-        try await writer.write { db -> (userID: String, account: Components.Schemas.Account) in
+        let notifier = self.notifier
+        return try await writer.write { db -> (userID: String, account: Components.Schemas.Account) in
             var existing: RegistrationFacts.Existing? = nil
             if let user = try Row.fetchOne(db, sql: "SELECT id, handle FROM users WHERE email = ?", arguments: [p.email]) {
                 let userID: String = user["id"]
@@ -107,6 +109,13 @@ struct GRDBAuthRepository: AuthRepository {
                                  p.transports?.joined(separator: ","), now.timeIntervalSince1970])
             try SandboxDatabase.audit(db, AuditEntry(at: now, actor: account.userID, action: "passkey.registered", subject: account.userID,
                                                      details: ["credential_id": p.credentialID]))
+            // A passkey added to an account that had one already: the account hears of it.
+            if existing?.hasPasskey == true {
+                try EventLog.insert(db, NewEvent(user: account.userID, type: "security_alert", order: nil,
+                                                 title: "A new passkey was added to your account.",
+                                                 body: "If this was not you, sign in and remove it, and sign out your other sessions.",
+                                                 reason: "passkey_added", at: now), notifier: notifier)
+            }
             let apiAccount = try GRDBSessionRepository.start(db, session, userID: account.userID, now: now)
             return (account.userID, apiAccount)
         }
@@ -144,6 +153,7 @@ struct GRDBAuthRepository: AuthRepository {
 /// `SessionRepository` on SQLite.
 struct GRDBSessionRepository: SessionRepository {
     let writer: any DatabaseWriter
+    let notifier: EventNotifier
 
     func lookup(accessTokenHash: String, now: Date) async throws -> SessionLookup {
         let now = now.timeIntervalSince1970
@@ -181,10 +191,11 @@ struct GRDBSessionRepository: SessionRepository {
     }
 
     func renew(renewalTokenHash: String, now: Date, tokens: @escaping @Sendable (Date) -> RenewedTokens) async throws -> RenewalOutcome {
-        try await writer.write { db -> RenewalOutcome in
+        let notifier = self.notifier
+        return try await writer.write { db -> RenewalOutcome in
             guard let row = try Row.fetchOne(db, sql: "SELECT id, user_id, expires_at, revoked_at FROM sessions WHERE renewal_token_hash = ?",
                                              arguments: [renewalTokenHash]) else {
-                if let reused = try Self.reuse(db, renewalTokenHash: renewalTokenHash, now: now) { return reused }
+                if let reused = try Self.reuse(db, renewalTokenHash: renewalTokenHash, now: now, notifier: notifier) { return reused }
                 try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "anonymous", action: "session.renewal_refused", subject: "unknown",
                                                          details: ["reason": "unknown_token"]))
                 return .refused
@@ -211,7 +222,7 @@ struct GRDBSessionRepository: SessionRepository {
     /// A spent renewal token presented again, inside `db`'s transaction: nil when the token was
     /// never spent. Otherwise the token's session is revoked (if still live) with a security alert
     /// for its user, and the refusal is audited; all of it commits with the refusal.
-    static func reuse(_ db: Database, renewalTokenHash: String, now: Date) throws -> RenewalOutcome? {
+    static func reuse(_ db: Database, renewalTokenHash: String, now: Date, notifier: EventNotifier) throws -> RenewalOutcome? {
         guard let row = try Row.fetchOne(db, sql: """
             SELECT sessions.id, sessions.user_id, sessions.revoked_at FROM spent_renewal_tokens
             JOIN sessions ON sessions.id = spent_renewal_tokens.session_id WHERE spent_renewal_tokens.token_hash = ?
@@ -222,10 +233,10 @@ struct GRDBSessionRepository: SessionRepository {
             try db.execute(sql: "UPDATE sessions SET revoked_at = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, sessionID])
             try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "system", action: "session.revoked", subject: userID,
                                                      details: ["session_id": sessionID, "reason": "renewal_reused"]))
-            try db.execute(sql: "INSERT INTO events (user_id, type, title, body, created_at) VALUES (?, 'security_alert', ?, ?, ?)",
-                           arguments: [userID, "A session was signed out to protect your account.",
-                                       "A renewal token was used twice, so someone may hold a copy of it. Sign in again.",
-                                       now.timeIntervalSince1970])
+            try EventLog.insert(db, NewEvent(user: userID, type: "security_alert", order: nil,
+                                             title: "A session was signed out to protect your account.",
+                                             body: "A renewal token was used twice, so someone may hold a copy of it. Sign in again.",
+                                             reason: "renewal_token_reused", at: now), notifier: notifier)
         }
         try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "anonymous", action: "session.renewal_refused", subject: userID,
                                                  details: ["session_id": sessionID, "reason": "renewal_reused"]))

@@ -7,19 +7,24 @@ import RaxxDomain
 /// `TradingRepository` on the sandbox's SQLite database: one write or read transaction per call.
 struct GRDBTradingRepository: TradingRepository {
     let writer: any DatabaseWriter
+    let notifier: EventNotifier
 
     func write<T: Sendable>(_ body: @escaping @Sendable (any TradingLedger) throws -> T) async throws -> T {
-        try await writer.write { db in try body(GRDBTradingLedger(db: db)) }
+        let notifier = self.notifier
+        return try await writer.write { db in try body(GRDBTradingLedger(db: db, notifier: notifier)) }
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (any TradingLedger) throws -> T) async throws -> T {
-        try await writer.read { db in try body(GRDBTradingLedger(db: db)) }
+        let notifier = self.notifier
+        return try await writer.read { db in try body(GRDBTradingLedger(db: db, notifier: notifier)) }
     }
 }
 
 /// `TradingLedger` over one open GRDB transaction.
 struct GRDBTradingLedger: TradingLedger {
     let db: Database
+    /// Told, once the transaction commits, of the users it wrote events for.
+    let notifier: EventNotifier
 
     // MARK: Accounts and cash
 
@@ -241,8 +246,7 @@ struct GRDBTradingLedger: TradingLedger {
     // MARK: Events and audit
 
     func event(_ e: NewEvent) throws {
-        try db.execute(sql: "INSERT INTO events (user_id, type, title, body, order_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                       arguments: [e.user, e.type, e.title, e.body, e.order, e.at.timeIntervalSince1970])
+        try EventLog.insert(db, e, notifier: notifier)
     }
 
     func audit(_ entry: AuditEntry) throws {

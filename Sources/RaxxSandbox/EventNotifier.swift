@@ -1,0 +1,116 @@
+import Foundation
+import ServiceLifecycle
+
+/// Tells long polls of the events feed that an event for their user was committed.
+///
+/// Every transaction that writes an event signals its user once it commits (the GRDB layer
+/// registers `signal` with `afterNextTransaction`, see `EventLog`), so a waiter never wakes for a
+/// rolled-back event, and wakes for events however they were written: a fill in any handler's
+/// sweep, a rejection, a security alert, the session-expiry scan.
+///
+/// A waiter takes a `mark` (the user's signal count) before it reads the feed, and waits for a
+/// signal after that mark: an event committed between the read and the wait is not lost.
+public final class EventNotifier: @unchecked Sendable {
+    /// Why a wait ended.
+    enum Wake: Sendable, Equatable {
+        /// An event for the user was committed after the mark.
+        case event
+        /// The timeout passed, the server began shutting down, or the task was cancelled.
+        case over
+    }
+
+    private struct Waiter {
+        var user: String
+        var mark: UInt64
+        var continuation: CheckedContinuation<Void, Never>?
+        var wake: Wake?
+    }
+
+    private let lock = NSLock()
+    private var signals: [String: UInt64] = [:]
+    private var waiters: [UInt64: Waiter] = [:]
+    private var nextID: UInt64 = 0
+
+    public init() {}
+
+    private func locked<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+
+    /// How many times `user` has been signalled: the mark to wait after.
+    func mark(_ user: String) -> UInt64 {
+        locked { signals[user] ?? 0 }
+    }
+
+    /// An event for `user` was committed: wakes the user's waiters.
+    func signal(_ user: String) {
+        let woken: [CheckedContinuation<Void, Never>] = locked {
+            signals[user, default: 0] &+= 1
+            var woken: [CheckedContinuation<Void, Never>] = []
+            for (id, waiter) in waiters where waiter.user == user && waiter.wake == nil {
+                waiters[id]?.wake = .event
+                if let c = waiter.continuation { woken.append(c); waiters[id]?.continuation = nil }
+            }
+            return woken
+        }
+        for c in woken { c.resume() }
+    }
+
+    /// The number of waits in progress (for tests).
+    var waiting: Int { locked { waiters.count } }
+
+    /// Waits until an event for `user` is committed after `mark` (`.event`), or `timeout` passes,
+    /// the server begins a graceful shutdown, or the task is cancelled (`.over`), whichever is
+    /// first. Answers `.event` at once when a signal came after `mark` already.
+    func wait(for user: String, after mark: UInt64, timeout: Duration) async -> Wake {
+        let id: UInt64 = locked {
+            nextID &+= 1
+            waiters[nextID] = Waiter(user: user, mark: mark, wake: (signals[user] ?? 0) > mark ? .event : nil)
+            return nextID
+        }
+        defer { _ = locked { waiters.removeValue(forKey: id) } }
+        // Graceful shutdown of the HTTP server reaches the request's task (a child of the server
+        // service), and ends the wait at once rather than hold the shutdown for `timeout`.
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { try? await Task.sleep(for: timeout) }
+                group.addTask { await self.suspend(id) }
+                await group.next()
+                self.end(id, .over)
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {
+            self.end(id, .over)
+        }
+        return locked { waiters[id]?.wake } ?? .over
+    }
+
+    /// Ends waiter `id` with `wake`, unless it has ended already.
+    private func end(_ id: UInt64, _ wake: Wake) {
+        let c: CheckedContinuation<Void, Never>? = locked {
+            guard let waiter = waiters[id], waiter.wake == nil || waiter.continuation != nil else { return nil }
+            if waiter.wake == nil { waiters[id]?.wake = wake }
+            waiters[id]?.continuation = nil
+            return waiter.continuation
+        }
+        c?.resume()
+    }
+
+    /// Suspends until waiter `id` has ended (or at once when it has, or the task is cancelled).
+    private func suspend(_ id: UInt64) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let now: Bool = locked {
+                    guard let waiter = waiters[id], waiter.wake == nil, !Task.isCancelled else { return true }
+                    waiters[id]?.continuation = c
+                    return false
+                }
+                if now { c.resume() }
+            }
+        } onCancel: {
+            self.end(id, .over)
+        }
+    }
+}
