@@ -36,38 +36,24 @@ public final class MemoryStores: LocalStores, @unchecked Sendable {
 
     public func existingCache() throws(RaxxError) -> CacheStore? { lock.withLock { cacheStore } }
 
-    public func cache() throws(RaxxError) -> CacheStore {
-        if let existing = lock.withLock({ cacheStore }) { return existing }
+    public func cache() throws(RaxxError) -> CacheStore { try lazily(\.cacheStore, "cache") { try CacheStore.inMemory() } }
+
+    public func journal() throws(RaxxError) -> OrderJournal { try lazily(\.journalStore, "journal") { try OrderJournal.inMemory() } }
+
+    /// The store in `slot`, made in memory the first time it is asked for.
+    private func lazily<Store>(_ slot: ReferenceWritableKeyPath<MemoryStores, Store?>, _ what: String,
+                               _ make: () throws -> Store) throws(RaxxError) -> Store {
+        if let existing = lock.withLock({ self[keyPath: slot] }) { return existing }
         do {
-            let created = try CacheStore.inMemory()
-            lock.withLock { cacheStore = created }
+            let created = try make()
+            lock.withLock { self[keyPath: slot] = created }
             return created
         } catch {
-            throw RaxxError.failure(code: "internal", "Could not create an in-memory cache: \(error)")
+            throw RaxxError.failure(code: "internal", "Could not create an in-memory \(what): \(error)")
         }
     }
 
-    public func journal() throws(RaxxError) -> OrderJournal {
-        if let existing = lock.withLock({ journalStore }) { return existing }
-        do {
-            let created = try OrderJournal.inMemory()
-            lock.withLock { journalStore = created }
-            return created
-        } catch {
-            throw RaxxError.failure(code: "internal", "Could not create an in-memory journal: \(error)")
-        }
-    }
-
-    public func alerts() throws(RaxxError) -> AlertStore {
-        if let existing = lock.withLock({ alertStore }) { return existing }
-        do {
-            let created = try AlertStore.inMemory()
-            lock.withLock { alertStore = created }
-            return created
-        } catch {
-            throw RaxxError.failure(code: "internal", "Could not create an in-memory alert store: \(error)")
-        }
-    }
+    public func alerts() throws(RaxxError) -> AlertStore { try lazily(\.alertStore, "alert store") { try AlertStore.inMemory() } }
 
     /// Holds `kind` as another process would (for busy-lock tests).
     public func hold(_ kind: StoreLock) { _ = lock.withLock { held.insert(kind) } }
