@@ -44,7 +44,9 @@ import Testing
         let f = await failure(listener.url)
         #expect(f?.kind == .offlineSoft)
         #expect(f?.curlCode == 28)
-        #expect(ContinuousClock.now - started < .seconds(5)) // bounded by the 700 ms total timeout, not forever
+        // Ended by the 700 ms total timeout (curl code 28 above says which bound), not forever; the
+        // time allows for a suite that keeps both cores busy.
+        #expect(ContinuousClock.now - started < .seconds(30))
         #expect(listener.requests.count == 1)
     }
 
