@@ -78,11 +78,11 @@ let tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr",
 
     @Test func hardOfflineExits69AtOnce() throws {
         let listener = try LoopbackListener(.refuse)
-        let r = try ToolRunner.run("raxx-auth", ["ping"], environment: ["RAXX_API_URL": listener.url, "RAXX_TIMEOUT": "10s"])
+        let r = try ToolRunner.run("raxx-auth", ["ping"], environment: ["RAXX_API_URL": listener.url, "RAXX_TIMEOUT": "60s"], timeout: 90)
         #expect(r.status == 69)
         #expect(r.stdout.isEmpty)
         #expect(r.stderr.contains(#""message":"This action requires an internet connection. Try again when online.""#))
-        #expect(r.seconds < 5) // refused connections fail fast, not at the timeout (a generous bound, not a benchmark)
+        #expect(r.seconds < 30) // refused connections fail fast, not at the 60 s timeout (a generous bound, not a benchmark)
     }
 
     @Test func softOfflineHangingExits69WithinTheTimeout() throws {

@@ -272,13 +272,16 @@ extension HandlerRig {
         configuration.sessionScanInterval = .init(milliseconds: 50)
         try await withSandbox(configuration: configuration, database: database, clock: clock.closure) { url in
             let client = try generatedClient(url, middlewares: [BearerToken(grant.accessToken)])
-            async let polled = client.listEvents(query: .init(wait: 30, _type: [.sessionExpiring]))
+            // A 60 s poll, held by the transport as long: only the scan's event may end it early.
+            async let polled = RequestTimeout.$total.withValue(RaxxDuration.seconds(90)) {
+                try await client.listEvents(query: .init(wait: 60, _type: [.sessionExpiring]))
+            }
             try await waitUntil { database.notifier.waiting == 1 }
             // Ten minutes before the session's end.
             clock.advance(by: grant.sessionExpiresAt.timeIntervalSince(clock.now) - 10 * 60)
             let advanced = ContinuousClock.now
             let page = try await polled.ok.body.json
-            #expect(ContinuousClock.now - advanced < .seconds(20)) // the scan's event ended the wait, not its 30 s
+            #expect(ContinuousClock.now - advanced < .seconds(40)) // the scan's event ended the wait, not its 60 s
             #expect(page.events.map(\._type) == [.sessionExpiring])
             // (The wire's date-times are whole seconds.)
             let expiresAt = try #require(page.events.first?.expiresAt)
