@@ -133,7 +133,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["RaxxTestSupport", "RaxxCore", "RaxxStore"]),
     ]
     + tool("raxx-auth", library: "RaxxAuthCommand", dependencies: ["RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxSession"])
-    + tool("raxx-cache", library: "RaxxCacheCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxVault",
+    + tool("raxx-cache", library: "RaxxCacheCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
                                                                       "RaxxStore", "RaxxSync"])
     + tool("raxx-order", library: "RaxxOrderCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
                                                                       "RaxxStore", "RaxxOrders"])

@@ -48,7 +48,3 @@ public struct AlertFeed: Sendable {
         }
     }
 }
-
-extension RaxxDuration {
-    static func + (a: RaxxDuration, b: RaxxDuration) -> RaxxDuration { RaxxDuration(milliseconds: a.milliseconds + b.milliseconds) }
-}

@@ -5,7 +5,6 @@ import RaxxCore
 import RaxxStore
 import RaxxStoreCLI
 import RaxxSync
-import RaxxVault
 
 extension RaxxCache {
     /// `raxx-cache refresh`: pull what changed since the last refresh.
@@ -87,15 +86,13 @@ extension RaxxCache {
 
         /// One refresh of `store` for the signed-in account, with progress on a terminal.
         func refresh(_ store: CacheStore, limits: StorageLimits, full: Bool, _ context: CommandContext) async throws -> CacheRefresher.Outcome {
-            let session: Result<StoredSession, RaxxError> = Result { () throws(RaxxError) in try context.storedSession() }
-            guard case .success(let signedIn) = session else {
-                if case .failure(let error) = session {
-                    try? store.recordFailure(kind: "signed-out", message: error.message, connectivity: nil, at: context.clock())
-                    throw error
-                }
-                throw RaxxError.signInRequired
+            let accountID: String
+            do {
+                accountID = try context.storedSession().accountID
+            } catch {
+                try? store.recordFailure(kind: "signed-out", message: error.message, connectivity: nil, at: context.clock())
+                throw error
             }
-            let accountID = signedIn.accountID
             var refresher = CacheRefresher(store: store, client: try context.signedInAPI(), accountID: accountID,
                                            retention: limits.retention, clock: context.clock)
             let showProgress = context.io.stderrIsTTY && !quiet

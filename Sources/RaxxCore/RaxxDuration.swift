@@ -13,6 +13,7 @@ public struct RaxxDuration: Sendable, Hashable, Comparable, CustomStringConverti
     public var seconds: Double { Double(milliseconds) / 1000 }
 
     public static func < (a: RaxxDuration, b: RaxxDuration) -> Bool { a.milliseconds < b.milliseconds }
+    public static func + (a: RaxxDuration, b: RaxxDuration) -> RaxxDuration { RaxxDuration(milliseconds: a.milliseconds + b.milliseconds) }
 
     private static let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000), ("d", 86_400_000)]
 

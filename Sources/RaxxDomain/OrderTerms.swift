@@ -26,8 +26,3 @@ extension Components.Schemas.OrderStatus {
     /// The final statuses as an SQL list (`'filled', 'cancelled', …`), for queries over stored orders.
     public static var finalSQLList: String { final.map { "'\($0.rawValue)'" }.joined(separator: ", ") }
 }
-
-extension Components.Schemas.Side {
-    /// The cash direction of a fill: a buy spends, a sell receives.
-    public var cashSign: Int64 { self == .buy ? -1 : 1 }
-}

@@ -21,14 +21,8 @@ public final class MemoryStores: LocalStores, @unchecked Sendable {
 
     public func freeBytes() -> Int64? { free }
 
-    /// Where the damaged cache went, once set aside.
-    public private(set) var setAside: [CacheStore] = []
-
     public func setDamagedCacheAside() throws(RaxxError) -> String {
-        lock.withLock {
-            if let damaged = cacheStore { setAside.append(damaged) }
-            cacheStore = nil
-        }
+        lock.withLock { cacheStore = nil }
         return "memory:cache.damaged"
     }
 
