@@ -76,6 +76,7 @@ let package = Package(
         .target(name: "RaxxAlerts", dependencies: ["RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxHTTP", "RaxxStore", openAPIRuntime]),
         .target(name: "RaxxCLI", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxSession", "RaxxAPI", openAPIRuntime, argumentParser]),
         .target(name: "RaxxStoreCLI", dependencies: ["RaxxCLI", "RaxxCore", "RaxxStore"]),
+        .target(name: "RaxxDSR", dependencies: ["RaxxCore", "RaxxAPI", "RaxxDomain", crypto]),
 
         // The sandbox: a local Raptor built from the same spec, with real state in SQLite.
         .target(
@@ -130,6 +131,8 @@ let package = Package(
                                                                   "RaxxTestSupport"]),
         .testTarget(name: "RaxxAuthCommandTests", dependencies: ["RaxxAuthCommand", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxSession",
                                                                  "RaxxTestSupport"]),
+        .testTarget(name: "RaxxDSRCommandTests", dependencies: ["RaxxDSRCommand", "RaxxDSR", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain",
+                                                                "RaxxHTTP", "RaxxVault", "RaxxTestSupport", crypto]),
         .testTarget(name: "EndToEndTests", dependencies: ["RaxxTestSupport", "RaxxCore", "RaxxStore"]),
     ]
     + tool("raxx-auth", library: "RaxxAuthCommand", dependencies: ["RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxSession"])
@@ -139,6 +142,6 @@ let package = Package(
                                                                       "RaxxStore", "RaxxOrders"])
     + tool("raxx-notify", library: "RaxxNotifyCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
                                                                         "RaxxStore", "RaxxAlerts"])
-    + tool("raxx-dsr", library: "RaxxDSRCommand", dependencies: ["RaxxCLI", "RaxxCore"]),
+    + tool("raxx-dsr", library: "RaxxDSRCommand", dependencies: ["RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxHTTP", "RaxxDSR"]),
     swiftLanguageModes: [.v6]
 )

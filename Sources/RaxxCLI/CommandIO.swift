@@ -79,6 +79,16 @@ public final class CapturedSink: TextSink, @unchecked Sendable {
 public protocol InputSource: Sendable {
     /// Everything up to the end of the input.
     func readAll() throws(RaxxError) -> [UInt8]
+    /// One line (without its newline), or nil at the end of the input: an answer typed at a prompt.
+    func readLine() throws(RaxxError) -> String?
+}
+
+extension InputSource {
+    public func readLine() throws(RaxxError) -> String? {
+        let bytes = try readAll()
+        guard !bytes.isEmpty else { return nil }
+        return String(decoding: bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).first ?? [], as: UTF8.self)
+    }
 }
 
 /// Reads a file descriptor to its end (standard input).
@@ -97,6 +107,22 @@ public struct FileDescriptorSource: InputSource {
             }
             if n == 0 { return bytes }
             bytes += chunk[..<n]
+        }
+    }
+
+    /// Reads a byte at a time up to the newline, so nothing after it is consumed.
+    public func readLine() throws(RaxxError) -> String? {
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let n = Foundation.read(fd, &byte, 1)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw RaxxError.failure(code: "input_unreadable", "Could not read standard input: \(String(cString: strerror(errno))).")
+            }
+            if n == 0 { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
+            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
         }
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// The canonical form of an action, so that a step-up can be bound to exactly that action:
@@ -7,5 +8,20 @@ public enum CanonicalJSON {
     public static func data(_ value: some Encodable) throws -> Data {
         // The same encoder as JSON Lines: sorted keys, compact, RFC 3339 dates.
         try JSONLines.encoder().encode(value)
+    }
+}
+
+/// An action a step-up can be bound to: an order, an erasure plan — anything whose fields, in
+/// canonical JSON, say exactly what is being approved. The client asks for a grant bound to
+/// `actionHash`; the server recomputes it from the request it receives and spends the grant only
+/// for that hash.
+public protocol StepUpAction: Encodable, Sendable {}
+
+extension StepUpAction {
+    /// base64url(SHA-256(canonical JSON)).
+    public var actionHash: String {
+        // Actions are made of strings, whole numbers and nil: canonical encoding cannot fail on them.
+        let data = (try? CanonicalJSON.data(self)) ?? Data()
+        return Base64URL.encode(SHA256.hash(data: data))
     }
 }

@@ -1,17 +1,52 @@
 import ArgumentParser
+import Foundation
+import RaxxAPI
 import RaxxCLI
 import RaxxCore
+import RaxxDSR
 
-/// `raxx-dsr`: Handle GDPR data-subject requests (staff only).
+/// `raxx-dsr`: GDPR data-subject requests, run by hand by support staff.
 public struct RaxxDSR: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "raxx-dsr",
         abstract: "Handle GDPR data-subject requests (staff only).",
         discussion: """
-        Export everything held about a person, or plan and carry out an erasure.
+        Record access and erasure requests with their deadlines (one month from receipt, GDPR Art. \
+        12(3)), verify the requester's identity, export everything held about a person (Art. 15, \
+        20), plan an erasure, approve it with a passkey step-up and apply it once (Art. 17), and \
+        keep a signed receipt. Every verb needs a staff session (others exit 77, "Staff only"), and \
+        every verb but verify-receipt needs the network. From cron: \
+        0 8 * * * raxx-dsr list --due-within 7d --format text; raxx-dsr list --overdue --format text
         """,
-        version: RaxxVersion.current
+        version: RaxxVersion.current,
+        subcommands: [Open.self, VerifyIdentity.self, Extend.self, List.self, Show.self, Cancel.self, Refuse.self,
+                      Export.self, Plan.self, Apply.self, Receipt.self, VerifyReceipt.self, Audit.self]
     )
 
     public init() {}
 }
+
+/// A raxx-dsr verb: network-required unless it says otherwise, with the DSR files as its service.
+protocol DSRVerb: RaxxCommand {}
+
+extension DSRVerb {
+    public static var tool: String { "raxx-dsr" }
+    public static var connectivity: ConnectivityRequirement { .networkRequired }
+    public static func liveServices(_ configuration: RaxxConfiguration) -> [any Sendable] { [FileDSRFiles(configuration)] }
+}
+
+/// Requests as table rows or JSON Lines (the spec's field names).
+enum RequestOutput {
+    static let columns: [Table.Column] = [.init("ID"), .init("Kind"), .init("Status"), .init("Due"), .init("Ticket"), .init("Subject")]
+
+    static func row(_ r: Components.Schemas.DSRRequest) -> [String] {
+        [r.id, r.kind.rawValue, r.status.rawValue, r.dueOn + (r.overdue ? " (overdue)" : ""), r.ticket, r.subject]
+    }
+
+    static func emit(_ requests: [Components.Schemas.DSRRequest], in context: CommandContext) throws {
+        try context.emit(requests, columns: columns, row: row)
+    }
+}
+
+extension Components.Schemas.DSRKind: ExpressibleByArgument {}
+extension Components.Schemas.DSRStatus: ExpressibleByArgument {}

@@ -5,7 +5,7 @@ import RaxxCore
 /// What a step-up for an order is bound to: the order's fields that matter, in canonical JSON,
 /// hashed (SHA-256, base64url). The deadline is left out: a resubmission after a step-up carries
 /// a fresh one. The client and the sandbox compute it from the same type.
-public struct OrderAction: Encodable, Sendable, Equatable {
+public struct OrderAction: StepUpAction, Equatable {
     public var client_order_id: String
     public var symbol: String
     public var side: OrderSide
@@ -27,10 +27,6 @@ public struct OrderAction: Encodable, Sendable, Equatable {
         self.mode = mode
     }
 
-    /// base64url(SHA-256(canonical JSON)).
-    public var hash: String {
-        // Strings, whole numbers and nil only: canonical encoding cannot fail on them.
-        let data = (try? CanonicalJSON.data(self)) ?? Data()
-        return Base64URL.encode(SHA256.hash(data: data))
-    }
+    /// base64url(SHA-256(canonical JSON)): what the order's step-up grant is bound to.
+    public var hash: String { actionHash }
 }

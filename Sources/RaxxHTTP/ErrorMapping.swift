@@ -71,6 +71,9 @@ public enum ErrorMapping {
             status = .notPermitted
         case "rate_limited":
             return .rateLimited(retryAfter: problem.retryAfter)
+        case "plan_stale":
+            return RaxxError(code: problem.code, message: "The plan is stale.", hint: "The data changed since it was made: plan again (raxx-dsr plan).",
+                             status: .temporary)
         case "unavailable":
             return .offline(.offlineSoft)
         case "bad_request", "unknown_symbol", "cursor_invalid", "payload_too_large":

@@ -22,8 +22,8 @@ public struct RaptorService: APIProtocol {
     let orders: OrderHandlers
     let events: EventHandlers
     let devices: DeviceHandlers
-    let dsr = DSRHandlers()
-    let audit = AuditHandlers()
+    let dsr: DSRHandlers
+    let audit: AuditHandlers
 
     public init(database: SandboxDatabase, configuration: SandboxConfiguration,
                 clock: @escaping @Sendable () -> Date = { Date() }) {
@@ -47,6 +47,8 @@ public struct RaptorService: APIProtocol {
                                faults: FaultInjector(loseOrderReplies: configuration.loseOrderReplies))
         events = EventHandlers(events: r.events, notifier: database.notifier, clock: clock)
         devices = DeviceHandlers(devices: r.devices, clock: clock)
+        dsr = DSRHandlers(dsr: r.dsr, trail: r.trail, audit: r.audit, configuration: configuration, clock: clock)
+        audit = AuditHandlers(trail: r.trail)
     }
 
     // MARK: meta
@@ -153,22 +155,54 @@ public struct RaptorService: APIProtocol {
         try await devices.revokeAPNsDevice(input, caller: gate.caller(Operations.RevokeAPNsDevice.id))
     }
 
-    // MARK: dsr
+    // MARK: dsr (staff only: Access.table)
 
-    public func createDSRExport(_ input: Operations.CreateDSRExport.Input) async throws -> Operations.CreateDSRExport.Output {
-        try await dsr.createDSRExport(input, caller: gate.caller(Operations.CreateDSRExport.id))
+    public func createDSRRequest(_ input: Operations.CreateDSRRequest.Input) async throws -> Operations.CreateDSRRequest.Output {
+        try await dsr.createDSRRequest(input, caller: gate.caller(Operations.CreateDSRRequest.id))
+    }
+
+    public func listDSRRequests(_ input: Operations.ListDSRRequests.Input) async throws -> Operations.ListDSRRequests.Output {
+        try await dsr.listDSRRequests(input, caller: gate.caller(Operations.ListDSRRequests.id))
+    }
+
+    public func getDSRRequest(_ input: Operations.GetDSRRequest.Input) async throws -> Operations.GetDSRRequest.Output {
+        try await dsr.getDSRRequest(input, caller: gate.caller(Operations.GetDSRRequest.id))
+    }
+
+    public func verifyDSRIdentity(_ input: Operations.VerifyDSRIdentity.Input) async throws -> Operations.VerifyDSRIdentity.Output {
+        try await dsr.verifyDSRIdentity(input, caller: gate.caller(Operations.VerifyDSRIdentity.id))
+    }
+
+    public func extendDSRRequest(_ input: Operations.ExtendDSRRequest.Input) async throws -> Operations.ExtendDSRRequest.Output {
+        try await dsr.extendDSRRequest(input, caller: gate.caller(Operations.ExtendDSRRequest.id))
+    }
+
+    public func closeDSRRequest(_ input: Operations.CloseDSRRequest.Input) async throws -> Operations.CloseDSRRequest.Output {
+        try await dsr.closeDSRRequest(input, caller: gate.caller(Operations.CloseDSRRequest.id))
+    }
+
+    public func exportDSRData(_ input: Operations.ExportDSRData.Input) async throws -> Operations.ExportDSRData.Output {
+        try await dsr.exportDSRData(input, caller: gate.caller(Operations.ExportDSRData.id))
     }
 
     public func planDSRErasure(_ input: Operations.PlanDSRErasure.Input) async throws -> Operations.PlanDSRErasure.Output {
         try await dsr.planDSRErasure(input, caller: gate.caller(Operations.PlanDSRErasure.id))
     }
 
-    public func executeDSRErasure(_ input: Operations.ExecuteDSRErasure.Input) async throws -> Operations.ExecuteDSRErasure.Output {
-        try await dsr.executeDSRErasure(input, caller: gate.caller(Operations.ExecuteDSRErasure.id))
+    public func applyDSRErasure(_ input: Operations.ApplyDSRErasure.Input) async throws -> Operations.ApplyDSRErasure.Output {
+        try await dsr.applyDSRErasure(input, caller: gate.caller(Operations.ApplyDSRErasure.id))
     }
 
-    public func getDSRRequest(_ input: Operations.GetDSRRequest.Input) async throws -> Operations.GetDSRRequest.Output {
-        try await dsr.getDSRRequest(input, caller: gate.caller(Operations.GetDSRRequest.id))
+    public func getDSRReceipt(_ input: Operations.GetDSRReceipt.Input) async throws -> Operations.GetDSRReceipt.Output {
+        try await dsr.getDSRReceipt(input, caller: gate.caller(Operations.GetDSRReceipt.id))
+    }
+
+    public func listSubjectAuditEvents(_ input: Operations.ListSubjectAuditEvents.Input) async throws -> Operations.ListSubjectAuditEvents.Output {
+        try await dsr.listSubjectAuditEvents(input, caller: gate.caller(Operations.ListSubjectAuditEvents.id))
+    }
+
+    public func getDSRReceiptKey(_ input: Operations.GetDSRReceiptKey.Input) async throws -> Operations.GetDSRReceiptKey.Output {
+        try await gate.open(Operations.GetDSRReceiptKey.id) { try await dsr.getDSRReceiptKey(input) }
     }
 
     // MARK: audit

@@ -27,6 +27,10 @@ public struct SandboxConfiguration: Sendable {
     /// How often the background scan looks for sessions within 15 minutes of their end (and
     /// writes their `session_expiring` alert).
     public var sessionScanInterval: RaxxDuration = .seconds(30)
+    /// The most rows one chunk of an erasure's history deletes or pseudonymises (one transaction).
+    public var erasureChunkRows: Int = 5000
+    /// A pause between an erasure's chunks (tests stretch an erasure to crash it midway).
+    public var erasureChunkPause: Duration = .zero
 
     public init(host: String = "127.0.0.1", port: Int = 8080, databasePath: String = ":memory:",
                 origin: String? = nil, relyingPartyID: String? = nil,

@@ -238,6 +238,51 @@ public final class SandboxDatabase: Sendable {
                 CREATE INDEX device_tokens_user ON device_tokens(user_id, revoked_at);
                 """)
         }
+        migrator.registerMigration("v8: data-subject requests with deadlines, erasure progress and receipts; audit indexes") { db in
+            // v1's dsr_requests was never written (the endpoints answered 501): it is replaced by
+            // the shape the requests need. `erasure_identifiers` holds the subject's identifiers
+            // between the erasure's first transaction and its last (so a crash can resume), and is
+            // cleared when it completes. `dsr_keys` holds the receipt signing key and the
+            // pseudonym key, made on first use.
+            try db.execute(sql: """
+                DROP TABLE dsr_requests;
+                CREATE TABLE dsr_requests (
+                    id TEXT PRIMARY KEY,
+                    kind TEXT NOT NULL CHECK (kind IN ('access', 'erasure')),
+                    subject TEXT NOT NULL COLLATE NOCASE,     -- the email; its keyed hash after an erasure
+                    ticket TEXT NOT NULL,
+                    status TEXT NOT NULL CHECK (status IN ('identity_unverified', 'verified', 'planned', 'erasing',
+                                                           'completed', 'cancelled', 'refused')),
+                    opened_by TEXT NOT NULL,
+                    received_at REAL NOT NULL,
+                    due_on TEXT NOT NULL,
+                    extended INTEGER NOT NULL DEFAULT 0,
+                    extension_reason TEXT,
+                    verified_by TEXT,
+                    verification_method TEXT,
+                    verified_at REAL,
+                    closed_reason TEXT,
+                    plan_hash TEXT,
+                    plan TEXT,
+                    erasure_identifiers TEXT,
+                    receipt TEXT,
+                    receipt_signature TEXT,
+                    created_at REAL NOT NULL,
+                    updated_at REAL NOT NULL,
+                    completed_at REAL
+                );
+                CREATE INDEX dsr_requests_subject ON dsr_requests(subject);
+                CREATE INDEX dsr_requests_status_due ON dsr_requests(status, due_on);
+                CREATE TABLE dsr_keys (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    receipt_key BLOB NOT NULL,           -- Ed25519 private key (raw 32 bytes)
+                    pseudonym_key BLOB NOT NULL,         -- HMAC-SHA256 key for pseudonyms and subject hashes
+                    created_at REAL NOT NULL
+                );
+                CREATE INDEX audit_events_subject ON audit_events(subject, seq);
+                CREATE INDEX audit_events_actor ON audit_events(actor, seq);
+                """)
+        }
         return migrator
     }
 
@@ -248,12 +293,24 @@ public final class SandboxDatabase: Sendable {
                        arguments: [entry.at.timeIntervalSince1970, entry.actor, entry.action, entry.subject, json])
     }
 
+    /// Grants or revokes the staff flag of the account under `email` (audited with `actor`, the
+    /// operator). Answers false when no account has the email.
+    public func setStaff(email: String, staff: Bool, actor: String, now: Date = Date()) throws -> Bool {
+        try writer.write { db -> Bool in
+            guard let userID = try String.fetchOne(db, sql: "SELECT id FROM users WHERE email = ?", arguments: [email]) else { return false }
+            try db.execute(sql: "UPDATE users SET staff = ? WHERE id = ?", arguments: [staff ? 1 : 0, userID])
+            try Self.audit(db, AuditEntry(at: now, actor: actor, action: staff ? "staff.granted" : "staff.revoked", subject: userID))
+            return true
+        }
+    }
+
     /// The GRDB repositories over this database.
     var repositories: Repositories {
         Repositories(health: GRDBHealthRepository(writer: writer), auth: GRDBAuthRepository(writer: writer, notifier: notifier),
                      sessions: GRDBSessionRepository(writer: writer, notifier: notifier), audit: GRDBAuditRepository(writer: writer),
                      trading: GRDBTradingRepository(writer: writer, notifier: notifier),
-                     events: GRDBEventRepository(writer: writer, notifier: notifier), devices: GRDBDeviceRepository(writer: writer))
+                     events: GRDBEventRepository(writer: writer, notifier: notifier), devices: GRDBDeviceRepository(writer: writer),
+                     dsr: GRDBDSRRepository(writer: writer), trail: GRDBDSRRepository(writer: writer))
     }
 }
 

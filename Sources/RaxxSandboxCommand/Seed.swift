@@ -29,6 +29,9 @@ extension RaxxSandboxTool {
         @Option(name: .customLong("market-seed"), help: ArgumentHelp("The simulated market's seed.", valueName: "seed"))
         var marketSeed: UInt64 = 42
 
+        @Flag(help: "Make the account a support staff member (audited), as staff grant does.")
+        var staff = false
+
         public init() {}
 
         public func validate() throws {
@@ -48,6 +51,7 @@ extension RaxxSandboxTool {
                     if showProgress { printErrorInline("seeding… \(Int(fraction * 100))%") }
                 }
                 if showProgress { printErrorInline("") }
+                if staff { _ = try database.setStaff(email: email, staff: true, actor: "raxx-sandbox seed") }
                 printLine(try JSONLines.line(summary))
                 let seconds = Date().timeIntervalSince(started)
                 printError(String(format: "raxx-sandbox: seeded %@ with %d positions, %d orders and %d fills in %.1f s",

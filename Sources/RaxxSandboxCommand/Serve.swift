@@ -65,6 +65,14 @@ extension RaxxSandboxTool {
                 help: ArgumentHelp("Fault injection for tests: lose the replies to this many accepted orders (the orders stand).", valueName: "n"))
         var loseOrderReplies = 0
 
+        @Option(name: .customLong("erasure-chunk-rows"),
+                help: ArgumentHelp("The most rows one chunk of an erasure's history takes (one transaction each).", valueName: "count"))
+        var erasureChunkRows = 5000
+
+        @Option(name: .customLong("erasure-chunk-pause"),
+                help: ArgumentHelp("A pause between an erasure's chunks, for tests that crash one midway (e.g. 200ms).", valueName: "duration"))
+        var erasureChunkPause = RaxxDuration(milliseconds: 0)
+
         @Option(name: .customLong("log-level"), help: ArgumentHelp("How much to log on stderr.", valueName: "level"))
         var logLevel = LogLevel.warning
 
@@ -96,6 +104,8 @@ extension RaxxSandboxTool {
             )
             configuration.loseOrderReplies = loseOrderReplies
             configuration.sessionScanInterval = sessionScanInterval
+            configuration.erasureChunkRows = max(1, erasureChunkRows)
+            configuration.erasureChunkPause = .milliseconds(erasureChunkPause.milliseconds)
             let database: SandboxDatabase
             do {
                 database = try SandboxDatabase(path: db)

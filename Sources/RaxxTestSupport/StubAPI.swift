@@ -204,9 +204,39 @@ public final class StubAPI: RaptorConnection, @unchecked Sendable {
         plan(Operations.RevokeAPNsDevice.id, answer)
     }
 
-    /// Plans the answer to `createDSRExport`.
-    public func onCreateDSRExport(_ answer: @escaping @Sendable (Operations.CreateDSRExport.Input) async throws -> Operations.CreateDSRExport.Output) {
-        plan(Operations.CreateDSRExport.id, answer)
+    /// Plans the answer to `createDSRRequest`.
+    public func onCreateDSRRequest(_ answer: @escaping @Sendable (Operations.CreateDSRRequest.Input) async throws -> Operations.CreateDSRRequest.Output) {
+        plan(Operations.CreateDSRRequest.id, answer)
+    }
+
+    /// Plans the answer to `listDSRRequests`.
+    public func onListDSRRequests(_ answer: @escaping @Sendable (Operations.ListDSRRequests.Input) async throws -> Operations.ListDSRRequests.Output) {
+        plan(Operations.ListDSRRequests.id, answer)
+    }
+
+    /// Plans the answer to `getDSRRequest`.
+    public func onGetDSRRequest(_ answer: @escaping @Sendable (Operations.GetDSRRequest.Input) async throws -> Operations.GetDSRRequest.Output) {
+        plan(Operations.GetDSRRequest.id, answer)
+    }
+
+    /// Plans the answer to `verifyDSRIdentity`.
+    public func onVerifyDSRIdentity(_ answer: @escaping @Sendable (Operations.VerifyDSRIdentity.Input) async throws -> Operations.VerifyDSRIdentity.Output) {
+        plan(Operations.VerifyDSRIdentity.id, answer)
+    }
+
+    /// Plans the answer to `extendDSRRequest`.
+    public func onExtendDSRRequest(_ answer: @escaping @Sendable (Operations.ExtendDSRRequest.Input) async throws -> Operations.ExtendDSRRequest.Output) {
+        plan(Operations.ExtendDSRRequest.id, answer)
+    }
+
+    /// Plans the answer to `closeDSRRequest`.
+    public func onCloseDSRRequest(_ answer: @escaping @Sendable (Operations.CloseDSRRequest.Input) async throws -> Operations.CloseDSRRequest.Output) {
+        plan(Operations.CloseDSRRequest.id, answer)
+    }
+
+    /// Plans the answer to `exportDSRData`.
+    public func onExportDSRData(_ answer: @escaping @Sendable (Operations.ExportDSRData.Input) async throws -> Operations.ExportDSRData.Output) {
+        plan(Operations.ExportDSRData.id, answer)
     }
 
     /// Plans the answer to `planDSRErasure`.
@@ -214,14 +244,24 @@ public final class StubAPI: RaptorConnection, @unchecked Sendable {
         plan(Operations.PlanDSRErasure.id, answer)
     }
 
-    /// Plans the answer to `executeDSRErasure`.
-    public func onExecuteDSRErasure(_ answer: @escaping @Sendable (Operations.ExecuteDSRErasure.Input) async throws -> Operations.ExecuteDSRErasure.Output) {
-        plan(Operations.ExecuteDSRErasure.id, answer)
+    /// Plans the answer to `applyDSRErasure`.
+    public func onApplyDSRErasure(_ answer: @escaping @Sendable (Operations.ApplyDSRErasure.Input) async throws -> Operations.ApplyDSRErasure.Output) {
+        plan(Operations.ApplyDSRErasure.id, answer)
     }
 
-    /// Plans the answer to `getDSRRequest`.
-    public func onGetDSRRequest(_ answer: @escaping @Sendable (Operations.GetDSRRequest.Input) async throws -> Operations.GetDSRRequest.Output) {
-        plan(Operations.GetDSRRequest.id, answer)
+    /// Plans the answer to `getDSRReceipt`.
+    public func onGetDSRReceipt(_ answer: @escaping @Sendable (Operations.GetDSRReceipt.Input) async throws -> Operations.GetDSRReceipt.Output) {
+        plan(Operations.GetDSRReceipt.id, answer)
+    }
+
+    /// Plans the answer to `getDSRReceiptKey`.
+    public func onGetDSRReceiptKey(_ answer: @escaping @Sendable (Operations.GetDSRReceiptKey.Input) async throws -> Operations.GetDSRReceiptKey.Output) {
+        plan(Operations.GetDSRReceiptKey.id, answer)
+    }
+
+    /// Plans the answer to `listSubjectAuditEvents`.
+    public func onListSubjectAuditEvents(_ answer: @escaping @Sendable (Operations.ListSubjectAuditEvents.Input) async throws -> Operations.ListSubjectAuditEvents.Output) {
+        plan(Operations.ListSubjectAuditEvents.id, answer)
     }
 
     /// Plans the answer to `listAuditEvents`.
@@ -322,22 +362,54 @@ public final class StubAPI: RaptorConnection, @unchecked Sendable {
             try await stub.call(Operations.RevokeAPNsDevice.id, input, middlewares: middlewares)
         }
     
-        public func createDSRExport(_ input: Operations.CreateDSRExport.Input) async throws -> Operations.CreateDSRExport.Output {
-            try await stub.call(Operations.CreateDSRExport.id, input, middlewares: middlewares)
+        public func createDSRRequest(_ input: Operations.CreateDSRRequest.Input) async throws -> Operations.CreateDSRRequest.Output {
+            try await stub.call(Operations.CreateDSRRequest.id, input, middlewares: middlewares)
         }
-    
-        public func planDSRErasure(_ input: Operations.PlanDSRErasure.Input) async throws -> Operations.PlanDSRErasure.Output {
-            try await stub.call(Operations.PlanDSRErasure.id, input, middlewares: middlewares)
+
+        public func listDSRRequests(_ input: Operations.ListDSRRequests.Input) async throws -> Operations.ListDSRRequests.Output {
+            try await stub.call(Operations.ListDSRRequests.id, input, middlewares: middlewares)
         }
-    
-        public func executeDSRErasure(_ input: Operations.ExecuteDSRErasure.Input) async throws -> Operations.ExecuteDSRErasure.Output {
-            try await stub.call(Operations.ExecuteDSRErasure.id, input, middlewares: middlewares)
-        }
-    
+
         public func getDSRRequest(_ input: Operations.GetDSRRequest.Input) async throws -> Operations.GetDSRRequest.Output {
             try await stub.call(Operations.GetDSRRequest.id, input, middlewares: middlewares)
         }
-    
+
+        public func verifyDSRIdentity(_ input: Operations.VerifyDSRIdentity.Input) async throws -> Operations.VerifyDSRIdentity.Output {
+            try await stub.call(Operations.VerifyDSRIdentity.id, input, middlewares: middlewares)
+        }
+
+        public func extendDSRRequest(_ input: Operations.ExtendDSRRequest.Input) async throws -> Operations.ExtendDSRRequest.Output {
+            try await stub.call(Operations.ExtendDSRRequest.id, input, middlewares: middlewares)
+        }
+
+        public func closeDSRRequest(_ input: Operations.CloseDSRRequest.Input) async throws -> Operations.CloseDSRRequest.Output {
+            try await stub.call(Operations.CloseDSRRequest.id, input, middlewares: middlewares)
+        }
+
+        public func exportDSRData(_ input: Operations.ExportDSRData.Input) async throws -> Operations.ExportDSRData.Output {
+            try await stub.call(Operations.ExportDSRData.id, input, middlewares: middlewares)
+        }
+
+        public func planDSRErasure(_ input: Operations.PlanDSRErasure.Input) async throws -> Operations.PlanDSRErasure.Output {
+            try await stub.call(Operations.PlanDSRErasure.id, input, middlewares: middlewares)
+        }
+
+        public func applyDSRErasure(_ input: Operations.ApplyDSRErasure.Input) async throws -> Operations.ApplyDSRErasure.Output {
+            try await stub.call(Operations.ApplyDSRErasure.id, input, middlewares: middlewares)
+        }
+
+        public func getDSRReceipt(_ input: Operations.GetDSRReceipt.Input) async throws -> Operations.GetDSRReceipt.Output {
+            try await stub.call(Operations.GetDSRReceipt.id, input, middlewares: middlewares)
+        }
+
+        public func getDSRReceiptKey(_ input: Operations.GetDSRReceiptKey.Input) async throws -> Operations.GetDSRReceiptKey.Output {
+            try await stub.call(Operations.GetDSRReceiptKey.id, input, middlewares: middlewares)
+        }
+
+        public func listSubjectAuditEvents(_ input: Operations.ListSubjectAuditEvents.Input) async throws -> Operations.ListSubjectAuditEvents.Output {
+            try await stub.call(Operations.ListSubjectAuditEvents.id, input, middlewares: middlewares)
+        }
+
         public func listAuditEvents(_ input: Operations.ListAuditEvents.Input) async throws -> Operations.ListAuditEvents.Output {
             try await stub.call(Operations.ListAuditEvents.id, input, middlewares: middlewares)
         }

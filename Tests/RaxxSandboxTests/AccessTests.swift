@@ -48,18 +48,22 @@ final class OperationRecorder: ServerTransport, ServerMiddleware, @unchecked Sen
 @Suite struct AccessTests {
     @Test func theTableDeclaresEveryOperationOnce() async throws {
         let ids = try await OperationRecorder.operationIDs()
-        #expect(ids.count == 27)
+        #expect(ids.count == 35)
         #expect(Set(ids).count == ids.count)
         #expect(Set(ids) == Set(Access.table.keys))
     }
 
     @Test func theTableSaysWhatTheSandboxDoes() {
         let open = Access.table.filter { $0.value == .anonymous }.keys.sorted()
-        #expect(open == ["getHealth", "loginOptions", "loginVerify", "registerVerify", "renewSession"])
+        #expect(open == ["getDSRReceiptKey", "getHealth", "loginOptions", "loginVerify", "registerVerify", "renewSession"])
         #expect(Access.table["registerOptions"] == .signedInIfToken)
         #expect(Access.table["placeOrder"] == .stepUp)
-        // Nothing is staff only yet (DSR will be, when it lands).
-        #expect(!Access.table.values.contains(.staff))
+        // Every data-subject operation but the public receipt key is staff only; applying also steps up.
+        let staff = Access.table.filter { [.staff, .staffStepUp].contains($0.value) }.keys.sorted()
+        #expect(staff == ["applyDSRErasure", "closeDSRRequest", "createDSRRequest", "exportDSRData", "extendDSRRequest", "getDSRReceipt",
+                          "getDSRRequest", "listDSRRequests", "listSubjectAuditEvents", "planDSRErasure", "verifyDSRIdentity"])
+        #expect(Access.table["applyDSRErasure"] == .staffStepUp)
+        #expect(Access.table["listAuditEvents"] == .signedIn)
     }
 
     @Test func anonymousCallsToSignedInOperationsAre401() async throws {
@@ -78,7 +82,9 @@ final class OperationRecorder: ServerTransport, ServerMiddleware, @unchecked Sen
         let service = RaptorService(database: try SandboxDatabase(path: ":memory:"), configuration: SandboxConfiguration())
         await #expect(throws: ProblemError.unauthorized) { _ = try await service.getPortfolio(.init()) }
         await #expect(throws: ProblemError.unauthorized) { _ = try await service.listEvents(.init()) }
-        await #expect(throws: ProblemError.unauthorized) { _ = try await service.createDSRExport(.init(body: .json(.init(email: "a@b.co")))) }
+        await #expect(throws: ProblemError.unauthorized) {
+            _ = try await service.createDSRRequest(.init(body: .json(.init(email: "a@b.co", kind: .access, ticket: "T"))))
+        }
         await #expect(throws: ProblemError.unauthorized) {
             _ = try await RequestIdentity.$bearerToken.withValue("nope") { try await service.listAuditEvents(.init()) }
         }

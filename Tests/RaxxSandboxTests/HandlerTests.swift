@@ -209,16 +209,6 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         #expect(try await rig.repositories.auth.consumeChallenge(login.challenge, purpose: .login, now: HandlerRig.now) == nil)
     }
 
-    @Test func capabilitiesNotLandedYetAnswer501() async throws {
-        let caller = Caller(userID: "usr_x", accountID: "acc_x", sessionID: "ses_x")
-        // (Events and devices have landed: EventFeedTests and DeviceTests.)
-        let codes = [
-            await problem { _ = try await DSRHandlers().getDSRRequest(.init(path: .init(requestId: "r")), caller: caller) },
-            await problem { _ = try await AuditHandlers().listAuditEvents(.init(), caller: caller) },
-        ].map { $0?.status }
-        #expect(codes == [501, 501])
-    }
-
     @Test func healthReadsTheDatabase() async throws {
         let rig = try HandlerRig()
         let health = try await MetaHandlers(health: rig.repositories.health, clock: rig.clock).getHealth(.init()).ok.body.json

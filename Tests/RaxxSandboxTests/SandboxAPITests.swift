@@ -19,18 +19,16 @@ import Testing
         }
     }
 
-    @Test func capabilitiesNotLandedYetAnswerNotImplemented() async throws {
+    @Test func theAuditTrailIsTheCallersOwn() async throws {
         let database = try SandboxDatabase(path: ":memory:")
         let grant = try await signedInGrant(database, email: "t@example.com")
+        _ = try await signedInGrant(database, email: "other@example.com")
         try await withSandbox(database: database) { url in
-            // (The events feed has landed; the audit trail has not.)
-            let output = try await generatedClient(url, middlewares: [BearerToken(grant.accessToken)]).listAuditEvents()
-            guard case .default(let status, let problem) = output else {
-                Issue.record("expected a problem, got \(output)")
-                return
-            }
-            #expect(status == 501)
-            #expect(try problem.body.applicationProblemJson.code == "not_implemented")
+            let page = try await generatedClient(url, middlewares: [BearerToken(grant.accessToken)]).listAuditEvents().ok.body.json
+            #expect(!page.events.isEmpty)
+            #expect(page.events.allSatisfy { $0.subject == page.events[0].subject || $0.subject == grant.account.id })
+            #expect(page.events.contains { $0.action == "session.started" })
+            #expect(page.cursor == page.events.last?.seq)
         }
     }
 

@@ -13,6 +13,9 @@ public enum Access: Sendable, Equatable {
     case signedIn
     /// A live session of a staff member; anyone else signed in gets 403 `staff_only`.
     case staff
+    /// Staff, and the handler spends a `Raxx-Step-Up-Grant` bound to the hash of the very action
+    /// (applying an erasure plan: `ErasureApplyAction`), as with `.stepUp`.
+    case staffStepUp
     /// Signed in, and the handler spends a `Raxx-Step-Up-Grant` bound to the hash of the very
     /// action. The grant is checked by the handler, not the gate: the action's hash is made from
     /// the body, and whether one is needed can depend on it (placeOrder asks only above the
@@ -21,11 +24,6 @@ public enum Access: Sendable, Equatable {
 
     /// Who may call each operation, by operation ID. An operation missing here is refused (500):
     /// the gate fails closed. A test checks that every operation of `APIProtocol` is listed.
-    ///
-    /// The capabilities not landed yet (DSR, audit) answer 501 `not_implemented`
-    /// after this check. The spec marks the DSR operations staff only (and erasure step-up too);
-    /// today's sandbox lets any signed-in caller reach their 501, and that stays so until DSR
-    /// lands, when their entries become `.staff` (and `.stepUp` handling for erasure).
     public static let table: [String: Access] = [
         // meta
         Operations.GetHealth.id: .anonymous,
@@ -57,12 +55,21 @@ public enum Access: Sendable, Equatable {
         Operations.RegisterAPNsDevice.id: .signedIn,
         Operations.ListAPNsDevices.id: .signedIn,
         Operations.RevokeAPNsDevice.id: .signedIn,
-        // dsr (not implemented yet; staff only once landed, see above)
-        Operations.CreateDSRExport.id: .signedIn,
-        Operations.PlanDSRErasure.id: .signedIn,
-        Operations.ExecuteDSRErasure.id: .signedIn,
-        Operations.GetDSRRequest.id: .signedIn,
-        // audit (own account; every account for staff, once landed)
+        // dsr: support staff only (403 staff_only, audited); applying an erasure also needs a
+        // step-up bound to the plan, spent by the handler like an order's.
+        Operations.CreateDSRRequest.id: .staff,
+        Operations.ListDSRRequests.id: .staff,
+        Operations.GetDSRRequest.id: .staff,
+        Operations.VerifyDSRIdentity.id: .staff,
+        Operations.ExtendDSRRequest.id: .staff,
+        Operations.CloseDSRRequest.id: .staff,
+        Operations.ExportDSRData.id: .staff,
+        Operations.PlanDSRErasure.id: .staff,
+        Operations.ApplyDSRErasure.id: .staffStepUp,
+        Operations.GetDSRReceipt.id: .staff,
+        Operations.GetDSRReceiptKey.id: .anonymous, // a public key: anyone may verify a receipt
+        Operations.ListSubjectAuditEvents.id: .staff,
+        // audit: the caller's own trail
         Operations.ListAuditEvents.id: .signedIn,
     ]
 }
@@ -108,7 +115,7 @@ struct AccessGate: Sendable {
         case .signedIn, .stepUp:
             guard let token else { throw ProblemError.unauthorized }
             return try await authenticate(token)
-        case .staff:
+        case .staff, .staffStepUp:
             guard let token else { throw ProblemError.unauthorized }
             let caller = try await authenticate(token)
             guard caller.staff else {

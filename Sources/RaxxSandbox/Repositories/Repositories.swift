@@ -14,6 +14,8 @@ struct Repositories: Sendable {
     var trading: any TradingRepository
     var events: any EventRepository
     var devices: any DeviceRepository
+    var dsr: any DSRRepository
+    var trail: any AuditTrailRepository
 }
 
 // MARK: Health
@@ -279,4 +281,115 @@ protocol DeviceRepository: Sendable {
     /// Revokes the user's device `id` (audited `device.revoked` the first time). False when the
     /// user has no such device.
     func revoke(id: String, user: String, now: Date) async throws -> Bool
+}
+
+// MARK: Audit trail (reading)
+
+/// Whose audit trail: every event whose actor or subject is one of these identifiers.
+struct AuditSubject: Sendable, Equatable {
+    var userID: String
+    var accountID: String?
+}
+
+struct AuditTrailPage: Sendable {
+    var events: [Components.Schemas.AuditEvent]
+    var hasMore: Bool
+}
+
+protocol AuditTrailRepository: Sendable {
+    /// One page of `subject`'s trail after `cursor`, oldest first.
+    func trail(of subject: AuditSubject, after cursor: Int64, limit: Int) async throws -> AuditTrailPage
+    /// The user and account under `email`, if any.
+    func subject(email: String) async throws -> AuditSubject?
+}
+
+// MARK: Data-subject requests
+
+/// A request as the state machine sees it.
+struct DSRState: Sendable, Equatable {
+    var id: String
+    var kind: Components.Schemas.DSRKind
+    var status: Components.Schemas.DSRStatus
+    var subject: String
+    var ticket: String
+    var receivedAt: Date
+    var dueOn: String
+    var extended: Bool
+    var planHash: String?
+}
+
+/// What a transition changes, and how it is audited.
+struct DSRUpdate: Sendable {
+    var status: Components.Schemas.DSRStatus?
+    var dueOn: String?
+    var extensionReason: String?
+    var verificationMethod: String?
+    var closedReason: String?
+    /// The audit action (`dsr.verified`, …); the entry carries the staff member and the ticket.
+    var auditAction: String
+    var auditDetails: [String: String] = [:]
+}
+
+struct NewDSRRequest: Sendable {
+    var id: String
+    var kind: Components.Schemas.DSRKind
+    var email: String
+    var ticket: String
+    var receivedAt: Date
+    var dueOn: String
+    var staffUserID: String
+    var now: Date
+}
+
+/// Where an erasure stands when asked to apply.
+enum ErasureStart: Sendable {
+    /// Completed before: nothing changes.
+    case alreadyCompleted(Components.Schemas.DSRRequest)
+    /// The identifiers are gone (now, or by an earlier run): the history chunks come next.
+    case erasing
+}
+
+/// The outcome of one chunk of an erasure's history.
+struct ErasureChunk: Sendable, Equatable {
+    /// Rows deleted or pseudonymised.
+    var rows: Int
+    /// Where the next chunk's audit scan starts.
+    var auditCursor: Int64
+    /// Nothing is left to do in the history.
+    var done: Bool
+}
+
+protocol DSRRepository: Sendable {
+    /// Records a new request (audited), answering it as of `today`.
+    func open(_ request: NewDSRRequest) async throws -> Components.Schemas.DSRRequest
+    /// One request, or nil.
+    func request(id: String, now: Date) async throws -> Components.Schemas.DSRRequest?
+    /// Every request (with `status`, when given), soonest due first.
+    func list(status: Components.Schemas.DSRStatus?, now: Date) async throws -> [Components.Schemas.DSRRequest]
+    /// Applies `change` (the state machine's verdict on the current state) in one transaction,
+    /// audited with the staff member and the ticket. Nil when there is no such request.
+    func update(id: String, staffUserID: String, now: Date, _ change: @escaping @Sendable (DSRState) throws -> DSRUpdate)
+        async throws -> Components.Schemas.DSRRequest?
+    /// Everything held about the subject of request `id`, once `check` admits the request; the
+    /// request is completed and the export audited, in the same transaction.
+    func export(id: String, staffUserID: String, now: Date, check: @escaping @Sendable (DSRState) throws -> Void)
+        async throws -> Components.Schemas.DSRExport?
+    /// The erasure plan of request `id` under `rules`, once `check` admits it; the request is
+    /// `planned` with this plan's hash.
+    func plan(id: String, rules: [ErasureRule], staffUserID: String, now: Date, check: @escaping @Sendable (DSRState) throws -> Void)
+        async throws -> Components.Schemas.ErasurePlan?
+    /// Starts (or resumes) the erasure of request `id` with the plan `planHash`, spending the
+    /// step-up grant bound to it: the first transaction (access and identifiers). Throws the
+    /// problems of a missing plan, a stale one, or a missing or invalid grant (audited refusals).
+    func beginErasure(id: String, planHash: String, grant: String?, rules: [ErasureRule], staffUserID: String, now: Date)
+        async throws -> ErasureStart
+    /// One chunk of the history (one transaction of at most `limit` rows).
+    func eraseChunk(id: String, rules: [ErasureRule], auditCursor: Int64, limit: Int) async throws -> ErasureChunk
+    /// The last transaction: the account and the user go, the requests' subject becomes its keyed
+    /// hash, the receipt is signed and the request completed (audited). Idempotent.
+    func completeErasure(id: String, rules: [ErasureRule], staffUserID: String, now: Date) async throws -> Components.Schemas.DSRRequest
+    /// The signed receipt of a completed erasure, or nil.
+    func receipt(id: String) async throws -> Components.Schemas.DSRReceipt?
+    /// The receipt signing key's public half (made on first use).
+    func receiptKey() async throws -> Components.Schemas.DSRReceiptKey
 }

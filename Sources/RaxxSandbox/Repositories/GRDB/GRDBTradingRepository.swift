@@ -150,11 +150,7 @@ struct GRDBTradingLedger: TradingLedger {
     // MARK: Step-up grants
 
     func consumeStepUpGrant(grantHash: String, actionHash: String, userID: String, now: Date) throws -> Bool {
-        try db.execute(sql: """
-            UPDATE step_up_grants SET used_at = ? WHERE grant_hash = ? AND user_id = ? AND action_hash = ?
-            AND used_at IS NULL AND expires_at > ?
-            """, arguments: [now.timeIntervalSince1970, grantHash, userID, actionHash, now.timeIntervalSince1970])
-        return db.changesCount == 1
+        try StepUpGrants.consume(db, grantHash: grantHash, actionHash: actionHash, userID: userID, now: now)
     }
 
     // MARK: Change log

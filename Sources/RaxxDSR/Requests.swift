@@ -1,0 +1,49 @@
+import Foundation
+import RaxxAPI
+import RaxxCore
+import RaxxDomain
+
+/// Data-subject requests as staff see them: validation of what they type, deadlines, filters.
+public enum DSRRequests {
+    /// A well-formed email (lowercased), or exit 65 naming the field.
+    public static func email(_ text: String, field: String = "email") throws(RaxxError) -> String {
+        let email = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
+              !email.contains(where: { $0.isWhitespace || $0.isNewline }), email.count <= 254 else {
+            throw RaxxError.badInput(field: field, "'\(text)' is not an email address")
+        }
+        return email
+    }
+
+    /// `--received-at`: a day (`2026-01-31`, taken at noon UTC) or an RFC 3339 time; not in the future.
+    public static func receivedAt(_ text: String, now: Date) throws(RaxxError) -> Date {
+        let date: Date
+        if let day = CalendarDay(parsing: text) {
+            date = day.start.addingTimeInterval(12 * 3600)
+        } else if let time = RFC3339.date(from: text) {
+            date = time
+        } else {
+            throw RaxxError.badInput(field: "received-at", "'\(text)' is not a date (2026-01-31) or an RFC 3339 time")
+        }
+        guard CalendarDay(date) <= CalendarDay(now) else {
+            throw RaxxError.badInput(field: "received-at", "\(text) is in the future")
+        }
+        return date
+    }
+
+    /// A free-text field (reason, method): 1 to 500 characters.
+    public static func text(_ text: String, field: String) throws(RaxxError) -> String {
+        let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !t.isEmpty, t.count <= 500 else { throw RaxxError.badInput(field: field, "must be 1 to 500 characters") }
+        return t
+    }
+
+    static let closed: Set<Components.Schemas.DSRStatus> = [.completed, .cancelled, .refused]
+
+    /// Whether `request` is still open and due within `days` of `today` (overdue ones included).
+    public static func isDue(_ request: Components.Schemas.DSRRequest, within days: Int, today: CalendarDay) -> Bool {
+        guard !closed.contains(request.status), let due = CalendarDay(parsing: request.dueOn) else { return false }
+        return due <= today.addingDays(days)
+    }
+}

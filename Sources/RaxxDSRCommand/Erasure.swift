@@ -1,0 +1,124 @@
+import ArgumentParser
+import Foundation
+import RaxxAPI
+import RaxxCLI
+import RaxxCore
+import RaxxDSR
+import RaxxDomain
+import RaxxHTTP
+
+extension RaxxDSR {
+    /// `raxx-dsr plan ID`.
+    public struct Plan: DSRVerb {
+        public static let configuration = CommandConfiguration(
+            abstract: "Show what erasing the subject of a verified erasure request would do, per table.",
+            discussion: """
+            Per table: the rows affected, the action (delete, pseudonymise or retain), its legal ground \
+            and how long retained rows are kept; with the plan_hash over the plan and the data it was \
+            computed from, which apply needs. A table on a terminal (the hash last), one JSON object \
+            otherwise. The request becomes planned. 
+            """ + connectivity.helpLine
+        )
+
+        @Argument(help: ArgumentHelp("The erasure request's id.", valueName: "id"))
+        var id: String
+        @OptionGroup public var global: GlobalOptions
+
+        public init() {}
+
+        public func run(_ context: CommandContext) async throws {
+            _ = try context.storedSession()
+            let plan = try await context.signedInAPI().planDSRErasure(path: .init(requestId: id)).checked().ok.body.json
+            switch context.format {
+            case .json:
+                context.io.stdout.write(try JSONLines.line(plan) + "\n")
+            case .text:
+                let table = Table(columns: [.init("Table"), .init("Rows", .right), .init("Action"), .init("Retention"), .init("Ground"), .init("What")],
+                                  rows: plan.items.map { [$0.table, "\($0.rows)", $0.action.rawValue, $0.retention, $0.ground, $0.what] })
+                context.io.stdout.write(table.render() + "plan_hash \(plan.planHash)\n")
+            }
+            context.io.stdout.flush()
+            context.say("Apply it with: raxx-dsr apply \(id) --plan-hash \(plan.planHash)")
+        }
+    }
+
+    /// `raxx-dsr apply ID --plan-hash H`.
+    public struct Apply: DSRVerb {
+        public static let configuration = CommandConfiguration(
+            abstract: "Carry out an erasure plan, once, after a passkey step-up bound to the plan.",
+            discussion: """
+            On a terminal you confirm by typing the subject's email; in scripts --confirm EMAIL says \
+            it (there is no --yes). Your passkey then confirms this very plan (asks for the PIN, or \
+            --pin-fd). A plan whose data changed since (an order filled) is refused with exit 75, \
+            "The plan is stale": plan again. The subject's access and identifiers go first, then the \
+            history in chunks; if it is interrupted, apply again with the same plan hash finishes \
+            it. Applying a completed request changes nothing and says so. 
+            """ + connectivity.helpLine
+        )
+
+        @Argument(help: ArgumentHelp("The erasure request's id.", valueName: "id"))
+        var id: String
+        @Option(name: .customLong("plan-hash"), help: ArgumentHelp("The plan_hash raxx-dsr plan showed.", valueName: "hash"))
+        var planHash: String
+        @Option(help: ArgumentHelp("The subject's email, confirming the erasure without a terminal.", valueName: "email"))
+        var confirm: String?
+        @OptionGroup var pin: PINOptions
+        @OptionGroup public var global: GlobalOptions
+
+        public init() {}
+
+        struct Record: Encodable {
+            var request_id: String
+            var status: String
+            var plan_hash: String
+            var already_completed: Bool
+            var completed_at: Date?
+        }
+
+        public func run(_ context: CommandContext) async throws {
+            let confirmed = try confirm.map { text throws(RaxxError) in try DSRRequests.email(text, field: "confirm") }
+            if confirmed == nil, !context.io.stdinIsTTY {
+                throw RaxxError.usage("Confirm the erasure with --confirm EMAIL (the subject's email) when not on a terminal.")
+            }
+            _ = try context.storedSession()
+            let api = try context.signedInAPI()
+            let request = try await api.getDSRRequest(path: .init(requestId: id)).checked().ok.body.json
+            var grant: String? = nil
+            if request.status != .completed {
+                guard let current = request.planHash, [.planned, .erasing].contains(request.status) else {
+                    throw RaxxError.failure(code: "plan_required", "There is no plan to apply: \(id) is \(request.status.rawValue).",
+                                            hint: "Verify the identity, then: raxx-dsr plan \(id)")
+                }
+                guard current == planHash else {
+                    throw RaxxError(code: "plan_stale", message: "The plan is stale.",
+                                    hint: "That is not the request's latest plan: plan again (raxx-dsr plan \(id)).", status: .temporary)
+                }
+                let typed: String
+                if let confirmed {
+                    typed = confirmed
+                } else {
+                    context.io.stderr.write("Type the subject's email to erase their data: ")
+                    context.io.stderr.flush()
+                    guard let line = try context.io.stdin.readLine() else { throw RaxxError.cancelled }
+                    typed = line.trimmingCharacters(in: .whitespaces).lowercased()
+                }
+                guard typed == request.subject.lowercased() else {
+                    throw confirmed == nil
+                        ? RaxxError(code: "cancelled", message: "That is not the subject's email: nothing was erased.", status: .cancelled)
+                        : RaxxError.badInput(field: "confirm", "is not the subject's email: nothing was erased")
+                }
+                let action = ErasureApplyAction(requestID: id, planHash: planHash)
+                grant = try await context.ceremonies().stepUp(actionHash: action.actionHash, pin: context.pinPrompt(pin.source)).grant
+            }
+            let outcome = try await api.applyDSRErasure(path: .init(requestId: id), headers: .init(raxxStepUpGrant: grant),
+                                                        body: .json(.init(planHash: planHash))).checked().ok.body.json
+            let r = outcome.request
+            if outcome.alreadyCompleted { context.say("\(id) was completed already: nothing changed.") }
+            try context.emit([Record(request_id: r.id, status: r.status.rawValue, plan_hash: r.planHash ?? planHash,
+                                     already_completed: outcome.alreadyCompleted, completed_at: r.completedAt)],
+                             columns: [.init("Request"), .init("Status"), .init("Completed"), .init("Note")]) {
+                [$0.request_id, $0.status, $0.completed_at.map(RFC3339.string(from:)) ?? "-", $0.already_completed ? "already completed" : "erased"]
+            }
+        }
+    }
+}

@@ -1,0 +1,540 @@
+import Crypto
+import Foundation
+import GRDB
+import OpenAPIRuntime
+import RaxxAPI
+import RaxxCore
+import RaxxDomain
+
+/// `DSRRepository` and `AuditTrailRepository` on SQLite: data-subject requests, exports, erasure
+/// plans and their execution, receipts, and reading the audit trail.
+struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
+    let writer: any DatabaseWriter
+
+    // MARK: Requests
+
+    func open(_ r: NewDSRRequest) async throws -> Components.Schemas.DSRRequest {
+        try await writer.write { db in
+            let staff = try Self.staffEmail(db, r.staffUserID)
+            try db.execute(sql: """
+                INSERT INTO dsr_requests (id, kind, subject, ticket, status, opened_by, received_at, due_on, created_at, updated_at)
+                VALUES (?, ?, ?, ?, 'identity_unverified', ?, ?, ?, ?, ?)
+                """, arguments: [r.id, r.kind.rawValue, r.email, r.ticket, staff, r.receivedAt.timeIntervalSince1970, r.dueOn,
+                                 r.now.timeIntervalSince1970, r.now.timeIntervalSince1970])
+            try Self.audit(db, r.id, staffUserID: r.staffUserID, action: "dsr.opened", ticket: r.ticket, now: r.now,
+                           details: ["kind": r.kind.rawValue, "due_on": r.dueOn])
+            return try Self.fetch(db, id: r.id, now: r.now)!
+        }
+    }
+
+    func request(id: String, now: Date) async throws -> Components.Schemas.DSRRequest? {
+        try await writer.read { db in try Self.fetch(db, id: id, now: now) }
+    }
+
+    func list(status: Components.Schemas.DSRStatus?, now: Date) async throws -> [Components.Schemas.DSRRequest] {
+        try await writer.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT * FROM dsr_requests WHERE (?1 IS NULL OR status = ?1) ORDER BY due_on, received_at, id
+                """, arguments: [status?.rawValue])
+            return rows.map { Self.api($0, now: now) }
+        }
+    }
+
+    func update(id: String, staffUserID: String, now: Date, _ change: @escaping @Sendable (DSRState) throws -> DSRUpdate)
+        async throws -> Components.Schemas.DSRRequest?
+    {
+        try await writer.write { db -> Components.Schemas.DSRRequest? in
+            guard let state = try Self.state(db, id: id) else { return nil }
+            let u = try change(state)
+            var sets = ["updated_at = :now"]
+            var args: [String: (any DatabaseValueConvertible)?] = ["now": now.timeIntervalSince1970, "id": id]
+            if let s = u.status { sets.append("status = :status"); args["status"] = s.rawValue }
+            if let d = u.dueOn { sets.append("due_on = :due"); args["due"] = d }
+            if let r = u.extensionReason { sets.append("extended = 1, extension_reason = :ext"); args["ext"] = r }
+            if let m = u.verificationMethod {
+                sets.append("verification_method = :method, verified_by = :staff, verified_at = :now")
+                args["method"] = m
+                args["staff"] = try Self.staffEmail(db, staffUserID)
+            }
+            if let c = u.closedReason { sets.append("closed_reason = :closed"); args["closed"] = c }
+            try db.execute(sql: "UPDATE dsr_requests SET \(sets.joined(separator: ", ")) WHERE id = :id", arguments: StatementArguments(args))
+            try Self.audit(db, id, staffUserID: staffUserID, action: u.auditAction, ticket: state.ticket, now: now, details: u.auditDetails)
+            return try Self.fetch(db, id: id, now: now)
+        }
+    }
+
+    // MARK: Export (Art. 15, 20)
+
+    func export(id: String, staffUserID: String, now: Date, check: @escaping @Sendable (DSRState) throws -> Void)
+        async throws -> Components.Schemas.DSRExport?
+    {
+        try await writer.write { db -> Components.Schemas.DSRExport? in
+            guard let state = try Self.state(db, id: id) else { return nil }
+            try check(state)
+            let subject = try Self.subject(db, email: state.subject)
+            let tables = try Self.exportTables(db, subject: subject, email: state.subject)
+            var manifest: [Components.Schemas.DSRExportTable] = []
+            var payload: [String: [Components.Schemas.DSRExport.TablesPayload.AdditionalPropertiesPayloadPayload]] = [:]
+            for (name, rows) in tables {
+                let containers = try rows.map { try Components.Schemas.DSRExport.TablesPayload.AdditionalPropertiesPayloadPayload(
+                    additionalProperties: OpenAPIObjectContainer(unvalidatedValue: $0)) }
+                payload[name] = containers
+                manifest.append(.init(table: name, rows: Int64(containers.count), sha256: try Self.sha256Hex(CanonicalJSON.data(containers))))
+            }
+            try db.execute(sql: """
+                UPDATE dsr_requests SET status = 'completed', completed_at = COALESCE(completed_at, ?1), updated_at = ?1 WHERE id = ?2
+                """, arguments: [now.timeIntervalSince1970, id])
+            try Self.audit(db, id, staffUserID: staffUserID, action: "dsr.exported", ticket: state.ticket, now: now,
+                           details: ["tables": "\(manifest.count)", "rows": "\(manifest.reduce(0) { $0 + $1.rows })"])
+            return Components.Schemas.DSRExport(
+                manifest: .init(requestId: id, subject: state.subject, generatedAt: RFC3339.string(from: now), tables: manifest),
+                tables: .init(additionalProperties: payload))
+        }
+    }
+
+    /// Every table holding the subject's personal data, as rows of plain values.
+    static func exportTables(_ db: Database, subject: Subject?, email: String) throws -> [(String, [[String: (any Sendable)?]])] {
+        var tables: [(String, [[String: (any Sendable)?]])] = []
+        func add(_ name: String, _ sql: String, _ arguments: StatementArguments) throws {
+            tables.append((name, try Row.fetchAll(db, sql: sql, arguments: arguments).map(plain)))
+        }
+        let user = subject?.userID ?? "", account = subject?.accountID ?? ""
+        try add("account", """
+            SELECT users.id AS user_id, users.email, users.display_name, users.staff, users.created_at,
+                   accounts.id AS account_id, accounts.mode, accounts.cash_ticks, accounts.created_at AS account_created_at
+            FROM users JOIN accounts ON accounts.user_id = users.id WHERE users.id = ?
+            """, [user])
+        try add("passkeys", "SELECT id AS credential_id, algorithm, sign_count, transports, created_at, last_used_at FROM passkeys WHERE user_id = ? ORDER BY created_at", [user])
+        try add("sessions", "SELECT id, created_at, access_expires_at, expires_at, revoked_at FROM sessions WHERE user_id = ? ORDER BY created_at", [user])
+        try add("devices", """
+            SELECT id, environment, substr(token, -8) AS token_suffix, label, alerts, created_at, revoked_at FROM device_tokens
+            WHERE user_id = ? ORDER BY created_at
+            """, [user])
+        try add("orders", """
+            SELECT id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status, filled_qty, avg_fill_price_ticks,
+                   reject_code, mode, not_after, created_at, updated_at FROM orders WHERE account_id = ? ORDER BY created_at, id
+            """, [account])
+        try add("fills", "SELECT id, order_id, symbol, side, qty, price_ticks, filled_at FROM fills WHERE account_id = ? ORDER BY filled_at, id", [account])
+        try add("positions", "SELECT id, symbol, qty, avg_price_ticks, updated_at FROM positions WHERE account_id = ? ORDER BY symbol", [account])
+        try add("alerts", """
+            SELECT seq, type, title, body, order_id, symbol, side, qty, price_ticks, reason, expires_at, created_at FROM events
+            WHERE user_id = ? ORDER BY seq
+            """, [user])
+        try add("audit_events", """
+            SELECT seq, at, actor, action, subject, details FROM audit_events
+            WHERE actor = ?1 OR subject IN (?1, ?2) OR subject IN (SELECT 'dsr:' || id FROM dsr_requests WHERE subject = ?3) ORDER BY seq
+            """, [user, account, email])
+        try add("dsr_requests", """
+            SELECT id, kind, ticket, status, received_at, due_on, extended, extension_reason, verification_method, verified_at,
+                   closed_reason, created_at, completed_at FROM dsr_requests WHERE subject = ? ORDER BY created_at
+            """, [email])
+        return tables
+    }
+
+    /// A row as plain JSON values: times (columns ending `_at`) as RFC 3339, blobs as base64url.
+    static func plain(_ row: Row) -> [String: (any Sendable)?] {
+        var out: [String: (any Sendable)?] = [:]
+        for (column, value) in row {
+            switch value.storage {
+            case .null: out[column] = .some(nil)
+            case .int64(let i): out[column] = Int(i)
+            case .double(let d):
+                out[column] = column.hasSuffix("_at") ? RFC3339.string(from: Date(timeIntervalSince1970: d)) : d
+            case .string(let s): out[column] = s
+            case .blob(let b): out[column] = Base64URL.encode(b)
+            }
+        }
+        return out
+    }
+
+    static func sha256Hex(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
+
+    // MARK: Erasure (Art. 17)
+
+    /// The subject's identifiers: what erasure removes or replaces with the pseudonym.
+    struct Subject: Codable, Sendable, Equatable {
+        var userID: String
+        var accountID: String?
+        var email: String
+        var pseudonym: String
+        var credentialIDs: [String] = []
+        var sessionIDs: [String] = []
+        var deviceIDs: [String] = []
+
+        /// Every identifier that may stand for the subject in the audit trail.
+        var identifiers: [String] {
+            [userID, email] + (accountID.map { [$0] } ?? []) + credentialIDs + sessionIDs + deviceIDs
+        }
+    }
+
+    /// The user and account under `email`, with their identifiers, or nil.
+    static func subject(_ db: Database, email: String) throws -> Subject? {
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT users.id AS user_id, accounts.id AS account_id, users.email FROM users LEFT JOIN accounts ON accounts.user_id = users.id
+            WHERE users.email = ?
+            """, arguments: [email]) else { return nil }
+        let user: String = row["user_id"]
+        let keys = try DSRKeys.load(db)
+        return Subject(
+            userID: user, accountID: row["account_id"], email: row["email"], pseudonym: keys.pseudonym(user),
+            credentialIDs: try String.fetchAll(db, sql: "SELECT id FROM passkeys WHERE user_id = ? ORDER BY id", arguments: [user]),
+            sessionIDs: try String.fetchAll(db, sql: "SELECT id FROM sessions WHERE user_id = ? ORDER BY id", arguments: [user]),
+            deviceIDs: try String.fetchAll(db, sql: "SELECT id FROM device_tokens WHERE user_id = ? ORDER BY id", arguments: [user]))
+    }
+
+    /// How many rows `rule` touches for `subject` now.
+    static func count(_ db: Database, _ rule: ErasureRule, subject s: Subject?, email: String) throws -> Int64 {
+        func n(_ sql: String, _ args: StatementArguments) throws -> Int64 { try Int64.fetchOne(db, sql: sql, arguments: args) ?? 0 }
+        if rule.id == "dsr_requests" { return try n("SELECT COUNT(*) FROM dsr_requests WHERE subject = ?", [email]) }
+        guard let s else { return 0 }
+        let account = s.accountID ?? ""
+        switch rule.id {
+        case "sessions": return try n("SELECT COUNT(*) FROM sessions WHERE user_id = ?", [s.userID])
+        case "passkeys": return try n("SELECT COUNT(*) FROM passkeys WHERE user_id = ?", [s.userID])
+        case "device_tokens": return try n("SELECT COUNT(*) FROM device_tokens WHERE user_id = ?", [s.userID])
+        case "challenges": return try n("SELECT COUNT(*) FROM challenges WHERE user_id = ? OR email = ?", [s.userID, s.email])
+        case "step_up_grants": return try n("SELECT COUNT(*) FROM step_up_grants WHERE user_id = ?", [s.userID])
+        case "users": return try n("SELECT COUNT(*) FROM users WHERE id = ?", [s.userID])
+        case "fills":
+            return try n("SELECT COUNT(*) FROM fills WHERE account_id = ?", [account])
+                - n("SELECT COUNT(*) FROM fills JOIN orders ON orders.id = fills.order_id WHERE orders.account_id = ? AND orders.mode = 'live'", [account])
+        case "orders": return try n("SELECT COUNT(*) FROM orders WHERE account_id = ? AND mode != 'live'", [account])
+        case "orders_live":
+            return try n("SELECT COUNT(*) FROM orders WHERE account_id = ? AND mode = 'live'", [account])
+                + n("SELECT COUNT(*) FROM fills JOIN orders ON orders.id = fills.order_id WHERE orders.account_id = ? AND orders.mode = 'live'", [account])
+        case "positions": return try n("SELECT COUNT(*) FROM positions WHERE account_id = ?", [account])
+        case "change_log": return try n("SELECT COUNT(*) FROM change_log WHERE account_id = ?", [account])
+        case "events": return try n("SELECT COUNT(*) FROM events WHERE user_id = ?", [s.userID])
+        case "audit_events":
+            let ids = s.identifiers
+            let marks = ids.map { _ in "?" }.joined(separator: ", ")
+            return try n("SELECT COUNT(*) FROM audit_events WHERE subject IN (\(marks)) OR actor IN (\(marks))",
+                         StatementArguments(ids + ids))
+        case "accounts": return try n("SELECT COUNT(*) FROM accounts WHERE id = ?", [account])
+        default: throw ProblemError.internalError // a rule without an executor: fail closed
+        }
+    }
+
+    /// What the plan's hash covers besides the items: the state the counts were taken from.
+    struct PlanState: Encodable {
+        var request_id: String
+        var items: [Components.Schemas.ErasureItem]
+        var cash_ticks: Int64?
+        var orders_updated: Double?
+        var positions_updated: Double?
+        var last_fill: Double?
+    }
+
+    /// The plan for request `state` over the current data, and its hash.
+    static func computePlan(_ db: Database, state: DSRState, rules: [ErasureRule], now: Date) throws
+        -> (plan: Components.Schemas.ErasurePlan, subject: Subject?)
+    {
+        let subject = try Self.subject(db, email: state.subject)
+        let items = try rules.map { rule in
+            Components.Schemas.ErasureItem(table: rule.table, what: rule.what, rows: try count(db, rule, subject: subject, email: state.subject),
+                                           action: rule.action, ground: rule.ground, retention: rule.retention)
+        }
+        let account = subject?.accountID ?? ""
+        let planState = PlanState(
+            request_id: state.id, items: items,
+            cash_ticks: try Int64.fetchOne(db, sql: "SELECT cash_ticks FROM accounts WHERE id = ?", arguments: [account]),
+            orders_updated: try Double.fetchOne(db, sql: "SELECT MAX(updated_at) FROM orders WHERE account_id = ?", arguments: [account]),
+            positions_updated: try Double.fetchOne(db, sql: "SELECT MAX(updated_at) FROM positions WHERE account_id = ?", arguments: [account]),
+            last_fill: try Double.fetchOne(db, sql: "SELECT MAX(filled_at) FROM fills WHERE account_id = ?", arguments: [account]))
+        let hash = Base64URL.encode(SHA256.hash(data: try CanonicalJSON.data(planState)))
+        return (Components.Schemas.ErasurePlan(requestId: state.id, planHash: hash, items: items, computedAt: now), subject)
+    }
+
+    func plan(id: String, rules: [ErasureRule], staffUserID: String, now: Date, check: @escaping @Sendable (DSRState) throws -> Void)
+        async throws -> Components.Schemas.ErasurePlan?
+    {
+        try await writer.write { db -> Components.Schemas.ErasurePlan? in
+            guard let state = try Self.state(db, id: id) else { return nil }
+            try check(state)
+            let plan = try Self.computePlan(db, state: state, rules: rules, now: now).plan
+            let items = String(decoding: try JSONEncoder.sorted.encode(plan.items.map {
+                Components.Schemas.DSRReceiptItem(table: $0.table, action: $0.action, rows: $0.rows)
+            }), as: UTF8.self)
+            try db.execute(sql: "UPDATE dsr_requests SET status = 'planned', plan_hash = ?, plan = ?, updated_at = ? WHERE id = ?",
+                           arguments: [plan.planHash, items, now.timeIntervalSince1970, id])
+            try Self.audit(db, id, staffUserID: staffUserID, action: "dsr.planned", ticket: state.ticket, now: now,
+                           details: ["plan_hash": plan.planHash])
+            return plan
+        }
+    }
+
+    func beginErasure(id: String, planHash: String, grant: String?, rules: [ErasureRule], staffUserID: String, now: Date)
+        async throws -> ErasureStart
+    {
+        try await writer.write { db -> ErasureStart in
+            guard let state = try Self.state(db, id: id) else { throw ProblemError.notFound("No data-subject request \(id).") }
+            if state.status == .completed, state.kind == .erasure {
+                return .alreadyCompleted(try Self.fetch(db, id: id, now: now)!)
+            }
+            guard state.kind == .erasure else {
+                throw ProblemError(409, code: "invalid_state", title: "Only an erasure request can be applied.", detail: "\(id) is an access request.")
+            }
+            switch state.status {
+            case .planned, .erasing: break
+            case .verified:
+                throw ProblemError(409, code: "plan_required", title: "There is no plan to apply.", detail: "Plan the erasure first.")
+            default:
+                throw ProblemError(409, code: "invalid_state", title: "The request cannot be applied.", detail: "It is \(state.status.rawValue).")
+            }
+            let stale = ProblemError(409, code: "plan_stale", title: "The plan is stale.",
+                                     detail: "The data changed since the plan was made: plan again.")
+            var subject: Subject? = nil
+            if state.status == .planned {
+                let current = try Self.computePlan(db, state: state, rules: rules, now: now)
+                guard current.plan.planHash == planHash, state.planHash == planHash else { throw stale }
+                if current.plan.items.contains(where: { $0.action == .pseudonymise && $0.table == "orders" && $0.rows > 0 }) {
+                    throw ProblemError(409, code: "invalid_state", title: "Live-mode records cannot be erased by this sandbox.")
+                }
+                subject = current.subject
+            } else if state.planHash != planHash {
+                throw stale
+            }
+            let action = ErasureApplyAction(requestID: id, planHash: planHash).actionHash
+            guard let grant else {
+                var problem = ProblemError(403, code: "step_up_required", title: "Applying an erasure needs a step-up.",
+                                           detail: "Confirm it with your passkey; the grant must be bound to action_hash.")
+                problem.actionHash = action
+                throw AuditedRefusal(problem, AuditEntry(at: now, actor: staffUserID, action: "step_up.required", subject: "dsr:" + id,
+                                                         details: ["reason": "step_up_required", "ticket": state.ticket]))
+            }
+            guard try StepUpGrants.consume(db, grantHash: Tokens.hash(grant), actionHash: action, userID: staffUserID, now: now) else {
+                throw AuditedRefusal(ProblemError(403, code: "step_up_invalid", title: "The step-up grant is not valid for this plan."),
+                                     AuditEntry(at: now, actor: staffUserID, action: "step_up.refused", subject: "dsr:" + id,
+                                                details: ["reason": "grant_invalid", "ticket": state.ticket]))
+            }
+            if state.status == .erasing {
+                try Self.audit(db, id, staffUserID: staffUserID, action: "dsr.erasure_resumed", ticket: state.ticket, now: now,
+                               details: ["plan_hash": planHash])
+                return .erasing
+            }
+            // The first transaction: the subject's access and identifiers go at once.
+            let saved = String(decoding: try JSONEncoder.sorted.encode(subject), as: UTF8.self)
+            if let s = subject {
+                try db.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [s.userID])
+                try db.execute(sql: "DELETE FROM passkeys WHERE user_id = ?", arguments: [s.userID])
+                try db.execute(sql: "DELETE FROM device_tokens WHERE user_id = ?", arguments: [s.userID])
+                try db.execute(sql: "DELETE FROM challenges WHERE user_id = ? OR email = ?", arguments: [s.userID, s.email])
+                try db.execute(sql: "DELETE FROM step_up_grants WHERE user_id = ?", arguments: [s.userID])
+                try db.execute(sql: """
+                    UPDATE users SET email = ?, display_name = NULL, handle = randomblob(32), staff = 0 WHERE id = ?
+                    """, arguments: [s.pseudonym + "@erased.invalid", s.userID])
+            }
+            try db.execute(sql: "UPDATE dsr_requests SET status = 'erasing', erasure_identifiers = ?, updated_at = ? WHERE id = ?",
+                           arguments: [subject == nil ? nil : saved, now.timeIntervalSince1970, id])
+            try Self.audit(db, id, staffUserID: staffUserID, action: "dsr.erasure_started", ticket: state.ticket, now: now,
+                           details: ["plan_hash": planHash])
+            return .erasing
+        }
+    }
+
+    func eraseChunk(id: String, rules: [ErasureRule], auditCursor: Int64, limit: Int) async throws -> ErasureChunk {
+        try await writer.write { db -> ErasureChunk in
+            guard let text = try String.fetchOne(db, sql: "SELECT erasure_identifiers FROM dsr_requests WHERE id = ? AND status = 'erasing'",
+                                                 arguments: [id]),
+                  let s = try? JSONDecoder().decode(Subject.self, from: Data(text.utf8)) else {
+                return ErasureChunk(rows: 0, auditCursor: auditCursor, done: true)
+            }
+            let account = s.accountID ?? ""
+            for rule in rules where rule.phase == .history {
+                let sql: String, args: StatementArguments
+                switch rule.id {
+                case "fills": (sql, args) = ("DELETE FROM fills WHERE rowid IN (SELECT rowid FROM fills WHERE account_id = ? LIMIT ?)", [account, limit])
+                case "orders": (sql, args) = ("DELETE FROM orders WHERE rowid IN (SELECT rowid FROM orders WHERE account_id = ? AND mode != 'live' LIMIT ?)", [account, limit])
+                case "orders_live": continue // refused at the start when there are any
+                case "positions": (sql, args) = ("DELETE FROM positions WHERE rowid IN (SELECT rowid FROM positions WHERE account_id = ? LIMIT ?)", [account, limit])
+                case "change_log": (sql, args) = ("DELETE FROM change_log WHERE seq IN (SELECT seq FROM change_log WHERE account_id = ? LIMIT ?)", [account, limit])
+                case "events": (sql, args) = ("DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE user_id = ? LIMIT ?)", [s.userID, limit])
+                case "audit_events":
+                    return try Self.pseudonymiseAudit(db, subject: s, after: auditCursor, limit: limit)
+                default: throw ProblemError.internalError
+                }
+                try db.execute(sql: sql, arguments: args)
+                if db.changesCount > 0 { return ErasureChunk(rows: db.changesCount, auditCursor: auditCursor, done: false) }
+            }
+            return ErasureChunk(rows: 0, auditCursor: auditCursor, done: true)
+        }
+    }
+
+    /// Replaces the subject's identifiers in the next `limit` audit events after `cursor`.
+    static func pseudonymiseAudit(_ db: Database, subject s: Subject, after cursor: Int64, limit: Int) throws -> ErasureChunk {
+        let rows = try Row.fetchAll(db, sql: "SELECT seq, actor, subject, details FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?",
+                                    arguments: [cursor, limit])
+        var changed = 0
+        let ids = s.identifiers.filter { !$0.isEmpty }.sorted { $0.count > $1.count }
+        func replace(_ text: String) -> String {
+            var out = text
+            for id in ids where out.range(of: id, options: .caseInsensitive) != nil {
+                out = out.replacingOccurrences(of: id, with: s.pseudonym, options: .caseInsensitive)
+            }
+            return out
+        }
+        for row in rows {
+            let actor: String = row["actor"], subject: String = row["subject"], details: String = row["details"]
+            let (a, b, c) = (replace(actor), replace(subject), replace(details))
+            if a != actor || b != subject || c != details {
+                try db.execute(sql: "UPDATE audit_events SET actor = ?, subject = ?, details = ? WHERE seq = ?",
+                               arguments: [a, b, c, row["seq"] as Int64])
+                changed += 1
+            }
+        }
+        let last: Int64 = rows.last?["seq"] ?? cursor
+        return ErasureChunk(rows: changed, auditCursor: last, done: rows.count < limit)
+    }
+
+    func completeErasure(id: String, rules: [ErasureRule], staffUserID: String, now: Date) async throws -> Components.Schemas.DSRRequest {
+        try await writer.write { db -> Components.Schemas.DSRRequest in
+            guard let state = try Self.state(db, id: id) else { throw ProblemError.notFound("No data-subject request \(id).") }
+            if state.status == .completed { return try Self.fetch(db, id: id, now: now)! }
+            guard state.status == .erasing else { throw ProblemError.internalError }
+            let keys = try DSRKeys.load(db)
+            let saved = try String.fetchOne(db, sql: "SELECT erasure_identifiers FROM dsr_requests WHERE id = ?", arguments: [id])
+            let subject = try saved.flatMap { try JSONDecoder().decode(Subject.self, from: Data($0.utf8)) }
+            if let s = subject {
+                if let account = s.accountID { try db.execute(sql: "DELETE FROM accounts WHERE id = ?", arguments: [account]) }
+                try db.execute(sql: "DELETE FROM users WHERE id = ?", arguments: [s.userID])
+            }
+            let email = subject?.email ?? state.subject
+            let hashed = keys.subjectHash(email)
+            try db.execute(sql: "UPDATE dsr_requests SET subject = ? WHERE subject = ?", arguments: [hashed, email])
+            let itemsJSON = try String.fetchOne(db, sql: "SELECT plan FROM dsr_requests WHERE id = ?", arguments: [id]) ?? "[]"
+            let items = try JSONDecoder().decode([Components.Schemas.DSRReceiptItem].self, from: Data(itemsJSON.utf8))
+            let body = Components.Schemas.DSRReceiptBody(requestId: id, subjectHash: hashed, planHash: state.planHash ?? "", items: items,
+                                                         completedAt: RFC3339.string(from: now))
+            let bodyJSON = try CanonicalJSON.data(body)
+            let signature = try keys.signing.signature(for: bodyJSON)
+            try db.execute(sql: """
+                UPDATE dsr_requests SET status = 'completed', completed_at = ?1, updated_at = ?1, erasure_identifiers = NULL,
+                       receipt = ?2, receipt_signature = ?3 WHERE id = ?4
+                """, arguments: [now.timeIntervalSince1970, String(decoding: bodyJSON, as: UTF8.self), Base64URL.encode(signature), id])
+            try Self.audit(db, id, staffUserID: staffUserID, action: "dsr.erasure_completed", ticket: state.ticket, now: now,
+                           details: ["plan_hash": state.planHash ?? ""])
+            return try Self.fetch(db, id: id, now: now)!
+        }
+    }
+
+    // MARK: Receipts
+
+    func receipt(id: String) async throws -> Components.Schemas.DSRReceipt? {
+        try await writer.write { db -> Components.Schemas.DSRReceipt? in
+            guard let row = try Row.fetchOne(db, sql: "SELECT receipt, receipt_signature FROM dsr_requests WHERE id = ?", arguments: [id]),
+                  let text = row["receipt"] as String?, let signature = row["receipt_signature"] as String? else { return nil }
+            let body = try JSONDecoder().decode(Components.Schemas.DSRReceiptBody.self, from: Data(text.utf8))
+            return .init(receipt: body, algorithm: .ed25519, keyId: try DSRKeys.load(db).keyID, signature: signature)
+        }
+    }
+
+    func receiptKey() async throws -> Components.Schemas.DSRReceiptKey {
+        try await writer.write { db in
+            let keys = try DSRKeys.load(db)
+            return .init(algorithm: .ed25519, keyId: keys.keyID, publicKey: Base64URL.encode(keys.signing.publicKey.rawRepresentation))
+        }
+    }
+
+    // MARK: The audit trail
+
+    func trail(of subject: AuditSubject, after cursor: Int64, limit: Int) async throws -> AuditTrailPage {
+        try await writer.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT seq, at, actor, action, subject, details FROM audit_events
+                WHERE seq > ?1 AND (actor = ?2 OR subject IN (?2, ?3)
+                      OR subject IN (SELECT 'dsr:' || id FROM dsr_requests WHERE subject = (SELECT email FROM users WHERE id = ?2)))
+                ORDER BY seq LIMIT ?4
+                """, arguments: [cursor, subject.userID, subject.accountID ?? subject.userID, limit + 1])
+            let events = rows.prefix(limit).map { row in
+                let details = (try? JSONDecoder().decode([String: String].self, from: Data((row["details"] as String).utf8))) ?? [:]
+                return Components.Schemas.AuditEvent(seq: row["seq"], at: Date(timeIntervalSince1970: row["at"]), actor: row["actor"],
+                                                     action: row["action"], subject: row["subject"],
+                                                     details: details.isEmpty ? nil : .init(additionalProperties: details))
+            }
+            return AuditTrailPage(events: Array(events), hasMore: rows.count > limit)
+        }
+    }
+
+    func subject(email: String) async throws -> AuditSubject? {
+        try await writer.read { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT users.id, accounts.id AS account_id FROM users LEFT JOIN accounts ON accounts.user_id = users.id WHERE users.email = ?
+                """, arguments: [email]) else { return nil }
+            return AuditSubject(userID: row["id"], accountID: row["account_id"])
+        }
+    }
+
+    // MARK: Rows
+
+    static func staffEmail(_ db: Database, _ userID: String) throws -> String {
+        try String.fetchOne(db, sql: "SELECT email FROM users WHERE id = ?", arguments: [userID]) ?? userID
+    }
+
+    /// Audits a DSR action: the subject is the request (`dsr:ID`, never the person), the actor the
+    /// staff member, the details carry the ticket.
+    static func audit(_ db: Database, _ id: String, staffUserID: String, action: String, ticket: String, now: Date,
+                      details: [String: String] = [:]) throws {
+        var details = details
+        details["ticket"] = ticket
+        details["staff"] = try staffEmail(db, staffUserID)
+        try SandboxDatabase.audit(db, AuditEntry(at: now, actor: staffUserID, action: action, subject: "dsr:" + id, details: details))
+    }
+
+    static func state(_ db: Database, id: String) throws -> DSRState? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM dsr_requests WHERE id = ?", arguments: [id]) else { return nil }
+        return DSRState(id: row["id"], kind: .init(rawValue: row["kind"]) ?? .access, status: .init(rawValue: row["status"]) ?? .refused,
+                        subject: row["subject"], ticket: row["ticket"], receivedAt: Date(timeIntervalSince1970: row["received_at"]),
+                        dueOn: row["due_on"], extended: (row["extended"] as Int) != 0, planHash: row["plan_hash"])
+    }
+
+    static func fetch(_ db: Database, id: String, now: Date) throws -> Components.Schemas.DSRRequest? {
+        try Row.fetchOne(db, sql: "SELECT * FROM dsr_requests WHERE id = ?", arguments: [id]).map { api($0, now: now) }
+    }
+
+    static func api(_ row: Row, now: Date) -> Components.Schemas.DSRRequest {
+        func date(_ column: String) -> Date? { (row[column] as Double?).map(Date.init(timeIntervalSince1970:)) }
+        let status = Components.Schemas.DSRStatus(rawValue: row["status"]) ?? .refused
+        let due: String = row["due_on"]
+        let open = ![.completed, .cancelled, .refused].contains(status)
+        let overdue = open && (CalendarDay(parsing: due).map { DSRDeadline.isOverdue(dueOn: $0, today: CalendarDay(now)) } ?? false)
+        return Components.Schemas.DSRRequest(
+            id: row["id"], kind: .init(rawValue: row["kind"]) ?? .access, subject: row["subject"], ticket: row["ticket"], status: status,
+            receivedAt: date("received_at") ?? now, dueOn: due, extended: (row["extended"] as Int) != 0,
+            extensionReason: row["extension_reason"], overdue: overdue, openedBy: row["opened_by"], verifiedBy: row["verified_by"],
+            verificationMethod: row["verification_method"], verifiedAt: date("verified_at"), closedReason: row["closed_reason"],
+            planHash: row["plan_hash"], createdAt: date("created_at") ?? now, updatedAt: date("updated_at") ?? now,
+            completedAt: date("completed_at"))
+    }
+}
+
+/// The sandbox's DSR keys: the Ed25519 key receipts are signed with, and the HMAC key behind
+/// pseudonyms and subject hashes. Made on first use, kept in the database.
+struct DSRKeys {
+    let signing: Curve25519.Signing.PrivateKey
+    let pseudonymKey: SymmetricKey
+
+    static func load(_ db: Database) throws -> DSRKeys {
+        if let row = try Row.fetchOne(db, sql: "SELECT receipt_key, pseudonym_key FROM dsr_keys WHERE id = 1") {
+            return DSRKeys(signing: try Curve25519.Signing.PrivateKey(rawRepresentation: row["receipt_key"] as Data),
+                           pseudonymKey: SymmetricKey(data: row["pseudonym_key"] as Data))
+        }
+        let keys = DSRKeys(signing: Curve25519.Signing.PrivateKey(), pseudonymKey: SymmetricKey(size: .bits256))
+        try db.execute(sql: "INSERT INTO dsr_keys (id, receipt_key, pseudonym_key, created_at) VALUES (1, ?, ?, ?)",
+                       arguments: [keys.signing.rawRepresentation, keys.pseudonymKey.withUnsafeBytes { Data($0) },
+                                   Date().timeIntervalSince1970])
+        return keys
+    }
+
+    func mac(_ text: String) -> String {
+        HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: pseudonymKey).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// A stable pseudonym for a user (`psn_` and 16 hex digits of a keyed hash).
+    func pseudonym(_ userID: String) -> String { "psn_" + mac("user:" + userID).prefix(16) }
+
+    /// The keyed hash standing for an email after erasure.
+    func subjectHash(_ email: String) -> String { "hmac-sha256:" + mac("email:" + email.lowercased()) }
+
+    /// base64url SHA-256 of the public key, first 16 characters.
+    var keyID: String { String(Base64URL.encode(SHA256.hash(data: signing.publicKey.rawRepresentation)).prefix(16)) }
+}

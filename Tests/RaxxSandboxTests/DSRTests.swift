@@ -1,0 +1,306 @@
+import Crypto
+import Foundation
+import GRDB
+import RaxxAPI
+import RaxxCore
+import RaxxDomain
+@testable import RaxxSandbox
+import Testing
+
+/// A clock a test moves.
+final class MovableClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Date
+    init(_ start: Date) { value = start }
+    var now: Date { lock.withLock { value } }
+    func set(_ date: Date) { lock.withLock { value = date } }
+}
+
+/// The sandbox's DSR operations through `RaptorService` (so through the access gate), over an
+/// in-memory database: staff sessions, the state machine, deadlines, erasure and receipts.
+struct DSRRig {
+    let database: SandboxDatabase
+    let clock: MovableClock
+    let service: RaptorService
+
+    init(now: Date = Date(timeIntervalSince1970: 1_795_000_000), chunkRows: Int = 5000) throws {
+        database = try SandboxDatabase(path: ":memory:")
+        clock = MovableClock(now)
+        var configuration = SandboxConfiguration()
+        configuration.erasureChunkRows = chunkRows
+        service = RaptorService(database: database, configuration: configuration, clock: { [clock] in clock.now })
+    }
+
+    /// A signed-in account (staff when asked) and its access token.
+    func signIn(_ email: String, staff: Bool = false) async throws -> (token: String, account: Components.Schemas.Account) {
+        let grant = try await signedInGrant(database, email: email, now: clock.now)
+        if staff { #expect(try database.setStaff(email: email, staff: true, actor: "test")) }
+        return (grant.accessToken, grant.account)
+    }
+
+    func `as`<T: Sendable>(_ token: String, _ body: () async throws -> T) async throws -> T {
+        try await RequestIdentity.$bearerToken.withValue(token) { try await body() }
+    }
+
+    func open(_ token: String, email: String, kind: Components.Schemas.DSRKind, receivedAt: Date? = nil) async throws -> Components.Schemas.DSRRequest {
+        try await self.as(token) {
+            try await service.createDSRRequest(.init(body: .json(.init(email: email, kind: kind, ticket: "T-9", receivedAt: receivedAt)))).created.body.json
+        }
+    }
+
+    func verify(_ token: String, _ id: String) async throws -> Components.Schemas.DSRRequest {
+        try await self.as(token) {
+            try await service.verifyDSRIdentity(.init(path: .init(requestId: id), body: .json(.init(method: "email reply")))).ok.body.json
+        }
+    }
+
+    func extend(_ token: String, _ id: String) async throws -> Components.Schemas.DSRRequest {
+        try await self.as(token) {
+            try await service.extendDSRRequest(.init(path: .init(requestId: id), body: .json(.init(reason: "numerous requests")))).ok.body.json
+        }
+    }
+
+    func plan(_ token: String, _ id: String) async throws -> Components.Schemas.ErasurePlan {
+        try await self.as(token) { try await service.planDSRErasure(.init(path: .init(requestId: id))).ok.body.json }
+    }
+
+    /// A step-up grant for `userID` bound to applying `planHash` to `id`, as stepUpVerify records one.
+    func grant(userID: String, id: String, planHash: String) async throws -> String {
+        let grant = "grant-\(UUID().uuidString)"
+        try await database.repositories.auth.grantStepUp(grantHash: Tokens.hash(grant), userID: userID,
+                                                          actionHash: ErasureApplyAction(requestID: id, planHash: planHash).actionHash,
+                                                          expiresAt: clock.now.addingTimeInterval(120), now: clock.now)
+        return grant
+    }
+
+    func apply(_ token: String, _ id: String, planHash: String, grant: String?) async throws -> Components.Schemas.ErasureOutcome {
+        try await self.as(token) {
+            try await service.applyDSRErasure(.init(path: .init(requestId: id), headers: .init(raxxStepUpGrant: grant),
+                                                    body: .json(.init(planHash: planHash)))).ok.body.json
+        }
+    }
+
+    func userID(_ email: String) async throws -> String {
+        try await database.writer.read { try String.fetchOne($0, sql: "SELECT id FROM users WHERE email = ?", arguments: [email]) ?? "" }
+    }
+
+    func count(_ sql: String, _ arguments: StatementArguments = []) async throws -> Int {
+        try await database.writer.read { try Int.fetchOne($0, sql: sql, arguments: arguments) ?? 0 }
+    }
+}
+
+func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeInterval(12 * 3600) }
+
+@Suite struct DSRDeadlineTests {
+    @Test(arguments: [("2026-01-31", "2026-02-28"), ("2028-01-31", "2028-02-29"), ("2026-03-31", "2026-04-30"), ("2026-12-15", "2027-01-15"),
+                      ("2026-05-31", "2026-06-30")])
+    func dueOneMonthFromReceiptClampedToTheMonthsEnd(received: String, due: String) {
+        #expect(DSRDeadline.due(receivedAt: day(received)).description == due)
+    }
+
+    @Test func anExtensionIsTwoMoreMonthsOnceWithinTheFirstMonth() {
+        let received = day("2026-01-31")
+        #expect(DSRDeadline.extendedDue(receivedAt: received).description == "2026-04-30")
+        #expect(DSRDeadline.extensionRefusal(receivedAt: received, alreadyExtended: false, today: CalendarDay(parsing: "2026-02-28")!) == nil)
+        #expect(DSRDeadline.extensionRefusal(receivedAt: received, alreadyExtended: true, today: CalendarDay(parsing: "2026-02-01")!) != nil)
+        #expect(DSRDeadline.extensionRefusal(receivedAt: received, alreadyExtended: false, today: CalendarDay(parsing: "2026-03-01")!) != nil)
+    }
+}
+
+@Suite struct DSRStaffTests {
+    @Test func aNonStaffCallerIsRefused403AndAudited() async throws {
+        let rig = try DSRRig()
+        let (token, account) = try await rig.signIn("user@example.com")
+        let refused = await problem { _ = try await rig.open(token, email: "x@example.com", kind: .access) }
+        #expect(refused?.status == 403 && refused?.code == "staff_only")
+        for call in [{ _ = try await rig.as(token) { try await rig.service.listDSRRequests(.init()) } },
+                     { _ = try await rig.as(token) { try await rig.service.planDSRErasure(.init(path: .init(requestId: "x"))) } }] {
+            #expect(await problem(call)?.code == "staff_only")
+        }
+        let userID = try await rig.userID("user@example.com")
+        #expect(try await rig.count("SELECT COUNT(*) FROM audit_events WHERE action = 'access.refused' AND actor = ?", [userID]) == 3)
+        #expect(try await rig.count("SELECT COUNT(*) FROM dsr_requests") == 0)
+        // Granting the flag (audited) lets the same session in at its next request.
+        #expect(try rig.database.setStaff(email: "user@example.com", staff: true, actor: "test"))
+        #expect(try await rig.open(token, email: "x@example.com", kind: .access).status == .identityUnverified)
+        #expect(try await rig.count("SELECT COUNT(*) FROM audit_events WHERE action = 'staff.granted' AND subject = ?", [userID]) == 1)
+        _ = account
+    }
+}
+
+@Suite struct DSRStateMachineTests {
+    @Test func openedOn31JanuaryIsDueOnTheLastDayOfFebruaryAndExtendsOnceWithinTheFirstMonth() async throws {
+        let rig = try DSRRig(now: day("2026-02-10"))
+        let (staff, _) = try await rig.signIn("staff@example.com", staff: true)
+        let r = try await rig.open(staff, email: "Subject@Example.com", kind: .access, receivedAt: day("2026-01-31"))
+        #expect(r.dueOn == "2026-02-28" && r.subject == "subject@example.com" && r.openedBy == "staff@example.com" && !r.overdue)
+        let extended = try await rig.extend(staff, r.id)
+        #expect(extended.dueOn == "2026-04-30" && extended.extended)
+        #expect(await problem { _ = try await rig.extend(staff, r.id) }?.code == "extension_refused")
+        // Another, received the same day, is past its first month on 1 March: no extension, and overdue.
+        let late = try await rig.open(staff, email: "s2@example.com", kind: .access, receivedAt: day("2026-01-31"))
+        rig.clock.set(day("2026-03-01"))
+        #expect(await problem { _ = try await rig.extend(staff, late.id) }?.code == "extension_refused")
+        let listed = try await rig.as(staff) { try await rig.service.listDSRRequests(.init()).ok.body.json.requests }
+        #expect(listed.map(\.id) == [late.id, r.id])
+        #expect(listed.first?.overdue == true && listed.last?.overdue == false)
+    }
+
+    @Test func transitionsAreCheckedAndAuditedWithStaffAndTicket() async throws {
+        let rig = try DSRRig()
+        let (staff, _) = try await rig.signIn("staff@example.com", staff: true)
+        let r = try await rig.open(staff, email: "s@example.com", kind: .erasure)
+        #expect(await problem { _ = try await rig.plan(staff, r.id) }?.code == "invalid_state")
+        let verified = try await rig.verify(staff, r.id)
+        #expect(verified.status == .verified && verified.verifiedBy == "staff@example.com" && verified.verificationMethod == "email reply")
+        #expect(await problem { _ = try await rig.verify(staff, r.id) }?.code == "invalid_state")
+        #expect(await problem { _ = try await rig.as(staff) { try await rig.service.exportDSRData(.init(path: .init(requestId: r.id))) } }?
+            .code == "invalid_state")
+        let cancelled = try await rig.as(staff) {
+            try await rig.service.closeDSRRequest(.init(path: .init(requestId: r.id), body: .json(.init(status: .cancelled, reason: "withdrawn")))).ok.body.json
+        }
+        #expect(cancelled.status == .cancelled && cancelled.closedReason == "withdrawn")
+        #expect(await problem { _ = try await rig.verify(staff, r.id) }?.code == "invalid_state")
+        #expect(await problem { _ = try await rig.verify(staff, "dsr_unknown") }?.status == 404)
+        let trail = try await rig.database.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT action, subject, details FROM audit_events WHERE subject = ? ORDER BY seq", arguments: ["dsr:" + r.id])
+        }
+        #expect(trail.map { $0["action"] as String } == ["dsr.opened", "dsr.identity_verified", "dsr.cancelled"])
+        #expect(trail.allSatisfy { ($0["details"] as String).contains("\"ticket\":\"T-9\"") && ($0["details"] as String).contains("staff@example.com") })
+    }
+
+    @Test func anAccessExportHoldsEveryTableWithItsManifestAndCompletesTheRequest() async throws {
+        let rig = try DSRRig()
+        let (staff, _) = try await rig.signIn("staff@example.com", staff: true)
+        let (subject, account) = try await rig.signIn("s@example.com")
+        _ = try await rig.as(subject) {
+            try await rig.service.placeOrder(.init(body: .json(.init(clientOrderId: "c1", symbol: "AAPL", side: .buy, qty: 1, _type: .market,
+                                                                     tif: .day, notAfter: rig.clock.now.addingTimeInterval(60), mode: .paper))))
+        }
+        let r = try await rig.open(staff, email: "s@example.com", kind: .access)
+        _ = try await rig.verify(staff, r.id)
+        let export = try await rig.as(staff) { try await rig.service.exportDSRData(.init(path: .init(requestId: r.id))).ok.body.json }
+        let counts = Dictionary(uniqueKeysWithValues: export.manifest.tables.map { ($0.table, $0.rows) })
+        #expect(counts["account"] == 1 && counts["orders"] == 1 && counts["sessions"] == 1 && counts["dsr_requests"] == 1)
+        #expect(counts["fills"] == Int64(try await rig.count("SELECT COUNT(*) FROM fills WHERE account_id = ?", [account.id])))
+        #expect(Set(export.tables.additionalProperties.keys) == ["account", "passkeys", "sessions", "devices", "orders", "fills", "positions",
+                                                                 "alerts", "audit_events", "dsr_requests"])
+        for entry in export.manifest.tables {
+            let rows = try #require(export.tables.additionalProperties[entry.table])
+            let sha = SHA256.hash(data: try CanonicalJSON.data(rows)).map { String(format: "%02x", $0) }.joined()
+            #expect(sha == entry.sha256)
+        }
+        #expect(try await rig.as(staff) { try await rig.service.getDSRRequest(.init(path: .init(requestId: r.id))).ok.body.json }.status == .completed)
+    }
+}
+
+@Suite struct DSRErasureTests {
+    /// An erasure request for a subject with a session, an order (and its fill), a device, ready to plan.
+    func setUp(_ rig: DSRRig) async throws -> (staff: String, staffID: String, subject: String, account: Components.Schemas.Account, id: String) {
+        let (staff, _) = try await rig.signIn("staff@example.com", staff: true)
+        let (subject, account) = try await rig.signIn("s@example.com")
+        _ = try await rig.as(subject) {
+            try await rig.service.placeOrder(.init(body: .json(.init(clientOrderId: "c1", symbol: "AAPL", side: .buy, qty: 1, _type: .market,
+                                                                     tif: .day, notAfter: rig.clock.now.addingTimeInterval(60), mode: .paper))))
+        }
+        _ = try await rig.as(subject) {
+            try await rig.service.registerAPNsDevice(.init(body: .json(.init(token: String(repeating: "ab", count: 32), environment: .sandbox))))
+        }
+        let r = try await rig.open(staff, email: "s@example.com", kind: .erasure)
+        _ = try await rig.verify(staff, r.id)
+        return (staff, try await rig.userID("staff@example.com"), subject, account, r.id)
+    }
+
+    @Test func planApplyWithAStepUpLeavesNoIdentifierAndSignsAReceipt() async throws {
+        let rig = try DSRRig(chunkRows: 1)
+        let s = try await setUp(rig)
+        let userID = try await rig.userID("s@example.com")
+        let plan = try await rig.plan(s.staff, s.id)
+        let rows = Dictionary(plan.items.map { ($0.table + ":" + $0.action.rawValue, $0.rows) }, uniquingKeysWith: +)
+        #expect(rows["sessions:delete"] == 1 && rows["device_tokens:delete"] == 1 && rows["orders:delete"] == 1 && rows["users:delete"] == 1)
+        // Without a grant: step_up_required with the plan's action hash (audited); with one for another plan: refused.
+        let required = await problem { _ = try await rig.apply(s.staff, s.id, planHash: plan.planHash, grant: nil) }
+        #expect(required?.code == "step_up_required")
+        #expect(required?.actionHash == ErasureApplyAction(requestID: s.id, planHash: plan.planHash).actionHash)
+        let wrong = try await rig.grant(userID: s.staffID, id: s.id, planHash: "another")
+        #expect(await problem { _ = try await rig.apply(s.staff, s.id, planHash: plan.planHash, grant: wrong) }?.code == "step_up_invalid")
+        let grant = try await rig.grant(userID: s.staffID, id: s.id, planHash: plan.planHash)
+        let outcome = try await rig.apply(s.staff, s.id, planHash: plan.planHash, grant: grant)
+        #expect(outcome.request.status == .completed && !outcome.alreadyCompleted)
+        #expect(outcome.request.subject.hasPrefix("hmac-sha256:"))
+        // No table holds the subject's email, user id or account id, except pseudonymised rows.
+        for table in ["users", "accounts", "sessions", "passkeys", "device_tokens", "orders", "fills", "positions", "events", "change_log",
+                      "challenges", "step_up_grants", "dsr_requests", "audit_events"] {
+            let dump = try await rig.database.writer.read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM \(table)").map { $0.description }.joined(separator: "\n")
+            }
+            for identifier in ["s@example.com", userID, s.account.id] {
+                #expect(!dump.localizedCaseInsensitiveContains(identifier), "\(table) still holds \(identifier)")
+            }
+        }
+        #expect(try await rig.count("SELECT COUNT(*) FROM audit_events WHERE actor LIKE 'psn_%' OR subject LIKE 'psn_%'") > 0)
+        // The subject's session is gone: 401.
+        #expect(await problem { _ = try await rig.as(s.subject) { try await rig.service.getSession(.init()) } }?.status == 401)
+        // Applying again changes nothing and says so, without a grant.
+        let again = try await rig.apply(s.staff, s.id, planHash: plan.planHash, grant: nil)
+        #expect(again.alreadyCompleted && again.request.completedAt == outcome.request.completedAt)
+        // The receipt verifies under the served key, and not after a change.
+        let receipt = try await rig.as(s.staff) { try await rig.service.getDSRReceipt(.init(path: .init(requestId: s.id))).ok.body.json }
+        let key = try await rig.service.getDSRReceiptKey(.init()).ok.body.json
+        let publicKey = try Curve25519.Signing.PublicKey(rawRepresentation: Base64URL.decode(key.publicKey)!)
+        let signature = Data(Base64URL.decode(receipt.signature)!)
+        #expect(publicKey.isValidSignature(signature, for: try CanonicalJSON.data(receipt.receipt)))
+        var changed = receipt.receipt
+        changed.items[0].rows += 1
+        #expect(!publicKey.isValidSignature(signature, for: try CanonicalJSON.data(changed)))
+        #expect(receipt.receipt.planHash == plan.planHash && receipt.keyId == key.keyId)
+    }
+
+    @Test func aPlanIsStaleOnceTheDataChanges() async throws {
+        let rig = try DSRRig()
+        let s = try await setUp(rig)
+        let plan = try await rig.plan(s.staff, s.id)
+        _ = try await rig.as(s.subject) {
+            try await rig.service.placeOrder(.init(body: .json(.init(clientOrderId: "c2", symbol: "MSFT", side: .buy, qty: 1, _type: .market,
+                                                                     tif: .day, notAfter: rig.clock.now.addingTimeInterval(60), mode: .paper))))
+        }
+        let grant = try await rig.grant(userID: s.staffID, id: s.id, planHash: plan.planHash)
+        #expect(await problem { _ = try await rig.apply(s.staff, s.id, planHash: plan.planHash, grant: grant) }?.code == "plan_stale")
+        // Nothing changed: the subject still signs in, the grant was not spent.
+        #expect(try await rig.as(s.subject) { try await rig.service.getSession(.init()).ok.body.json }.account.email == "s@example.com")
+        #expect(try await rig.count("SELECT COUNT(*) FROM step_up_grants WHERE used_at IS NULL") == 1)
+        // Planning again gives a plan that applies.
+        let fresh = try await rig.plan(s.staff, s.id)
+        #expect(fresh.planHash != plan.planHash)
+        let second = try await rig.grant(userID: s.staffID, id: s.id, planHash: fresh.planHash)
+        #expect(try await rig.apply(s.staff, s.id, planHash: fresh.planHash, grant: second).request.status == .completed)
+    }
+
+    @Test func aCrashAfterTheFirstTransactionResumes() async throws {
+        let rig = try DSRRig()
+        let s = try await setUp(rig)
+        let plan = try await rig.plan(s.staff, s.id)
+        let grant = try await rig.grant(userID: s.staffID, id: s.id, planHash: plan.planHash)
+        // Only the first transaction runs (as when the process dies right after it).
+        let dsr = rig.database.repositories.dsr
+        _ = try await dsr.beginErasure(id: s.id, planHash: plan.planHash, grant: grant, rules: ErasureRules.table, staffUserID: s.staffID,
+                                       now: rig.clock.now)
+        _ = try await dsr.eraseChunk(id: s.id, rules: ErasureRules.table, auditCursor: 0, limit: 1)
+        #expect(try await rig.as(s.staff) { try await rig.service.getDSRRequest(.init(path: .init(requestId: s.id))).ok.body.json }.status == .erasing)
+        #expect(try await rig.count("SELECT COUNT(*) FROM sessions WHERE user_id = (SELECT user_id FROM accounts WHERE id = ?)", [s.account.id]) == 0)
+        // Applying again needs a new step-up, and finishes.
+        #expect(await problem { _ = try await rig.apply(s.staff, s.id, planHash: plan.planHash, grant: grant) }?.code == "step_up_invalid")
+        let again = try await rig.grant(userID: s.staffID, id: s.id, planHash: plan.planHash)
+        #expect(try await rig.apply(s.staff, s.id, planHash: plan.planHash, grant: again).request.status == .completed)
+        #expect(try await rig.count("SELECT COUNT(*) FROM accounts WHERE id = ?", [s.account.id]) == 0)
+    }
+
+    @Test func raxx7PrintsTheErasureRulesTable() throws {
+        let page = try String(contentsOfFile: #filePath.components(separatedBy: "/Tests/")[0] + "/man/raxx.7", encoding: .utf8)
+        for rule in ErasureRules.table {
+            let line = [rule.table, rule.action.rawValue, rule.retention].joined(separator: " | ")
+            #expect(page.contains(line), "raxx.7 lacks the rule \(rule.id): \(line)")
+            #expect(page.contains(rule.ground), "raxx.7 lacks the ground of \(rule.id)")
+        }
+    }
+}
