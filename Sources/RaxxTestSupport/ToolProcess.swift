@@ -165,6 +165,12 @@ public final class SandboxProcess: @unchecked Sendable {
 
     public var isRunning: Bool { process.isRunning }
 
+    /// Kills the server without warning (SIGKILL), as a crash: no handler runs, nothing is flushed.
+    public func crash() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
     /// Stops the server without closing its socket (SIGSTOP): connections are accepted by the
     /// kernel and never answered, as a server that hangs.
     public func suspend() { kill(process.processIdentifier, SIGSTOP) }

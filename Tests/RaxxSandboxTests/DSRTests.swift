@@ -140,8 +140,9 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         // Another, received the same day, is past its first month on 1 March: no extension, and overdue.
         let late = try await rig.open(staff, email: "s2@example.com", kind: .access, receivedAt: day("2026-01-31"))
         rig.clock.set(day("2026-03-01"))
-        #expect(await problem { _ = try await rig.extend(staff, late.id) }?.code == "extension_refused")
-        let listed = try await rig.as(staff) { try await rig.service.listDSRRequests(.init()).ok.body.json.requests }
+        let (later, _) = try await rig.signIn("staff@example.com", staff: true)
+        #expect(await problem { _ = try await rig.extend(later, late.id) }?.code == "extension_refused")
+        let listed = try await rig.as(later) { try await rig.service.listDSRRequests(.init()).ok.body.json.requests }
         #expect(listed.map(\.id) == [late.id, r.id])
         #expect(listed.first?.overdue == true && listed.last?.overdue == false)
     }
@@ -276,6 +277,22 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         #expect(try await rig.apply(s.staff, s.id, planHash: fresh.planHash, grant: second).request.status == .completed)
     }
 
+    @Test func signInHousekeepingBetweenPlanAndApplyDoesNotMakeThePlanStale() async throws {
+        let rig = try DSRRig()
+        let s = try await setUp(rig)
+        let userID = try await rig.userID("s@example.com")
+        try await rig.database.writer.write { db in
+            try db.execute(sql: "INSERT INTO challenges (challenge, purpose, user_id, expires_at, used_at) VALUES ('spent', 'login', ?, 0, 0)",
+                           arguments: [userID])
+        }
+        let plan = try await rig.plan(s.staff, s.id)
+        // The staff member's step-up prunes spent challenges (the subject's among them).
+        _ = try await rig.as(s.staff) { try await rig.service.stepUpOptions(.init(body: .json(.init(actionHash: "x")))) }
+        #expect(try await rig.count("SELECT COUNT(*) FROM challenges WHERE challenge = 'spent'") == 0)
+        let grant = try await rig.grant(userID: s.staffID, id: s.id, planHash: plan.planHash)
+        #expect(try await rig.apply(s.staff, s.id, planHash: plan.planHash, grant: grant).request.status == .completed)
+    }
+
     @Test func aCrashAfterTheFirstTransactionResumes() async throws {
         let rig = try DSRRig()
         let s = try await setUp(rig)
@@ -298,9 +315,9 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
     @Test func raxx7PrintsTheErasureRulesTable() throws {
         let page = try String(contentsOfFile: #filePath.components(separatedBy: "/Tests/")[0] + "/man/raxx.7", encoding: .utf8)
         for rule in ErasureRules.table {
-            let line = [rule.table, rule.action.rawValue, rule.retention].joined(separator: " | ")
+            let line = [rule.table, rule.action.rawValue, rule.retention, rule.ground].joined(separator: "|")
             #expect(page.contains(line), "raxx.7 lacks the rule \(rule.id): \(line)")
-            #expect(page.contains(rule.ground), "raxx.7 lacks the ground of \(rule.id)")
+            #expect(page.contains(rule.what), "raxx.7 lacks what \(rule.id) is about")
         }
     }
 }

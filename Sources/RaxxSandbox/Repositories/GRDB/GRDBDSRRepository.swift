@@ -235,13 +235,23 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
                                            action: rule.action, ground: rule.ground, retention: rule.retention)
         }
         let account = subject?.accountID ?? ""
+        // The identifiers' rows are left out of the hash: sign-in housekeeping (pruned challenges,
+        // ended sessions) changes them at any time, and they are deleted whatever their count.
+        // The history and the account are what a staff member approves the erasure of.
+        let identifierTables = Set(rules.filter { $0.phase == .identifiers }.map(\.table))
+        let hashed = items.map { item in
+            var item = item
+            if identifierTables.contains(item.table) { item.rows = 0 }
+            return item
+        }
         let planState = PlanState(
-            request_id: state.id, items: items,
+            request_id: state.id, items: hashed,
             cash_ticks: try Int64.fetchOne(db, sql: "SELECT cash_ticks FROM accounts WHERE id = ?", arguments: [account]),
             orders_updated: try Double.fetchOne(db, sql: "SELECT MAX(updated_at) FROM orders WHERE account_id = ?", arguments: [account]),
             positions_updated: try Double.fetchOne(db, sql: "SELECT MAX(updated_at) FROM positions WHERE account_id = ?", arguments: [account]),
             last_fill: try Double.fetchOne(db, sql: "SELECT MAX(filled_at) FROM fills WHERE account_id = ?", arguments: [account]))
-        let hash = Base64URL.encode(SHA256.hash(data: try CanonicalJSON.data(planState)))
+        // Hex, so that it never starts with "-" on a command line.
+        let hash = Self.sha256Hex(try CanonicalJSON.data(planState))
         return (Components.Schemas.ErasurePlan(requestId: state.id, planHash: hash, items: items, computedAt: now), subject)
     }
 

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""raxx-dsr benchmark (run by Scripts/bench on release builds), next to its reference:
+
+  Erasure of the bench account (10,000 positions, 1,000,000 fills): the time from the erasure's
+  first transaction to its last (the sandbox's audit trail: dsr.erasure_started → completed) —
+  goal <= 15 s; and the p99 latency of another account's `raxx-order place` while the erasure
+  runs, next to the same p99 with no erasure running (the reference) — goal <= 2x.
+
+Per-order times come from raxx-order's own journal (sending → placed), as in bench_orders.py.
+
+Usage: bench_dsr.py BIN_DIR WORK_DIR [POSITIONS FILLS]
+"""
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+
+import benchlib
+
+bin_dir, work = sys.argv[1], sys.argv[2]
+positions = int(sys.argv[3]) if len(sys.argv) > 3 else 10_000
+fills = int(sys.argv[4]) if len(sys.argv) > 4 else 1_000_000
+subject, staff, trader = "erase-me@raxx.app", "staff@raxx.app", "trader@raxx.app"
+db = os.path.join(work, "sandbox.sqlite")
+homes = {who: dict(os.environ, RAXX_HOME=os.path.join(work, who.split("@")[0]), RAXX_TIMEOUT="120s")
+         for who in (staff, trader)}
+
+
+def tool(name, *args, env=None, **kw):
+    return subprocess.run([os.path.join(bin_dir, name), *args], env=env or os.environ, **kw)
+
+
+def percentile(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def place(batch, prefix):
+    """Places `batch` market orders as the trader; answers (start, end) of each, from the journal."""
+    stdin = "\n".join(json.dumps({"symbol": "AAPL", "side": "buy" if i % 2 == 0 else "sell", "qty": 1,
+                                  "client_order_id": f"{prefix}-{i:05d}"}) for i in range(batch)) + "\n"
+    tool("raxx-order", "place", env=homes[trader], input=stdin, capture_output=True, text=True)
+    journal = os.path.join(homes[trader]["RAXX_HOME"], "state", benchlib.server_folder(homes[trader]["RAXX_API_URL"]), "orders.sqlite")
+    with sqlite3.connect(journal) as con:
+        return con.execute("""
+            SELECT s.at, p.at FROM journal_history s JOIN journal_history p ON p.client_order_id = s.client_order_id
+            WHERE s.state = 'sending' AND p.state = 'placed' AND s.client_order_id LIKE ?""", (prefix + "-%",)).fetchall()
+
+
+quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+print(f"bench: seeding {positions:,} positions and {fills:,} fills…", file=sys.stderr)
+tool("raxx-sandbox", "seed", "--db", db, "--email", subject, "--positions", str(positions), "--fills", str(fills), **quiet)
+tool("raxx-sandbox", "seed", "--db", db, "--email", staff, "--positions", "0", "--fills", "0", "--staff", **quiet)
+tool("raxx-sandbox", "seed", "--db", db, "--email", trader, "--positions", "10", "--fills", "100", **quiet)
+server = subprocess.Popen([os.path.join(bin_dir, "raxx-sandbox"), "serve", "--port", "0", "--db", db],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+try:
+    url = server.stdout.readline().strip().removeprefix("listening on ")
+    for who in (staff, trader):
+        homes[who]["RAXX_API_URL"] = url
+        benchlib.register(bin_dir, homes[who], who)
+    tool("raxx-cache", "refresh", "--quiet", env=homes[trader], check=True)
+
+    # The reference: the trader's p99 with no erasure running.
+    idle = [(p - s) * 1000 for s, p in place(300, "idle")]
+
+    def dsr(*args):
+        r = tool("raxx-dsr", *args, env=homes[staff], capture_output=True, text=True, check=True)
+        return json.loads(r.stdout.splitlines()[0])
+
+    request = dsr("open", "--email", subject, "--kind", "erasure", "--ticket", "BENCH-1")["id"]
+    dsr("verify-identity", request, "--method", "bench")
+    plan = dsr("plan", request)
+    r, w = os.pipe()
+    os.write(w, b"246813\n")
+    os.close(w)
+    apply = subprocess.Popen([os.path.join(bin_dir, "raxx-dsr"), "apply", request, "--plan-hash", plan["plan_hash"],
+                              "--confirm", subject, "--pin-fd", str(r)], env=homes[staff], pass_fds=(r,),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    os.close(r)
+    during = []
+    batch = 0
+    while apply.poll() is None:
+        during += place(50, f"during{batch}")
+        batch += 1
+    out, err = apply.communicate()
+    if apply.returncode != 0:
+        sys.exit(f"bench: apply failed: {err.strip()}")
+    with sqlite3.connect(db) as con:
+        (started,), (completed,) = [con.execute("SELECT at FROM audit_events WHERE subject = ? AND action = ?",
+                                                ("dsr:" + request, action)).fetchone()
+                                    for action in ("dsr.erasure_started", "dsr.erasure_completed")]
+    # Only the orders sent while the erasure ran.
+    during = [(p - s) * 1000 for s, p in during if started <= s <= completed]
+finally:
+    server.terminate()
+    server.wait()
+
+seconds = completed - started
+print(f"\nErasing {positions:,} positions and {fills:,} fills (release), 5,000-row chunks")
+print(f"  erasure, first transaction to last   {seconds:7.2f} s   (goal <= 15 s: {'ok' if seconds <= 15 else 'OVER GOAL'})")
+if not during:
+    sys.exit("bench: no order was placed while the erasure ran")
+p99_idle, p99_during = percentile(idle, 99), percentile(during, 99)
+print(f"  raxx-order place p99, no erasure (reference)  {p99_idle:7.2f} ms  ({len(idle)} orders)")
+print(f"  raxx-order place p99, during the erasure      {p99_during:7.2f} ms  ({len(during)} orders)")
+ratio = p99_during / p99_idle
+print(f"  {ratio:.2f}x the reference (goal <= 2x: {'ok' if ratio <= 2 else 'OVER GOAL'})")
+sys.exit(0 if seconds <= 15 and ratio <= 2 else 1)

@@ -1,0 +1,236 @@
+import Foundation
+import RaxxTestSupport
+import Testing
+
+/// raxx-dsr against a sandbox on a database file, as support staff run it: a staff member and a
+/// data subject, each with a passkey on a home of their own.
+final class DSRHome: @unchecked Sendable {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-e2e-dsr-\(UUID().uuidString)")
+    var sandbox: SandboxProcess!
+    let staffEmail = "staff@example.com"
+    let subjectEmail = "subject@example.com"
+    static let pin = "246813\n"
+
+    init(sandboxArguments: [String] = [], fills: Int = 30) throws {
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try "1234123412341234abcdabcdabcdabcd\n".write(to: root.appendingPathComponent("machine-id"), atomically: true, encoding: .utf8)
+        for (email, extra) in [(subjectEmail, ["--positions", "6", "--fills", "\(fills)"]), (staffEmail, ["--positions", "0", "--fills", "0", "--staff"])] {
+            let seed = try ToolRunner.run("raxx-sandbox", ["seed", "--db", database, "--email", email] + extra)
+            guard seed.status == 0 else { throw SandboxProcess.SandboxError.didNotStart(seed.stderr) }
+        }
+        sandbox = try SandboxProcess(arguments: sandboxArguments, database: database)
+        for who in [staffEmail, subjectEmail] {
+            let r = try ToolRunner.run("raxx-auth", ["register", "--email", who, "--pin-fd", "0"], environment: environment(who), input: Self.pin)
+            guard r.status == 0 else { throw SandboxProcess.SandboxError.didNotStart(r.stderr) }
+        }
+    }
+
+    deinit {
+        sandbox?.stop()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    var database: String { root.appendingPathComponent("sandbox.sqlite").path }
+
+    func environment(_ who: String) -> [String: String] {
+        ["RAXX_HOME": root.appendingPathComponent(who == staffEmail ? "staff" : "subject").path,
+         "RAXX_API_URL": sandbox?.url ?? "http://127.0.0.1:9", "RAXX_MACHINE_ID_FILE": root.appendingPathComponent("machine-id").path]
+    }
+
+    func dsr(_ arguments: [String], as who: String? = nil, input: String? = nil) throws -> ToolResult {
+        try ToolRunner.run("raxx-dsr", arguments, environment: environment(who ?? staffEmail), input: input, timeout: 120)
+    }
+
+    func lines(_ text: String) -> [[String: Any]] {
+        text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    /// A verified request of `kind` for the subject; answers its id.
+    func verifiedRequest(_ kind: String) throws -> String {
+        let opened = try dsr(["open", "--email", subjectEmail, "--kind", kind, "--ticket", "T-42"])
+        #expect(opened.status == 0, "\(opened.stderr)")
+        let id = try #require(lines(opened.stdout).first?["id"] as? String)
+        let verified = try dsr(["verify-identity", id, "--method", "reply from the account's email"])
+        #expect(verified.status == 0, "\(verified.stderr)")
+        return id
+    }
+
+    /// One value of a query on the sandbox's database (sqlite3).
+    func sql(_ query: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [database, query]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+@Suite(.serialized) struct DSREndToEndTests {
+    @Test func aNonStaffAccountIsRefused77AndAudited() throws {
+        let home = try DSRHome(fills: 0)
+        let r = try home.dsr(["list", "--format", "text"], as: home.subjectEmail)
+        #expect(r.status == 77)
+        #expect(r.stderr.contains("Staff only"))
+        #expect(try home.sql("SELECT COUNT(*) FROM audit_events WHERE action = 'access.refused' AND details LIKE '%listDSRRequests%'") == "1")
+        // Offline: 69, nothing sent.
+        home.sandbox.stop()
+        let offline = try home.dsr(["list", "--format", "text"])
+        #expect(offline.status == 69)
+        #expect(offline.stderr.contains("requires an internet connection"))
+    }
+
+    @Test func anAccessExportMatchesTheDatabase() throws {
+        let home = try DSRHome()
+        let id = try home.verifiedRequest("access")
+        let out = home.root.appendingPathComponent("export.json").path
+        let r = try home.dsr(["export", id, "--out", out])
+        #expect(r.status == 0, "\(r.stderr)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: out)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as? [String: Any])
+        let manifest = try #require((document["manifest"] as? [String: Any])?["tables"] as? [[String: Any]])
+        let rows = Dictionary(uniqueKeysWithValues: manifest.map { ($0["table"] as? String ?? "", $0["rows"] as? Int ?? -1) })
+        let account = try home.sql("SELECT accounts.id FROM accounts JOIN users ON users.id = accounts.user_id WHERE users.email = '\(home.subjectEmail)'")
+        let user = try home.sql("SELECT id FROM users WHERE email = '\(home.subjectEmail)'")
+        #expect(rows["fills"] == Int(try home.sql("SELECT COUNT(*) FROM fills WHERE account_id = '\(account)'")))
+        #expect(rows["orders"] == Int(try home.sql("SELECT COUNT(*) FROM orders WHERE account_id = '\(account)'")))
+        #expect(rows["positions"] == Int(try home.sql("SELECT COUNT(*) FROM positions WHERE account_id = '\(account)'")))
+        #expect(rows["passkeys"] == Int(try home.sql("SELECT COUNT(*) FROM passkeys WHERE user_id = '\(user)'")))
+        #expect(rows["sessions"] == Int(try home.sql("SELECT COUNT(*) FROM sessions WHERE user_id = '\(user)'")))
+        #expect(rows["account"] == 1 && rows["dsr_requests"] == 1)
+        #expect((rows["fills"] ?? 0) > 0)
+        // Never over an existing file; the request is completed.
+        let again = try home.dsr(["export", id, "--out", out, "--format", "text"])
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("never written over"))
+        #expect(home.lines(try home.dsr(["show", id]).stdout).first?["status"] as? String == "completed")
+    }
+
+    @Test func planApplyWithAStepUpErasesEverythingOnceAndSignsAReceipt() throws {
+        let home = try DSRHome()
+        let token = String(repeating: "c0ffee", count: 11)
+        let device = try ToolRunner.run("raxx-notify", ["devices", "add", "--token", token, "--environment", "sandbox"],
+                                        environment: home.environment(home.subjectEmail))
+        #expect(device.status == 0, "\(device.stderr)")
+        let user = try home.sql("SELECT id FROM users WHERE email = '\(home.subjectEmail)'")
+        let account = try home.sql("SELECT id FROM accounts WHERE user_id = '\(user)'")
+        let credentials = try home.sql("SELECT id FROM passkeys WHERE user_id = '\(user)'").split(separator: "\n").map(String.init)
+        #expect(!credentials.isEmpty)
+        let id = try home.verifiedRequest("erasure")
+        let planned = try home.dsr(["plan", id])
+        #expect(planned.status == 0, "\(planned.stderr)")
+        let hash = try #require(home.lines(planned.stdout).first?["plan_hash"] as? String)
+        // The subject trades after the plan: the plan is stale.
+        let order = try ToolRunner.run("raxx-order", ["place", "--symbol", "AAPL", "--side", "buy", "--qty", "1"],
+                                       environment: home.environment(home.subjectEmail))
+        #expect(order.status == 0, "\(order.stderr)")
+        let stale = try home.dsr(["apply", id, "--plan-hash", hash, "--confirm", home.subjectEmail, "--pin-fd", "0", "--format", "text"],
+                                 input: DSRHome.pin)
+        #expect(stale.status == 75)
+        #expect(stale.stderr.contains("The plan is stale"))
+        let fresh = try #require(home.lines(try home.dsr(["plan", id]).stdout).first?["plan_hash"] as? String)
+        #expect(fresh != hash)
+        let applied = try home.dsr(["apply", id, "--plan-hash", fresh, "--confirm", home.subjectEmail, "--pin-fd", "0"], input: DSRHome.pin)
+        #expect(applied.status == 0, "\(applied.stderr)")
+        #expect(home.lines(applied.stdout).first?["status"] as? String == "completed")
+        // No table holds the subject's email, credential ids, device token or account id.
+        let dump = try home.sql(".dump")
+        for identifier in [home.subjectEmail, user, account, token] + credentials {
+            #expect(!dump.contains(identifier), "the database still holds \(identifier)")
+        }
+        #expect(try home.sql("SELECT COUNT(*) FROM audit_events WHERE actor LIKE 'psn_%' OR subject LIKE 'psn_%'") != "0")
+        // The subject's tools: sign in again.
+        let whoami = try ToolRunner.run("raxx-auth", ["whoami"], environment: home.environment(home.subjectEmail))
+        #expect(whoami.status == 4)
+        // Applying again changes nothing, and says so.
+        let twice = try home.dsr(["apply", id, "--plan-hash", fresh, "--confirm", home.subjectEmail])
+        #expect(twice.status == 0)
+        #expect(home.lines(twice.stdout).first?["already_completed"] as? Bool == true)
+        // The receipt verifies offline, and not once a byte changes.
+        let receipt = try home.dsr(["receipt", id])
+        #expect(receipt.status == 0, "\(receipt.stderr)")
+        let file = home.root.appendingPathComponent("receipt.json")
+        try Data(receipt.stdout.utf8).write(to: file)
+        home.sandbox.stop()
+        let verified = try home.dsr(["verify-receipt", file.path])
+        #expect(verified.status == 0, "\(verified.stderr)")
+        var bytes = Array(receipt.stdout.utf8)
+        let at = try #require(receipt.stdout.range(of: "\"rows\":")).upperBound
+        let offset = receipt.stdout.utf8.distance(from: receipt.stdout.startIndex, to: at)
+        bytes[offset] = bytes[offset] == UInt8(ascii: "9") ? UInt8(ascii: "8") : bytes[offset] + 1
+        try Data(bytes).write(to: file)
+        let tampered = try home.dsr(["verify-receipt", file.path, "--format", "text"])
+        #expect(tampered.status == 1)
+        #expect(tampered.stderr.contains("does not verify"))
+    }
+
+    @Test func aCrashMidChunksThenApplyAgainCompletes() throws {
+        let home = try DSRHome(sandboxArguments: ["--erasure-chunk-rows", "4", "--erasure-chunk-pause", "300ms"], fills: 60)
+        let id = try home.verifiedRequest("erasure")
+        let hash = try #require(home.lines(try home.dsr(["plan", id]).stdout).first?["plan_hash"] as? String)
+        let user = try home.sql("SELECT id FROM users WHERE email = '\(home.subjectEmail)'")
+        let account = try home.sql("SELECT id FROM accounts WHERE user_id = '\(user)'")
+        let fills = Int(try home.sql("SELECT COUNT(*) FROM fills WHERE account_id = '\(account)'")) ?? 0
+        #expect(fills >= 40)
+        // Apply in the background; once some chunks are done and some are not, kill -9 the sandbox.
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            _ = try? home.dsr(["apply", id, "--plan-hash", hash, "--confirm", home.subjectEmail, "--pin-fd", "0"], input: DSRHome.pin)
+            finished.signal()
+        }.start()
+        var midway = false
+        let deadline = Date().addingTimeInterval(90)
+        while Date() < deadline {
+            let left = Int(try home.sql("SELECT COUNT(*) FROM fills WHERE account_id = '\(account)'")) ?? fills
+            if left < fills, left > 0 { midway = true; break }
+            usleep(50_000)
+        }
+        #expect(midway, "the erasure never reached its chunks")
+        home.sandbox.crash()
+        _ = finished.wait(timeout: .now() + 60)
+        #expect(try home.sql("SELECT status FROM dsr_requests WHERE id = '\(id)'") == "erasing")
+        #expect(try home.sql("SELECT COUNT(*) FROM sessions WHERE user_id = '\(user)'") == "0")
+        try home.sandbox.restart()
+        let again = try home.dsr(["apply", id, "--plan-hash", hash, "--confirm", home.subjectEmail, "--pin-fd", "0"], input: DSRHome.pin)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(home.lines(again.stdout).first?["status"] as? String == "completed")
+        #expect(try home.sql("SELECT COUNT(*) FROM fills WHERE account_id = '\(account)'") == "0")
+        #expect(try home.sql("SELECT COUNT(*) FROM accounts WHERE id = '\(account)'") == "0")
+        #expect(!(try home.sql(".dump")).contains(home.subjectEmail))
+    }
+
+    @Test func deadlinesThroughTheTool() throws {
+        let home = try DSRHome(fills: 0)
+        let opened = try home.dsr(["open", "--email", home.subjectEmail, "--kind", "access", "--ticket", "T-1", "--received-at", "2026-01-31"])
+        #expect(opened.status == 0, "\(opened.stderr)")
+        let request = try #require(home.lines(opened.stdout).first)
+        #expect(request["due_on"] as? String == "2026-02-28")
+        // Its first month is long over: no extension, and it is overdue (cron mails it: exit 1).
+        let id = try #require(request["id"] as? String)
+        let extend = try home.dsr(["extend", id, "--reason", "complex", "--format", "text"])
+        #expect(extend.status == 1)
+        #expect(extend.stderr.contains("first month"))
+        let overdue = try home.dsr(["list", "--overdue"])
+        #expect(overdue.status == 1)
+        #expect(home.lines(overdue.stdout).map { $0["id"] as? String } == [id])
+        // A fresh request extends once, not twice.
+        let fresh = try #require(home.lines(try home.dsr(["open", "--email", home.subjectEmail, "--kind", "erasure", "--ticket", "T-2"]).stdout)
+            .first?["id"] as? String)
+        #expect(try home.dsr(["extend", fresh, "--reason", "numerous requests"]).status == 0)
+        #expect(try home.dsr(["extend", fresh, "--reason", "again"]).status == 1)
+        #expect(try home.dsr(["open", "--email", "nope", "--kind", "access", "--ticket", "T"]).status == 65)
+        #expect(try home.dsr(["show", "dsr_unknown"]).status == 1)
+        // Own trail and staff view of it.
+        let activity = try ToolRunner.run("raxx-auth", ["activity"], environment: home.environment(home.subjectEmail))
+        #expect(activity.status == 0)
+        #expect(home.lines(activity.stdout).contains { $0["action"] as? String == "session.started" })
+        let audit = try home.dsr(["audit", "--email", home.subjectEmail])
+        #expect(audit.status == 0)
+        #expect(home.lines(audit.stdout).contains { $0["action"] as? String == "dsr.opened" })
+    }
+}
