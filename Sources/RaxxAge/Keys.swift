@@ -14,17 +14,16 @@ public struct AgeX25519Recipient: Sendable, Hashable, CustomStringConvertible {
     /// that does not match (a typo), or the wrong length.
     public init(_ text: String, field: String = "recipient") throws(RaxxError) {
         func bad(_ message: String) -> RaxxError { RaxxError.badInput(field: field, message) }
-        let trimmed = text
-        guard !trimmed.isEmpty else { throw bad("The age recipient is empty; it looks like age1… (age-keygen prints one).") }
-        guard trimmed.lowercased().hasPrefix("age1") else {
-            if trimmed.uppercased().hasPrefix("AGE-SECRET-KEY-") {
+        guard !text.isEmpty else { throw bad("The age recipient is empty; it looks like age1… (age-keygen prints one).") }
+        guard text.lowercased().hasPrefix("age1") else {
+            if text.uppercased().hasPrefix("AGE-SECRET-KEY-") {
                 throw bad("That is an age secret key, not a recipient: give the public key (age1…), which `age-keygen -y` prints.")
             }
             throw bad("An age recipient starts with age1 (an X25519 public key, as age-keygen prints it).")
         }
         let decoded: (hrp: String, bytes: [UInt8], uppercase: Bool)
         do {
-            decoded = try Bech32.decode(trimmed)
+            decoded = try Bech32.decode(text)
         } catch {
             switch error {
             case .empty: throw bad("The age recipient is empty.")
@@ -146,6 +145,38 @@ public final class AgePassphrase: @unchecked Sendable {
         guard !bytes.isEmpty else { throw RaxxError.badInput(field: "passphrase", "The passphrase is empty.") }
         let secret = bytes.withUnsafeBytes { SecretBuffer(copying: $0) }
         self.init(secret: secret)
+    }
+
+    /// The longest passphrase read from a file descriptor.
+    public static let maximumLength = 4096
+
+    /// Reads a passphrase from a file descriptor the caller opened (`--passphrase-fd N`): up to
+    /// the first newline or the end, byte by byte so nothing past the line is consumed, without
+    /// its line ending. Every intermediate copy is wiped. Empty or longer than `maximumLength`:
+    /// bad input.
+    public static func read(fromFileDescriptor fd: Int32, what: String? = nil) throws(RaxxError) -> AgePassphrase {
+        let source = what ?? "file descriptor \(fd)"
+        let buffer = SecretBuffer(count: maximumLength + 1)
+        var count = 0
+        var byte: UInt8 = 0
+        defer { byte = 0 }
+        while true {
+            let n = Foundation.read(fd, &byte, 1)
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 {
+                throw RaxxError.usage("Could not read the passphrase from \(source): \(String(cString: strerror(errno))).")
+            }
+            if n == 0 || byte == UInt8(ascii: "\n") { break }
+            if count > maximumLength { continue } // too long: drain the line, refuse below
+            buffer.bytes[count] = byte
+            count += 1
+        }
+        if count > 0, buffer.bytes[count - 1] == UInt8(ascii: "\r") { count -= 1 }
+        guard count <= maximumLength else {
+            throw RaxxError.badInput(field: "passphrase", "The passphrase on \(source) is longer than \(maximumLength) bytes.")
+        }
+        guard count > 0 else { throw RaxxError.badInput(field: "passphrase", "No passphrase was given on \(source).") }
+        return AgePassphrase(secret: SecretBuffer(copying: UnsafeRawBufferPointer(rebasing: buffer.readable[0..<count])))
     }
 
     /// Uses the passphrase once, then wipes it.

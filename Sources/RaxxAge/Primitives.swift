@@ -16,6 +16,15 @@ enum Primitives {
 
     static let aeadTagLength = 16
 
+    /// The bytes' address for a C call; only for non-empty buffers.
+    private static func u8(_ buffer: UnsafeRawBufferPointer) -> UnsafePointer<UInt8> {
+        buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+    }
+
+    private static func u8(_ buffer: UnsafeMutableRawBufferPointer) -> UnsafeMutablePointer<UInt8> {
+        buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+    }
+
     static func random(into buffer: UnsafeMutableRawBufferPointer) {
         if let base = buffer.baseAddress, buffer.count > 0 { randombytes_buf(base, buffer.count) }
     }
@@ -30,15 +39,15 @@ enum Primitives {
 
     /// X25519(scalar, basepoint).
     static func x25519Base(scalar: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) {
-        _ = crypto_scalarmult_base(out.bindMemory(to: UInt8.self).baseAddress!, scalar.bindMemory(to: UInt8.self).baseAddress!)
+        _ = crypto_scalarmult_base(u8(out), u8(scalar))
     }
 
     /// X25519(scalar, point); false when the result is all zeroes (a low-order point), which age
     /// must refuse.
     static func x25519(scalar: UnsafeRawBufferPointer, point: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) -> Bool {
-        let status = crypto_scalarmult(out.bindMemory(to: UInt8.self).baseAddress!, scalar.bindMemory(to: UInt8.self).baseAddress!,
-                                       point.bindMemory(to: UInt8.self).baseAddress!)
-        return status == 0 && sodium_is_zero(out.bindMemory(to: UInt8.self).baseAddress!, out.count) == 0
+        let status = crypto_scalarmult(u8(out), u8(scalar),
+                                       u8(point))
+        return status == 0 && sodium_is_zero(u8(out), out.count) == 0
     }
 
     /// ChaCha20-Poly1305 (RFC 7539): `out` holds plaintext.count + 16 bytes.
@@ -47,10 +56,10 @@ enum Primitives {
         precondition(key.count == 32 && nonce.count == 12 && out.count >= plaintext.count + aeadTagLength)
         var length: UInt64 = 0
         _ = crypto_aead_chacha20poly1305_ietf_encrypt(
-            out.bindMemory(to: UInt8.self).baseAddress!, &length,
-            plaintext.count == 0 ? nil : plaintext.bindMemory(to: UInt8.self).baseAddress!, UInt64(plaintext.count),
+            u8(out), &length,
+            plaintext.count == 0 ? nil : u8(plaintext), UInt64(plaintext.count),
             nil, 0, nil,
-            nonce.bindMemory(to: UInt8.self).baseAddress!, key.bindMemory(to: UInt8.self).baseAddress!)
+            u8(nonce), u8(key))
     }
 
     /// Opens a ChaCha20-Poly1305 box into `out` (ciphertext.count - 16 bytes); false when it does
@@ -64,10 +73,10 @@ enum Primitives {
         var spare: UInt8 = 0
         let status = withUnsafeMutablePointer(to: &spare) { spare in
             crypto_aead_chacha20poly1305_ietf_decrypt(
-                out.count == 0 ? spare : out.bindMemory(to: UInt8.self).baseAddress!, &length, nil,
-                ciphertext.bindMemory(to: UInt8.self).baseAddress!, UInt64(ciphertext.count),
+                out.count == 0 ? spare : u8(out), &length, nil,
+                u8(ciphertext), UInt64(ciphertext.count),
                 nil, 0,
-                nonce.bindMemory(to: UInt8.self).baseAddress!, key.bindMemory(to: UInt8.self).baseAddress!)
+                u8(nonce), u8(key))
         }
         return status == 0
     }
@@ -77,9 +86,9 @@ enum Primitives {
         var spare: UInt8 = 0
         let status = withUnsafeMutablePointer(to: &spare) { spare in
             crypto_pwhash_scryptsalsa208sha256_ll(
-                passphrase.count == 0 ? UnsafePointer(spare) : passphrase.bindMemory(to: UInt8.self).baseAddress!, passphrase.count,
+                passphrase.count == 0 ? UnsafePointer(spare) : u8(passphrase), passphrase.count,
                 salt, salt.count, UInt64(1) << UInt64(logN), 8, 1,
-                out.bindMemory(to: UInt8.self).baseAddress!, out.count)
+                u8(out), out.count)
         }
         guard status == 0 else {
             throw RaxxError.failure(code: "out_of_memory", "Not enough memory to derive the key from the passphrase (scrypt, work factor \(logN)).")

@@ -65,6 +65,32 @@ import Testing
         #expect(caught?.message.contains("GFPYYSJZ") == false)
     }
 
+    @Test func aPassphraseIsReadFromAFileDescriptorUpToItsLine() throws {
+        func piped(_ text: [UInt8]) throws -> (passphrase: Result<AgePassphrase, RaxxError>, rest: [UInt8]) {
+            var fds: [Int32] = [0, 0]
+            #expect(pipe(&fds) == 0)
+            defer { close(fds[0]) }
+            _ = text.withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }
+            close(fds[1])
+            let result: Result<AgePassphrase, RaxxError>
+            do { result = .success(try AgePassphrase.read(fromFileDescriptor: fds[0], what: "--passphrase-fd 3")) } catch { result = .failure(error) }
+            var rest = [UInt8](repeating: 0, count: 100)
+            let n = read(fds[0], &rest, 100)
+            return (result, Array(rest.prefix(max(n, 0))))
+        }
+        let (good, rest) = try piped(Array("open sesame\r\nnext line".utf8))
+        let passphrase = try good.get()
+        #expect(Array(passphrase.secret.readable) == Array("open sesame".utf8))
+        #expect(rest == Array("next line".utf8), "nothing past the line is consumed")
+        for bad in [Array("\n".utf8), [], [UInt8](repeating: 0x61, count: AgePassphrase.maximumLength + 1)] {
+            var caught: RaxxError?
+            if case .failure(let error) = try piped(bad).passphrase { caught = error }
+            #expect(caught?.status == .dataError)
+            #expect(caught?.message.contains("--passphrase-fd 3") == true)
+        }
+        #expect(throws: RaxxError.self) { try AgePassphrase.read(fromFileDescriptor: -1) }
+    }
+
     @Test func base64IsCanonicalAndUnpadded() {
         #expect(RawBase64.decode(Array("AA".utf8)) == [0])
         #expect(RawBase64.decode(Array("AB".utf8)) == nil, "non-zero trailing bits")
