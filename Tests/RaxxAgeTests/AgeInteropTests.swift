@@ -103,6 +103,15 @@ import Testing
         #expect(refused?.status == .dataError)
     }
 
+    /// Without the reference tool the interop tests fail, saying how to install it; they never skip.
+    @Test func aMissingToolFailsWithHowToGetIt() {
+        var caught: Error?
+        do { _ = try AgeTool.find("age-not-installed-here") } catch { caught = error }
+        let message = (caught as? AgeTool.Missing)?.description ?? ""
+        #expect(message.contains("`age-not-installed-here` is not installed"))
+        #expect(message.contains("Scripts/bootstrap"))
+    }
+
     func passphrase(_ text: String) throws -> AgePassphrase {
         var bytes = Array(text.utf8)
         return try AgePassphrase(wiping: &bytes)
