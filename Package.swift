@@ -77,7 +77,7 @@ let package = Package(
         .target(name: "RaxxAlerts", dependencies: ["RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxHTTP", "RaxxStore", openAPIRuntime]),
         .target(name: "RaxxCLI", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxSession", "RaxxAPI", openAPIRuntime, argumentParser]),
         .target(name: "RaxxStoreCLI", dependencies: ["RaxxCLI", "RaxxCore", "RaxxStore"]),
-        .target(name: "RaxxDSR", dependencies: ["RaxxCore", "RaxxAPI", "RaxxDomain", crypto]),
+        .target(name: "RaxxDSR", dependencies: ["RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxAge", crypto]),
 
         // The sandbox: a local Raptor built from the same spec, with real state in SQLite.
         .target(
@@ -134,7 +134,7 @@ let package = Package(
         .testTarget(name: "RaxxAuthCommandTests", dependencies: ["RaxxAuthCommand", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxSession",
                                                                  "RaxxTestSupport"]),
         .testTarget(name: "RaxxDSRCommandTests", dependencies: ["RaxxDSRCommand", "RaxxDSR", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain",
-                                                                "RaxxHTTP", "RaxxVault", "RaxxTestSupport", crypto]),
+                                                                "RaxxHTTP", "RaxxVault", "RaxxAge", "RaxxTestSupport", crypto]),
         .testTarget(name: "EndToEndTests", dependencies: ["RaxxTestSupport", "RaxxCore", "RaxxStore"]),
     ]
     + tool("raxx-auth", library: "RaxxAuthCommand", dependencies: ["RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxSession"])

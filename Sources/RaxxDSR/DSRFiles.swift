@@ -1,4 +1,5 @@
 import Foundation
+import RaxxAge
 import RaxxCore
 
 #if canImport(Glibc)
@@ -37,6 +38,8 @@ public protocol DSRFiles: Sendable {
     func keptReceiptKey(origin: String) throws(RaxxError) -> KeptReceiptKey?
     /// Keeps `key` for its origin.
     func keep(_ key: KeptReceiptKey) throws(RaxxError)
+    /// A passphrase from an open file descriptor (`--passphrase-fd N`), up to its first newline.
+    func passphrase(fd: Int32) throws(RaxxError) -> AgePassphrase
 }
 
 /// The live files: exports where the staff member says, the receipt key beside the keystore in
@@ -91,6 +94,10 @@ public struct FileDSRFiles: DSRFiles {
         guard let data else { throw RaxxError.badInput(field: "file", "cannot read \(path)") }
         guard data.count <= limit else { throw RaxxError.badInput(field: "file", "\(path) is larger than \(limit) bytes") }
         return data
+    }
+
+    public func passphrase(fd: Int32) throws(RaxxError) -> AgePassphrase {
+        try AgePassphrase.read(fromFileDescriptor: fd, what: "--passphrase-fd \(fd)")
     }
 
     var keyFile: URL { serverDirectory.appendingPathComponent("dsr-receipt-key.json") }

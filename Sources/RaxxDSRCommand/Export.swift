@@ -17,7 +17,10 @@ extension RaxxDSR {
             data-subject requests) with a manifest of each table's rows and SHA-256. The manifest is \
             checked before anything is written. --out creates the file with mode 0600 and never \
             writes over an existing one; without --out the document goes to stdout, which is \
-            refused on a terminal. The access request becomes completed. 
+            refused on a terminal. With --encrypt-to age1… (an X25519 recipient, as age-keygen \
+            prints it; repeatable) or --passphrase-fd N, it is written in the age format, which the \
+            requester opens with the standard age tool (age -d). The access request becomes \
+            completed. 
             """ + connectivity.helpLine
         )
 
@@ -25,6 +28,11 @@ extension RaxxDSR {
         var id: String
         @Option(help: ArgumentHelp("The file to create (mode 0600; never written over).", valueName: "file"))
         var out: String?
+        @Option(name: .customLong("encrypt-to"), help: ArgumentHelp("Encrypt to this age recipient (age1…); repeatable.", valueName: "recipient"))
+        var encryptTo: [String] = []
+        @Option(name: .customLong("passphrase-fd"),
+                help: ArgumentHelp("Encrypt with the passphrase read from this open file descriptor (age's scrypt).", valueName: "n"))
+        var passphraseFD: Int32?
         @OptionGroup public var global: GlobalOptions
 
         public init() {}
@@ -34,6 +42,12 @@ extension RaxxDSR {
             var out: String
             var tables: Int
             var rows: Int64
+            var encryption: String
+        }
+
+        public func validate() throws {
+            if !encryptTo.isEmpty, passphraseFD != nil { throw ValidationError("Give --encrypt-to or --passphrase-fd, not both.") }
+            if let fd = passphraseFD, fd < 0 { throw ValidationError("--passphrase-fd takes a file descriptor number (0 or more).") }
         }
 
         public func run(_ context: CommandContext) async throws {
@@ -41,15 +55,24 @@ extension RaxxDSR {
                 throw RaxxError.usage("Refusing to write an export to a terminal.", hint: "Use --out FILE, or a pipe.")
             }
             let files: any DSRFiles = try context.service()
+            // Everything a person typed is checked, and the passphrase read, before anything is sent.
+            let encryption: ExportEncryption = if let fd = passphraseFD {
+                .passphrase(try files.passphrase(fd: fd))
+            } else if !encryptTo.isEmpty {
+                try ExportEncryption.recipients(encryptTo)
+            } else {
+                .none
+            }
+            let how = switch encryption { case .none: "none"; case .recipients: "age-x25519"; case .passphrase: "age-scrypt" }
             _ = try context.storedSession()
             let export = try await context.signedInAPI().exportDSRData(path: .init(requestId: id)).checked().ok.body.json
-            let bytes = try ExportDocument.bytes(export)
+            let bytes = try encryption.seal(try ExportDocument.bytes(export))
             let rows = export.manifest.tables.reduce(0) { $0 + $1.rows }
             if let out, out != "-" {
                 try files.writeNew(path: out, data: bytes)
-                try context.emit([Record(request_id: id, out: out, tables: export.manifest.tables.count, rows: rows)],
-                                 columns: [.init("Request"), .init("File"), .init("Tables", .right), .init("Rows", .right)]) {
-                    [$0.request_id, $0.out, "\($0.tables)", "\($0.rows)"]
+                try context.emit([Record(request_id: id, out: out, tables: export.manifest.tables.count, rows: rows, encryption: how)],
+                                 columns: [.init("Request"), .init("File"), .init("Tables", .right), .init("Rows", .right), .init("Encryption")]) {
+                    [$0.request_id, $0.out, "\($0.tables)", "\($0.rows)", $0.encryption]
                 }
             } else {
                 bytes.withUnsafeBytes { context.io.stdout.write(bytes: $0) }

@@ -55,6 +55,20 @@ final class DSRHome: @unchecked Sendable {
         return id
     }
 
+    /// Runs a system tool (age, age-keygen).
+    func run(_ path: String, _ arguments: [String]) throws -> (status: Int32, stdout: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
     /// One value of a query on the sandbox's database (sqlite3).
     func sql(_ query: String) throws -> String {
         let process = Process()
@@ -104,6 +118,20 @@ final class DSRHome: @unchecked Sendable {
         #expect(rows["sessions"] == Int(try home.sql("SELECT COUNT(*) FROM sessions WHERE user_id = '\(user)'")))
         #expect(rows["account"] == 1 && rows["dsr_requests"] == 1)
         #expect((rows["fills"] ?? 0) > 0)
+        // Encrypted to an age recipient, the standard age tool opens it to the same document.
+        let key = home.root.appendingPathComponent("requester.key").path
+        #expect(try home.run("/usr/bin/age-keygen", ["-o", key]).status == 0)
+        let recipient = try home.run("/usr/bin/age-keygen", ["-y", key]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let sealed = home.root.appendingPathComponent("export.age").path
+        let encrypted = try home.dsr(["export", id, "--out", sealed, "--encrypt-to", recipient])
+        #expect(encrypted.status == 0, "\(encrypted.stderr)")
+        let opened = try home.run("/usr/bin/age", ["-d", "-i", key, sealed])
+        #expect(opened.status == 0)
+        let decrypted = try #require(try JSONSerialization.jsonObject(with: Data(opened.stdout.utf8)) as? [String: Any])
+        let decryptedTables = try #require((decrypted["manifest"] as? [String: Any])?["tables"] as? [[String: Any]])
+        // (The audit trail has grown by the first export's own entry since.)
+        let decryptedRows = Dictionary(uniqueKeysWithValues: decryptedTables.map { ($0["table"] as? String ?? "", $0["rows"] as? Int ?? -1) })
+        #expect(decryptedRows.filter { $0.key != "audit_events" } == rows.filter { $0.key != "audit_events" })
         // Never over an existing file; the request is completed.
         let again = try home.dsr(["export", id, "--out", out, "--format", "text"])
         #expect(again.status == 1)

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import RaxxAge
 import RaxxAPI
 import RaxxCLI
 import RaxxCore
@@ -33,6 +34,32 @@ final class MemoryDSRFiles: DSRFiles, @unchecked Sendable {
 
     func keptReceiptKey(origin: String) throws(RaxxError) -> KeptReceiptKey? { lock.withLock { key?.origin == origin ? key : nil } }
     func keep(_ key: KeptReceiptKey) throws(RaxxError) { lock.withLock { self.key = key } }
+
+    /// What the test "wrote" on each file descriptor.
+    var descriptors: [Int32: String] = [:]
+    func passphrase(fd: Int32) throws(RaxxError) -> AgePassphrase {
+        guard let text = lock.withLock({ descriptors[fd] }) else { throw RaxxError.usage("Nothing on file descriptor \(fd).") }
+        var bytes = Array(text.utf8)
+        return try AgePassphrase(wiping: &bytes)
+    }
+}
+
+/// An age file in memory, read back.
+final class MemoryAgeSource: AgeSource {
+    let data: [UInt8]
+    var offset = 0
+    init(_ data: Data) { self.data = Array(data) }
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(RaxxError) -> Int {
+        let n = min(buffer.count, data.count - offset)
+        if n > 0 { data.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: n) } }
+        offset += n
+        return n
+    }
+}
+
+final class MemoryAgeSink: AgeSink {
+    var data = Data()
+    func write(_ bytes: UnsafeRawBufferPointer) throws(RaxxError) { data.append(contentsOf: bytes) }
 }
 
 enum DSRFixtures {
@@ -216,6 +243,42 @@ enum DSRFixtures {
         world.api.onExportDSRData { _ in .ok(.init(body: .json(try Self.export(tamper: true)))) }
         #expect(try await world.run(RaxxDSR.Export.self, ["dsr_1", "--out", "/tmp/y.json"]) == .failure)
         #expect(files.written.isEmpty)
+    }
+
+    @Test func encryptsToAnAgeRecipient() async throws {
+        let world = world()
+        world.api.onExportDSRData { _ in .ok(.init(body: .json(try Self.export()))) }
+        let identity = try AgeX25519Identity.generate()
+        #expect(try await world.run(RaxxDSR.Export.self, ["dsr_1", "--out", "/tmp/e.age", "--encrypt-to", identity.recipient.description]) == .ok)
+        let sealed = try #require(files.written["/tmp/e.age"])
+        #expect(String(decoding: sealed.prefix(21), as: UTF8.self) == "age-encryption.org/v1")
+        let opened = MemoryAgeSink()
+        try AgeDecryptor.decrypt(from: MemoryAgeSource(sealed), to: opened, identities: [identity])
+        #expect(opened.data == (try ExportDocument.bytes(try Self.export())))
+        #expect(world.jsonLines.first?["encryption"] as? String == "age-x25519")
+    }
+
+    @Test func encryptsWithAPassphraseFromAFileDescriptor() async throws {
+        let world = world()
+        files.descriptors[3] = "correct horse battery staple"
+        world.api.onExportDSRData { _ in .ok(.init(body: .json(try Self.export()))) }
+        #expect(try await world.run(RaxxDSR.Export.self, ["dsr_1", "--out", "/tmp/p.age", "--passphrase-fd", "3"]) == .ok)
+        let sealed = try #require(files.written["/tmp/p.age"])
+        let opened = MemoryAgeSink()
+        var typed = Array("correct horse battery staple".utf8)
+        try AgeDecryptor.decrypt(from: MemoryAgeSource(sealed), to: opened, passphrase: try AgePassphrase(wiping: &typed))
+        #expect(opened.data == (try ExportDocument.bytes(try Self.export())))
+    }
+
+    @Test func aBadRecipientOrBothKindsSendNothing() async throws {
+        let world = world()
+        #expect(try await world.run(RaxxDSR.Export.self, ["dsr_1", "--out", "/tmp/b.age", "--encrypt-to", "age1nope", "--format", "text"])
+            == .dataError)
+        #expect(world.stderr.contents.contains("encrypt-to"))
+        #expect(world.api.calls.isEmpty)
+        await #expect(throws: (any Error).self) {
+            _ = try RaxxDSR.Export.parse(["dsr_1", "--encrypt-to", "age1x", "--passphrase-fd", "3"])
+        }
     }
 
     @Test func writesToAPipe() async throws {

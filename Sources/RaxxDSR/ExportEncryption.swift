@@ -1,0 +1,39 @@
+import Foundation
+import RaxxAge
+import RaxxCore
+
+/// How an export is written: plain JSON, or the age format (age-encryption.org/v1) so the
+/// requester opens it with the standard `age` tool — to an X25519 recipient (`age1…`) or with a
+/// passphrase (scrypt). The cipher is RaxxAge's (libsodium and swift-crypto primitives).
+public enum ExportEncryption {
+    case none
+    case recipients([AgeX25519Recipient])
+    case passphrase(AgePassphrase)
+
+    /// `--encrypt-to` recipients, checked before anything is sent (exit 65 naming the field).
+    public static func recipients(_ texts: [String]) throws(RaxxError) -> ExportEncryption {
+        var recipients: [AgeX25519Recipient] = []
+        for text in texts { recipients.append(try AgeX25519Recipient(text, field: "encrypt-to")) }
+        return .recipients(recipients)
+    }
+
+    /// The bytes to write: `plaintext` itself, or an age file of it. The passphrase is wiped once used.
+    public func seal(_ plaintext: Data) throws(RaxxError) -> Data {
+        let sink = Collected()
+        let encryptor: AgeEncryptor
+        switch self {
+        case .none: return plaintext
+        case .recipients(let recipients): encryptor = try AgeEncryptor(recipients: recipients, sink: sink)
+        case .passphrase(let passphrase): encryptor = try AgeEncryptor(passphrase: passphrase, sink: sink)
+        }
+        try encryptor.write(contentsOf: plaintext)
+        try encryptor.finish()
+        return sink.data
+    }
+
+    /// An age file in memory.
+    final class Collected: AgeSink {
+        var data = Data()
+        func write(_ bytes: UnsafeRawBufferPointer) throws(RaxxError) { data.append(contentsOf: bytes) }
+    }
+}
