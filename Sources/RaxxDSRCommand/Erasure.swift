@@ -107,8 +107,8 @@ extension RaxxDSR {
                         ? RaxxError(code: "cancelled", message: "That is not the subject's email: nothing was erased.", status: .cancelled)
                         : RaxxError.badInput(field: "confirm", "is not the subject's email: nothing was erased")
                 }
-                let action = ErasureApplyAction(requestID: id, planHash: planHash)
-                grant = try await context.ceremonies().stepUp(actionHash: action.actionHash, pin: context.pinPrompt(pin.source)).grant
+                grant = try await context.ceremonies().stepUp(for: ErasureApplyAction(requestID: id, planHash: planHash),
+                                                              pin: context.pinPrompt(pin.source)).grant
             }
             let outcome = try await api.applyDSRErasure(path: .init(requestId: id), headers: .init(raxxStepUpGrant: grant),
                                                         body: .json(.init(planHash: planHash))).checked().ok.body.json

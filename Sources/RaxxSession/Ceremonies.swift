@@ -200,6 +200,12 @@ public struct Ceremonies: Sendable {
         }
     }
 
+    /// `stepUp(actionHash:pin:)` for any action: an order, an erasure plan — whatever the
+    /// server recomputes the same canonical hash from.
+    public func stepUp(for action: some StepUpAction, pin: PINPrompt) async throws -> Components.Schemas.StepUpGrant {
+        try await stepUp(actionHash: action.actionHash, pin: pin)
+    }
+
     // MARK: Sign-out
 
     public struct LogoutOutcome: Sendable, Equatable {
