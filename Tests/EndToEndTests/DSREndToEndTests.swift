@@ -91,6 +91,15 @@ final class DSRHome: @unchecked Sendable {
         #expect(r.status == 77)
         #expect(r.stderr.contains("Staff only"))
         #expect(try home.sql("SELECT COUNT(*) FROM audit_events WHERE action = 'access.refused' AND details LIKE '%listDSRRequests%'") == "1")
+        // raxx-sandbox staff grant lets the same session in; revoke shuts it out again; both audited.
+        let grant = try ToolRunner.run("raxx-sandbox", ["staff", "grant", "--db", home.database, "--email", home.subjectEmail])
+        #expect(grant.status == 0, "\(grant.stderr)")
+        #expect(try home.dsr(["list"], as: home.subjectEmail).status == 0)
+        #expect(try ToolRunner.run("raxx-sandbox", ["staff", "revoke", "--db", home.database, "--email", home.subjectEmail]).status == 0)
+        #expect(try home.dsr(["list"], as: home.subjectEmail).status == 77)
+        #expect(try home.sql("SELECT group_concat(action) FROM audit_events WHERE action LIKE 'staff.%' AND actor = 'raxx-sandbox staff'")
+            == "staff.granted,staff.revoked")
+        #expect(try ToolRunner.run("raxx-sandbox", ["staff", "grant", "--db", home.database, "--email", "nobody@example.com"]).status == 1)
         // Offline: 69, nothing sent.
         home.sandbox.stop()
         let offline = try home.dsr(["list", "--format", "text"])
