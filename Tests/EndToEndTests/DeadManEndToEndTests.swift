@@ -81,7 +81,10 @@ import Testing
         #expect(said.contains("(buy 1 AAPL) filled at "), "\(said)")
         #expect(said.contains("order was cancelled by the server's dead man's switch while the connection was lost."))
 
-        let orders = try home.serverOrders(["dm-rest", "dm-fill"])
+        // The next run (whatever the command) says which order the switch cancelled, and when, once.
+        let next = try home.order(["list", "--limit", "1000"])
+        #expect(next.status == 0)
+        let orders = home.lines(next.stdout).filter { ["dm-rest", "dm-fill"].contains($0["client_order_id"] as? String ?? "") }
         let rest = try #require(orders.first { $0["client_order_id"] as? String == "dm-rest" })
         #expect(rest["status"] as? String == "cancelled" && rest["reject_code"] as? String == "connection_lost")
         #expect(orders.first { $0["client_order_id"] as? String == "dm-fill" }?["status"] as? String == "filled")
@@ -96,9 +99,6 @@ import Testing
         #expect(alerts.count == 1, "\(feed.stdout)\(feed.stderr)")
         #expect(alerts.first?["title"] as? String == "Cancelled: connection lost")
         #expect(alerts.first?["order_id"] as? String == rest["id"] as? String)
-        // The next run (whatever the command) says so, once.
-        let next = try home.order(["list", "--status", "open"])
-        #expect(next.status == 0)
         #expect(next.stderr.contains("raxx-order: The server cancelled 1 order while this device was away:"), "\(next.stderr)")
         #expect(next.stderr.contains("order \(rest["id"] as? String ?? "?") (buy 2 MSFT) was cancelled by the server at "))
         let again = try home.order(["list", "--status", "open"])
