@@ -108,8 +108,8 @@ extension RaptorService {
         rig.clock.advance(by: 29)
         #expect(try await rig.service.switches.fireDue() == 0)
         #expect(try await rig.order(session, covered.id).status == .open)
+        _ = try await rig.set(otherAccount, 30) // the other account's switch is renewed in time
         rig.clock.advance(by: 2)
-        _ = try await rig.set(otherAccount, 30) // the other account's switch was renewed in time
         #expect(try await rig.service.switches.fireDue() == 2)
 
         for id in [covered.id, alsoCovered.id] {
@@ -134,6 +134,7 @@ extension RaptorService {
         #expect(try await rig.audit("order.cancelled").count == 2)
         // The switch is over: a later order of the session is not under anything.
         let later = try await rig.rest(session, "after-firing")
+        _ = try await rig.set(otherAccount, 0)
         rig.clock.advance(by: 3600)
         #expect(try await rig.service.switches.fireDue() == 0)
         #expect(try await rig.order(session, later.id).status == .open)
@@ -247,6 +248,32 @@ extension RaptorService {
             #expect(try answer.body.applicationProblemJson.code == "bad_request")
             let armed = try await client.cancelOrdersAfter(body: .json(.init(timeoutS: 5))).ok.body.json
             #expect(armed.armed && armed.timeoutS == 5 && armed.firesAt != nil)
+        }
+    }
+}
+
+@Suite struct DeadManSwitchMigrationTests {
+    @Test func theEventsTableKeepsItsRowsAndSequenceAndTakesOrderCancelled() throws {
+        let queue = try DatabaseQueue()
+        try SandboxDatabase.migrator.migrate(queue, upTo: "v7: alerts carry what they are about; one session_expiring a session")
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO users (id, email, handle, created_at) VALUES ('u1', 'a@example.com', x'01', 0)")
+            try db.execute(sql: "INSERT INTO events (user_id, type, title, created_at, symbol) VALUES ('u1', 'fill_confirmed', 'one', 1, 'AAPL')")
+            try db.execute(sql: "INSERT INTO events (user_id, type, title, created_at) VALUES ('u1', 'security_alert', 'two', 2)")
+            try db.execute(sql: "DELETE FROM events WHERE title = 'two'") // the sequence is past it all the same
+            #expect(throws: (any Error).self) {
+                try db.execute(sql: "INSERT INTO events (user_id, type, title, created_at) VALUES ('u1', 'order_cancelled', 'x', 3)")
+            }
+        }
+        try SandboxDatabase.migrator.migrate(queue)
+        try queue.write { db in
+            #expect(try Row.fetchAll(db, sql: "SELECT seq, title, symbol FROM events").map { "\($0[0] as Int64) \($0[1] as String) \($0[2] as String)" }
+                    == ["1 one AAPL"])
+            try db.execute(sql: "INSERT INTO events (user_id, type, title, created_at) VALUES ('u1', 'order_cancelled', 'three', 3)")
+            #expect(try Int64.fetchOne(db, sql: "SELECT seq FROM events WHERE title = 'three'") == 3)
+            #expect(throws: (any Error).self) {
+                try db.execute(sql: "INSERT INTO events (user_id, type, title, created_at) VALUES ('u1', 'no_such_type', 'x', 4)")
+            }
         }
     }
 }
