@@ -74,6 +74,7 @@ let package = Package(
         .target(name: "RaxxOrders", dependencies: ["RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxHTTP", "RaxxSession", "RaxxStore", "RaxxSync",
                                                    openAPIRuntime]),
         .target(name: "RaxxAlerts", dependencies: ["RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxHTTP", "RaxxStore", openAPIRuntime]),
+        .target(name: "RaxxAPNs", dependencies: ["RaxxCore", crypto]),
         .target(name: "RaxxCLI", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxSession", "RaxxAPI", openAPIRuntime, argumentParser]),
         .target(name: "RaxxStoreCLI", dependencies: ["RaxxCLI", "RaxxCore", "RaxxStore"]),
 
