@@ -113,7 +113,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .target(name: "RaxxSandboxCommand", dependencies: ["RaxxSandbox", "RaxxAPNsEndpoint", "RaxxAPNs", "RaxxCore", "RaxxDomain", argumentParser,
+        .target(name: "RaxxSandboxCommand", dependencies: ["RaxxSandbox", "RaxxAPNsEndpoint", "RaxxCore", "RaxxDomain", argumentParser,
                                                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
         .executableTarget(name: "raxx-sandbox", dependencies: ["RaxxSandboxCommand", "RaxxCore"], linkerSettings: releaseLinking),
 
@@ -153,7 +153,7 @@ let package = Package(
                                                                  "RaxxTestSupport"]),
         .testTarget(name: "RaxxAPNsEndpointTests", dependencies: ["RaxxAPNsEndpoint", "RaxxAPNs", "RaxxCore", crypto,
                                                                   .product(name: "NIOCore", package: "swift-nio")]),
-        .testTarget(name: "EndToEndTests", dependencies: ["RaxxTestSupport", "RaxxCore", "RaxxStore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["RaxxTestSupport", "RaxxCore", "RaxxStore", "RaxxAPNs", crypto]),
     ]
     + tool("raxx-auth", library: "RaxxAuthCommand", dependencies: ["RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxSession"])
     + tool("raxx-cache", library: "RaxxCacheCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
