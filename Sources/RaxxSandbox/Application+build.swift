@@ -6,7 +6,8 @@ import OpenAPIRuntime
 import RaxxAPI
 
 /// Builds the sandbox application: the generated Raptor routes over `RaptorService`, with
-/// problem+json for every failure, and the session-expiry scan as a background service.
+/// problem+json for every failure, and the session-expiry and dead man's switch scans as background
+/// services.
 /// `onListening` hears the bound port (useful with port 0).
 public func buildApplication(
     configuration: SandboxConfiguration,
@@ -20,14 +21,18 @@ public func buildApplication(
     router.middlewares.add(BodyLimitMiddleware())
     let service = RaptorService(database: database, configuration: configuration, clock: clock)
     try service.registerHandlers(on: router, configuration: .raxx, middlewares: [BearerTokenMiddleware()])
-    let expiryScan = SessionExpiryScan(events: service.events, interval: .milliseconds(max(configuration.sessionScanInterval.milliseconds, 1)),
-                                       logger: logger)
+    let events = service.events, switches = service.switches
+    let expiryScan = PeriodicScan(name: "session expiry scan", interval: .milliseconds(max(configuration.sessionScanInterval.milliseconds, 1)),
+                                  logger: logger) { try await events.noteExpiringSessions() }
+    let switchScan = PeriodicScan(name: "dead man's switch scan",
+                                  interval: .milliseconds(max(configuration.cancelAfterScanInterval.milliseconds, 1)),
+                                  logger: logger) { try await switches.fireDue() }
     return Application(
         router: router,
         // Requests the HTTP parser rejects are answered as problem+json too.
         server: .http1(configuration: .init(additionalChannelHandlers: [ParseErrorProblemHandler()])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "raxx-sandbox"),
-        services: [expiryScan],
+        services: [expiryScan, switchScan],
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )

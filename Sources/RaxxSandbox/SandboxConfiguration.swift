@@ -31,6 +31,9 @@ public struct SandboxConfiguration: Sendable {
     public var erasureChunkRows: Int = 5000
     /// A pause between an erasure's chunks (tests stretch an erasure to crash it midway).
     public var erasureChunkPause: Duration = .zero
+    /// How often the background scan fires the dead man's switches whose deadline passed or whose
+    /// session ended.
+    public var cancelAfterScanInterval: RaxxDuration = .seconds(1)
 
     public init(host: String = "127.0.0.1", port: Int = 8080, databasePath: String = ":memory:",
                 origin: String? = nil, relyingPartyID: String? = nil,
