@@ -109,7 +109,7 @@ public final class APNsEndpoint: Service, @unchecked Sendable {
                             try stream.pipeline.syncOperations.addHandler(PushStreamHandler(desk: desk, connection: connection))
                         }
                     }
-                    try sync.addHandler(ConnectionErrorHandler())
+                    try sync.addHandler(ConnectionErrorHandler(connection: connection))
                 }
             }
         let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
@@ -161,11 +161,20 @@ public final class APNsEndpoint: Service, @unchecked Sendable {
     public var connectionsAccepted: Int { lock.withLock { connectionCount } }
 }
 
-/// Closes a connection on an error the HTTP/2 or TLS layer could not handle itself.
-private final class ConnectionErrorHandler: ChannelInboundHandler, Sendable {
+/// Closes a connection on an error the HTTP/2 or TLS layer could not handle itself — except after
+/// this endpoint's own GOAWAY. Then a client that sent frames for streams above the GOAWAY's last
+/// stream before it saw the GOAWAY makes swift-nio-http2 report an error for each (it ignores the
+/// new streams' HEADERS, then finds their DATA on streams it never opened); closing there would
+/// drop the answers to the streams below, still on their way out. The connection closes once those
+/// are written, as after every GOAWAY here.
+private final class ConnectionErrorHandler: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
+    private let connection: PushConnection
+
+    init(connection: PushConnection) { self.connection = connection }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if connection.lastStreamID != nil { return }
         context.close(promise: nil)
     }
 }

@@ -17,11 +17,16 @@ import Testing
 
     /// Runs curl on a thread of its own (never blocking the cooperative pool), for at most 60 s.
     static func curl(_ arguments: [String]) async throws -> Curl {
+        try await run("/usr/bin/curl", ["--silent", "--show-error", "--max-time", "60"] + arguments)
+    }
+
+    /// Runs `executable` on a thread of its own (never blocking the cooperative pool).
+    static func run(_ executable: String, _ arguments: [String]) async throws -> Curl {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
                 let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-                process.arguments = ["--silent", "--show-error", "--max-time", "60"] + arguments
+                process.executableURL = URL(fileURLWithPath: executable)
+                process.arguments = arguments
                 let out = Pipe(), err = Pipe()
                 process.standardOutput = out
                 process.standardError = err
@@ -139,5 +144,34 @@ import Testing
         #expect(accepted.compactMap { $0["apns_id"] as? String } == (1...5).map { String(format: "00000000-0000-4000-8000-%012d", $0) })
         // Two streams a connection: 1, 1, 2, 2, 3.
         #expect(accepted.compactMap { $0["connection"] as? Int } == [1, 1, 2, 2, 3])
+    }
+
+    @Test func streamsSentBeforeTheClientSawTheGoAwayAreRefusedAndTheOnesBelowAnswered() async throws {
+        var logPath = ""
+        try await withEndpoint({ $0.goAwayAfter = 5 }) { url, _, log in
+            logPath = log
+            let dir = (log as NSString).deletingLastPathComponent
+            let payload = dir + "/payload.json"
+            try Data(#"{"aps":{"alert":"hi"}}"#.utf8).write(to: URL(fileURLWithPath: payload))
+            let jwt = team.jwt(issuedAt: Int64(Date().timeIntervalSince1970))
+            // nghttp sends all ten requests' HEADERS, then all their DATA, before it reads anything:
+            // streams 6 to 10 reach the endpoint after its GOAWAY, the first five before.
+            // (nghttp does not check certificates; curl's tests above do.)
+            let result = try await Self.run("/usr/bin/nghttp", ["-v", "-n", "--timeout=60", "-m", "10", "-d", payload,
+                                                                 "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: \(Team.topic)",
+                                                                 "\(url)/3/device/\(Team.token)"])
+            let goAway = try #require(result.stdout.components(separatedBy: "recv GOAWAY frame").dropFirst().first)
+            let lastStream = try #require(goAway.split(separator: "last_stream_id=").dropFirst().first?.prefix { $0.isNumber })
+            let answered = result.stdout.components(separatedBy: ":status: 200").count - 1
+            #expect(answered == 5, "\(result.stdout)")
+            #expect(!result.stdout.contains(":status: 5") && !result.stdout.contains(":status: 4"))
+            // The GOAWAY names the fifth request's stream (nghttp's requests start at 13, after five
+            // streams it opens for priorities).
+            let streams = result.stdout.split(separator: "\n").filter { $0.contains(":status: 200") }
+                .compactMap { $0.split(separator: "stream_id=").dropFirst().first?.prefix { $0.isNumber } }.compactMap { Int($0) }
+            #expect(streams.max() == Int(lastStream))
+        }
+        let accepted = try logLines(logPath).filter { $0["event"] as? String == "accepted" }
+        #expect(accepted.count == 5)
     }
 }
