@@ -25,7 +25,8 @@ extension RaxxNotify {
             is reused for up to 50 minutes and shared with other raxx-notify push processes through the \
             state folder. For each line, as its answer arrives, one result: line, token (its last 8 \
             characters), status (delivered, unregistered, failed, not_sent or malformed), reason, \
-            apns_id, and for unregistered the time APNs last knew the token valid. 429, 500, 503, \
+            apns_id, latency_ms (from the first try to the answer), and for unregistered the time APNs last knew \
+            the token valid. 429, 500, 503, \
             GOAWAY and unanswered streams are sent again with jittered backoff for up to --retry-for; \
             an expired provider token is replaced once. A malformed or oversized line gets a malformed \
             result naming the line and field, and the stream goes on. Exit 0 all delivered, 1 some not \
@@ -288,6 +289,8 @@ final class PushOutput: @unchecked Sendable {
     func settled(line: Int, _ notification: PushNotification, _ result: PushResult) {
         var w = JSONLineWriter()
         w.add("apns_id", result.apnsID ?? notification.apnsID)
+        w.add("latency_ms", result.latency.map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 },
+              decimals: 2)
         w.add("line", line)
         if result.status != .delivered { w.add("message", result.detail) }
         w.add("reason", result.reason)

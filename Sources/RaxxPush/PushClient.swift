@@ -66,6 +66,13 @@ public final class PushClient: Sendable {
 
     /// Sends `notification` until it is settled.
     public func send(_ notification: PushNotification) async -> PushResult {
+        let start = monotonic()
+        var result = await settle(notification, start: start)
+        if result.attempts > 0 { result.latency = monotonic() - start }
+        return result
+    }
+
+    private func settle(_ notification: PushNotification, start: Duration) async -> PushResult {
         do {
             try notification.check()
         } catch {
@@ -73,7 +80,6 @@ public final class PushClient: Sendable {
                               detail: error.description)
         }
         let apnsID = notification.apnsID ?? newID().uppercased()
-        let start = monotonic()
         let deadline = start + .milliseconds(options.retryFor.milliseconds)
         var attempts = 0
         var refreshedToken = false

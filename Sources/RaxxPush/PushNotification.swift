@@ -122,9 +122,12 @@ public struct PushResult: Sendable, Equatable {
     public var attempts: Int
     /// A person's explanation, when there is more to say than the reason.
     public var detail: String?
+    /// From the first try to the answer that settled it (nil when nothing was sent).
+    public var latency: Duration?
 
     public init(status: Status, reason: String? = nil, apnsID: String? = nil, timestamp: Int64? = nil, attempts: Int = 0,
-                detail: String? = nil) {
+                detail: String? = nil, latency: Duration? = nil) {
+        self.latency = latency
         self.status = status
         self.reason = reason
         self.apnsID = apnsID
