@@ -86,7 +86,7 @@ import Testing
         let endpoint = ScriptedEndpoint([Self.error(410, .unregistered, timestamp: 1_699_999_000_123)])
         let result = await Self.client(endpoint).0.send(Self.notification)
         #expect(result == PushResult(status: .unregistered, reason: "Unregistered", apnsID: "6B2C9E0A-3C57-4E73-9E2A-0E8E3E4B7C11",
-                                     timestamp: 1_699_999_000_123, attempts: 1))
+                                     timestamp: 1_699_999_000_123, attempts: 1, latency: .zero))
     }
 
     @Test func anExpiredProviderTokenIsReplacedOnceAndTheNotificationResent() async throws {
