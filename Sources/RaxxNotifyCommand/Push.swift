@@ -232,7 +232,8 @@ struct PushLine: Sendable {
             deviceToken: token, topic: topic, pushType: pushType, priority: priority,
             expiration: try integer(object, "expiration"), collapseID: try string(object, "collapse_id"),
             apnsID: try string(object, "apns_id"), payload: payload)
-        try notification.check()
+        // The payload was just made from a JSON object (or rendered): only its size is left to check.
+        try notification.check(parsingPayload: false)
         var identified = notification
         if identified.apnsID == nil { identified.apnsID = newID().uppercased() }
         return identified

@@ -21,6 +21,8 @@ extension HTTP2Engine: HTTP2Transport {}
 /// - ExpiredProviderToken: a new token is minted once (or taken from another process) and the
 ///   notification resent once.
 /// - Permanent reasons fail at once; 410 answers unregistered with APNs's timestamp.
+/// - What APNs would refuse is refused here without sending (`PushNotification.check`), except a
+///   payload that is not JSON: the caller makes payloads (and may check them fully first).
 public final class PushClient: Sendable {
     public struct Options: Sendable {
         /// The endpoint's base URL (`https://api.push.apple.com`).
@@ -74,7 +76,7 @@ public final class PushClient: Sendable {
 
     private func settle(_ notification: PushNotification, start: Duration) async -> PushResult {
         do {
-            try notification.check()
+            try notification.check(parsingPayload: false)
         } catch {
             return PushResult(status: .notSent, reason: error.reason?.rawValue ?? "Refused", apnsID: notification.apnsID,
                               detail: error.description)
@@ -99,7 +101,8 @@ public final class PushClient: Sendable {
             var unreachable = false
             switch outcome {
             case .answer(let answer):
-                let body = try? JSONDecoder().decode(APNsErrorBody.self, from: Data(answer.body))
+                let body = answer.status == 200 || answer.body.isEmpty ? nil
+                    : try? JSONDecoder().decode(APNsErrorBody.self, from: Data(answer.body))
                 let id = answer.headers[APNs.Header.id] ?? apnsID
                 switch APNsReason.disposition(status: answer.status, reason: body?.reason) {
                 case .delivered:

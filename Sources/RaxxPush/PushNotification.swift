@@ -51,7 +51,9 @@ public struct PushNotification: Sendable, Equatable {
     }
 
     /// Checks what APNs checks, so that a notification it would refuse is never sent.
-    public func check() throws(Refusal) {
+    /// `parsingPayload: false` skips parsing the payload as JSON, for a caller that made it from a
+    /// JSON object (its size is checked all the same).
+    public func check(parsingPayload: Bool = true) throws(Refusal) {
         guard APNs.isWellFormedDeviceToken(deviceToken) else {
             throw Refusal(field: "device_token", "must be the device's token in hex, 64 to 200 digits", reason: .badDeviceToken)
         }
@@ -75,7 +77,7 @@ public struct PushNotification: Sendable, Equatable {
         guard payload.count <= APNs.maxPayloadBytes else {
             throw Refusal(field: "payload", "is \(payload.count) bytes; APNs takes at most \(APNs.maxPayloadBytes)", reason: .payloadTooLarge)
         }
-        guard (try? JSONSerialization.jsonObject(with: Data(payload))) is [String: Any] else {
+        guard !parsingPayload || (try? JSONSerialization.jsonObject(with: Data(payload))) is [String: Any] else {
             throw Refusal(field: "payload", "must be a JSON object")
         }
     }

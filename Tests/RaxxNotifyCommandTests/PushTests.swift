@@ -132,6 +132,15 @@ import Testing
         #expect(push.settings == nil && world.stdout.contents.isEmpty)
     }
 
+    @Test func showsProgressOnATerminalAndKeepsStdoutData() async throws {
+        let (world, _) = world([Self.line(Self.tokens[0], #""payload":{"a":1},"apns_id":"6B2C9E0A-3C57-4E73-9E2A-0E8E3E4B7C11""#)])
+        world.stderrIsTTY = true
+        world.clock = TestClock(Fixtures.now)
+        #expect(try await world.run(RaxxNotify.Push.self, Self.arguments) == .ok)
+        #expect(world.stderr.contents.contains("1 settled: 1 delivered"))
+        #expect(!world.stdout.contents.contains("settled") && world.jsonLines.count == 1)
+    }
+
     @Test func aLineWithoutTopicNeedsTopic() async throws {
         let (world, _) = world([Self.line(Self.tokens[0])])
         #expect(try await world.run(RaxxNotify.Push.self, Array(Self.arguments.dropLast(2))) == .dataError)
