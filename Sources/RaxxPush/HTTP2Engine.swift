@@ -135,7 +135,7 @@ public final class HTTP2Engine: @unchecked Sendable {
 
     /// Sends `request`; `completion` runs once, on the engine's thread, with its outcome.
     public func submit(_ request: HTTP2Request, completion: @escaping @Sendable (HTTP2Outcome) -> Void) {
-        let transfer = Transfer(request: request, completion: completion)
+        let transfer = Transfer(request: request, maxAnswerBytes: options.maxAnswerBytes, completion: completion)
         let wake: Bool
         lock.lock()
         if stopping {
@@ -147,7 +147,8 @@ public final class HTTP2Engine: @unchecked Sendable {
         wake = !woken
         woken = true
         lock.unlock()
-        if wake { raxx_curl_multi_wakeup(multi) }
+        // A failed wakeup only delays the start: the engine polls at least once a second.
+        if wake { _ = raxx_curl_multi_wakeup(multi) }
     }
 
     /// Transfers submitted and not yet answered.
@@ -170,7 +171,7 @@ public final class HTTP2Engine: @unchecked Sendable {
             stopping = true
             finished.append(continuation)
             lock.unlock()
-            raxx_curl_multi_wakeup(multi)
+            _ = raxx_curl_multi_wakeup(multi) // (or seen within a second)
         }
     }
 
@@ -347,10 +348,11 @@ public final class HTTP2Engine: @unchecked Sendable {
             let outcome: HTTP2Outcome
             if result == CURLE_OK {
                 var status = 0
-                raxx_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
                 var version = 0
-                raxx_curl_get_long(handle, CURLINFO_HTTP_VERSION, &version)
-                if version != Int(CURL_HTTP_VERSION_2_0) {
+                if raxx_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status) != CURLE_OK
+                    || raxx_curl_get_long(handle, CURLINFO_HTTP_VERSION, &version) != CURLE_OK || status < 100 {
+                    outcome = .failure(TransportFailure(kind: .other, detail: "libcurl could not tell the answer's status"))
+                } else if version != Int(CURL_HTTP_VERSION_2_0) {
                     outcome = .failure(TransportFailure(kind: .policy, detail: "the endpoint did not answer over HTTP/2"))
                 } else {
                     outcome = .answer(HTTP2Answer(status: status, headers: transfer.headers, body: transfer.responseBody))
@@ -364,8 +366,7 @@ public final class HTTP2Engine: @unchecked Sendable {
                 outcome = .failure(TransportFailure(kind: TransportFailure.kind(forCurlCode: number), curlCode: number,
                                                     detail: message.isEmpty ? String(cString: raxx_curl_easy_strerror(result)) : message))
             }
-            raxx_curl_multi_remove_handle(multi, handle)
-            recycle(handle, of: transfer)
+            retire(handle, of: transfer)
             transfer.finish(outcome)
         }
     }
@@ -379,8 +380,7 @@ public final class HTTP2Engine: @unchecked Sendable {
         for (handle, transfer) in active {
             guard let started = transfer.startedAt, now - started > limit else { continue }
             active[handle] = nil
-            raxx_curl_multi_remove_handle(multi, handle)
-            recycle(handle, of: transfer)
+            retire(handle, of: transfer)
             transfer.finish(.failure(TransportFailure(kind: .offlineSoft, curlCode: Int(CURLE_OPERATION_TIMEDOUT.rawValue),
                                                       detail: "no answer within \(options.streamTimeout) of sending")))
         }
@@ -388,13 +388,22 @@ public final class HTTP2Engine: @unchecked Sendable {
 
     private func failAll(_ detail: String) {
         for (handle, transfer) in active {
-            raxx_curl_multi_remove_handle(multi, handle)
-            recycle(handle, of: transfer)
+            retire(handle, of: transfer)
             transfer.finish(.failure(TransportFailure(kind: .other, detail: detail)))
         }
         active.removeAll()
     }
 
+    /// Takes `handle` out of the multi handle; one libcurl will not let go of is not used again.
+    private func retire(_ handle: UnsafeMutableRawPointer, of transfer: Transfer) {
+        guard raxx_curl_multi_remove_handle(multi, handle) == CURLM_OK else {
+            transfer.headerList = nil
+            return // the handle and its headers leaked rather than reused or freed while libcurl may hold them
+        }
+        recycle(handle, of: transfer)
+    }
+
+    /// Keeps `handle` (not in the multi handle) for the next transfer.
     private func recycle(_ handle: UnsafeMutableRawPointer, of transfer: Transfer) {
         raxx_curl_easy_reset(handle)
         raxx_curl_slist_free_all(transfer.headerList)
@@ -407,7 +416,7 @@ public final class HTTP2Engine: @unchecked Sendable {
 private final class Transfer {
     let request: HTTP2Request
     private var completion: (@Sendable (HTTP2Outcome) -> Void)?
-    let maxAnswerBytes = 64 << 10
+    let maxAnswerBytes: Int
     var offset = 0
     var startedAt: ContinuousClock.Instant?
     var headers: [String: String] = [:]
@@ -416,8 +425,9 @@ private final class Transfer {
     var headerList: UnsafeMutablePointer<curl_slist>?
     let errorBuffer: UnsafeMutablePointer<CChar>
 
-    init(request: HTTP2Request, completion: @escaping @Sendable (HTTP2Outcome) -> Void) {
+    init(request: HTTP2Request, maxAnswerBytes: Int, completion: @escaping @Sendable (HTTP2Outcome) -> Void) {
         self.request = request
+        self.maxAnswerBytes = maxAnswerBytes
         self.completion = completion
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
