@@ -80,6 +80,7 @@ let package = Package(
                                                    openAPIRuntime]),
         .target(name: "RaxxAlerts", dependencies: ["RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxHTTP", "RaxxStore", openAPIRuntime]),
         .target(name: "RaxxAPNs", dependencies: ["RaxxCore", crypto]),
+        .target(name: "RaxxPush", dependencies: ["CCurl", "RaxxCore", "RaxxAPNs", "RaxxAPI", "RaxxHTTP", "RaxxVault", crypto]),
         .target(name: "RaxxCLI", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxSession", "RaxxAPI", openAPIRuntime, argumentParser]),
         .target(name: "RaxxStoreCLI", dependencies: ["RaxxCLI", "RaxxCore", "RaxxStore"]),
         .target(name: "RaxxDSR", dependencies: ["RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxAge", crypto]),
@@ -149,13 +150,14 @@ let package = Package(
         .testTarget(name: "RaxxOrderCommandTests", dependencies: ["RaxxOrderCommand", "RaxxCLI", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxStore",
                                                                   "RaxxVault", "RaxxTestSupport"]),
         .testTarget(name: "RaxxNotifyCommandTests", dependencies: ["RaxxNotifyCommand", "RaxxAlerts", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxStore",
-                                                                   "RaxxHTTP", "RaxxTestSupport"]),
+                                                                   "RaxxHTTP", "RaxxPush", "RaxxTestSupport"]),
         .testTarget(name: "RaxxCacheCommandTests", dependencies: ["RaxxCacheCommand", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxStore", "RaxxVault",
                                                                   "RaxxTestSupport"]),
         .testTarget(name: "RaxxAuthCommandTests", dependencies: ["RaxxAuthCommand", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxSession",
                                                                  "RaxxTestSupport"]),
         .testTarget(name: "RaxxDSRCommandTests", dependencies: ["RaxxDSRCommand", "RaxxDSR", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain",
                                                                 "RaxxHTTP", "RaxxVault", "RaxxAge", "RaxxTestSupport", crypto]),
+        .testTarget(name: "RaxxPushTests", dependencies: ["RaxxPush", "RaxxAPNs", "RaxxAPI", "RaxxCore", "RaxxHTTP", "RaxxTestSupport", crypto]),
         .testTarget(name: "RaxxAPNsEndpointTests", dependencies: ["RaxxAPNsEndpoint", "RaxxAPNs", "RaxxCore", crypto,
                                                                   .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "EndToEndTests", dependencies: ["RaxxTestSupport", "RaxxCore", "RaxxStore", "RaxxAPNs", crypto]),
@@ -166,7 +168,7 @@ let package = Package(
     + tool("raxx-order", library: "RaxxOrderCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
                                                                       "RaxxStore", "RaxxOrders"])
     + tool("raxx-notify", library: "RaxxNotifyCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
-                                                                        "RaxxStore", "RaxxAlerts"])
+                                                                        "RaxxStore", "RaxxAlerts", "RaxxAPNs", "RaxxPush"])
     + tool("raxx-dsr", library: "RaxxDSRCommand", dependencies: ["RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxHTTP", "RaxxDSR"]),
     swiftLanguageModes: [.v6]
 )

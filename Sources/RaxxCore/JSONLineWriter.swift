@@ -25,6 +25,23 @@ public struct JSONLineWriter {
     public mutating func add(_ k: String, _ value: Bool) { key(k); text += value ? "true" : "false" }
     public mutating func add(_ k: String, _ value: Date?) { add(k, value.map(RFC3339.string(from:))) }
 
+    /// A finite number with at most `decimals` digits after the point (none written when nil).
+    public mutating func add(_ k: String, _ value: Double?, decimals: Int) {
+        guard let value, value.isFinite else { return }
+        key(k)
+        var scaled = (value * pow(10, Double(decimals))).rounded()
+        if scaled < 0 { text += "-"; scaled = -scaled }
+        let whole = Int64(scaled) / Int64(pow(10, Double(decimals)))
+        let fraction = Int64(scaled) % Int64(pow(10, Double(decimals)))
+        text += String(whole)
+        if decimals > 0 && fraction > 0 {
+            var digits = String(fraction)
+            digits = String(repeating: "0", count: decimals - digits.count) + digits
+            while digits.hasSuffix("0") { digits.removeLast() }
+            text += "." + digits
+        }
+    }
+
     /// The object and its newline.
     public mutating func line() -> String { text + "}\n" }
 

@@ -1,0 +1,191 @@
+import Crypto
+import Foundation
+import RaxxAPNs
+import RaxxTestSupport
+import Testing
+
+/// `raxx-notify push` against `raxx-sandbox apns` (TLS, HTTP/2) on loopback: what the endpoint
+/// logged is the proof — each apns-id accepted exactly once, the provider token's changes.
+@Suite(.serialized) struct PushEndToEndTests {
+    let key = P256.Signing.PrivateKey()
+    let keyID = "ABC123DEFG"
+    let teamID = "DEF123GHIJ"
+    let topic = "app.raxx.ios"
+
+    /// A RAXX_HOME and a 0600 key file in a fresh folder.
+    func home() throws -> (home: URL, keyFile: String) {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-push-e2e-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let keyFile = home.appendingPathComponent("AuthKey_\(keyID).p8").path
+        FileManager.default.createFile(atPath: keyFile, contents: Data(key.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
+        return (home, keyFile)
+    }
+
+    func endpoint(_ arguments: [String] = []) throws -> APNsEndpointProcess {
+        try APNsEndpointProcess(keyID: keyID, teamID: teamID, publicKeyPEM: key.publicKey.pemRepresentation, arguments: ["--topic", topic] + arguments)
+    }
+
+    func push(_ endpoint: String, ca: String, home: (home: URL, keyFile: String), input: String, _ extra: [String] = []) throws -> ToolResult {
+        try ToolRunner.run("raxx-notify", arguments(endpoint, ca: ca, keyFile: home.keyFile) + extra,
+                           environment: ["RAXX_HOME": home.home.path], input: input, timeout: 240)
+    }
+
+    func arguments(_ endpoint: String, ca: String, keyFile: String) -> [String] {
+        ["push", "--endpoint", endpoint, "--ca-file", ca, "--key-file", keyFile, "--key-id", keyID, "--team-id", teamID, "--topic", topic]
+    }
+
+    static func token(_ n: Int) -> String { String(format: "%064x", n) }
+
+    static func lines(_ range: Range<Int>, apnsID: Bool = true) -> String {
+        range.map { n in
+            let id = apnsID ? #","apns_id":"\#(String(format: "00000000-0000-4000-8000-%012d", n))""# : ""
+            return #"{"device_token":"\#(token(n))","payload":{"aps":{"alert":{"title":"Filled","body":"push \#(n)"}}}\#(id)}"#
+        }.joined(separator: "\n") + "\n"
+    }
+
+    static func results(_ stdout: String) -> [[String: Any]] {
+        stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    @Test func throttlingOutagesAndGoAwayAreRetriedAndEveryPushIsDeliveredExactlyOnce() throws {
+        let endpoint = try endpoint(["--fail-rate", "0.2", "--seed", "7", "--goaway-after", "60", "--max-concurrent-streams", "8"])
+        let home = try home()
+        let count = 400
+        let result = try push(endpoint.url, ca: endpoint.caFile, home: home, input: Self.lines(0..<count, apnsID: false),
+                              ["--connections", "2", "--max-in-flight", "32", "--retry-for", "120s"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let results = Self.results(result.stdout)
+        #expect(results.count == count)
+        #expect(results.allSatisfy { $0["status"] as? String == "delivered" })
+        #expect(Set(results.compactMap { $0["line"] as? Int }) == Set(1...count))
+        #expect(endpoint.stop() == 0)
+        // Exactly once, by apns-id: the ids the results name are the ids the endpoint accepted, once each.
+        let accepted = endpoint.accepted().compactMap { $0["apns_id"] as? String }
+        #expect(accepted.count == count)
+        #expect(Set(accepted) == Set(results.compactMap { $0["apns_id"] as? String }))
+        // And the failures did happen (and were answered again, with the same apns-id).
+        let refused = endpoint.logLines().filter { $0["event"] as? String == "refused" }
+        let reasons = Set(refused.compactMap { $0["reason"] as? String })
+        #expect(reasons.isSubset(of: ["TooManyRequests", "InternalServerError", "ServiceUnavailable"]), "\(reasons)")
+        #expect(reasons.count == 3)
+        #expect(refused.allSatisfy { accepted.contains($0["apns_id"] as? String ?? "") })
+        // GOAWAY after 60 streams a connection: more than the two connections allowed at a time were opened, one after another.
+        let connections = Set(endpoint.logLines().compactMap { $0["connection"] as? Int })
+        #expect(connections.count >= count / 60)
+    }
+
+    @Test func anExpiredProviderTokenIsReplacedOnce() throws {
+        let endpoint = try endpoint(["--expire-provider-tokens-after", "20"])
+        let home = try home()
+        // A token this key minted 25 minutes ago, as another run left it in the state folder.
+        let then = Int64(Date().timeIntervalSince1970) - 25 * 60
+        let old = try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: then, key: key)
+        let folder = home.home.appendingPathComponent("state/apns", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let tokenFile = folder.appendingPathComponent("\(teamID).\(keyID).token")
+        let kept = #"{"after_expiry":false,"key_id":"\#(keyID)","minted_at":\#(then),"team_id":"\#(teamID)","token":"\#(old.compact)"}"#
+        FileManager.default.createFile(atPath: tokenFile.path, contents: Data(kept.utf8), attributes: [.posixPermissions: 0o600])
+
+        let result = try push(endpoint.url, ca: endpoint.caFile, home: home, input: Self.lines(0..<35), ["--max-in-flight", "8"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Self.results(result.stdout).filter { $0["status"] as? String == "delivered" }.count == 35)
+        #expect(endpoint.stop() == 0)
+        let log = endpoint.logLines()
+        // Twenty under the old token, the rest under one new one; no competing mint (TooManyProviderTokenUpdates).
+        let iats = log.filter { $0["event"] as? String == "accepted" }.compactMap { $0["iat"] as? Int }
+        #expect(iats.filter { $0 == Int(then) }.count == 20)
+        #expect(Set(iats).count == 2)
+        let refusals = log.filter { $0["event"] as? String == "refused" }.compactMap { $0["reason"] as? String }
+        #expect(!refusals.isEmpty && Set(refusals) == ["ExpiredProviderToken"])
+        #expect(Set(endpoint.accepted().compactMap { $0["apns_id"] as? String }).count == 35)
+        let shared = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: tokenFile)) as? [String: Any])
+        #expect(shared["after_expiry"] as? Bool == true && shared["token"] as? String != old.compact)
+        let mode = try FileManager.default.attributesOfItem(atPath: tokenFile.path)[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600)
+    }
+
+    @Test func twoConcurrentProcessesShareOneProviderToken() throws {
+        let endpoint = try endpoint()
+        let home = try home()
+        let arguments = arguments(endpoint.url, ca: endpoint.caFile, keyFile: home.keyFile)
+        let environment = ["RAXX_HOME": home.home.path]
+        let runs = [0..<150, 150..<300].map { range in
+            Thread.detachNewThreadResult {
+                try ToolRunner.run("raxx-notify", arguments, environment: environment, input: Self.lines(range), timeout: 240)
+            }
+        }
+        for run in runs {
+            let result = try run.get()
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        #expect(endpoint.stop() == 0)
+        let log = endpoint.logLines()
+        // A second token for the key within 20 minutes would have been answered TooManyProviderTokenUpdates.
+        #expect(log.allSatisfy { $0["event"] as? String == "accepted" }, "\(log.filter { $0["event"] as? String == "refused" }.prefix(3))")
+        #expect(Set(endpoint.accepted().compactMap { $0["apns_id"] as? String }).count == 300)
+    }
+
+    @Test func malformedAndOversizedLinesAreRefusedAndUnregisteredCarriesItsTimestamp() throws {
+        let gone = Self.token(999)
+        let list = FileManager.default.temporaryDirectory.appendingPathComponent("unregistered-\(UUID().uuidString).txt")
+        try "\(gone) 1700000000123\n".write(to: list, atomically: true, encoding: .utf8)
+        let endpoint = try endpoint(["--unregistered", list.path])
+        let home = try home()
+        let input = [
+            #"{"device_token":"\#(Self.token(1))","payload":{"aps":{"alert":"one"}}}"#,
+            #"{"device_token":"\#(Self.token(2))","payload":{"aps":{"alert":"# + "\"" + String(repeating: "x", count: 5000) + "\"}}}",
+            #"{"device_token":"\#(Self.token(3))","payload":"#,
+            #"{"device_token":"\#(gone)","payload":{"aps":{"alert":"gone"}}}"#,
+            #"{"device_token":"\#(Self.token(5))","event":{"seq":5,"type":"security_alert","created_at":"2026-11-21T10:00:00Z","title":"New passkey","body":"A passkey was added."}}"#,
+        ].joined(separator: "\n") + "\n"
+        let result = try push(endpoint.url, ca: endpoint.caFile, home: home, input: input)
+        #expect(result.status == 65, "\(result.stderr)")
+        let byLine = Dictionary(uniqueKeysWithValues: Self.results(result.stdout).map { ($0["line"] as? Int ?? 0, $0) })
+        #expect(byLine[1]?["status"] as? String == "delivered" && byLine[5]?["status"] as? String == "delivered")
+        #expect(byLine[2]?["status"] as? String == "malformed" && byLine[2]?["field"] as? String == "payload")
+        #expect(byLine[3]?["status"] as? String == "malformed")
+        #expect(byLine[4]?["status"] as? String == "unregistered" && byLine[4]?["reason"] as? String == "Unregistered")
+        #expect(byLine[4]?["timestamp"] as? String == "2023-11-14T22:13:20.123Z" && byLine[4]?["token"] as? String == String(gone.suffix(8)))
+        #expect(endpoint.stop() == 0)
+        let accepted = endpoint.accepted()
+        #expect(accepted.count == 2)
+        let rendered = try #require(accepted.first { $0["device_token"] as? String == Self.token(5) }?["payload"] as? [String: Any])
+        #expect((rendered["aps"] as? [String: Any])?["thread-id"] as? String == "raxx.security_alert" && rendered["seq"] as? Int == 5)
+    }
+
+    @Test func anUnreachableEndpointExits69WithEveryLineNotSent() throws {
+        let endpoint = try endpoint()
+        let url = endpoint.url, ca = endpoint.caFile
+        endpoint.stop() // nothing listens there any more
+        let home = try home()
+        let result = try push(url, ca: ca, home: home, input: Self.lines(0..<50), ["--retry-for", "2s", "--max-in-flight", "4"])
+        #expect(result.status == 69, "\(result.stderr)")
+        let results = Self.results(result.stdout)
+        #expect(results.count == 50 && results.allSatisfy { $0["status"] as? String == "not_sent" })
+        #expect(result.stderr.contains("could not be reached"))
+    }
+
+    @Test func aKeyFileOthersCanReadIsRefusedWith77() throws {
+        let home = try home()
+        chmod(home.keyFile, 0o640)
+        let result = try push("https://127.0.0.1:9", ca: "/dev/null", home: home, input: Self.lines(0..<1))
+        #expect(result.status == 77)
+        #expect(result.stderr.contains("chmod 600") && result.stdout.isEmpty)
+    }
+}
+
+extension Thread {
+    /// Runs `body` on a new thread; `get()` waits for its result.
+    static func detachNewThreadResult<T: Sendable>(_ body: @escaping @Sendable () throws -> T) -> ThreadResult<T> {
+        let result = ThreadResult<T>()
+        Thread.detachNewThread { result.set(Result { try body() }) }
+        return result
+    }
+}
+
+final class ThreadResult<T: Sendable>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var value: Result<T, any Error>?
+    func set(_ value: Result<T, any Error>) { self.value = value; done.signal() }
+    func get() throws -> T { done.wait(); return try value!.get() }
+}
