@@ -4,15 +4,18 @@ import Logging
 import OpenAPIHummingbird
 import OpenAPIRuntime
 import RaxxAPI
+import ServiceLifecycle
 
 /// Builds the sandbox application: the generated Raptor routes over `RaptorService`, with
-/// problem+json for every failure, and the session-expiry scan as a background service.
+/// problem+json for every failure, and the session-expiry scan as a background service; with a
+/// `pushSender`, the push dispatcher too (each new event to its account's opted-in devices).
 /// `onListening` hears the bound port (useful with port 0).
 public func buildApplication(
     configuration: SandboxConfiguration,
     database: SandboxDatabase,
     clock: @escaping @Sendable () -> Date = { Date() },
     logger: Logger = Logger(label: "raxx-sandbox"),
+    pushSender: (any PushSending)? = nil,
     onListening: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
     let router = Router()
@@ -22,12 +25,17 @@ public func buildApplication(
     try service.registerHandlers(on: router, configuration: .raxx, middlewares: [BearerTokenMiddleware()])
     let expiryScan = SessionExpiryScan(events: service.events, interval: .milliseconds(max(configuration.sessionScanInterval.milliseconds, 1)),
                                        logger: logger)
+    var services: [any Service] = [expiryScan]
+    if let pushSender {
+        services.append(PushDispatcher(repository: database.repositories.pushDispatch, notifier: database.notifier, sender: pushSender,
+                                       clock: clock, logger: logger))
+    }
     return Application(
         router: router,
         // Requests the HTTP parser rejects are answered as problem+json too.
         server: .http1(configuration: .init(additionalChannelHandlers: [ParseErrorProblemHandler()])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "raxx-sandbox"),
-        services: [expiryScan],
+        services: services,
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )

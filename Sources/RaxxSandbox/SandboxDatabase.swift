@@ -238,6 +238,10 @@ public final class SandboxDatabase: Sendable {
                 CREATE INDEX device_tokens_user ON device_tokens(user_id, revoked_at);
                 """)
         }
+        migrator.registerMigration("v8: the push dispatcher's cursor") { db in
+            // The newest event handed to APNs dispatch; one row, made when dispatch first starts.
+            try db.execute(sql: "CREATE TABLE push_cursor (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)")
+        }
         return migrator
     }
 
@@ -253,7 +257,8 @@ public final class SandboxDatabase: Sendable {
         Repositories(health: GRDBHealthRepository(writer: writer), auth: GRDBAuthRepository(writer: writer, notifier: notifier),
                      sessions: GRDBSessionRepository(writer: writer, notifier: notifier), audit: GRDBAuditRepository(writer: writer),
                      trading: GRDBTradingRepository(writer: writer, notifier: notifier),
-                     events: GRDBEventRepository(writer: writer, notifier: notifier), devices: GRDBDeviceRepository(writer: writer))
+                     events: GRDBEventRepository(writer: writer, notifier: notifier), devices: GRDBDeviceRepository(writer: writer),
+                     pushDispatch: GRDBPushDispatchRepository(writer: writer))
     }
 }
 
