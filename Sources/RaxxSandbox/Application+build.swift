@@ -15,7 +15,7 @@ public func buildApplication(
     database: SandboxDatabase,
     clock: @escaping @Sendable () -> Date = { Date() },
     logger: Logger = Logger(label: "raxx-sandbox"),
-    pushSender: (any PushSending)? = nil,
+    pushSender: (any EventPushSending)? = nil,
     onListening: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
     let router = Router()

@@ -25,7 +25,7 @@ public enum PushVerdict: Sendable, Equatable {
 
 /// How the dispatcher reaches APNs: RaxxPush's HTTP/2 client in `raxx-sandbox serve`, a
 /// recording fake in tests. Answers one verdict per push, in order.
-public protocol PushSending: Sendable {
+public protocol EventPushSending: Sendable {
     func deliver(_ pushes: [OutgoingPush]) async -> [PushVerdict]
 }
 
@@ -38,7 +38,7 @@ public protocol PushSending: Sendable {
 struct PushDispatcher: Service {
     let repository: any PushDispatchRepository
     let notifier: EventNotifier
-    let sender: any PushSending
+    let sender: any EventPushSending
     let clock: @Sendable () -> Date
     let logger: Logger
     var batch = 256

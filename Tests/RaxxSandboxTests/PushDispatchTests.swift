@@ -5,8 +5,8 @@ import RaxxAPI
 @testable import RaxxSandbox
 import Testing
 
-/// A `PushSending` that records what it is given and answers from a script (delivered otherwise).
-final class RecordingSender: PushSending, @unchecked Sendable {
+/// A `EventPushSending` that records what it is given and answers from a script (delivered otherwise).
+final class RecordingSender: EventPushSending, @unchecked Sendable {
     private let lock = NSLock()
     private var sent: [OutgoingPush] = []
     private let answer: @Sendable (OutgoingPush) -> PushVerdict
