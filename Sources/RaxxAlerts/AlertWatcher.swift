@@ -43,7 +43,7 @@ public struct AlertWatcher: Sendable {
     /// Follows the feed until the task is cancelled.
     public func follow(emit: (Components.Schemas.Event) throws -> Void) async throws {
         var cursor = try feed.store.state().watchCursor ?? 0
-        var backoff = Duration.seconds(1)
+        var backoff = Backoff(maximum: Self.maximumBackoff)
         var offline = false
         while !Task.isCancelled {
             do {
@@ -52,7 +52,7 @@ public struct AlertWatcher: Sendable {
                     say("Connection back.")
                     offline = false
                 }
-                backoff = .seconds(1)
+                backoff.reset()
                 _ = try deliver(page, from: &cursor, emit: emit)
             } catch where Self.isOffline(error) && !Task.isCancelled {
                 try? feed.store.recordFailure(at: feed.clock())
@@ -60,10 +60,7 @@ public struct AlertWatcher: Sendable {
                     say("No connection — waiting")
                     offline = true
                 }
-                // Full jitter: somewhere up to the current backoff, so many watchers do not return at once.
-                let jittered = Duration.milliseconds(Int64.random(in: 250...max(250, Int64(backoff.components.seconds * 1000))))
-                do { try await sleep(jittered) } catch { return }
-                backoff = min(backoff * 2, Self.maximumBackoff)
+                do { try await sleep(backoff.next()) } catch { return }
             } catch where Task.isCancelled || error is CancellationError || ErrorMapping.raxxError(from: error).status == .cancelled {
                 return
             }
@@ -90,7 +87,5 @@ public struct AlertWatcher: Sendable {
     }
 
     /// The error shows the server could not be reached (or answered as an unhealthy one does).
-    public static func isOffline(_ error: any Error) -> Bool {
-        ErrorMapping.connectivity(of: error)?.isOffline ?? false
-    }
+    public static func isOffline(_ error: any Error) -> Bool { ErrorMapping.isOffline(error) }
 }

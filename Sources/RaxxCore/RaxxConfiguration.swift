@@ -20,6 +20,9 @@ public struct RaxxConfiguration: Sendable, Equatable {
     public var cacheRetention: RaxxDuration = .hours(365 * 24)
     /// A cache larger than this draws a warning after a refresh (`RAXX_CACHE_MAX_SIZE` in MiB, default 1024).
     public var cacheSizeCap: Int64 = 1024 << 20
+    /// The dead man's switch timeout raxx-order arms by default (`RAXX_CANCEL_AFTER`, 5s to 10m;
+    /// nil: the command's own default).
+    public var cancelAfter: RaxxDuration?
 
     public static let defaultConnectTimeout = RaxxDuration.seconds(5)
     public static let defaultTotalTimeout = RaxxDuration.seconds(20)
@@ -34,7 +37,8 @@ public struct RaxxConfiguration: Sendable, Equatable {
     }
 
     /// Reads `RAXX_API_URL`, `RAXX_HOME`, `XDG_STATE_HOME`, `XDG_CACHE_HOME`, `HOME`,
-    /// `RAXX_CONNECT_TIMEOUT`, `RAXX_TIMEOUT`, `RAXX_MACHINE_ID_FILE` and the `RAXX_CACHE_*` settings.
+    /// `RAXX_CONNECT_TIMEOUT`, `RAXX_TIMEOUT`, `RAXX_MACHINE_ID_FILE`, the `RAXX_CACHE_*` settings and
+    /// `RAXX_CANCEL_AFTER`.
     public init(environment env: [String: String]) throws(RaxxError) {
         endpoint = try env["RAXX_API_URL"].flatMap { $0.isEmpty ? nil : $0 }.map { text throws(RaxxError) in
             try APIEndpoint(parsing: text)
@@ -60,6 +64,12 @@ public struct RaxxConfiguration: Sendable, Equatable {
         machineIDPath = env["RAXX_MACHINE_ID_FILE"].flatMap { $0.isEmpty ? nil : $0 }
         cacheFreshness = try Self.duration(env, "RAXX_CACHE_FRESHNESS") ?? cacheFreshness
         cacheRetention = try Self.duration(env, "RAXX_CACHE_RETENTION") ?? cacheRetention
+        if let cancelAfter = try Self.duration(env, "RAXX_CANCEL_AFTER") {
+            guard Self.cancelAfterRange.contains(cancelAfter) else {
+                throw RaxxError.usage("RAXX_CANCEL_AFTER must be between 5s and 10m: \(cancelAfter)")
+            }
+            self.cancelAfter = cancelAfter
+        }
         if let text = env["RAXX_CACHE_MAX_SIZE"], !text.isEmpty {
             guard let mib = Int64(text), mib > 0 else {
                 throw RaxxError.usage("RAXX_CACHE_MAX_SIZE is not a size in MiB: \(text)")
@@ -67,6 +77,9 @@ public struct RaxxConfiguration: Sendable, Equatable {
             cacheSizeCap = mib << 20
         }
     }
+
+    /// The timeouts a dead man's switch takes (the server's bounds: 5 to 600 seconds).
+    public static let cancelAfterRange = RaxxDuration.seconds(5)...RaxxDuration.seconds(600)
 
     private static func duration(_ env: [String: String], _ name: String) throws(RaxxError) -> RaxxDuration? {
         guard let text = env[name], !text.isEmpty else { return nil }

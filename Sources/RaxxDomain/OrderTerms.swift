@@ -26,3 +26,40 @@ extension Components.Schemas.OrderStatus {
     /// The final statuses as an SQL list (`'filled', 'cancelled', …`), for queries over stored orders.
     public static var finalSQLList: String { final.map { "'\($0.rawValue)'" }.joined(separator: ", ") }
 }
+
+extension Components.Schemas.OrderStatus {
+    /// The working statuses as an SQL list, for queries over stored orders.
+    public static var workingSQLList: String { working.map { "'\($0.rawValue)'" }.joined(separator: ", ") }
+}
+
+/// The dead man's switch (`POST /api/orders/cancel-after`): its bounds, and why it cancelled an
+/// order (the order's `reject_code`, the `order_cancelled` alert's `reason`). Shared by the
+/// sandbox that fires it and the tools that arm it and report what it did.
+public enum CancelAfter {
+    /// The timeouts a switch arms with, in seconds (0 disarms).
+    public static let timeoutRange = 5...600
+
+    public enum Reason: String, Sendable, CaseIterable {
+        /// No renewal came before the deadline.
+        case connectionLost = "connection_lost"
+        /// The session signed out.
+        case signedOut = "signed_out"
+        /// The session expired or was revoked.
+        case sessionEnded = "session_ended"
+
+        /// The alert's title.
+        public var title: String {
+            switch self {
+            case .connectionLost: "Cancelled: connection lost"
+            case .signedOut: "Cancelled: signed out"
+            case .sessionEnded: "Cancelled: session ended"
+            }
+        }
+    }
+
+    /// The order was cancelled by a switch (its reject code says why).
+    public static func cancelledBySwitch(status: OrderStatus, rejectCode: String?) -> Reason? {
+        guard status == .cancelled, let code = rejectCode else { return nil }
+        return Reason(rawValue: code)
+    }
+}

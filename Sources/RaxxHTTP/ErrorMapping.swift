@@ -47,6 +47,12 @@ public enum ErrorMapping {
         }
     }
 
+    /// The error shows the server could not be reached (or answered as an unhealthy one does):
+    /// what a loop that waits for the network to come back (`Backoff`) retries on.
+    public static func isOffline(_ error: any Error) -> Bool {
+        connectivity(of: error)?.isOffline ?? false
+    }
+
     /// What `error` shows of the network: offline (hard or soft) when the server could not be
     /// reached or answered as an unhealthy one does; nil when it says nothing about the network.
     public static func connectivity(of error: any Error) -> Connectivity? {

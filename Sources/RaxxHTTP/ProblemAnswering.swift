@@ -37,6 +37,7 @@ extension Operations.ListOrders.Output: ProblemAnswering {}
 extension Operations.PlaceOrder.Output: ProblemAnswering {}
 extension Operations.GetOrder.Output: ProblemAnswering {}
 extension Operations.CancelOrder.Output: ProblemAnswering {}
+extension Operations.CancelOrdersAfter.Output: ProblemAnswering {}
 extension Operations.ListEvents.Output: ProblemAnswering {}
 extension Operations.ListAPNsDevices.Output: ProblemAnswering {}
 extension Operations.RegisterAPNsDevice.Output: ProblemAnswering {}

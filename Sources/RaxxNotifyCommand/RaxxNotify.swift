@@ -12,7 +12,8 @@ public struct RaxxNotify: AsyncParsableCommand {
         commandName: "raxx-notify",
         abstract: "Receive Raxx alerts and manage push delivery.",
         discussion: """
-        Alerts: fill confirmed, order rejected, session expiring, security. They come as JSON Lines \
+        Alerts: fill confirmed, order rejected, order cancelled (by the dead man's switch), session \
+        expiring, security. They come as JSON Lines \
         (a table on a terminal), newest last. Push is opt-in: nothing is registered without \
         raxx-notify devices add. Email is the only contact channel. From cron: \
         */5 * * * * raxx-notify watch --once --format text

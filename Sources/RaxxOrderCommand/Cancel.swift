@@ -29,6 +29,7 @@ extension RaxxOrder {
 
         public func run(_ context: CommandContext) async throws {
             let api = try context.signedInAPI()
+            await context.tellSwitchCancellations(api: api)
             var ids: [String] = id.map { [$0] } ?? []
             if all {
                 for status in OrderStatus.resting {

@@ -46,6 +46,7 @@ extension RaxxOrder {
                 return
             }
             let api = try context.signedInAPI()
+            await context.tellSwitchCancellations(api: api)
             var orders: [Components.Schemas.Order] = []
             var before: String? = nil
             repeat {

@@ -25,7 +25,10 @@ extension RaxxOrder {
             it; it is journalled before it is sent, and re-running the same orders never places one twice. \
             Orders above the server's step-up threshold ask for the passkey's PIN. Results come back in \
             input order: placed, rejected, unknown (the reply was lost: exit 69, look it up with reconcile) \
-            or not_sent. 
+            or not_sent. With --cancel-after the session's dead man's switch is armed before the first order \
+            goes, so the server cancels the resting orders unless it is renewed in time (raxx-order heartbeat, \
+            from a loop or cron) or disarmed (raxx-order disarm). With --watch the placed orders are followed \
+            as raxx-order watch does, the switch armed and renewed meanwhile. 
             """ + connectivity.helpLine
         )
 
@@ -49,6 +52,12 @@ extension RaxxOrder {
         var dryRun = false
         @Flag(help: "Ask for live trading (always refused: orders are paper only).")
         var live = false
+        @Flag(help: "Follow the placed orders until each is final, with the dead man's switch armed (see raxx-order watch).")
+        var watch = false
+        @Option(name: .customLong("cancel-after"),
+                help: ArgumentHelp("Arm the server's dead man's switch first: unless renewed (raxx-order heartbeat) within this time, 5s to 10m, the server cancels the orders. With --watch: default 30s, or RAXX_CANCEL_AFTER.",
+                                   valueName: "duration"))
+        var cancelAfter: RaxxDuration?
 
         @OptionGroup var pin: PINOptions
         @OptionGroup public var global: GlobalOptions
@@ -60,6 +69,7 @@ extension RaxxOrder {
 
         public func validate() throws {
             guard deadline.milliseconds > 0 else { throw ValidationError("--deadline takes a duration such as 10s or 2m.") }
+            try validateCancelAfter(cancelAfter)
         }
 
         /// The batch, from the flags or from stdin. Flag values are validated like a line of input
@@ -98,6 +108,7 @@ extension RaxxOrder {
             let session = try context.storedSession()
             // 4. Connectivity, and the account's mode.
             let api = try context.signedInAPI()
+            await context.tellSwitchCancellations(api: api)
             if try await api.getSession().checked().ok.body.json.account.mode == .live {
                 throw RaxxError.notPermitted(code: "live_trading_refused", OrderDesk.liveRefusal)
             }
@@ -116,6 +127,12 @@ extension RaxxOrder {
             // Every symbol must exist before any order goes.
             try await checkSymbols(intents, api: api)
 
+            // 6. The dead man's switch, armed before the first order so that every order is under it.
+            let timeout = try (cancelAfter ?? (watch ? context.configuration.cancelAfter ?? CancelAfterSwitch.watchDefault : nil))
+                .map(CancelAfterSwitch.seconds)
+            let deadMan = CancelAfterSwitch(api: api, journal: try stores.journal(), accountID: session.accountID, clock: context.clock)
+            let armed = try await timeout.asyncMap { try await deadMan.arm(timeout: $0) }
+
             let ceremonies = try context.ceremonies()
             let prompt = context.pinPrompt(pin.source)
             let (results, stop) = await desk.place(intents) { intent, actionHash in
@@ -129,6 +146,19 @@ extension RaxxOrder {
                  $0.order_id ?? "-", $0.error_code ?? "-"]
             }
             if let stop { throw stop }
+            let placed = results.filter { $0.outcome == .placed }.compactMap(\.order_id)
+            if let timeout, watch {
+                // Another raxx-order may place and settle while this one watches.
+                lock.release()
+                if placed.isEmpty {
+                    _ = try? await deadMan.disarm()
+                } else {
+                    try await followOrders(placed, timeout: timeout, api: api, accountID: session.accountID, context: context)
+                }
+            } else if let firesAt = armed?.firesAt {
+                context.say("raxx-order: The dead man's switch is armed: the server cancels the open orders at \(RFC3339.string(from: firesAt)) "
+                            + "unless it is renewed (raxx-order heartbeat) or disarmed (raxx-order disarm).")
+            }
             let refused = results.filter { $0.outcome != .placed }.count
             if refused > 0 {
                 throw RaxxError.failure(code: "rejected", "\(refused) of \(results.count) order\(results.count == 1 ? " was" : "s were") not placed.")
@@ -142,5 +172,12 @@ extension RaxxOrder {
                 throw RaxxError.badInput(line: first.line, field: "symbol", "'\(first.symbol)' is not on the market (unknown or expired); no order was sent")
             }
         }
+    }
+}
+
+extension Optional {
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let self else { return nil }
+        return try await transform(self)
     }
 }

@@ -12,10 +12,13 @@ public struct RaxxOrder: AsyncParsableCommand {
         discussion: """
         Orders need the network and are never queued for later: offline, nothing is sent and the exit \
         status is 69. Live trading is refused: orders are paper only. Every order is journalled before \
-        it is sent, so a lost reply is looked up (and a still-pending order cancelled) on the next run.
+        it is sent, so a lost reply is looked up (and a still-pending order cancelled) on the next run. \
+        Resting orders can be put under the server's dead man's switch (place --watch, watch, place \
+        --cancel-after with heartbeat): when the connection is lost the server cancels them, and the next \
+        run of any raxx-order verb says which were cancelled and when.
         """,
         version: RaxxVersion.current,
-        subcommands: [Place.self, List.self, Show.self, Cancel.self, Reconcile.self]
+        subcommands: [Place.self, Watch.self, List.self, Show.self, Cancel.self, Reconcile.self, Heartbeat.self, Disarm.self]
     )
 
     public init() {}

@@ -28,7 +28,9 @@ extension RaxxOrder {
             let lock = try await stores.lock(.orders, wait: .seconds(60))
             defer { lock.release() }
             let session = try context.storedSession()
-            let desk = OrderDesk(client: try context.signedInAPI(), journal: try stores.journal(), accountID: session.accountID,
+            let api = try context.signedInAPI()
+            await context.tellSwitchCancellations(api: api)
+            let desk = OrderDesk(client: api, journal: try stores.journal(), accountID: session.accountID,
                                  clock: context.clock, serverClock: context.world.serverNow, deadline: .seconds(10))
             let settled = try await desk.reconcile()
             try context.emit(settled, columns: [.init("Client order ID"), .init("Outcome"), .init("Order ID"), .init("Note")]) {

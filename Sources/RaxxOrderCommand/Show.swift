@@ -37,7 +37,9 @@ extension RaxxOrder {
                 try context.emit([CachedRecord(found, asOf: cache.asOf)], columns: orderColumns) { $0.row }
                 return
             }
-            let order = try await context.signedInAPI().getOrder(path: .init(orderId: id)).checked().ok.body.json
+            let api = try context.signedInAPI()
+            await context.tellSwitchCancellations(api: api)
+            let order = try await api.getOrder(path: .init(orderId: id)).checked().ok.body.json
             try context.emit([order], columns: orderColumns, row: orderRow)
         }
     }

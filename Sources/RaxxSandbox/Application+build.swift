@@ -7,8 +7,9 @@ import RaxxAPI
 import ServiceLifecycle
 
 /// Builds the sandbox application: the generated Raptor routes over `RaptorService`, with
-/// problem+json for every failure, and the session-expiry scan as a background service; with a
-/// `pushSender`, the push dispatcher too (each new event to its account's opted-in devices).
+/// problem+json for every failure, and the session-expiry and dead man's switch scans as background
+/// services; with a `pushSender`, the push dispatcher too (each new event to its account's
+/// opted-in devices).
 /// `onListening` hears the bound port (useful with port 0).
 public func buildApplication(
     configuration: SandboxConfiguration,
@@ -23,9 +24,13 @@ public func buildApplication(
     router.middlewares.add(BodyLimitMiddleware())
     let service = RaptorService(database: database, configuration: configuration, clock: clock)
     try service.registerHandlers(on: router, configuration: .raxx, middlewares: [BearerTokenMiddleware()])
-    let expiryScan = SessionExpiryScan(events: service.events, interval: .milliseconds(max(configuration.sessionScanInterval.milliseconds, 1)),
-                                       logger: logger)
-    var services: [any Service] = [expiryScan]
+    let events = service.events, switches = service.switches
+    let expiryScan = PeriodicScan(name: "session expiry scan", interval: .milliseconds(max(configuration.sessionScanInterval.milliseconds, 1)),
+                                  logger: logger) { try await events.noteExpiringSessions() }
+    let switchScan = PeriodicScan(name: "dead man's switch scan",
+                                  interval: .milliseconds(max(configuration.cancelAfterScanInterval.milliseconds, 1)),
+                                  logger: logger) { try await switches.fireDue() }
+    var services: [any Service] = [expiryScan, switchScan]
     if let pushSender {
         services.append(PushDispatcher(repository: database.repositories.pushDispatch, notifier: database.notifier, sender: pushSender,
                                        clock: clock, logger: logger))

@@ -109,6 +109,7 @@ struct DecodeOnlyAPI: APIProtocol {
     func listOrders(_ input: Operations.ListOrders.Input) async throws -> Operations.ListOrders.Output { throw Decoded() }
     func getOrder(_ input: Operations.GetOrder.Input) async throws -> Operations.GetOrder.Output { throw Decoded() }
     func cancelOrder(_ input: Operations.CancelOrder.Input) async throws -> Operations.CancelOrder.Output { throw Decoded() }
+    func cancelOrdersAfter(_ input: Operations.CancelOrdersAfter.Input) async throws -> Operations.CancelOrdersAfter.Output { throw Decoded() }
     func listEvents(_ input: Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output { throw Decoded() }
     func registerAPNsDevice(_ input: Operations.RegisterAPNsDevice.Input) async throws -> Operations.RegisterAPNsDevice.Output { throw Decoded() }
     func listAPNsDevices(_ input: Operations.ListAPNsDevices.Input) async throws -> Operations.ListAPNsDevices.Output { throw Decoded() }

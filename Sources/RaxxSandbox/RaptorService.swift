@@ -22,6 +22,7 @@ public struct RaptorService: APIProtocol {
     let orders: OrderHandlers
     let events: EventHandlers
     let devices: DeviceHandlers
+    let switches: DeadManSwitches
     let dsr = DSRHandlers()
     let audit = AuditHandlers()
 
@@ -40,7 +41,8 @@ public struct RaptorService: APIProtocol {
         gate = AccessGate(sessions: r.sessions, clock: clock, audit: r.audit)
         meta = MetaHandlers(health: r.health, clock: clock)
         auth = AuthHandlers(auth: r.auth, sessions: r.sessions, audit: r.audit, configuration: configuration, clock: clock)
-        session = SessionHandlers(sessions: r.sessions, configuration: configuration, clock: clock)
+        switches = DeadManSwitches(trading: r.trading, market: market, clock: clock)
+        session = SessionHandlers(sessions: r.sessions, switches: switches, configuration: configuration, clock: clock)
         sync = SyncHandlers(trading: r.trading, market: market, configuration: configuration, clock: clock)
         instruments = InstrumentHandlers(market: market, clock: clock)
         orders = OrderHandlers(trading: r.trading, audit: r.audit, market: market, configuration: configuration, clock: clock,
@@ -119,6 +121,10 @@ public struct RaptorService: APIProtocol {
 
     public func placeOrder(_ input: Operations.PlaceOrder.Input) async throws -> Operations.PlaceOrder.Output {
         try await orders.placeOrder(input, caller: gate.caller(Operations.PlaceOrder.id))
+    }
+
+    public func cancelOrdersAfter(_ input: Operations.CancelOrdersAfter.Input) async throws -> Operations.CancelOrdersAfter.Output {
+        try await orders.cancelOrdersAfter(input, caller: gate.caller(Operations.CancelOrdersAfter.id))
     }
 
     public func listOrders(_ input: Operations.ListOrders.Input) async throws -> Operations.ListOrders.Output {

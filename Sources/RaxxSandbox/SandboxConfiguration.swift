@@ -27,6 +27,9 @@ public struct SandboxConfiguration: Sendable {
     /// How often the background scan looks for sessions within 15 minutes of their end (and
     /// writes their `session_expiring` alert).
     public var sessionScanInterval: RaxxDuration = .seconds(30)
+    /// How often the background scan fires the dead man's switches whose deadline passed or whose
+    /// session ended.
+    public var cancelAfterScanInterval: RaxxDuration = .seconds(1)
 
     public init(host: String = "127.0.0.1", port: Int = 8080, databasePath: String = ":memory:",
                 origin: String? = nil, relyingPartyID: String? = nil,

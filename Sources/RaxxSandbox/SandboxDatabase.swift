@@ -238,7 +238,54 @@ public final class SandboxDatabase: Sendable {
                 CREATE INDEX device_tokens_user ON device_tokens(user_id, revoked_at);
                 """)
         }
-        migrator.registerMigration("v8: the push dispatcher's cursor") { db in
+        migrator.registerMigration("v8: the dead man's switch, and order_cancelled alerts") { db in
+            // A session's switch (one row while armed) and the orders under it. The events table is
+            // rebuilt for its CHECK to admit `order_cancelled`; its sequence carries on where it was.
+            let sequence = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'events'") ?? 0
+            try db.execute(sql: """
+                CREATE TABLE cancel_after (
+                    session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+                    user_id TEXT NOT NULL,
+                    account_id TEXT NOT NULL,
+                    timeout_s INTEGER NOT NULL CHECK (timeout_s BETWEEN 5 AND 600),
+                    armed_at REAL NOT NULL,
+                    fires_at REAL NOT NULL
+                );
+                CREATE INDEX cancel_after_fires ON cancel_after(fires_at);
+                CREATE INDEX cancel_after_account ON cancel_after(account_id);
+                ALTER TABLE orders ADD COLUMN switch_session_id TEXT;
+                CREATE INDEX orders_switch_session ON orders(switch_session_id) WHERE switch_session_id IS NOT NULL;
+                CREATE TABLE events_v8 (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    type TEXT NOT NULL CHECK (type IN ('fill_confirmed', 'order_rejected', 'order_cancelled', 'session_expiring',
+                                                       'security_alert')),
+                    title TEXT NOT NULL,
+                    body TEXT,
+                    order_id TEXT,
+                    created_at REAL NOT NULL,
+                    symbol TEXT,
+                    side TEXT,
+                    qty INTEGER,
+                    price_ticks INTEGER,
+                    reason TEXT,
+                    expires_at REAL,
+                    session_id TEXT
+                );
+                INSERT INTO events_v8 (seq, user_id, type, title, body, order_id, created_at, symbol, side, qty, price_ticks, reason,
+                                       expires_at, session_id)
+                    SELECT seq, user_id, type, title, body, order_id, created_at, symbol, side, qty, price_ticks, reason, expires_at, session_id
+                    FROM events;
+                DROP TABLE events;
+                ALTER TABLE events_v8 RENAME TO events;
+                CREATE INDEX events_user_seq ON events(user_id, seq);
+                CREATE UNIQUE INDEX events_session_expiring ON events(session_id) WHERE type = 'session_expiring';
+                DELETE FROM sqlite_sequence WHERE name = 'events';
+                """)
+            try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES ('events', MAX(?, (SELECT COALESCE(MAX(seq), 0) FROM events)))",
+                           arguments: [sequence])
+        }
+        migrator.registerMigration("v9: the push dispatcher's cursor") { db in
             // The newest event handed to APNs dispatch; one row, made when dispatch first starts.
             try db.execute(sql: "CREATE TABLE push_cursor (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)")
         }

@@ -61,6 +61,11 @@ extension RaxxSandboxTool {
                                    valueName: "duration"))
         var sessionScanInterval = RaxxDuration.seconds(30)
 
+        @Option(name: .customLong("cancel-after-scan-interval"),
+                help: ArgumentHelp("How often to fire the dead man's switches whose deadline passed or whose session ended (e.g. 1s).",
+                                   valueName: "duration"))
+        var cancelAfterScanInterval = RaxxDuration.seconds(1)
+
         @Option(name: .customLong("fault-lose-order-replies"),
                 help: ArgumentHelp("Fault injection for tests: lose the replies to this many accepted orders (the orders stand).", valueName: "n"))
         var loseOrderReplies = 0
@@ -73,7 +78,8 @@ extension RaxxSandboxTool {
         public func validate() throws {
             guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
             guard Decimal(string: stepUpNotional) != nil else { throw ValidationError("--step-up-notional must be a number.") }
-            guard tokenTTL.milliseconds > 0, sessionTTL.milliseconds > 0, sessionScanInterval.milliseconds > 0 else {
+            guard tokenTTL.milliseconds > 0, sessionTTL.milliseconds > 0, sessionScanInterval.milliseconds > 0,
+                  cancelAfterScanInterval.milliseconds > 0 else {
                 throw ValidationError("Durations must be positive.")
             }
         }
@@ -96,6 +102,7 @@ extension RaxxSandboxTool {
             )
             configuration.loseOrderReplies = loseOrderReplies
             configuration.sessionScanInterval = sessionScanInterval
+            configuration.cancelAfterScanInterval = cancelAfterScanInterval
             let database: SandboxDatabase
             do {
                 database = try SandboxDatabase(path: db)

@@ -77,6 +77,20 @@ public final class OrderJournal: Sendable {
             // any account (NULL), as they always were.
             try db.execute(sql: "ALTER TABLE journal ADD COLUMN account_id TEXT")
         }
+        migrator.registerMigration("v3: the dead man's switch this device armed") { db in
+            // One row while a switch armed from here may still fire (or has fired unreported): since
+            // when, its last known deadline, and the last order_cancelled alert already reported.
+            try db.execute(sql: """
+                CREATE TABLE cancel_after (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    account_id TEXT NOT NULL,
+                    armed_since REAL NOT NULL,
+                    timeout_s INTEGER,
+                    fires_at REAL,
+                    report_cursor INTEGER NOT NULL DEFAULT 0
+                );
+                """)
+        }
         try migrator.migrate(writer)
     }
 
@@ -124,5 +138,61 @@ public final class OrderJournal: Sendable {
     static func entry(_ r: Row) -> Entry {
         Entry(clientOrderID: r["client_order_id"], request: r["request"], state: State(rawValue: r["state"]) ?? .unknown,
               orderID: r["order_id"], status: r["status"], errorCode: r["error_code"], message: r["message"])
+    }
+
+    // MARK: The dead man's switch
+
+    /// What this device knows of the dead man's switch it armed: so that the next run can tell
+    /// the trader, once, which orders it cancelled.
+    public struct SwitchWatch: Sendable, Equatable {
+        public var accountID: String
+        /// Since when a switch armed from here may have fired (alerts before are not its).
+        public var armedSince: Date
+        /// The timeout last armed, in seconds (nil once disarmed).
+        public var timeout: Int?
+        /// The deadline the server last answered (nil once disarmed).
+        public var firesAt: Date?
+        /// The last `order_cancelled` alert already reported.
+        public var reportCursor: Int64
+    }
+
+    public func switchWatch() throws -> SwitchWatch? {
+        try writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM cancel_after WHERE id = 1").map { r in
+                let fires: Double? = r["fires_at"]
+                return SwitchWatch(accountID: r["account_id"], armedSince: Date(timeIntervalSince1970: r["armed_since"]), timeout: r["timeout_s"],
+                                   firesAt: fires.map { Date(timeIntervalSince1970: $0) }, reportCursor: r["report_cursor"])
+            }
+        }
+    }
+
+    /// The server answered an arm or renewal for `accountID` (`firesAt` set) or a disarm (nil).
+    public func noteSwitch(accountID: String, timeout: Int?, firesAt: Date?, at: Date) throws {
+        try writer.write { db in
+            let existing = try String.fetchOne(db, sql: "SELECT account_id FROM cancel_after WHERE id = 1")
+            if existing != nil, existing != accountID {
+                // Another account signed in here: what was watched for the first is not this one's to report.
+                try db.execute(sql: "DELETE FROM cancel_after WHERE id = 1")
+            }
+            if firesAt == nil, existing != accountID { return }
+            try db.execute(sql: """
+                INSERT INTO cancel_after (id, account_id, armed_since, timeout_s, fires_at) VALUES (1, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET timeout_s = COALESCE(excluded.timeout_s, timeout_s), fires_at = excluded.fires_at
+                """, arguments: [accountID, at.timeIntervalSince1970, timeout, firesAt?.timeIntervalSince1970])
+            if firesAt == nil {
+                try db.execute(sql: "UPDATE cancel_after SET timeout_s = NULL WHERE id = 1")
+            }
+        }
+    }
+
+    /// The switch's alerts up to `cursor` were reported; with `done`, nothing more can come of it.
+    public func noteSwitchReported(cursor: Int64, done: Bool) throws {
+        try writer.write { db in
+            if done {
+                try db.execute(sql: "DELETE FROM cancel_after WHERE id = 1")
+            } else {
+                try db.execute(sql: "UPDATE cancel_after SET report_cursor = MAX(report_cursor, ?) WHERE id = 1", arguments: [cursor])
+            }
+        }
     }
 }

@@ -184,6 +184,11 @@ public final class StubAPI: RaptorConnection, @unchecked Sendable {
         plan(Operations.CancelOrder.id, answer)
     }
 
+    /// Plans the answer to `cancelOrdersAfter`.
+    public func onCancelOrdersAfter(_ answer: @escaping @Sendable (Operations.CancelOrdersAfter.Input) async throws -> Operations.CancelOrdersAfter.Output) {
+        plan(Operations.CancelOrdersAfter.id, answer)
+    }
+
     /// Plans the answer to `listEvents`.
     public func onListEvents(_ answer: @escaping @Sendable (Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output) {
         plan(Operations.ListEvents.id, answer)
@@ -304,6 +309,10 @@ public final class StubAPI: RaptorConnection, @unchecked Sendable {
     
         public func cancelOrder(_ input: Operations.CancelOrder.Input) async throws -> Operations.CancelOrder.Output {
             try await stub.call(Operations.CancelOrder.id, input, middlewares: middlewares)
+        }
+    
+        public func cancelOrdersAfter(_ input: Operations.CancelOrdersAfter.Input) async throws -> Operations.CancelOrdersAfter.Output {
+            try await stub.call(Operations.CancelOrdersAfter.id, input, middlewares: middlewares)
         }
     
         public func listEvents(_ input: Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output {

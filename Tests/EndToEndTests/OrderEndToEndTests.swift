@@ -8,19 +8,24 @@ import Testing
 final class OrderHome: @unchecked Sendable {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-e2e-order-\(UUID().uuidString)")
     var sandbox: SandboxProcess!
+    var proxy: LoopbackProxy?
     let email = "trader@example.com"
 
-    init(sandboxArguments: [String] = []) throws {
+    /// With `throughProxy`, the tools reach the sandbox through a `LoopbackProxy` (from sign-in on:
+    /// the proxy's address is the server's origin), which a test can cut.
+    init(sandboxArguments: [String] = [], throughProxy: Bool = false) throws {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         try "1234123412341234abcdabcdabcdabcd\n".write(to: root.appendingPathComponent("machine-id"), atomically: true, encoding: .utf8)
         let seed = try ToolRunner.run("raxx-sandbox", ["seed", "--db", database, "--email", email, "--positions", "12", "--fills", "60"])
         guard seed.status == 0 else { throw SandboxProcess.SandboxError.didNotStart(seed.stderr) }
         sandbox = try SandboxProcess(arguments: sandboxArguments, database: database)
+        if throughProxy { proxy = try LoopbackProxy(to: sandbox.port) }
         let r = try ToolRunner.run("raxx-auth", ["register", "--email", email, "--pin-fd", "0"], environment: environment, input: "246813\n")
         guard r.status == 0 else { throw SandboxProcess.SandboxError.didNotStart(r.stderr) }
     }
 
     deinit {
+        proxy?.stop()
         sandbox?.stop()
         try? FileManager.default.removeItem(at: root)
     }
@@ -28,7 +33,7 @@ final class OrderHome: @unchecked Sendable {
     var database: String { root.appendingPathComponent("sandbox.sqlite").path }
 
     var environment: [String: String] {
-        ["RAXX_HOME": root.appendingPathComponent("home").path, "RAXX_API_URL": sandbox?.url ?? "http://127.0.0.1:9",
+        ["RAXX_HOME": root.appendingPathComponent("home").path, "RAXX_API_URL": proxy?.url ?? sandbox?.url ?? "http://127.0.0.1:9",
          "RAXX_MACHINE_ID_FILE": root.appendingPathComponent("machine-id").path]
     }
 

@@ -23,7 +23,10 @@ struct HandlerRig {
     var auth: AuthHandlers {
         AuthHandlers(auth: repositories.auth, sessions: repositories.sessions, audit: repositories.audit, configuration: configuration, clock: clock)
     }
-    var session: SessionHandlers { SessionHandlers(sessions: repositories.sessions, configuration: configuration, clock: clock) }
+    var session: SessionHandlers {
+        SessionHandlers(sessions: repositories.sessions, switches: switches, configuration: configuration, clock: clock)
+    }
+    var switches: DeadManSwitches { DeadManSwitches(trading: repositories.trading, market: market, clock: clock) }
     var orders: OrderHandlers {
         OrderHandlers(trading: repositories.trading, audit: repositories.audit, market: market, configuration: configuration, clock: clock,
                       faults: FaultInjector(loseOrderReplies: 0))

@@ -51,6 +51,7 @@ public enum Access: Sendable, Equatable {
         Operations.ListOrders.id: .signedIn,
         Operations.GetOrder.id: .signedIn,
         Operations.CancelOrder.id: .signedIn,
+        Operations.CancelOrdersAfter.id: .signedIn, // the caller's own session's switch
         // events
         Operations.ListEvents.id: .signedIn,
         // devices

@@ -50,7 +50,7 @@ struct EventHandlers: Sendable {
     }
 
     /// One scan for sessions near their end: writes `session_expiring` once per session ending
-    /// within `expiringWindow` of the clock's now. The background scan (`SessionExpiryScan`)
+    /// within `expiringWindow` of the clock's now. The background scan (a `PeriodicScan`)
     /// calls this every interval; tests call it directly.
     @discardableResult
     func noteExpiringSessions() async throws -> [ExpiringSession] {

@@ -16,6 +16,15 @@ struct OrderHandlers: Sendable {
     let faults: FaultInjector
 
     var engine: PaperEngine { PaperEngine(market: market) }
+    var deadMan: DeadManSwitch { DeadManSwitch(engine: engine) }
+
+    /// What every order handler does first inside its transaction: fires the account's dead man's
+    /// switches that are due (so no answer shows an order the switch should have cancelled), then
+    /// moves the account's open orders on.
+    static func sweep(_ ledger: any TradingLedger, engine: PaperEngine, account: String, now: Date) throws {
+        try DeadManSwitch(engine: engine).fireDue(ledger, account: account, now: now)
+        try engine.sweep(ledger, account: account, now: now)
+    }
 
     static func requestHash(_ r: Components.Schemas.OrderRequest) -> String {
         OrderAction(clientOrderID: r.clientOrderId, symbol: r.symbol.uppercased(), side: r.side, qty: r.qty, type: r._type,
@@ -32,9 +41,11 @@ struct OrderHandlers: Sendable {
         let order: Components.Schemas.Order, created: Bool
         do {
             (order, created) = try await trading.write { ledger -> (Components.Schemas.Order, Bool) in
-                try engine.sweep(ledger, account: caller.accountID, now: now)
+                try Self.sweep(ledger, engine: engine, account: caller.accountID, now: now)
+                // Placed while the session's switch is armed: the order is under it.
+                let armed = try DeadManSwitch(engine: engine).settle(ledger, session: caller.sessionID, now: now) != nil
                 return try Self.place(ledger, engine: engine, market: market, caller: caller, request: request, grant: grant,
-                                      stepUpNotional: notional, now: now)
+                                      stepUpNotional: notional, switchSession: armed ? caller.sessionID : nil, now: now)
             }
         } catch let refusal as AuditedRefusal {
             // The order's transaction is rolled back; the refusal's audit entry commits on its own.
@@ -52,7 +63,7 @@ struct OrderHandlers: Sendable {
     /// Places an order inside the ledger's transaction; answers it and whether it is new.
     static func place(_ ledger: any TradingLedger, engine: PaperEngine, market: Market, caller: Caller,
                       request r: Components.Schemas.OrderRequest, grant: String?, stepUpNotional: Decimal,
-                      now: Date) throws -> (Components.Schemas.Order, Bool) {
+                      switchSession: String? = nil, now: Date) throws -> (Components.Schemas.Order, Bool) {
         try validate(r)
         let hash = requestHash(r)
         // The same client_order_id again: the same order answers as it stands; another is a conflict.
@@ -113,7 +124,7 @@ struct OrderHandlers: Sendable {
         let id = Identifier.make("ord")
         try ledger.insertOrder(NewOrder(id: id, account: caller.accountID, clientOrderID: r.clientOrderId, symbol: instrument.symbol,
                                         side: r.side.rawValue, qty: r.qty, type: r._type.rawValue, limit: limit, tif: r.tif.rawValue,
-                                        notAfter: r.notAfter, requestHash: hash, now: now))
+                                        notAfter: r.notAfter, requestHash: hash, now: now, switchSession: switchSession))
         try ledger.audit(AuditEntry(at: now, actor: caller.userID, action: "order.placed", subject: caller.accountID,
                                     details: ["order_id": id, "client_order_id": r.clientOrderId, "symbol": instrument.symbol,
                                               "side": r.side.rawValue, "qty": "\(r.qty)"]))
@@ -184,7 +195,7 @@ struct OrderHandlers: Sendable {
                                before: before, limit: limit)
         let engine = self.engine
         let list = try await trading.write { ledger -> Components.Schemas.OrderList in
-            try engine.sweep(ledger, account: caller.accountID, now: now)
+            try Self.sweep(ledger, engine: engine, account: caller.accountID, now: now)
             return try ledger.orders(query)
         }
         return .ok(.init(body: .json(list)))
@@ -194,7 +205,7 @@ struct OrderHandlers: Sendable {
         let now = clock()
         let engine = self.engine, orderID = input.path.orderId
         let order = try await trading.write { ledger -> Components.Schemas.Order in
-            try engine.sweep(ledger, account: caller.accountID, now: now)
+            try Self.sweep(ledger, engine: engine, account: caller.accountID, now: now)
             guard let id = try ledger.ownedOrderID(orderID, account: caller.accountID) else {
                 throw ProblemError.notFound("No order \(orderID).")
             }
@@ -207,7 +218,7 @@ struct OrderHandlers: Sendable {
         let now = clock()
         let engine = self.engine, orderID = input.path.orderId
         let order = try await trading.write { ledger -> Components.Schemas.Order in
-            try engine.sweep(ledger, account: caller.accountID, now: now)
+            try Self.sweep(ledger, engine: engine, account: caller.accountID, now: now)
             guard var state = try ledger.orderState(id: orderID), state.account == caller.accountID else {
                 throw ProblemError.notFound("No order \(orderID).")
             }
@@ -218,6 +229,28 @@ struct OrderHandlers: Sendable {
             return try Self.order(ledger, id: state.id)
         }
         return .ok(.init(body: .json(order)))
+    }
+}
+
+extension OrderHandlers {
+    /// `POST /api/orders/cancel-after`: arms or renews (5 to 600 s) or disarms (0) the caller's
+    /// session's dead man's switch; see `DeadManSwitch`.
+    func cancelOrdersAfter(_ input: Operations.CancelOrdersAfter.Input, caller: Caller) async throws -> Operations.CancelOrdersAfter.Output {
+        guard case .json(let request) = input.body else { throw ProblemError.badRequest("Expected JSON.") }
+        let timeout = request.timeoutS
+        guard timeout == 0 || CancelAfter.timeoutRange.contains(timeout) else {
+            throw ProblemError.badRequest("Field 'timeout_s' must be 0 (disarm) or \(CancelAfter.timeoutRange.lowerBound) to "
+                                          + "\(CancelAfter.timeoutRange.upperBound) seconds.")
+        }
+        let ids = request.orderIds ?? []
+        guard ids.count <= 1000 else { throw ProblemError.badRequest("Field 'order_ids' takes at most 1000 orders.") }
+        let now = clock()
+        let engine = self.engine
+        let state = try await trading.write { ledger -> Components.Schemas.CancelAfter in
+            try engine.sweep(ledger, account: caller.accountID, now: now)
+            return try DeadManSwitch(engine: engine).set(ledger, caller: caller, timeout: timeout, orderIDs: ids, now: now)
+        }
+        return .ok(.init(body: .json(state)))
     }
 }
 

@@ -26,9 +26,12 @@ struct SessionMint: Sendable {
     }
 }
 
-/// The `session` tag: renewal, sign-out and the current session.
+/// The `session` tag: renewal, sign-out (which fires the session's dead man's switch) and the
+/// current session.
 struct SessionHandlers: Sendable {
     let sessions: any SessionRepository
+    /// Signing out fires the session's dead man's switch at once.
+    let switches: DeadManSwitches
     let configuration: SandboxConfiguration
     let clock: @Sendable () -> Date
 
@@ -51,6 +54,9 @@ struct SessionHandlers: Sendable {
 
     func logout(_ input: Operations.Logout.Input, caller: Caller) async throws -> Operations.Logout.Output {
         try await sessions.revoke(sessionID: caller.sessionID, userID: caller.userID, now: clock())
+        // After the revocation, so no order of the session can slip in behind the firing. Should
+        // this fail, the background scan fires it as the end of a session.
+        _ = try? await switches.fire(session: caller.sessionID, reason: .signedOut)
         return .noContent(.init())
     }
 

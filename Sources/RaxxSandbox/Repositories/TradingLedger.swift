@@ -36,6 +36,8 @@ struct NewOrder: Sendable {
     var notAfter: Date
     var requestHash: String
     var now: Date
+    /// The session whose dead man's switch covers the order (armed when it was placed).
+    var switchSession: String? = nil
 }
 
 /// A new fill to insert.
@@ -68,6 +70,23 @@ struct NewEvent: Sendable {
     /// The session's end (`session_expiring`).
     var expiresAt: Date? = nil
     var at: Date
+}
+
+/// A session's armed dead man's switch.
+struct ArmedSwitch: Sendable, Equatable {
+    var sessionID: String
+    var userID: String
+    var accountID: String
+    var timeout: Int
+    var armedAt: Date
+    var firesAt: Date
+}
+
+/// A switch that must fire now: its deadline passed, or its session ended.
+struct DueSwitch: Sendable, Equatable {
+    var armed: ArmedSwitch
+    /// The session was revoked or ran out (rather than the deadline passing first).
+    var sessionEnded: Bool
 }
 
 /// Filters for a page of an account's orders, newest first.
@@ -136,6 +155,20 @@ protocol TradingLedger {
     func insertPosition(id: String, account: String, symbol: String, qty: Int64, averagePrice: Int64, now: Date) throws
     func updatePosition(id: String, qty: Int64, averagePrice: Int64, now: Date) throws
     func deletePosition(id: String) throws
+
+    // The dead man's switch
+    /// `session`'s switch, if armed (whether or not its deadline passed).
+    func armedSwitch(session: String) throws -> ArmedSwitch?
+    /// Arms or renews a switch (one row per session).
+    func saveSwitch(_ armed: ArmedSwitch) throws
+    /// Ends `session`'s switch; with `release`, the orders under it are no longer covered.
+    func removeSwitch(session: String, release: Bool) throws
+    /// Puts the account's open orders among `ids` under `session`'s switch; answers the IDs not the account's.
+    func cover(orderIDs ids: [String], session: String, account: String) throws -> [String]
+    /// The open (pending, open, partially filled) orders under `session`'s switch, oldest first.
+    func coveredOpenOrderIDs(session: String) throws -> [String]
+    /// Switches due at `now` (deadline passed, or session revoked or over), of `account` only when given.
+    func dueSwitches(now: Date, account: String?) throws -> [DueSwitch]
 
     // Step-up grants
     /// Spends a grant (by hash): single use, this user and this action only, before it expires.

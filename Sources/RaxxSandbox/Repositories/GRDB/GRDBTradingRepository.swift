@@ -82,9 +82,10 @@ struct GRDBTradingLedger: TradingLedger {
     func insertOrder(_ o: NewOrder) throws {
         try db.execute(sql: """
             INSERT INTO orders (id, account_id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status, filled_qty, mode,
-            not_after, request_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', 0, 'paper', ?, ?, ?, ?)
+            not_after, request_hash, created_at, updated_at, switch_session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', 0, 'paper', ?, ?, ?, ?, ?)
             """, arguments: [o.id, o.account, o.clientOrderID, o.symbol, o.side, o.qty, o.type, o.limit,
-                             o.tif, o.notAfter.timeIntervalSince1970, o.requestHash, o.now.timeIntervalSince1970, o.now.timeIntervalSince1970])
+                             o.tif, o.notAfter.timeIntervalSince1970, o.requestHash, o.now.timeIntervalSince1970, o.now.timeIntervalSince1970,
+                             o.switchSession])
     }
 
     func setStatus(orderID: String, _ status: String, rejectCode: String?, now: Date) throws {
@@ -145,6 +146,64 @@ struct GRDBTradingLedger: TradingLedger {
 
     func deletePosition(id: String) throws {
         try db.execute(sql: "DELETE FROM positions WHERE id = ?", arguments: [id])
+    }
+
+    // MARK: The dead man's switch
+
+    func armedSwitch(session: String) throws -> ArmedSwitch? {
+        try Row.fetchOne(db, sql: "SELECT * FROM cancel_after WHERE session_id = ?", arguments: [session]).map(Self.armedSwitch)
+    }
+
+    func saveSwitch(_ a: ArmedSwitch) throws {
+        try db.execute(sql: """
+            INSERT INTO cancel_after (session_id, user_id, account_id, timeout_s, armed_at, fires_at) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (session_id) DO UPDATE SET timeout_s = excluded.timeout_s, armed_at = excluded.armed_at, fires_at = excluded.fires_at
+            """, arguments: [a.sessionID, a.userID, a.accountID, a.timeout, a.armedAt.timeIntervalSince1970, a.firesAt.timeIntervalSince1970])
+    }
+
+    func removeSwitch(session: String, release: Bool) throws {
+        try db.execute(sql: "DELETE FROM cancel_after WHERE session_id = ?", arguments: [session])
+        if release {
+            try db.execute(sql: "UPDATE orders SET switch_session_id = NULL WHERE switch_session_id = ?", arguments: [session])
+        }
+    }
+
+    func cover(orderIDs ids: [String], session: String, account: String) throws -> [String] {
+        var foreign: [String] = []
+        for id in ids {
+            guard try ownedOrderID(id, account: account) != nil else { foreign.append(id); continue }
+            try db.execute(sql: """
+                UPDATE orders SET switch_session_id = ? WHERE id = ? AND status IN (\(OrderStatus.workingSQLList))
+                """, arguments: [session, id])
+        }
+        return foreign
+    }
+
+    func coveredOpenOrderIDs(session: String) throws -> [String] {
+        try String.fetchAll(db, sql: """
+            SELECT id FROM orders WHERE switch_session_id = ? AND status IN (\(OrderStatus.workingSQLList)) ORDER BY rowid
+            """, arguments: [session])
+    }
+
+    func dueSwitches(now: Date, account: String?) throws -> [DueSwitch] {
+        let t = now.timeIntervalSince1970
+        var sql = """
+            SELECT c.*, s.revoked_at, s.expires_at AS session_expires_at FROM cancel_after c JOIN sessions s ON s.id = c.session_id
+            WHERE (c.fires_at <= ? OR s.revoked_at IS NOT NULL OR s.expires_at <= ?)
+            """
+        var arguments: StatementArguments = [t, t]
+        if let account { sql += " AND c.account_id = ?"; arguments += [account] }
+        return try Row.fetchAll(db, sql: sql + " ORDER BY c.fires_at", arguments: arguments).map { row in
+            let armed = Self.armedSwitch(row)
+            let revoked: Double? = row["revoked_at"]
+            let ended = min(revoked ?? .infinity, row["session_expires_at"] as Double)
+            return DueSwitch(armed: armed, sessionEnded: ended <= t && ended < armed.firesAt.timeIntervalSince1970)
+        }
+    }
+
+    static func armedSwitch(_ row: Row) -> ArmedSwitch {
+        ArmedSwitch(sessionID: row["session_id"], userID: row["user_id"], accountID: row["account_id"], timeout: row["timeout_s"],
+                    armedAt: Date(timeIntervalSince1970: row["armed_at"]), firesAt: Date(timeIntervalSince1970: row["fires_at"]))
     }
 
     // MARK: Step-up grants
