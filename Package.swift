@@ -48,6 +48,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         // C libraries, each wrapped once.
@@ -75,6 +79,7 @@ let package = Package(
                                                    openAPIRuntime]),
         .target(name: "RaxxAlerts", dependencies: ["RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxHTTP", "RaxxStore", openAPIRuntime]),
         .target(name: "RaxxAPNs", dependencies: ["RaxxCore", crypto]),
+        .target(name: "RaxxPush", dependencies: ["CCurl", "RaxxCore", "RaxxAPNs", "RaxxAPI", "RaxxHTTP", "RaxxVault", crypto]),
         .target(name: "RaxxCLI", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxSession", "RaxxAPI", openAPIRuntime, argumentParser]),
         .target(name: "RaxxStoreCLI", dependencies: ["RaxxCLI", "RaxxCore", "RaxxStore"]),
 
@@ -94,7 +99,23 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .target(name: "RaxxSandboxCommand", dependencies: ["RaxxSandbox", "RaxxCore", "RaxxDomain", argumentParser]),
+        // A local APNs endpoint: HTTP/2 over TLS, checking what Apple checks, with scripted failures.
+        .target(
+            name: "RaxxAPNsEndpoint",
+            dependencies: [
+                "RaxxAPNs", "RaxxCore", crypto,
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(name: "RaxxSandboxCommand", dependencies: ["RaxxSandbox", "RaxxAPNsEndpoint", "RaxxCore", "RaxxDomain", argumentParser,
+                                                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
         .executableTarget(name: "raxx-sandbox", dependencies: ["RaxxSandboxCommand", "RaxxCore"], linkerSettings: releaseLinking),
 
         .target(name: "RaxxTestSupport", dependencies: ["RaxxCLI", "RaxxCore", "RaxxHTTP", "RaxxAPI", "RaxxVault", "RaxxStore", "RaxxSandbox",
@@ -126,12 +147,15 @@ let package = Package(
         .testTarget(name: "RaxxOrderCommandTests", dependencies: ["RaxxOrderCommand", "RaxxCLI", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxStore",
                                                                   "RaxxVault", "RaxxTestSupport"]),
         .testTarget(name: "RaxxNotifyCommandTests", dependencies: ["RaxxNotifyCommand", "RaxxAlerts", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxStore",
-                                                                   "RaxxHTTP", "RaxxTestSupport"]),
+                                                                   "RaxxHTTP", "RaxxPush", "RaxxTestSupport"]),
         .testTarget(name: "RaxxCacheCommandTests", dependencies: ["RaxxCacheCommand", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxStore", "RaxxVault",
                                                                   "RaxxTestSupport"]),
         .testTarget(name: "RaxxAuthCommandTests", dependencies: ["RaxxAuthCommand", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxSession",
                                                                  "RaxxTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["RaxxTestSupport", "RaxxCore", "RaxxStore"]),
+        .testTarget(name: "RaxxPushTests", dependencies: ["RaxxPush", "RaxxAPNs", "RaxxAPI", "RaxxCore", "RaxxHTTP", "RaxxTestSupport", crypto]),
+        .testTarget(name: "RaxxAPNsEndpointTests", dependencies: ["RaxxAPNsEndpoint", "RaxxAPNs", "RaxxCore", crypto,
+                                                                  .product(name: "NIOCore", package: "swift-nio")]),
+        .testTarget(name: "EndToEndTests", dependencies: ["RaxxTestSupport", "RaxxCore", "RaxxStore", "RaxxAPNs", crypto]),
     ]
     + tool("raxx-auth", library: "RaxxAuthCommand", dependencies: ["RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxSession"])
     + tool("raxx-cache", library: "RaxxCacheCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
@@ -139,7 +163,7 @@ let package = Package(
     + tool("raxx-order", library: "RaxxOrderCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
                                                                       "RaxxStore", "RaxxOrders"])
     + tool("raxx-notify", library: "RaxxNotifyCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
-                                                                        "RaxxStore", "RaxxAlerts"])
+                                                                        "RaxxStore", "RaxxAlerts", "RaxxAPNs", "RaxxPush"])
     + tool("raxx-dsr", library: "RaxxDSRCommand", dependencies: ["RaxxCLI", "RaxxCore"]),
     swiftLanguageModes: [.v6]
 )

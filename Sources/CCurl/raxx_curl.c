@@ -18,6 +18,22 @@ static struct {
     curl_version_info_data *(*version_info)(CURLversion);
 } fn;
 
+// The multi interface (HTTP/2 multiplexing), resolved apart: a libcurl too old for it still
+// serves the easy interface, and only the push engine reports it missing.
+static struct {
+    CURLM *(*init)(void);
+    CURLMcode (*cleanup)(CURLM *);
+    CURLMcode (*add_handle)(CURLM *, CURL *);
+    CURLMcode (*remove_handle)(CURLM *, CURL *);
+    CURLMcode (*perform)(CURLM *, int *);
+    CURLMcode (*poll)(CURLM *, struct curl_waitfd *, unsigned int, int, int *);
+    CURLMcode (*wakeup)(CURLM *);
+    CURLMsg *(*info_read)(CURLM *, int *);
+    CURLMcode (*setopt)(CURLM *, CURLMoption, ...);
+    const char *(*strerror)(CURLMcode);
+} multi;
+static int multi_ready = 0;
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int ready = 0;
 static const char *load_error = "";
@@ -53,6 +69,22 @@ static void load_once(void) {
         return;
     }
     ready = 1;
+#define RESOLVE_MULTI(field, name)                              \
+    do {                                                        \
+        *(void **)(&multi.field) = dlsym(library, name);        \
+        if (multi.field == NULL) return;                        \
+    } while (0)
+    RESOLVE_MULTI(init, "curl_multi_init");
+    RESOLVE_MULTI(cleanup, "curl_multi_cleanup");
+    RESOLVE_MULTI(add_handle, "curl_multi_add_handle");
+    RESOLVE_MULTI(remove_handle, "curl_multi_remove_handle");
+    RESOLVE_MULTI(perform, "curl_multi_perform");
+    RESOLVE_MULTI(poll, "curl_multi_poll");
+    RESOLVE_MULTI(wakeup, "curl_multi_wakeup");
+    RESOLVE_MULTI(info_read, "curl_multi_info_read");
+    RESOLVE_MULTI(setopt, "curl_multi_setopt");
+    RESOLVE_MULTI(strerror, "curl_multi_strerror");
+    multi_ready = 1;
 }
 
 int raxx_curl_load(void) {
@@ -79,3 +111,29 @@ CURLcode raxx_curl_set_slist(CURL *h, CURLoption o, struct curl_slist *v) { retu
 CURLcode raxx_curl_set_data_fn(CURL *h, CURLoption o, raxx_curl_data_fn v) { return fn.easy_setopt(h, o, v); }
 CURLcode raxx_curl_set_xferinfo_fn(CURL *h, raxx_curl_xferinfo_fn v) { return fn.easy_setopt(h, CURLOPT_XFERINFOFUNCTION, v); }
 CURLcode raxx_curl_get_long(CURL *h, CURLINFO i, long *v) { return fn.easy_getinfo(h, i, v); }
+CURLcode raxx_curl_get_pointer(CURL *h, CURLINFO i, void **v) { return fn.easy_getinfo(h, i, v); }
+CURLcode raxx_curl_set_seek_fn(CURL *h, raxx_curl_seek_fn v) { return fn.easy_setopt(h, CURLOPT_SEEKFUNCTION, v); }
+
+int raxx_curl_multi_available(void) { return raxx_curl_load() && multi_ready; }
+CURLM *raxx_curl_multi_init(void) { return multi.init(); }
+CURLMcode raxx_curl_multi_cleanup(CURLM *m) { return multi.cleanup(m); }
+CURLMcode raxx_curl_multi_add_handle(CURLM *m, CURL *h) { return multi.add_handle(m, h); }
+CURLMcode raxx_curl_multi_remove_handle(CURLM *m, CURL *h) { return multi.remove_handle(m, h); }
+CURLMcode raxx_curl_multi_perform(CURLM *m, int *running) { return multi.perform(m, running); }
+CURLMcode raxx_curl_multi_poll(CURLM *m, int timeout_ms, int *numfds) { return multi.poll(m, NULL, 0, timeout_ms, numfds); }
+CURLMcode raxx_curl_multi_wakeup(CURLM *m) { return multi.wakeup(m); }
+const char *raxx_curl_multi_strerror(CURLMcode code) { return multi.strerror(code); }
+CURLMcode raxx_curl_multi_set_long(CURLM *m, CURLMoption o, long v) { return multi.setopt(m, o, v); }
+
+int raxx_curl_multi_next_done(CURLM *m, CURL **easy, CURLcode *result) {
+    int left = 0;
+    CURLMsg *message;
+    while ((message = multi.info_read(m, &left)) != NULL) {
+        if (message->msg == CURLMSG_DONE) {
+            *easy = message->easy_handle;
+            *result = message->data.result;
+            return 1;
+        }
+    }
+    return 0;
+}

@@ -79,12 +79,24 @@ public final class CapturedSink: TextSink, @unchecked Sendable {
 public protocol InputSource: Sendable {
     /// Everything up to the end of the input.
     func readAll() throws(RaxxError) -> [UInt8]
+    /// The next bytes (at most `buffer.count`, waiting for some), or 0 at the end: for a filter
+    /// that reads its input as it comes, in bounded memory.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(RaxxError) -> Int
 }
 
 /// Reads a file descriptor to its end (standard input).
 public struct FileDescriptorSource: InputSource {
     let fd: Int32
     public init(fd: Int32) { self.fd = fd }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(RaxxError) -> Int {
+        while true {
+            let n = Foundation.read(fd, buffer.baseAddress, buffer.count)
+            if n >= 0 { return n }
+            if errno == EINTR { continue }
+            throw RaxxError.failure(code: "input_unreadable", "Could not read standard input: \(String(cString: strerror(errno))).")
+        }
+    }
 
     public func readAll() throws(RaxxError) -> [UInt8] {
         var bytes: [UInt8] = []
@@ -134,5 +146,87 @@ public struct CommandIO: Sendable {
     public func flush() {
         stdout.flush()
         stderr.flush()
+    }
+}
+
+/// Lines of an input as they come, read on a thread of their own (a filter's input may wait for
+/// its producer without holding one of the few cooperative threads), each at most `maxLineBytes`:
+/// a longer line is skipped to its end and reported as too long, so memory stays bounded
+/// whatever the input.
+public final class InputLines: @unchecked Sendable {
+    public struct Line: Sendable {
+        /// 1-based.
+        public var number: Int
+        /// The line without its newline (empty when it was too long).
+        public var bytes: [UInt8]
+        public var tooLong: Bool
+    }
+
+    private let source: any InputSource
+    private let maxLineBytes: Int
+    private let queue = DispatchQueue(label: "raxx.input-lines")
+    private var buffer: [UInt8] = []
+    private var position = 0
+    private var ended = false
+    private var number = 0
+    private var chunk: [UInt8]
+
+    public init(_ source: any InputSource, maxLineBytes: Int = 1 << 20, chunkBytes: Int = 64 << 10) {
+        self.source = source
+        self.maxLineBytes = maxLineBytes
+        chunk = [UInt8](repeating: 0, count: chunkBytes)
+    }
+
+    /// True when a whole line is already read (so `next()` will not wait).
+    public var hasBufferedLine: Bool { buffer[position...].contains(10) || (ended && position < buffer.count) }
+
+    /// The next line, or nil at the end of the input. Not for concurrent callers.
+    public func next() async throws(RaxxError) -> Line? {
+        var skipping = false
+        while true {
+            if let newline = buffer[position...].firstIndex(of: 10) {
+                let line = Array(buffer[position..<newline])
+                position = newline + 1
+                compact()
+                if skipping { number += 1; return Line(number: number, bytes: [], tooLong: true) }
+                number += 1
+                return Line(number: number, bytes: line.last == 13 ? Array(line.dropLast()) : line, tooLong: false)
+            }
+            if buffer.count - position > maxLineBytes {
+                skipping = true
+                buffer.removeAll(keepingCapacity: true)
+                position = 0
+            }
+            if ended {
+                guard position < buffer.count || skipping else { return nil }
+                let line = Array(buffer[position...])
+                buffer.removeAll()
+                position = 0
+                number += 1
+                return skipping ? Line(number: number, bytes: [], tooLong: true) : Line(number: number, bytes: line, tooLong: false)
+            }
+            let n = try await fill()
+            if n == 0 { ended = true }
+        }
+    }
+
+    private func compact() {
+        if position > 1 << 16 && position * 2 > buffer.count {
+            buffer.removeFirst(position)
+            position = 0
+        }
+    }
+
+    private func fill() async throws(RaxxError) -> Int {
+        let result: Result<Int, RaxxError> = await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                continuation.resume(returning: chunk.withUnsafeMutableBytes { b in
+                    Result { () throws(RaxxError) -> Int in try source.read(into: b) }
+                })
+            }
+        }
+        let n = try result.get()
+        buffer.append(contentsOf: chunk[..<n])
+        return n
     }
 }

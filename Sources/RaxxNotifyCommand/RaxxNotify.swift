@@ -19,7 +19,7 @@ public struct RaxxNotify: AsyncParsableCommand {
         */5 * * * * raxx-notify watch --once --format text
         """,
         version: RaxxVersion.current,
-        subcommands: [List.self, Watch.self, Devices.self]
+        subcommands: [List.self, Watch.self, Devices.self, Push.self]
     )
 
     public init() {}

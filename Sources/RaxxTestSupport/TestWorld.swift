@@ -101,17 +101,31 @@ public final class TestWorld: @unchecked Sendable {
     }
 }
 
-/// Input from a string (or none the test planned for).
-struct StringSource: InputSource {
-    var text: String = ""
-    var unplanned = false
+/// Input from a string (or none the test planned for), handed out in small pieces when read as
+/// it comes, so that readers meet lines split across reads.
+final class StringSource: InputSource, @unchecked Sendable {
+    let bytes: [UInt8]
+    let unplanned: Bool
+    private let lock = NSLock()
+    private var offset = 0
 
-    init(_ text: String) { self.text = text }
-    init(unplanned: Bool) { self.unplanned = unplanned }
+    init(_ text: String) { bytes = Array(text.utf8); unplanned = false }
+    init(unplanned: Bool) { bytes = []; self.unplanned = unplanned }
 
     func readAll() throws(RaxxError) -> [UInt8] {
         if unplanned { recordUnplanned("Unplanned read of standard input") }
-        return Array(text.utf8)
+        return bytes
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(RaxxError) -> Int {
+        if unplanned { recordUnplanned("Unplanned read of standard input") }
+        return lock.withLock {
+            let n = min(buffer.count, bytes.count - offset, 7 + offset % 13)
+            guard n > 0 else { return 0 }
+            bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: n) }
+            offset += n
+            return n
+        }
     }
 }
 

@@ -7,8 +7,8 @@ import Glibc
 
 /// Files that hold secrets: mode 0600 in a 0700 folder, written atomically (temporary file, fsync,
 /// rename), and refused when group or others may read or write them.
-enum SecureFile {
-    static func ensureDirectory(_ dir: URL) throws(RaxxError) {
+public enum SecureFile {
+    public static func ensureDirectory(_ dir: URL) throws(RaxxError) {
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: dir.path, isDirectory: &isDir) {
             guard isDir.boolValue else { throw RaxxError.failure(code: "keystore_folder", "\(dir.path) is not a folder.") }
@@ -24,7 +24,7 @@ enum SecureFile {
     }
 
     /// Refuses a file or folder that group or others can read or write, saying how to fix it.
-    static func checkPrivate(_ url: URL, isDirectory: Bool = false) throws(RaxxError) {
+    public static func checkPrivate(_ url: URL, isDirectory: Bool = false) throws(RaxxError) {
         var st = stat()
         guard stat(url.path, &st) == 0 else { return }
         if st.st_mode & 0o077 != 0 {
@@ -38,7 +38,7 @@ enum SecureFile {
         }
     }
 
-    static func read(_ url: URL) throws(RaxxError) -> SecretBytes {
+    public static func read(_ url: URL) throws(RaxxError) -> SecretBytes {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             throw RaxxError.failure(code: "keystore_unreadable", "Could not read \(url.path): \(String(cString: strerror(errno))).")
@@ -64,7 +64,7 @@ enum SecureFile {
     }
 
     /// Writes `bytes` to `url` so that readers see the old file or the new one, never a mix.
-    static func writeAtomically(_ bytes: SecretBytes, to url: URL) throws(RaxxError) {
+    public static func writeAtomically(_ bytes: SecretBytes, to url: URL) throws(RaxxError) {
         let dir = url.deletingLastPathComponent()
         try ensureDirectory(dir)
         let temp = dir.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")

@@ -37,5 +37,26 @@ CURLcode raxx_curl_set_slist(CURL *h, CURLoption o, struct curl_slist *v);
 CURLcode raxx_curl_set_data_fn(CURL *h, CURLoption o, raxx_curl_data_fn v);
 CURLcode raxx_curl_set_xferinfo_fn(CURL *h, raxx_curl_xferinfo_fn v);
 CURLcode raxx_curl_get_long(CURL *h, CURLINFO i, long *v);
+CURLcode raxx_curl_get_pointer(CURL *h, CURLINFO i, void **v);
+typedef int (*raxx_curl_seek_fn)(void *userdata, curl_off_t offset, int origin);
+CURLcode raxx_curl_set_seek_fn(CURL *h, raxx_curl_seek_fn v);
+
+// The multi interface, for many transfers on one thread (HTTP/2 streams multiplexed on a few
+// connections). Loads libcurl if needed; answers 1 when libcurl has all of it (7.68 or later).
+int raxx_curl_multi_available(void);
+// Only after raxx_curl_multi_available() answered 1:
+CURLM *raxx_curl_multi_init(void);
+CURLMcode raxx_curl_multi_cleanup(CURLM *m);
+CURLMcode raxx_curl_multi_add_handle(CURLM *m, CURL *h);
+CURLMcode raxx_curl_multi_remove_handle(CURLM *m, CURL *h);
+CURLMcode raxx_curl_multi_perform(CURLM *m, int *running);
+/// curl_multi_poll without extra descriptors: waits for activity, the timeout, or a wakeup.
+CURLMcode raxx_curl_multi_poll(CURLM *m, int timeout_ms, int *numfds);
+CURLMcode raxx_curl_multi_wakeup(CURLM *m);
+const char *raxx_curl_multi_strerror(CURLMcode code);
+CURLMcode raxx_curl_multi_set_long(CURLM *m, CURLMoption o, long v);
+/// The next finished transfer from curl_multi_info_read: answers 1 and fills `easy` and
+/// `result`, or 0 when none is waiting.
+int raxx_curl_multi_next_done(CURLM *m, CURL **easy, CURLcode *result);
 
 #endif

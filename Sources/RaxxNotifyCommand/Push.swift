@@ -1,0 +1,363 @@
+import ArgumentParser
+import Foundation
+import RaxxAPI
+import RaxxAPNs
+import RaxxCLI
+import RaxxCore
+import RaxxPush
+
+extension RaxxNotify {
+    /// `raxx-notify push`: a pipe filter from notifications (JSON Lines) to APNs, one result line each.
+    public struct Push: RaxxCommand {
+        public static let tool = "raxx-notify"
+        public static let connectivity = ConnectivityRequirement.networkRequired
+        public static let configuration = CommandConfiguration(
+            abstract: "Send push notifications over APNs: JSON Lines in, one result line out per line.",
+            discussion: """
+            For operators. Each input line is an object with device_token, topic (or --topic), push_type \
+            (default alert), priority (10, 5 or 1; default 10), expiration (seconds since 1970), \
+            collapse_id (at most 64 bytes), apns_id (a UUID; made when absent, and kept when a \
+            notification is sent again), and either payload (the JSON object to send, at most 4096 \
+            bytes) or event (an alert as raxx-notify list prints it, rendered into the payload). \
+            Notifications go over HTTP/2 on --connections connections, --max-in-flight streams at a \
+            time, signed with a provider token made from the .p8 key in --key-file (mode 0600 or it is \
+            refused, exit 77; never give a key on the command line or in the environment); the token \
+            is reused for up to 50 minutes and shared with other raxx-notify push processes through the \
+            state folder. For each line, as its answer arrives, one result: line, token (its last 8 \
+            characters), status (delivered, unregistered, failed, not_sent or malformed), reason, \
+            apns_id, and for unregistered the time APNs last knew the token valid. 429, 500, 503, \
+            GOAWAY and unanswered streams are sent again with jittered backoff for up to --retry-for; \
+            an expired provider token is replaced once. A malformed or oversized line gets a malformed \
+            result naming the line and field, and the stream goes on. Exit 0 all delivered, 1 some not \
+            delivered (failed or unregistered), 65 some lines malformed, 69 the endpoint unreachable \
+            (what was not sent is listed as not_sent). Progress goes to stderr on a terminal. 
+            """ + connectivity.helpLine
+        )
+
+        @Option(help: ArgumentHelp("production, sandbox, or the https URL of an APNs endpoint.", valueName: "endpoint"))
+        var endpoint = "production"
+        @Option(name: .customLong("key-file"), help: ArgumentHelp("The APNs signing key (.p8, PKCS#8 PEM), mode 0600.", valueName: "path"))
+        var keyFile: String
+        @Option(name: .customLong("key-id"), help: ArgumentHelp("The signing key's id (the provider token's kid).", valueName: "id"))
+        var keyID: String
+        @Option(name: .customLong("team-id"), help: ArgumentHelp("The Apple developer team id (the provider token's iss).", valueName: "id"))
+        var teamID: String
+        @Option(help: ArgumentHelp("The apns-topic of lines that name none (the app's bundle id).", valueName: "topic"))
+        var topic: String?
+        @Option(name: .customLong("ca-file"), help: ArgumentHelp("Trust the CA certificates in this PEM file (a local endpoint).", valueName: "path"))
+        var caFile: String?
+        @Option(help: ArgumentHelp("HTTP/2 connections to open at most.", valueName: "n"))
+        var connections = 1
+        @Option(name: .customLong("max-in-flight"), help: ArgumentHelp("Notifications sent and not yet answered, at most (and never more than the server's limit per connection).", valueName: "n"))
+        var maxInFlight = 100
+        @Option(name: .customLong("retry-for"), help: ArgumentHelp("How long after its first try a notification may be sent again.", valueName: "duration"))
+        var retryFor = RaxxDuration.seconds(60)
+        @Option(help: ArgumentHelp("How long a sent notification may wait for its answer.", valueName: "duration"))
+        var timeout = RaxxDuration.seconds(20)
+        @OptionGroup public var global: GlobalOptions
+
+        public init() {}
+
+        public static func liveServices(_ configuration: RaxxConfiguration) -> [any Sendable] {
+            [LivePushService(stateDirectory: configuration.stateDirectory)]
+        }
+
+        public func validate() throws {
+            guard (1...64).contains(connections) else { throw ValidationError("--connections takes 1 to 64.") }
+            guard (1...10_000).contains(maxInFlight) else { throw ValidationError("--max-in-flight takes 1 to 10000.") }
+            guard timeout.milliseconds > 0 else { throw ValidationError("--timeout takes a duration such as 20s.") }
+            for (name, value) in [("--key-id", keyID), ("--team-id", teamID)] {
+                guard !value.isEmpty, value.count <= 64, value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+                    throw ValidationError("\(name) takes letters and digits (Apple's ids are 10 of them).")
+                }
+            }
+        }
+
+        /// The endpoint's base URL.
+        func endpointURL() throws(RaxxError) -> String {
+            switch endpoint {
+            case "production": return APNs.productionURL
+            case "sandbox": return APNs.sandboxURL
+            default:
+                guard let url = URL(string: endpoint), url.scheme?.lowercased() == "https", let host = url.host, !host.isEmpty,
+                      url.query == nil, url.fragment == nil
+                else {
+                    throw RaxxError.usage("--endpoint takes production, sandbox or an https URL, not '\(endpoint)'.")
+                }
+                return endpoint
+            }
+        }
+
+        public func run(_ context: CommandContext) async throws {
+            let base = try endpointURL()
+            guard !context.io.stdinIsTTY else {
+                throw RaxxError.usage("Give the notifications as JSON Lines on stdin.", hint: "raxx-notify push --key-file … < pushes.jsonl")
+            }
+            let settings = PushSettings(endpoint: base, keyFile: keyFile, keyID: keyID, teamID: teamID, caFile: caFile,
+                                        connections: connections, maxInFlight: maxInFlight, retryFor: retryFor, timeout: timeout,
+                                        connectTimeout: context.configuration.connectTimeout,
+                                        userAgent: "raxx-notify/\(RaxxVersion.current)")
+            let sender = try await context.service((any PushService).self).open(settings)
+            let output = PushOutput(context: context)
+            let lines = InputLines(context.io.stdin, maxLineBytes: PushLine.maxLineBytes)
+            let parser = PushLine(defaultTopic: topic, newID: context.world.newID)
+            do {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    var inFlight = 0
+                    while let line = try await lines.next() {
+                        let notification: PushNotification
+                        switch parser.parse(line) {
+                        case .blank: continue
+                        case .malformed(let field, let message):
+                            output.malformed(line: line.number, field: field, message: message)
+                            continue
+                        case .notification(let parsed): notification = parsed
+                        }
+                        if inFlight >= maxInFlight {
+                            try await group.next()
+                            inFlight -= 1
+                        }
+                        // Once the endpoint is found unreachable, the rest is listed, not sent.
+                        if output.unreachable {
+                            output.settled(line: line.number, notification,
+                                           PushResult(status: .notSent, reason: "Unreachable", apnsID: notification.apnsID,
+                                                      detail: "not sent: the endpoint was unreachable"))
+                            continue
+                        }
+                        inFlight += 1
+                        output.sent()
+                        let number = line.number
+                        group.addTask { output.settled(line: number, notification, await sender.send(notification)) }
+                    }
+                    try await group.waitForAll()
+                }
+            } catch {
+                await sender.shutdown()
+                output.finish()
+                throw error
+            }
+            await sender.shutdown()
+            output.finish()
+            if let summary = output.summary() { throw summary }
+        }
+    }
+}
+
+/// One input line of `push`, read into a notification or refused naming its field.
+struct PushLine: Sendable {
+    /// Longer lines are refused unread (a payload is at most 4096 bytes; an event is small).
+    static let maxLineBytes = 64 << 10
+    static let fields: Set<String> = ["device_token", "topic", "push_type", "priority", "expiration", "collapse_id", "apns_id",
+                                      "payload", "event"]
+
+    let defaultTopic: String?
+    let newID: @Sendable () -> String
+
+    enum Parsed {
+        case blank
+        case malformed(field: String?, message: String)
+        case notification(PushNotification)
+    }
+
+    func parse(_ line: InputLines.Line) -> Parsed {
+        if line.tooLong { return .malformed(field: nil, message: "the line is longer than \(Self.maxLineBytes) bytes") }
+        if line.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return .blank }
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(line.bytes))) as? [String: Any] else {
+            return .malformed(field: nil, message: "not a JSON object")
+        }
+        if let unknown = object.keys.sorted().first(where: { !Self.fields.contains($0) }) {
+            return .malformed(field: unknown, message: "is not a field of a notification (\(Self.fields.sorted().joined(separator: ", ")))")
+        }
+        do {
+            return .notification(try notification(object))
+        } catch {
+            return .malformed(field: error.field, message: error.message)
+        }
+    }
+
+    private func string(_ object: [String: Any], _ field: String) throws(PushNotification.Refusal) -> String? {
+        guard let value = object[field], !(value is NSNull) else { return nil }
+        guard let text = value as? String else { throw .init(field: field, "must be a string") }
+        return text
+    }
+
+    private func integer(_ object: [String: Any], _ field: String) throws(PushNotification.Refusal) -> Int64? {
+        guard let value = object[field], !(value is NSNull) else { return nil }
+        guard !(value is String), let number = value as? NSNumber, let exact = Int64(exactly: number.doubleValue),
+              Double(exact) == number.doubleValue
+        else { throw .init(field: field, "must be a whole number") }
+        return exact
+    }
+
+    private func notification(_ object: [String: Any]) throws(PushNotification.Refusal) -> PushNotification {
+        guard let token = try string(object, "device_token") else { throw .init(field: "device_token", "is missing") }
+        guard let topic = try string(object, "topic") ?? defaultTopic else {
+            throw .init(field: "topic", "is missing (give it on the line or with --topic)")
+        }
+        var pushType = APNsPushType.alert
+        if let name = try string(object, "push_type") {
+            guard let type = APNsPushType(rawValue: name) else {
+                throw .init(field: "push_type", "must be one of \(APNsPushType.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            pushType = type
+        }
+        var priority = APNsPriority.immediate
+        if let number = try integer(object, "priority") {
+            guard let known = APNsPriority(rawValue: Int(number)) else { throw .init(field: "priority", "must be 10, 5 or 1") }
+            priority = known
+        }
+        let payload: [UInt8]
+        switch (object["payload"], object["event"]) {
+        case (.some(let value), nil):
+            guard let dictionary = value as? [String: Any],
+                  let data = try? JSONSerialization.data(withJSONObject: dictionary, options: [.withoutEscapingSlashes])
+            else { throw .init(field: "payload", "must be a JSON object") }
+            payload = Array(data)
+        case (nil, .some(let value)):
+            guard let dictionary = value as? [String: Any], let data = try? JSONSerialization.data(withJSONObject: dictionary) else {
+                throw .init(field: "event", "must be an alert object (seq, type, created_at, title, …)")
+            }
+            let event: Components.Schemas.Event
+            do {
+                event = try Self.decoder.decode(Components.Schemas.Event.self, from: data)
+            } catch {
+                throw .init(field: "event", "is not an alert (it needs seq, type, created_at and title): \(Self.describe(error))")
+            }
+            payload = EventPayload.render(event)
+        case (nil, nil): throw .init(field: "payload", "is missing (give payload or event)")
+        default: throw .init(field: "event", "give payload or event, not both")
+        }
+        let notification = PushNotification(
+            deviceToken: token, topic: topic, pushType: pushType, priority: priority,
+            expiration: try integer(object, "expiration"), collapseID: try string(object, "collapse_id"),
+            apnsID: try string(object, "apns_id"), payload: payload)
+        try notification.check()
+        var identified = notification
+        if identified.apnsID == nil { identified.apnsID = newID().uppercased() }
+        return identified
+    }
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let date = RFC3339.date(from: text) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an RFC 3339 time: \(text)"))
+            }
+            return date
+        }
+        return decoder
+    }()
+
+    static func describe(_ error: any Error) -> String {
+        switch error as? DecodingError {
+        case .keyNotFound(let key, _)?: "\(key.stringValue) is missing"
+        case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?, .dataCorrupted(let context)?:
+            "\(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
+        default: "\(error)"
+        }
+    }
+}
+
+/// The result lines (written and flushed as each notification settles, from whichever task
+/// settles it), the tally behind the exit status, and progress on a terminal.
+final class PushOutput: @unchecked Sendable {
+    private let context: CommandContext
+    private let lock = NSLock()
+    private var counts: [String: Int] = [:]
+    private var inputLines = 0
+    private var sentCount = 0
+    private var unreachableSeen = false
+    private var lastProgress: Duration = .zero
+
+    init(context: CommandContext) { self.context = context }
+
+    var unreachable: Bool { lock.withLock { unreachableSeen } }
+
+    func sent() { lock.withLock { sentCount += 1 } }
+
+    func malformed(line: Int, field: String?, message: String) {
+        var w = JSONLineWriter()
+        w.add("field", field)
+        w.add("line", line)
+        w.add("message", message)
+        w.add("status", "malformed")
+        write(w, status: "malformed", row: ["\(line)", "-", "malformed", [field, message].compactMap { $0 }.joined(separator: ": "), "-"])
+    }
+
+    func settled(line: Int, _ notification: PushNotification, _ result: PushResult) {
+        var w = JSONLineWriter()
+        w.add("apns_id", result.apnsID ?? notification.apnsID)
+        w.add("line", line)
+        if result.status != .delivered { w.add("message", result.detail) }
+        w.add("reason", result.reason)
+        w.add("status", result.status.rawValue)
+        w.add("timestamp", result.timestamp.map { Date(timeIntervalSince1970: Double($0) / 1000) })
+        w.add("token", notification.tokenSuffix)
+        if result.status == .notSent && result.reason == "Unreachable" { lock.withLock { unreachableSeen = true } }
+        write(w, status: result.status.rawValue,
+              row: ["\(line)", "…" + notification.tokenSuffix, result.status.rawValue, result.reason ?? "-", result.apnsID ?? "-"])
+    }
+
+    private func write(_ writer: JSONLineWriter, status: String, row: [String]) {
+        var writer = writer
+        let text: String
+        switch context.format {
+        case .json: text = writer.line()
+        case .text: text = TerminalText.printable(row.joined(separator: "  ")) + "\n"
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        counts[status, default: 0] += 1
+        inputLines += 1
+        context.io.stdout.write(text)
+        context.io.stdout.flush()
+        if context.io.stderrIsTTY {
+            let now = context.world.monotonic()
+            if now - lastProgress >= .milliseconds(250) {
+                lastProgress = now
+                context.io.stderr.write("\r\u{1B}[K" + progressLine())
+                context.io.stderr.flush()
+            }
+        }
+    }
+
+    private func progressLine() -> String {
+        let done = counts.values.reduce(0, +)
+        return "\(done) settled: \(counts["delivered", default: 0]) delivered, \(counts["unregistered", default: 0]) unregistered, "
+            + "\(counts["failed", default: 0]) failed, \(counts["not_sent", default: 0]) not sent, \(counts["malformed", default: 0]) malformed"
+    }
+
+    func finish() {
+        lock.lock()
+        defer { lock.unlock() }
+        context.io.stdout.flush()
+        if context.io.stderrIsTTY && inputLines > 0 {
+            context.io.stderr.write("\r\u{1B}[K" + progressLine() + "\n")
+            context.io.stderr.flush()
+        }
+    }
+
+    /// The error the exit status comes from, or nil when every notification was delivered.
+    func summary() -> RaxxError? {
+        lock.lock()
+        defer { lock.unlock() }
+        let total = counts.values.reduce(0, +)
+        let notSent = counts["not_sent", default: 0]
+        let malformed = counts["malformed", default: 0]
+        let undelivered = counts["failed", default: 0] + counts["unregistered", default: 0]
+        if unreachableSeen {
+            return RaxxError(code: "unavailable", message: "The APNs endpoint could not be reached: \(notSent) of \(total) notifications were not sent.",
+                             hint: "Check --endpoint and the network, then send the not_sent lines again (they keep their apns_id).",
+                             status: .unavailable, connectivity: .offlineHard)
+        }
+        if malformed > 0 {
+            return RaxxError(code: "bad_input", message: "\(malformed) of \(total) lines were malformed (see their results); the others were sent.",
+                             status: .dataError)
+        }
+        if undelivered + notSent > 0 {
+            return RaxxError.failure(code: "not_delivered", "\(undelivered + notSent) of \(total) notifications were not delivered (see their results).")
+        }
+        return nil
+    }
+}

@@ -1,0 +1,433 @@
+import CCurl
+import Foundation
+import RaxxCore
+import RaxxHTTP
+
+/// One HTTP/2 request: a POST of `body` to `url` with `headers` ("name: value").
+public struct HTTP2Request: Sendable {
+    public var url: String
+    public var headers: [String]
+    public var body: [UInt8]
+
+    public init(url: String, headers: [String], body: [UInt8]) {
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// A server's answer to one stream.
+public struct HTTP2Answer: Sendable, Equatable {
+    public var status: Int
+    /// Response headers, names in lower case.
+    public var headers: [String: String]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [String: String] = [:], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// What became of one stream: an answer, or no answer (classified as RaxxHTTP classifies libcurl's codes).
+public enum HTTP2Outcome: Sendable {
+    case answer(HTTP2Answer)
+    case failure(TransportFailure)
+}
+
+/// Many POSTs multiplexed as HTTP/2 streams over TLS on a few connections, driven by libcurl's
+/// multi interface on one thread of its own.
+///
+/// - At most `maxInFlight` transfers are in libcurl at once; the rest wait here, in order, and a
+///   stream's timeout counts from when its request is actually being sent (libcurl asks for the
+///   body), never while it waits for a slot. libcurl opens at most `connections` connections and
+///   puts at most maxInFlight/connections streams on each, fewer when the server's
+///   SETTINGS_MAX_CONCURRENT_STREAMS says so.
+/// - A connection the server ends (GOAWAY) takes no new streams; libcurl resends refused streams
+///   on a new connection, and anything else comes back as a failure for the caller to retry.
+/// - Usable from any thread or task: `perform` suspends without blocking, `submit` calls back on
+///   the engine's thread (keep the callback short).
+public final class HTTP2Engine: @unchecked Sendable {
+    public struct Options: Sendable {
+        public var connections: Int
+        public var maxInFlight: Int
+        /// How long a started stream may go without its answer.
+        public var streamTimeout: RaxxDuration
+        public var connectTimeout: RaxxDuration
+        /// A PEM file of the CA certificates to trust instead of the system's (a local endpoint).
+        public var caFile: String?
+        public var userAgent: String
+        /// Answers larger than this are cut off and reported as failures (APNs answers are tiny).
+        public var maxAnswerBytes: Int
+
+        public init(connections: Int = 1, maxInFlight: Int = 100, streamTimeout: RaxxDuration = .seconds(20),
+                    connectTimeout: RaxxDuration = .seconds(5), caFile: String? = nil, userAgent: String,
+                    maxAnswerBytes: Int = 64 << 10) {
+            self.connections = connections
+            self.maxInFlight = maxInFlight
+            self.streamTimeout = streamTimeout
+            self.connectTimeout = connectTimeout
+            self.caFile = caFile
+            self.userAgent = userAgent
+            self.maxAnswerBytes = maxAnswerBytes
+        }
+    }
+
+    public let options: Options
+    private let multi: UnsafeMutableRawPointer
+
+    // Shared with submitters, under `lock`.
+    private let lock = NSLock()
+    private var waiting: [Transfer] = []
+    private var waitingHead = 0
+    private var woken = false
+    private var stopping = false
+    private var finished: [CheckedContinuation<Void, Never>] = []
+    private var ended = false
+
+    // The engine thread's own.
+    private var active: [UnsafeMutableRawPointer: Transfer] = [:]
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+    private var lastTimeoutScan = ContinuousClock.now
+
+    /// Loads libcurl's multi interface and starts the engine's thread.
+    public init(options: Options) throws(RaxxError) {
+        guard raxx_curl_multi_available() == 1 else {
+            let why = String(cString: raxx_curl_load_error())
+            throw RaxxError.failure(code: "libcurl_unavailable",
+                                    "libcurl's multi interface could not be loaded\(why.isEmpty ? " (libcurl 7.68 or later is needed)" : ": \(why)").")
+        }
+        guard let multi = raxx_curl_multi_init() else { throw RaxxError.failure(code: "libcurl_unavailable", "libcurl could not create a multi handle.") }
+        var options = options
+        options.connections = max(1, options.connections)
+        options.maxInFlight = max(1, options.maxInFlight)
+        self.options = options
+        self.multi = multi
+        let streamsPerConnection = (options.maxInFlight + options.connections - 1) / options.connections
+        let settings: [(CURLMoption, Int, String)] = [
+            (CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX), "HTTP/2 multiplexing"),
+            (CURLMOPT_MAX_HOST_CONNECTIONS, options.connections, "the connection limit"),
+            (CURLMOPT_MAX_TOTAL_CONNECTIONS, options.connections, "the connection limit"),
+            (CURLMOPT_MAXCONNECTS, options.connections, "the connection cache"),
+            (CURLMOPT_MAX_CONCURRENT_STREAMS, streamsPerConnection, "the streams per connection"),
+        ]
+        for (option, value, what) in settings {
+            let code = raxx_curl_multi_set_long(multi, option, value)
+            guard code == CURLM_OK else {
+                raxx_curl_multi_cleanup(multi)
+                throw RaxxError.failure(code: "libcurl_unavailable",
+                                        "libcurl refused \(what): \(String(cString: raxx_curl_multi_strerror(code))).")
+            }
+        }
+        let thread = Thread { [self] in run() }
+        thread.name = "raxx-http2"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Sends `request` and answers its outcome.
+    public func perform(_ request: HTTP2Request) async -> HTTP2Outcome {
+        await withCheckedContinuation { continuation in
+            submit(request) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Sends `request`; `completion` runs once, on the engine's thread, with its outcome.
+    public func submit(_ request: HTTP2Request, completion: @escaping @Sendable (HTTP2Outcome) -> Void) {
+        let transfer = Transfer(request: request, completion: completion)
+        let wake: Bool
+        lock.lock()
+        if stopping {
+            lock.unlock()
+            completion(.failure(TransportFailure(kind: .cancelled, detail: "the push engine was shut down")))
+            return
+        }
+        waiting.append(transfer)
+        wake = !woken
+        woken = true
+        lock.unlock()
+        if wake { raxx_curl_multi_wakeup(multi) }
+    }
+
+    /// Transfers submitted and not yet answered.
+    public var pendingCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return waiting.count - waitingHead + activeCount
+    }
+    private var activeCount = 0 // mirrored under `lock` by the engine thread
+
+    /// Lets what was submitted finish, then ends the thread and frees libcurl's handles.
+    public func shutdown() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            lock.lock()
+            if ended {
+                lock.unlock()
+                continuation.resume()
+                return
+            }
+            stopping = true
+            finished.append(continuation)
+            lock.unlock()
+            raxx_curl_multi_wakeup(multi)
+        }
+    }
+
+    // MARK: The engine's thread
+
+    private func run() {
+        while true {
+            let (admitted, done) = admit()
+            for transfer in admitted { start(transfer) }
+            if done { break }
+            var running: Int32 = 0
+            let performed = raxx_curl_multi_perform(multi, &running)
+            if performed != CURLM_OK && performed != CURLM_CALL_MULTI_PERFORM {
+                failAll("libcurl's multi interface failed: \(String(cString: raxx_curl_multi_strerror(performed)))")
+            }
+            collectFinished()
+            scanTimeouts()
+            lock.lock()
+            activeCount = active.count
+            let idle = waiting.count == waitingHead
+            lock.unlock()
+            var fds: Int32 = 0
+            // Woken at once by submit() and shutdown(); a tenth of a second bounds how late a timeout is seen.
+            let polled = raxx_curl_multi_poll(multi, active.isEmpty && idle ? 1000 : 100, &fds)
+            if polled != CURLM_OK {
+                failAll("libcurl's multi interface failed: \(String(cString: raxx_curl_multi_strerror(polled)))")
+            }
+        }
+        for handle in idleHandles { raxx_curl_easy_cleanup(handle) }
+        idleHandles.removeAll()
+        raxx_curl_multi_cleanup(multi)
+        lock.lock()
+        ended = true
+        let waiters = finished
+        finished.removeAll()
+        lock.unlock()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// The waiting transfers that fit under the in-flight cap; `done` once stopping with nothing left.
+    private func admit() -> (admitted: [Transfer], done: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        woken = false
+        var admitted: [Transfer] = []
+        while waitingHead < waiting.count && active.count + admitted.count < options.maxInFlight {
+            admitted.append(waiting[waitingHead])
+            waitingHead += 1
+        }
+        if waitingHead > 1024 && waitingHead * 2 > waiting.count {
+            waiting.removeFirst(waitingHead)
+            waitingHead = 0
+        }
+        let done = stopping && admitted.isEmpty && active.isEmpty && waitingHead == waiting.count
+        return (admitted, done)
+    }
+
+    private func start(_ transfer: Transfer) {
+        guard let handle = idleHandles.popLast() ?? raxx_curl_easy_init() else {
+            transfer.finish(.failure(TransportFailure(kind: .other, detail: "libcurl could not create a handle")))
+            return
+        }
+        do {
+            try configure(handle, for: transfer)
+        } catch {
+            recycle(handle, of: transfer)
+            transfer.finish(.failure(error as? TransportFailure ?? TransportFailure(kind: .other, detail: "\(error)")))
+            return
+        }
+        let added = raxx_curl_multi_add_handle(multi, handle)
+        guard added == CURLM_OK else {
+            recycle(handle, of: transfer)
+            transfer.finish(.failure(TransportFailure(kind: .other, detail: "libcurl refused the transfer: \(String(cString: raxx_curl_multi_strerror(added)))")))
+            return
+        }
+        active[handle] = transfer
+    }
+
+    private func configure(_ handle: UnsafeMutableRawPointer, for transfer: Transfer) throws {
+        func set(_ result: CURLcode, _ what: String) throws {
+            guard result == CURLE_OK else {
+                throw TransportFailure(kind: .other, curlCode: Int(result.rawValue),
+                                       detail: "libcurl refused \(what): \(String(cString: raxx_curl_easy_strerror(result)))")
+            }
+        }
+        let me = Unmanaged.passUnretained(transfer).toOpaque()
+        let url = transfer.request.url
+        try set(raxx_curl_set_string(handle, CURLOPT_URL, url), "the URL")
+        try set(raxx_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "https"), "the protocol limit")
+        try set(raxx_curl_set_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), "HTTP/2")
+        try set(raxx_curl_set_long(handle, CURLOPT_PIPEWAIT, 1), "waiting to multiplex")
+        if let host = URL(string: url)?.host, APIEndpoint.isLoopback(host: host) {
+            try set(raxx_curl_set_string(handle, CURLOPT_PROXY, ""), "no proxy for loopback")
+        }
+        if let caFile = options.caFile { try set(raxx_curl_set_string(handle, CURLOPT_CAINFO, caFile), "the CA file") }
+        try set(raxx_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0), "no redirects")
+        try set(raxx_curl_set_long(handle, CURLOPT_NOSIGNAL, 1), "no signals")
+        try set(raxx_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout.milliseconds)), "the connect timeout")
+        // The stream's own timeout is the engine's (from when it is sent); this only bounds a
+        // transfer libcurl never starts.
+        let backstop = max(options.streamTimeout.milliseconds * 4, options.connectTimeout.milliseconds + options.streamTimeout.milliseconds, 60_000)
+        try set(raxx_curl_set_long(handle, CURLOPT_TIMEOUT_MS, Int(backstop)), "the overall timeout")
+        try set(raxx_curl_set_string(handle, CURLOPT_USERAGENT, options.userAgent), "the User-Agent")
+        try set(raxx_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, transfer.errorBuffer), "the error buffer")
+        try set(raxx_curl_set_long(handle, CURLOPT_POST, 1), "POST")
+        try set(raxx_curl_set_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(transfer.request.body.count)), "the body size")
+        try set(raxx_curl_set_data_fn(handle, CURLOPT_READFUNCTION) { buffer, size, count, user in
+            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+            if transfer.startedAt == nil { transfer.startedAt = .now }
+            let n = min(size * count, transfer.request.body.count - transfer.offset)
+            if n > 0, let buffer {
+                transfer.request.body.withUnsafeBytes { body in
+                    UnsafeMutableRawPointer(buffer).copyMemory(from: body.baseAddress! + transfer.offset, byteCount: n)
+                }
+                transfer.offset += n
+            }
+            return n
+        }, "the body callback")
+        try set(raxx_curl_set_pointer(handle, CURLOPT_READDATA, me), "the body callback's data")
+        try set(raxx_curl_set_seek_fn(handle) { user, offset, origin in
+            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+            guard origin == SEEK_SET, offset >= 0, Int(offset) <= transfer.request.body.count else { return 2 } // CURL_SEEKFUNC_CANTSEEK
+            transfer.offset = Int(offset)
+            transfer.responseBody.removeAll()
+            transfer.headers.removeAll()
+            return 0 // CURL_SEEKFUNC_OK
+        }, "the rewind callback")
+        try set(raxx_curl_set_pointer(handle, CURLOPT_SEEKDATA, me), "the rewind callback's data")
+        try set(raxx_curl_set_data_fn(handle, CURLOPT_WRITEFUNCTION) { ptr, size, count, user in
+            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+            let n = size * count
+            guard transfer.responseBody.count + n <= transfer.maxAnswerBytes else {
+                transfer.tooLarge = true
+                return 0
+            }
+            if let ptr { transfer.responseBody.append(contentsOf: UnsafeRawBufferPointer(start: ptr, count: n)) }
+            return n
+        }, "the body callback")
+        try set(raxx_curl_set_pointer(handle, CURLOPT_WRITEDATA, me), "the answer callback's data")
+        try set(raxx_curl_set_data_fn(handle, CURLOPT_HEADERFUNCTION) { ptr, size, count, user in
+            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+            let n = size * count
+            guard let ptr, n > 2 else { return n }
+            let bytes = UnsafeRawBufferPointer(start: ptr, count: n)
+            if bytes.starts(with: "HTTP/".utf8) {
+                transfer.headers.removeAll() // a new (final) status line
+                return n
+            }
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), transfer.headers.count < 64 else { return n }
+            let name = String(decoding: bytes[..<colon], as: UTF8.self).lowercased()
+            let value = String(decoding: bytes[(colon + 1)...], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            transfer.headers[name] = value
+            return n
+        }, "the header callback")
+        try set(raxx_curl_set_pointer(handle, CURLOPT_HEADERDATA, me), "the header callback's data")
+
+        raxx_curl_slist_free_all(transfer.headerList)
+        transfer.headerList = nil
+        // libcurl's own defaults for a POST (a form content type, Accept, Expect) are not asked for.
+        for line in transfer.request.headers + ["Content-Type:", "Accept:", "Expect:"] {
+            guard let list = raxx_curl_slist_append(transfer.headerList, line) else {
+                throw TransportFailure(kind: .other, detail: "libcurl could not take the headers")
+            }
+            transfer.headerList = list
+        }
+        try set(raxx_curl_set_slist(handle, CURLOPT_HTTPHEADER, transfer.headerList), "the headers")
+    }
+
+    private func collectFinished() {
+        var easy: UnsafeMutableRawPointer? = nil
+        var result = CURLE_OK
+        while raxx_curl_multi_next_done(multi, &easy, &result) == 1 {
+            guard let handle = easy, let transfer = active.removeValue(forKey: handle) else { continue }
+            let outcome: HTTP2Outcome
+            if result == CURLE_OK {
+                var status = 0
+                raxx_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
+                var version = 0
+                raxx_curl_get_long(handle, CURLINFO_HTTP_VERSION, &version)
+                if version != Int(CURL_HTTP_VERSION_2_0) {
+                    outcome = .failure(TransportFailure(kind: .policy, detail: "the endpoint did not answer over HTTP/2"))
+                } else {
+                    outcome = .answer(HTTP2Answer(status: status, headers: transfer.headers, body: transfer.responseBody))
+                }
+            } else if transfer.tooLarge {
+                outcome = .failure(TransportFailure(kind: .other, curlCode: Int(result.rawValue),
+                                                    detail: "the answer is larger than \(options.maxAnswerBytes) bytes"))
+            } else {
+                let message = String(cString: transfer.errorBuffer)
+                let number = Int(result.rawValue)
+                outcome = .failure(TransportFailure(kind: TransportFailure.kind(forCurlCode: number), curlCode: number,
+                                                    detail: message.isEmpty ? String(cString: raxx_curl_easy_strerror(result)) : message))
+            }
+            raxx_curl_multi_remove_handle(multi, handle)
+            recycle(handle, of: transfer)
+            transfer.finish(outcome)
+        }
+    }
+
+    /// Ends the streams that were sent and have waited longer than the timeout for their answer.
+    private func scanTimeouts() {
+        let now = ContinuousClock.now
+        guard now - lastTimeoutScan >= .milliseconds(50) else { return }
+        lastTimeoutScan = now
+        let limit = Duration.milliseconds(options.streamTimeout.milliseconds)
+        for (handle, transfer) in active {
+            guard let started = transfer.startedAt, now - started > limit else { continue }
+            active[handle] = nil
+            raxx_curl_multi_remove_handle(multi, handle)
+            recycle(handle, of: transfer)
+            transfer.finish(.failure(TransportFailure(kind: .offlineSoft, curlCode: Int(CURLE_OPERATION_TIMEDOUT.rawValue),
+                                                      detail: "no answer within \(options.streamTimeout) of sending")))
+        }
+    }
+
+    private func failAll(_ detail: String) {
+        for (handle, transfer) in active {
+            raxx_curl_multi_remove_handle(multi, handle)
+            recycle(handle, of: transfer)
+            transfer.finish(.failure(TransportFailure(kind: .other, detail: detail)))
+        }
+        active.removeAll()
+    }
+
+    private func recycle(_ handle: UnsafeMutableRawPointer, of transfer: Transfer) {
+        raxx_curl_easy_reset(handle)
+        raxx_curl_slist_free_all(transfer.headerList)
+        transfer.headerList = nil
+        if idleHandles.count < options.maxInFlight { idleHandles.append(handle) } else { raxx_curl_easy_cleanup(handle) }
+    }
+}
+
+/// One request in flight and its answer as libcurl's callbacks fill it in (on the engine's thread only).
+private final class Transfer {
+    let request: HTTP2Request
+    private var completion: (@Sendable (HTTP2Outcome) -> Void)?
+    let maxAnswerBytes = 64 << 10
+    var offset = 0
+    var startedAt: ContinuousClock.Instant?
+    var headers: [String: String] = [:]
+    var responseBody: [UInt8] = []
+    var tooLarge = false
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    let errorBuffer: UnsafeMutablePointer<CChar>
+
+    init(request: HTTP2Request, completion: @escaping @Sendable (HTTP2Outcome) -> Void) {
+        self.request = request
+        self.completion = completion
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    }
+
+    func finish(_ outcome: HTTP2Outcome) {
+        let completion = self.completion
+        self.completion = nil
+        completion?(outcome)
+    }
+
+    deinit { errorBuffer.deallocate() }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import RaxxAPNs
+import RaxxCore
+import RaxxNotifyCommand
+import RaxxPush
+import RaxxTestSupport
+import Testing
+
+/// `raxx-notify push` in-process: lines in, results out, exit statuses — over a push world the
+/// test plans (what each device's notification comes to), with no network.
+@Suite struct NotifyPushTests {
+    /// The push world: answers per device token, and what was opened and sent.
+    final class PlannedPush: PushService, PushSending, @unchecked Sendable {
+        private let lock = NSLock()
+        var answers: [String: PushResult] = [:]
+        private(set) var settings: PushSettings?
+        private(set) var sent: [PushNotification] = []
+        private(set) var shutDown = false
+
+        func open(_ settings: PushSettings) async throws(RaxxError) -> any PushSending {
+            lock.withLock { self.settings = settings }
+            return self
+        }
+
+        func send(_ notification: PushNotification) async -> PushResult {
+            lock.withLock {
+                sent.append(notification)
+                var result = answers[notification.deviceToken] ?? PushResult(status: .delivered, attempts: 1)
+                result.apnsID = result.apnsID ?? notification.apnsID
+                return result
+            }
+        }
+
+        func shutdown() async { lock.withLock { shutDown = true } }
+    }
+
+    static let tokens = (1...4).map { String(repeating: "0\($0)", count: 32) }
+    static let arguments = ["--key-file", "/keys/AuthKey.p8", "--key-id", "KEY1234567", "--team-id", "TEAM123456", "--topic", "app.raxx.ios"]
+
+    func world(_ lines: [String], ids: [String] = []) -> (TestWorld, PlannedPush) {
+        let world = TestWorld()
+        let push = PlannedPush()
+        world.services = [push]
+        world.stdin = lines.joined(separator: "\n") + "\n"
+        world.ids = ids
+        return (world, push)
+    }
+
+    static func line(_ token: String, _ extra: String = #""payload":{"aps":{"alert":"hi"}}"#) -> String {
+        #"{"device_token":"\#(token)",\#(extra)}"#
+    }
+
+    func results(_ world: TestWorld) -> [Int: [String: Any]] {
+        Dictionary(uniqueKeysWithValues: world.jsonLines.map { ($0["line"] as? Int ?? 0, $0) })
+    }
+
+    @Test func sendsEachLineAndAnswersOneResultPerLine() async throws {
+        let event = #""event":{"seq":9,"type":"fill_confirmed","created_at":"2026-11-21T10:00:00Z","title":"Filled","symbol":"AAPL","side":"buy","qty":10,"price":"190.25"}"#
+        let (world, push) = world([
+            Self.line(Self.tokens[0]),
+            Self.line(Self.tokens[1], event + #","apns_id":"6B2C9E0A-3C57-4E73-9E2A-0E8E3E4B7C11","collapse_id":"fills","priority":5,"expiration":0"#),
+        ], ids: ["11111111-2222-3333-4444-555555555555"])
+        #expect(try await world.run(RaxxNotify.Push.self, Self.arguments + ["--endpoint", "sandbox", "--connections", "2"]) == .ok)
+        let results = results(world)
+        #expect(results.count == 2)
+        #expect(results[1]?["status"] as? String == "delivered" && results[1]?["token"] as? String == "01010101")
+        #expect(results[1]?["apns_id"] as? String == "11111111-2222-3333-4444-555555555555".uppercased())
+        #expect(results[2]?["apns_id"] as? String == "6B2C9E0A-3C57-4E73-9E2A-0E8E3E4B7C11")
+        #expect(!world.stdout.contents.contains(Self.tokens[0]))
+        let settings = try #require(push.settings)
+        #expect(settings.endpoint == APNs.sandboxURL && settings.connections == 2 && settings.keyFile == "/keys/AuthKey.p8")
+        let rendered = try #require(push.sent.first { $0.deviceToken == Self.tokens[1] })
+        #expect(rendered.priority == .conserve && rendered.collapseID == "fills" && rendered.expiration == 0 && rendered.topic == "app.raxx.ios")
+        #expect(String(decoding: rendered.payload, as: UTF8.self).contains(#""body":"Bought 10 AAPL at 190.25""#))
+        #expect(push.shutDown)
+    }
+
+    @Test func aMalformedLineIsRefusedNamingTheLineAndFieldAndTheStreamGoesOn() async throws {
+        let oversized = #""payload":{"aps":{"alert":""# + String(repeating: "x", count: 4100) + #""}}"#
+        let (world, push) = world([
+            Self.line(Self.tokens[0]),
+            "{not json",
+            Self.line("abc"),
+            Self.line(Self.tokens[1], oversized),
+            Self.line(Self.tokens[2], #""payload":{"a":1},"colapse_id":"x""#),
+            Self.line(Self.tokens[2], #""payload":{"a":1},"priority":7"#),
+            Self.line(Self.tokens[2], #""payload":{"a":1},"event":{}"#),
+            "",
+            Self.line(Self.tokens[3]),
+        ], ids: ["11111111-2222-3333-4444-555555555555", "21111111-2222-3333-4444-555555555555"])
+        #expect(try await world.run(RaxxNotify.Push.self, Self.arguments) == .dataError)
+        let results = results(world)
+        #expect(results[1]?["status"] as? String == "delivered" && results[9]?["status"] as? String == "delivered")
+        let expected: [Int: String?] = [2: nil, 3: "device_token", 4: "payload", 5: "colapse_id", 6: "priority", 7: "event"]
+        for (line, field) in expected {
+            #expect(results[line]?["status"] as? String == "malformed", "line \(line)")
+            #expect(results[line]?["field"] as? String == field, "line \(line)")
+        }
+        #expect(results[8] == nil) // a blank line is no notification
+        #expect(push.sent.map(\.deviceToken) .sorted() == [Self.tokens[0], Self.tokens[3]])
+        #expect(world.stderr.contents.contains("6 of 8 lines were malformed"))
+    }
+
+    @Test func unregisteredAndFailedExit1WithApnsTimestamp() async throws {
+        let (world, push) = world([Self.line(Self.tokens[0]), Self.line(Self.tokens[1]), Self.line(Self.tokens[2])],
+                                  ids: ["11111111-2222-3333-4444-555555555555", "21111111-2222-3333-4444-555555555555",
+                                        "31111111-2222-3333-4444-555555555555"])
+        push.answers[Self.tokens[0]] = PushResult(status: .unregistered, reason: "Unregistered", timestamp: 1_795_255_200_500, attempts: 1)
+        push.answers[Self.tokens[1]] = PushResult(status: .failed, reason: "BadDeviceToken", attempts: 1)
+        #expect(try await world.run(RaxxNotify.Push.self, Self.arguments + ["--json"]) == .failure)
+        let results = results(world)
+        #expect(results[1]?["status"] as? String == "unregistered" && results[1]?["timestamp"] as? String == "2026-11-21T10:00:00.500Z")
+        #expect(results[2]?["status"] as? String == "failed" && results[2]?["reason"] as? String == "BadDeviceToken")
+        #expect(results[3]?["status"] as? String == "delivered")
+        #expect(world.stderr.contents.contains(#""code":"not_delivered""#))
+    }
+
+    @Test func anUnreachableEndpointExits69AndListsTheRestAsNotSent() async throws {
+        let (world, push) = world((0..<4).map { Self.line(Self.tokens[$0]) },
+                                  ids: (1...4).map { "\($0)1111111-2222-3333-4444-555555555555" })
+        push.answers[Self.tokens[0]] = PushResult(status: .notSent, reason: "Unreachable", attempts: 3, detail: "connection refused")
+        #expect(try await world.run(RaxxNotify.Push.self, Self.arguments + ["--max-in-flight", "1"]) == .unavailable)
+        let results = results(world)
+        #expect((1...4).allSatisfy { results[$0]?["status"] as? String == "not_sent" })
+        #expect(push.sent.count == 1)
+        #expect(world.stderr.contents.contains("could not be reached"))
+    }
+
+    @Test func refusesAnEndpointThatIsNotHTTPS() async throws {
+        let (world, push) = world([Self.line(Self.tokens[0])])
+        #expect(try await world.run(RaxxNotify.Push.self, Self.arguments + ["--endpoint", "http://127.0.0.1:8443"]) == .usage)
+        #expect(push.settings == nil && world.stdout.contents.isEmpty)
+    }
+
+    @Test func aLineWithoutTopicNeedsTopic() async throws {
+        let (world, _) = world([Self.line(Self.tokens[0])])
+        #expect(try await world.run(RaxxNotify.Push.self, Array(Self.arguments.dropLast(2))) == .dataError)
+        #expect(results(world)[1]?["field"] as? String == "topic")
+    }
+}
