@@ -89,7 +89,7 @@ let package = Package(
         .target(
             name: "RaxxSandbox",
             dependencies: [
-                "RaxxAPI", "RaxxCore", "RaxxDomain", openAPIRuntime, httpTypes,
+                "RaxxAPI", "RaxxCore", "RaxxDomain", "RaxxPush", openAPIRuntime, httpTypes,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

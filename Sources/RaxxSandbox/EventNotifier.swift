@@ -33,6 +33,9 @@ public final class EventNotifier: @unchecked Sendable {
 
     public init() {}
 
+    /// The name to wait on for every user's events (the push dispatcher does).
+    static let everyone = "*"
+
     private func locked<T>(_ body: () -> T) -> T {
         lock.lock()
         defer { lock.unlock() }
@@ -48,8 +51,9 @@ public final class EventNotifier: @unchecked Sendable {
     func signal(_ user: String) {
         let woken: [CheckedContinuation<Void, Never>] = locked {
             signals[user, default: 0] &+= 1
+            signals[Self.everyone, default: 0] &+= 1
             var woken: [CheckedContinuation<Void, Never>] = []
-            for (id, waiter) in waiters where waiter.user == user && waiter.wake == nil {
+            for (id, waiter) in waiters where (waiter.user == user || waiter.user == Self.everyone) && waiter.wake == nil {
                 waiters[id]?.wake = .event
                 if let c = waiter.continuation { woken.append(c); waiters[id]?.continuation = nil }
             }

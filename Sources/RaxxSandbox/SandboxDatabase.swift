@@ -330,6 +330,10 @@ public final class SandboxDatabase: Sendable {
                 CREATE INDEX audit_events_actor ON audit_events(actor, seq);
                 """)
         }
+        migrator.registerMigration("v10: the push dispatcher's cursor") { db in
+            // The newest event handed to APNs dispatch; one row, made when dispatch first starts.
+            try db.execute(sql: "CREATE TABLE push_cursor (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)")
+        }
         return migrator
     }
 
@@ -357,7 +361,8 @@ public final class SandboxDatabase: Sendable {
                      sessions: GRDBSessionRepository(writer: writer, notifier: notifier), audit: GRDBAuditRepository(writer: writer),
                      trading: GRDBTradingRepository(writer: writer, notifier: notifier),
                      events: GRDBEventRepository(writer: writer, notifier: notifier), devices: GRDBDeviceRepository(writer: writer),
-                     dsr: GRDBDSRRepository(writer: writer), trail: GRDBDSRRepository(writer: writer))
+                     dsr: GRDBDSRRepository(writer: writer), trail: GRDBDSRRepository(writer: writer),
+                     pushDispatch: GRDBPushDispatchRepository(writer: writer))
     }
 }
 

@@ -78,6 +78,29 @@ extension RaxxSandboxTool {
                 help: ArgumentHelp("A pause between an erasure's chunks, for tests that crash one midway (e.g. 200ms).", valueName: "duration"))
         var erasureChunkPause = RaxxDuration(milliseconds: 0)
 
+        @Option(name: .customLong("apns-url"),
+                help: ArgumentHelp("Push each new alert to its account's opted-in devices at this APNs endpoint (https).", valueName: "url"))
+        var apnsURL: String?
+
+        @Option(name: .customLong("apns-key-file"), help: ArgumentHelp("The provider's .p8 signing key (mode 0600).", valueName: "path"))
+        var apnsKeyFile: String?
+
+        @Option(name: .customLong("apns-key-id"), help: ArgumentHelp("The signing key's ID (the provider token's kid).", valueName: "id"))
+        var apnsKeyID: String?
+
+        @Option(name: .customLong("apns-team-id"), help: ArgumentHelp("The team ID (the provider token's iss).", valueName: "id"))
+        var apnsTeamID: String?
+
+        @Option(name: .customLong("apns-topic"), help: ArgumentHelp("The app's bundle ID, sent as apns-topic.", valueName: "topic"))
+        var apnsTopic: String?
+
+        @Option(name: .customLong("apns-ca-file"), help: ArgumentHelp("Trust this CA for the APNs endpoint (a local one).", valueName: "path"))
+        var apnsCAFile: String?
+
+        @Option(name: .customLong("apns-state-dir"),
+                help: ArgumentHelp("Where provider tokens are shared with other dispatchers (default: the database's folder).", valueName: "path"))
+        var apnsStateDir: String?
+
         @Option(name: .customLong("log-level"), help: ArgumentHelp("How much to log on stderr.", valueName: "level"))
         var logLevel = LogLevel.warning
 
@@ -90,6 +113,11 @@ extension RaxxSandboxTool {
                   cancelAfterScanInterval.milliseconds > 0 else {
                 throw ValidationError("Durations must be positive.")
             }
+            let apns = [apnsURL, apnsKeyFile, apnsKeyID, apnsTeamID, apnsTopic]
+            guard apns.allSatisfy({ $0 == nil }) || apns.allSatisfy({ $0 != nil }) else {
+                throw ValidationError("Push needs all of --apns-url, --apns-key-file, --apns-key-id, --apns-team-id and --apns-topic.")
+            }
+            if let apnsURL, !apnsURL.lowercased().hasPrefix("https://") { throw ValidationError("--apns-url must be an https URL.") }
         }
 
         public func run() async throws {
@@ -122,8 +150,21 @@ extension RaxxSandboxTool {
             }
             var logger = Logger(label: "raxx-sandbox")
             logger.logLevel = level
+            var pushSender: (any EventPushSending)?
+            if let apnsURL, let apnsKeyFile, let apnsKeyID, let apnsTeamID, let apnsTopic {
+                let state = apnsStateDir.map { URL(fileURLWithPath: $0) }
+                    ?? (db == ":memory:" ? FileManager.default.temporaryDirectory.appendingPathComponent("raxx-sandbox")
+                                         : URL(fileURLWithPath: db).deletingLastPathComponent())
+                do {
+                    pushSender = try await APNsEventSender.open(url: apnsURL, keyFile: apnsKeyFile, keyID: apnsKeyID, teamID: apnsTeamID,
+                                                                topic: apnsTopic, caFile: apnsCAFile, stateDirectory: state)
+                } catch {
+                    printError("raxx-sandbox: push: \(error.message)" + (error.hint.map { " \($0)" } ?? ""))
+                    throw ExitCode(error.status.rawValue)
+                }
+            }
             let host = self.host
-            let app = try buildApplication(configuration: configuration, database: database, logger: logger) { port in
+            let app = try buildApplication(configuration: configuration, database: database, logger: logger, pushSender: pushSender) { port in
                 let shown = host.contains(":") ? "[\(host)]" : host
                 printLine("listening on http://\(shown):\(port)")
             }

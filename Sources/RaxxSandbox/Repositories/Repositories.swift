@@ -16,6 +16,7 @@ struct Repositories: Sendable {
     var devices: any DeviceRepository
     var dsr: any DSRRepository
     var trail: any AuditTrailRepository
+    var pushDispatch: any PushDispatchRepository
 }
 
 // MARK: Health
@@ -392,4 +393,34 @@ protocol DSRRepository: Sendable {
     func receipt(id: String) async throws -> Components.Schemas.DSRReceipt?
     /// The receipt signing key's public half (made on first use).
     func receiptKey() async throws -> Components.Schemas.DSRReceiptKey
+}
+
+// MARK: Push dispatch (APNs)
+
+/// A device an event goes to: active, opted into the event's type, registered before the event.
+struct PushTarget: Sendable, Equatable {
+    var deviceID: String
+    var token: String
+    var registeredAt: Date
+}
+
+/// An event the dispatcher has not handed out yet, with the devices it goes to.
+struct PendingPush: Sendable {
+    var event: Components.Schemas.Event
+    var user: String
+    var targets: [PushTarget]
+}
+
+protocol PushDispatchRepository: Sendable {
+    /// Places the dispatcher's cursor at the newest event unless it has one already: what was
+    /// written before push was turned on is never pushed. Answers the cursor.
+    func start() async throws -> Int64
+    /// Up to `limit` events after `cursor`, oldest first, with their targets.
+    func pending(after cursor: Int64, limit: Int) async throws -> [PendingPush]
+    /// Every event up to `seq` has been dispatched.
+    func advance(to seq: Int64) async throws
+    /// APNs answered that the device's token is not valid since `unregisteredAt`: revokes the
+    /// device when it was registered before then (audited `device.unregistered`). False when it
+    /// was registered again since, or is gone or revoked already.
+    func revokeUnregistered(deviceID: String, unregisteredAt: Date, now: Date) async throws -> Bool
 }
