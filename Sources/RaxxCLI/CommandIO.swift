@@ -91,9 +91,10 @@ extension InputSource {
     /// input (a prompt's answer on a terminal, or one line of a pipe).
     public func readLine() throws(RaxxError) -> String? {
         var line: [UInt8] = []
-        var byte: [UInt8] = [0]
+        let byte = UnsafeMutableRawBufferPointer.allocate(byteCount: 1, alignment: 1)
+        defer { byte.deallocate() }
         while true {
-            let n = try byte.withUnsafeMutableBytes { (buffer) throws(RaxxError) -> Int in try read(into: buffer) }
+            let n = try read(into: byte)
             if n == 0 { return line.isEmpty ? nil : String(decoding: line, as: UTF8.self) }
             if byte[0] == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
             line.append(byte[0])
