@@ -1,5 +1,6 @@
 import Foundation
 import RaxxAPNs
+import RaxxCore
 
 /// One line of the endpoint's log: an accepted push, or a refused one (marked so).
 public struct PushLogEntry: Sendable {
@@ -64,24 +65,10 @@ public struct PushLogEntry: Sendable {
     /// A JSON string literal, or null.
     static func string(_ value: String?) -> String {
         guard let value else { return "null" }
-        var out = "\""
+        var out = ""
         out.reserveCapacity(value.utf8.count + 2)
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    out += String(format: "\\u%04x", scalar.value)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        JSONLineWriter.quote(value, into: &out)
+        return out
     }
 
     /// `2025-01-31T12:00:00.123Z`.

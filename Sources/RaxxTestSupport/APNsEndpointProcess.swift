@@ -32,14 +32,7 @@ public final class APNsEndpointProcess: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         // The first stdout line is "listening on https://127.0.0.1:PORT" (ca.pem is written by then).
-        var line = Data()
-        let handle = out.fileHandleForReading
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+        let text = firstLine(of: out)
         guard text.hasPrefix("listening on https://") else {
             process.terminate()
             process.waitUntilExit()

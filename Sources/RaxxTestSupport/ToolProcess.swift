@@ -134,14 +134,7 @@ public final class SandboxProcess: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         // The first stdout line is "listening on http://127.0.0.1:PORT".
-        var line = Data()
-        let handle = out.fileHandleForReading
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+        let text = firstLine(of: out)
         guard text.hasPrefix("listening on ") else {
             process.terminate()
             process.waitUntilExit()
@@ -179,4 +172,16 @@ public final class SandboxProcess: @unchecked Sendable {
     public func resume() { kill(process.processIdentifier, SIGCONT) }
 
     deinit { stop() }
+}
+
+/// The first line a child process writes to `pipe` (without its newline; empty when it ends first).
+func firstLine(of pipe: Pipe) -> String {
+    var line = Data()
+    let handle = pipe.fileHandleForReading
+    while !line.contains(UInt8(ascii: "\n")) {
+        let chunk = handle.availableData
+        if chunk.isEmpty { break }
+        line.append(chunk)
+    }
+    return String(decoding: line, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
 }
