@@ -34,12 +34,6 @@ public struct ProblemError: Error, Sendable, Equatable {
         ProblemError(404, code: "not_found", title: "Not found.", detail: what)
     }
 
-    /// A capability whose issue has not landed yet.
-    public static func notImplemented(_ capability: String) -> ProblemError {
-        ProblemError(501, code: "not_implemented", title: "Not implemented yet.",
-                     detail: "This sandbox does not offer \(capability) yet.")
-    }
-
     /// The most a request body may carry: 1 MiB (the spec's info says so).
     public static let maxBodyBytes = 1 << 20
 
