@@ -175,26 +175,14 @@ final class Exchange: @unchecked Sendable {
 
         let me = Unmanaged.passUnretained(self).toOpaque()
         let code: CURLcode = try errorBuffer.withUnsafeMutableBufferPointer { errbuf in
-            // Every option must take: a request sent without its timeout or its protocol limit is
-            // not the request this transport promises.
-            func set(_ result: CURLcode, _ option: String) throws {
-                guard result == CURLE_OK else {
-                    throw TransportFailure(kind: .other, curlCode: Int(result.rawValue),
-                                           detail: "libcurl refused \(option): \(String(cString: raxx_curl_easy_strerror(result)))")
-                }
-            }
-            try set(raxx_curl_set_string(handle, CURLOPT_URL, url), "the URL")
-            try set(raxx_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"), "the protocol limit")
+            func set(_ result: CURLcode, _ option: String) throws { try CurlOptions.check(result, option) }
+            try CurlOptions.setBaseline(handle, url: url, protocols: "http,https", connectTimeout: options.connectTimeout,
+                                        totalTimeoutMilliseconds: Int(options.totalTimeout.milliseconds), userAgent: options.userAgent,
+                                        errorBuffer: errbuf.baseAddress)
             // Plain http goes to loopback only, and never through a proxy (http_proxy would carry the
             // bearer token in the clear to it); https keeps honouring the proxy variables.
             if url.hasPrefix("http://") { try set(raxx_curl_set_string(handle, CURLOPT_PROXY, ""), "no proxy for loopback") }
-            try set(raxx_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0), "no redirects")
-            try set(raxx_curl_set_long(handle, CURLOPT_NOSIGNAL, 1), "no signals")
             try set(raxx_curl_set_long(handle, CURLOPT_TCP_KEEPALIVE, 1), "keep-alive")
-            try set(raxx_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout.milliseconds)), "the connect timeout")
-            try set(raxx_curl_set_long(handle, CURLOPT_TIMEOUT_MS, Int(options.totalTimeout.milliseconds)), "the total timeout")
-            try set(raxx_curl_set_string(handle, CURLOPT_USERAGENT, options.userAgent), "the User-Agent")
-            try set(raxx_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errbuf.baseAddress), "the error buffer")
 
             // Method and body.
             let method = request.method.rawValue

@@ -251,31 +251,20 @@ public final class HTTP2Engine: @unchecked Sendable {
     }
 
     private func configure(_ handle: UnsafeMutableRawPointer, for transfer: Transfer) throws {
-        func set(_ result: CURLcode, _ what: String) throws {
-            guard result == CURLE_OK else {
-                throw TransportFailure(kind: .other, curlCode: Int(result.rawValue),
-                                       detail: "libcurl refused \(what): \(String(cString: raxx_curl_easy_strerror(result)))")
-            }
-        }
+        func set(_ result: CURLcode, _ what: String) throws { try CurlOptions.check(result, what) }
         let me = Unmanaged.passUnretained(transfer).toOpaque()
         let url = transfer.request.url
-        try set(raxx_curl_set_string(handle, CURLOPT_URL, url), "the URL")
-        try set(raxx_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "https"), "the protocol limit")
+        // The stream's own timeout is the engine's (from when it is sent); libcurl's total timeout
+        // only bounds a transfer it never starts.
+        let backstop = max(options.streamTimeout.milliseconds * 4, options.connectTimeout.milliseconds + options.streamTimeout.milliseconds, 60_000)
+        try CurlOptions.setBaseline(handle, url: url, protocols: "https", connectTimeout: options.connectTimeout,
+                                    totalTimeoutMilliseconds: Int(backstop), userAgent: options.userAgent, errorBuffer: transfer.errorBuffer)
         try set(raxx_curl_set_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), "HTTP/2")
         try set(raxx_curl_set_long(handle, CURLOPT_PIPEWAIT, 1), "waiting to multiplex")
         if let host = URL(string: url)?.host, APIEndpoint.isLoopback(host: host) {
             try set(raxx_curl_set_string(handle, CURLOPT_PROXY, ""), "no proxy for loopback")
         }
         if let caFile = options.caFile { try set(raxx_curl_set_string(handle, CURLOPT_CAINFO, caFile), "the CA file") }
-        try set(raxx_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0), "no redirects")
-        try set(raxx_curl_set_long(handle, CURLOPT_NOSIGNAL, 1), "no signals")
-        try set(raxx_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout.milliseconds)), "the connect timeout")
-        // The stream's own timeout is the engine's (from when it is sent); this only bounds a
-        // transfer libcurl never starts.
-        let backstop = max(options.streamTimeout.milliseconds * 4, options.connectTimeout.milliseconds + options.streamTimeout.milliseconds, 60_000)
-        try set(raxx_curl_set_long(handle, CURLOPT_TIMEOUT_MS, Int(backstop)), "the overall timeout")
-        try set(raxx_curl_set_string(handle, CURLOPT_USERAGENT, options.userAgent), "the User-Agent")
-        try set(raxx_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, transfer.errorBuffer), "the error buffer")
         try set(raxx_curl_set_long(handle, CURLOPT_POST, 1), "POST")
         try set(raxx_curl_set_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(transfer.request.body.count)), "the body size")
         try set(raxx_curl_set_data_fn(handle, CURLOPT_READFUNCTION) { buffer, size, count, user in
