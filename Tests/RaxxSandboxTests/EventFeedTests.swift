@@ -327,9 +327,9 @@ extension HandlerRig {
     }
 }
 
-/// Polls `condition` every 10 ms for up to 15 s.
-/// Waits for a test's set-up to be in place (a long poll registered, say). The bound only rules out
-/// forever: with the whole suite on two cores, an in-process request can wait 15 s and more to run.
+/// Polls `condition` every 10 ms until it holds, for a test's set-up (a long poll registered, say).
+/// Its 60 s only rule out forever: with the whole suite on two cores, an in-process request can
+/// wait 15 s and more to run.
 func waitUntil(_ condition: @Sendable () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
     let deadline = ContinuousClock.now + .seconds(60)
     while !condition() {
