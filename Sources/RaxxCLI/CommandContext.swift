@@ -2,6 +2,7 @@ import Foundation
 import OpenAPIRuntime
 import RaxxAPI
 import RaxxCore
+import RaxxHTTP
 import RaxxSession
 import RaxxVault
 
@@ -83,6 +84,12 @@ public struct CommandContext: Sendable {
         return world.raptor.api(middlewares: [BearerTokenMiddleware(tokens: try sessionTokens())])
     }
 
+    /// The signed-in API for answers read as bytes (the sync pages), when the world has one.
+    public func signedInRaw() throws(RaxxError) -> RawRaptor? {
+        try checkNetworkAllowed()
+        return world.raptor.raw(middlewares: [BearerTokenMiddleware(tokens: try sessionTokens())])
+    }
+
     /// The passkey ceremonies with this device's keystore.
     public func ceremonies() throws(RaxxError) -> Ceremonies {
         Ceremonies(keystore: keystore, client: try api(), authenticatedClient: try signedInAPI(), endpoint: configuration.endpoint, clock: clock)
@@ -119,6 +126,20 @@ public struct CommandContext: Sendable {
             io.stdout.write(Table(columns: columns, rows: records.map(row)).render())
         }
         io.stdout.flush()
+    }
+
+    /// A progress line on stderr for long work, when stderr is a terminal (and `enabled`); else one
+    /// that writes nothing, so callers need no conditions of their own.
+    public func progressLine(_ label: String, unit: String = "", total: Int? = nil, enabled: Bool = true) -> ProgressLine {
+        let io = self.io
+        var write: (@Sendable (String) -> Void)? = nil
+        if io.stderrIsTTY && enabled {
+            write = { text in
+                io.stderr.write(text)
+                io.stderr.flush()
+            }
+        }
+        return ProgressLine(label: label, unit: unit, total: total, clock: world.monotonic, write: write)
     }
 
     /// A message for a person, on stderr (without control characters: it may quote a server).

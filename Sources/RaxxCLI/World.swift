@@ -78,6 +78,16 @@ public struct World: Sendable {
 public protocol RaptorConnection: Sendable {
     /// The API with `middlewares` run in front of every call.
     func api(middlewares: [any ClientMiddleware]) -> any APIProtocol
+    /// The same API for answers read as bytes (the sync pages), or nil where there is none (a
+    /// test's stub: its callers use `api` instead).
+    func raw(middlewares: [any ClientMiddleware]) -> RawRaptor?
+    /// Gets ready for the first request while the command does local work (loads libcurl).
+    func prepare()
+}
+
+extension RaptorConnection {
+    public func raw(middlewares: [any ClientMiddleware]) -> RawRaptor? { nil }
+    public func prepare() {}
 }
 
 /// Raptor over libcurl at the configured server.
@@ -94,6 +104,12 @@ public struct CurlRaptorConnection: RaptorConnection {
 
     public func api(middlewares: [any ClientMiddleware]) -> any APIProtocol {
         RaptorClient.make(tool: tool, configuration: configuration, serverClock: serverClock, middlewares: middlewares)
+    }
+
+    public func prepare() { CurlTransport.preload() }
+
+    public func raw(middlewares: [any ClientMiddleware]) -> RawRaptor? {
+        RaptorClient.makeRaw(tool: tool, configuration: configuration, serverClock: serverClock, middlewares: middlewares)
     }
 }
 

@@ -47,6 +47,8 @@ extension RaxxCache {
 
         public func run(_ context: CommandContext) async throws {
             let configuration = context.configuration
+            // libcurl loads while the lock is taken and the cache opened.
+            context.world.raptor.prepare()
             let stores = try context.stores
             let lock = try await stores.lock(.refresh, wait: noWait ? nil : .seconds(60))
             defer { lock.release() }
@@ -95,18 +97,15 @@ extension RaxxCache {
             }
             var refresher = CacheRefresher(store: store, client: try context.signedInAPI(), accountID: accountID,
                                            retention: limits.retention, clock: context.clock)
-            let showProgress = context.io.stderrIsTTY && !quiet
-            let monotonic = context.world.monotonic
-            let started = monotonic()
-            if showProgress {
-                let io = context.io
-                refresher.progress = { applied in
-                    let seconds = max((monotonic() - started) / .seconds(1), 0.001)
-                    io.stderr.write("\r\u{1B}[2Krefreshing: \(applied) changes (\(Int(Double(applied) / seconds))/s)")
-                    io.stderr.flush()
-                }
+            refresher.rawPages = try context.signedInRaw()
+            // On a terminal, a progress line: changes applied, of the rows a rebuild brings, with the
+            // rate and the time left; cleared at the end, so the summary or the prompt starts clean.
+            let line = context.progressLine("refreshing", unit: "changes", enabled: !quiet)
+            if context.io.stderrIsTTY && !quiet {
+                refresher.progress = { line.update(done: $0) }
+                refresher.expectedTotal = { line.setTotal($0) }
             }
-            defer { if showProgress { context.io.stderr.write("\r\u{1B}[2K") } }
+            defer { line.finish() }
             return try await refresher.refresh(full: full)
         }
     }

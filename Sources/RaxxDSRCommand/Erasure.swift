@@ -110,8 +110,11 @@ extension RaxxDSR {
                 grant = try await context.ceremonies().stepUp(for: ErasureApplyAction(requestID: id, planHash: planHash),
                                                               pin: context.pinPrompt(pin.source)).grant
             }
-            let outcome = try await api.applyDSRErasure(path: .init(requestId: id), headers: .init(raxxStepUpGrant: grant),
-                                                        body: .json(.init(planHash: planHash))).checked().ok.body.json
+            // Erasing a large account's history takes a while: a terminal shows the time spent.
+            let outcome = try await context.progressLine("erasing \(id)").whileWaiting {
+                try await api.applyDSRErasure(path: .init(requestId: id), headers: .init(raxxStepUpGrant: grant),
+                                              body: .json(.init(planHash: planHash)))
+            }.checked().ok.body.json
             let r = outcome.request
             if outcome.alreadyCompleted { context.say("\(id) was completed already: nothing changed.") }
             try context.emit([Record(request_id: r.id, status: r.status.rawValue, plan_hash: r.planHash ?? planHash,

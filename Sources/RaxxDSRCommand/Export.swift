@@ -65,7 +65,11 @@ extension RaxxDSR {
             }
             let how = switch encryption { case .none: "none"; case .recipients: "age-x25519"; case .passphrase: "age-scrypt" }
             _ = try context.storedSession()
-            let export = try await context.signedInAPI().exportDSRData(path: .init(requestId: id)).checked().ok.body.json
+            let api = try context.signedInAPI()
+            // A large account's export takes a while to gather: a terminal shows the time spent.
+            let export = try await context.progressLine("exporting \(id)").whileWaiting {
+                try await api.exportDSRData(path: .init(requestId: id))
+            }.checked().ok.body.json
             let bytes = try encryption.seal(try ExportDocument.bytes(export))
             let rows = export.manifest.tables.reduce(0) { $0 + $1.rows }
             if let out, out != "-" {

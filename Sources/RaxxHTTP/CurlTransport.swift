@@ -41,6 +41,14 @@ public final class CurlTransport: ClientTransport, Sendable {
         self.options = options
     }
 
+    /// Starts loading libcurl (and the libraries it links) on another thread, for a command whose
+    /// first request comes after local work (a database opened): the load, tens of milliseconds,
+    /// overlaps that work instead of delaying the request. The first request waits for it as
+    /// before when it is not done.
+    public static func preload() {
+        DispatchQueue.global(qos: .userInitiated).async { _ = CurlLibrary.load() }
+    }
+
     /// "raxx-order/0.1.0 libcurl/7.88.1" (libcurl's version once it is loaded).
     public static func userAgent(tool: String) -> String {
         guard CurlLibrary.load() == nil else { return "\(tool)/\(RaxxVersion.current)" }
@@ -230,6 +238,12 @@ final class Exchange: @unchecked Sendable {
                     .trimmingCharacters(in: .whitespacesAndNewlines)
                 if line.hasPrefix("HTTP/") { exchange.headerLines.removeAll() } // a new (final) status line
                 if !line.isEmpty { exchange.headerLines.append(line) }
+                // A large answer's buffer is sized once, not doubled (and copied) as it arrives.
+                if line.count > 15, line.prefix(15).lowercased() == "content-length:",
+                   let length = Int(line.dropFirst(15).trimmingCharacters(in: .whitespaces)),
+                   length > 0, length <= exchange.options.maxResponseBytes {
+                    exchange.responseBody.reserveCapacity(length)
+                }
                 return n
             }, "the header callback")
             try set(raxx_curl_set_pointer(handle, CURLOPT_HEADERDATA, me), "the header callback's data")

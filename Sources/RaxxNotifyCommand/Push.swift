@@ -270,9 +270,13 @@ final class PushOutput: @unchecked Sendable {
     private var inputLines = 0
     private var sentCount = 0
     private var unreachableSeen = false
-    private var lastProgress: Duration = .zero
+    /// On a terminal: how many settled, and how.
+    private let progress: ProgressLine
 
-    init(context: CommandContext) { self.context = context }
+    init(context: CommandContext) {
+        self.context = context
+        progress = context.progressLine("pushing", unit: "settled")
+    }
 
     var unreachable: Bool { lock.withLock { unreachableSeen } }
 
@@ -316,19 +320,11 @@ final class PushOutput: @unchecked Sendable {
         inputLines += 1
         context.io.stdout.write(text)
         context.io.stdout.flush()
-        if context.io.stderrIsTTY {
-            let now = context.world.monotonic()
-            if now - lastProgress >= .milliseconds(250) {
-                lastProgress = now
-                context.io.stderr.write("\r\u{1B}[K" + progressLine())
-                context.io.stderr.flush()
-            }
-        }
+        if context.io.stderrIsTTY { progress.update(done: counts.values.reduce(0, +), detail: progressDetail()) }
     }
 
-    private func progressLine() -> String {
-        let done = counts.values.reduce(0, +)
-        return "\(done) settled: \(counts["delivered", default: 0]) delivered, \(counts["unregistered", default: 0]) unregistered, "
+    private func progressDetail() -> String {
+        "\(counts["delivered", default: 0]) delivered, \(counts["unregistered", default: 0]) unregistered, "
             + "\(counts["failed", default: 0]) failed, \(counts["not_sent", default: 0]) not sent, \(counts["malformed", default: 0]) malformed"
     }
 
@@ -336,10 +332,8 @@ final class PushOutput: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         context.io.stdout.flush()
-        if context.io.stderrIsTTY && inputLines > 0 {
-            context.io.stderr.write("\r\u{1B}[K" + progressLine() + "\n")
-            context.io.stderr.flush()
-        }
+        // The last count stays on the screen (with a newline); with no input there is nothing to say.
+        progress.finish(keep: inputLines > 0)
     }
 
     /// The error the exit status comes from, or nil when every notification was delivered.

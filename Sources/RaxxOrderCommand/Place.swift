@@ -123,7 +123,7 @@ extension RaxxOrder {
                 context.say("raxx-order: order \(settled.client_order_id): \(settled.message)")
             }
             try await desk.refreshIfStale(stores, accountID: session.accountID, freshness: Self.freshness,
-                                          retention: context.configuration.cacheRetention)
+                                          retention: context.configuration.cacheRetention, rawPages: try context.signedInRaw())
             // Every symbol must exist before any order goes.
             try await checkSymbols(intents, api: api)
 
@@ -135,12 +135,16 @@ extension RaxxOrder {
 
             let ceremonies = try context.ceremonies()
             let prompt = context.pinPrompt(pin.source)
-            let (results, stop) = await desk.place(intents) { intent, actionHash in
+            // A batch on a terminal shows its progress (a single order is over too soon to need it).
+            let line = context.progressLine("placing", unit: "orders", total: intents.count, enabled: intents.count > 1)
+            let (results, stop) = await desk.place(intents, progress: { line.update(done: $0) }) { intent, actionHash in
+                line.clear()
                 if context.format == .text || context.io.stderrIsTTY {
                     context.say("Order on line \(intent.line) (\(intent.side.rawValue) \(intent.qty) \(intent.symbol)) is large: confirm it with your passkey.")
                 }
                 return try await ceremonies.stepUp(actionHash: actionHash, pin: prompt).grant
             }
+            line.finish()
             try context.emit(results, columns: resultColumns) {
                 ["\($0.line)", $0.client_order_id, $0.symbol, $0.side.rawValue, "\($0.qty)", $0.outcome.rawValue, $0.status?.rawValue ?? "-",
                  $0.order_id ?? "-", $0.error_code ?? "-"]

@@ -52,7 +52,9 @@ public struct OrderDesk: Sendable {
     }
 
     /// Places the batch in order; answers one result per intent and the error the run ends with.
-    public func place(_ intents: [OrderIntent], stepUp: StepUp) async -> ([PlacementResult], RaxxError?) {
+    /// `progress` hears how many intents have been settled so far.
+    public func place(_ intents: [OrderIntent], progress: @Sendable (Int) -> Void = { _ in },
+                      stepUp: StepUp) async -> ([PlacementResult], RaxxError?) {
         var results: [PlacementResult] = []
         var stop: RaxxError? = nil
         for intent in intents {
@@ -115,6 +117,7 @@ public struct OrderDesk: Sendable {
                 stop = stop ?? Self.journalFailure(error)
             }
             results.append(result)
+            progress(results.count)
         }
         return (results, stop)
     }
@@ -176,14 +179,16 @@ public struct OrderDesk: Sendable {
     /// Brings the cache up to date before orders go out, when it is older than `window`, its last
     /// refresh failed offline, or a rebuild was left unfinished.
     public func refreshIfStale(_ stores: any LocalStores, accountID: String, freshness window: RaxxDuration,
-                               retention: RaxxDuration) async throws {
+                               retention: RaxxDuration, rawPages: RawRaptor? = nil) async throws {
         let store = try stores.cache()
         let state = try store.syncState()
         let age = state.lastSuccessAt.map { clock().timeIntervalSince($0) } ?? .infinity
         guard age > window.seconds || state.lastRefreshFailedOffline || state.rebuilding != .none else { return }
         let lock = try await stores.lock(.refresh, wait: .seconds(30))
         defer { lock.release() }
-        _ = try await CacheRefresher(store: store, client: client, accountID: accountID, retention: retention, clock: clock).refresh()
+        var refresher = CacheRefresher(store: store, client: client, accountID: accountID, retention: retention, clock: clock)
+        refresher.rawPages = rawPages
+        _ = try await refresher.refresh()
     }
 }
 

@@ -25,6 +25,20 @@ public struct SessionTokens: Sendable {
     /// Renew this long before the access token lapses (at most a third of its lifetime), so it does
     /// not lapse in flight.
     public static let renewalMargin: TimeInterval = 30
+    /// The session last read from the keystore by this value (and its copies): while its access
+    /// token is good, requests carry it without reading and unsealing the keystore again. A token
+    /// another process replaced meanwhile is refused by the server, and `renewed(since:)` reads
+    /// the keystore again for the new one.
+    private let memo = Memo()
+
+    final class Memo: @unchecked Sendable {
+        private let lock = NSLock()
+        private var session: StoredSession?
+        var value: StoredSession? {
+            get { lock.withLock { session } }
+            set { lock.withLock { session = newValue } }
+        }
+    }
 
     public init(keystore: any KeystoreAccess, client: any APIProtocol, origin: String, clock: @escaping @Sendable () -> Date) {
         self.keystore = keystore
@@ -39,8 +53,13 @@ public struct SessionTokens: Sendable {
     }
 
     public func accessToken() async throws -> String {
+        if let known = memo.value, known.sessionExpiresAt > clock(), needsNoRenewal(known) { return known.accessToken }
         let seen = try liveSession(try keystore.load())
-        if needsNoRenewal(seen) { return seen.accessToken }
+        if needsNoRenewal(seen) {
+            memo.value = seen
+            return seen.accessToken
+        }
+        memo.value = nil
         return try await RenewalFlight.shared.run(key: keystore.location + "\n" + origin) {
             try await renew(seen: seen)
         }
@@ -49,8 +68,10 @@ public struct SessionTokens: Sendable {
     /// The access token the keystore holds now, when it is another than `token` and still good:
     /// another process renewed the session while a request carried `token`.
     public func renewed(since token: String) throws -> String? {
+        memo.value = nil
         guard let session = try keystore.load()[origin].session, session.accessToken != token,
               session.accessExpiresAt > clock(), session.sessionExpiresAt > clock() else { return nil }
+        memo.value = session
         return session.accessToken
     }
 

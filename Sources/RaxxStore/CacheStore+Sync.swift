@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import RaxxAPI
 import RaxxCore
 import RaxxDomain
@@ -65,6 +66,37 @@ extension CacheStore {
             }
             let column = state.rebuilding == .none ? "cursor" : "rebuild_cursor"
             try db.execute(sql: "UPDATE sync_state SET \(column) = ? WHERE id = 1", arguments: [page.cursor])
+        }
+    }
+
+    /// Applies one page as the server sent it (its JSON bytes), read straight into the tables:
+    /// the same rows as `apply(_:)` of the decoded page, at a fraction of the cost. A page the fast
+    /// reader does not take throws `SyncPageReader.Unsupported` with nothing applied: decode it
+    /// (`SyncPageReader.decode`) and apply that. Answers the number of changes applied.
+    @discardableResult
+    public func apply(json: UnsafeRawBufferPointer) throws -> Int {
+        try apply(json: json, outline: try SyncPageReader.outline(of: json))
+    }
+
+    /// As `apply(json:)`, with the page's outline already read (`SyncPageReader.outline(of:)`).
+    @discardableResult
+    public func apply(json: UnsafeRawBufferPointer, outline: SyncPageReader.Outline) throws -> Int {
+        // An outline of other bytes (a caller's mistake) is read again from these.
+        let outline = outline.changes.upperBound <= json.count ? outline : try SyncPageReader.outline(of: json)
+        var reader = SyncPageReader.Reader(json)
+        let page = SyncPageReader.Reader(json) // the rows' text is bound from here
+        let header = outline.header, changes = outline.changes
+        return try write { db in
+            let state = try Self.syncState(db)
+            let prefix = state.rebuilding == .shadow ? "rebuild_" : ""
+            let statements = try RowWriter(db, prefix: prefix)
+            defer { statements.clear() }
+            let count = try SyncPageReader.changes(&reader, in: changes) { change in
+                try statements.apply(change, page)
+            }
+            let column = state.rebuilding == .none ? "cursor" : "rebuild_cursor"
+            try db.execute(sql: "UPDATE sync_state SET \(column) = ? WHERE id = 1", arguments: [header.cursor])
+            return count
         }
     }
 
@@ -189,6 +221,91 @@ extension CacheStore {
                                            filledQty: $0["filled_qty"], avgFillPrice: $0["avg_fill_price"])
                 },
             ]
+        }
+    }
+}
+
+/// The page's rows bound straight into SQLite's prepared statements (text bound from the page's
+/// bytes, which outlive each step), inside the store's write transaction.
+private struct RowWriter {
+    let db: Database
+    let position: Statement, fill: Statement, order: Statement
+    let deletes: [SyncPageReader.Entity: Statement]
+
+    init(_ db: Database, prefix: String) throws {
+        self.db = db
+        position = try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO \(prefix)positions (id, symbol, qty, avg_price, updated_at) VALUES (?, ?, ?, ?, ?)
+            """)
+        fill = try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO \(prefix)fills (id, order_id, symbol, side, qty, price, filled_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        order = try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO \(prefix)orders (id, client_order_id, symbol, side, qty, type, limit_price, tif, status, filled_qty,
+            avg_fill_price, reject_code, mode, not_after, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        deletes = [
+            .position: try db.cachedStatement(sql: "DELETE FROM \(prefix)positions WHERE id = ?"),
+            .fill: try db.cachedStatement(sql: "DELETE FROM \(prefix)fills WHERE id = ?"),
+            .order: try db.cachedStatement(sql: "DELETE FROM \(prefix)orders WHERE id = ?"),
+        ]
+    }
+
+    /// As `apply(_:)` does with a decoded change: a tombstone deletes; otherwise the position, fill
+    /// or order it carries (the first of them present) is written.
+    func apply(_ change: SyncPageReader.Change, _ r: SyncPageReader.Reader) throws {
+        if change.delete == true, let entity = change.entity, let id = change.id {
+            let s = deletes[entity]!
+            text(s, 1, id, r)
+            try run(s)
+        } else if let p = change.position {
+            let s = position
+            text(s, 1, p.id, r); text(s, 2, p.symbol, r); int(s, 3, p.qty); text(s, 4, p.avgPrice, r); real(s, 5, p.updatedAt)
+            try run(s)
+        } else if let f = change.fill {
+            let s = fill
+            text(s, 1, f.id, r); text(s, 2, f.orderID, r); text(s, 3, f.symbol, r); text(s, 4, f.side, r); int(s, 5, f.qty)
+            text(s, 6, f.price, r); real(s, 7, f.filledAt)
+            try run(s)
+        } else if let o = change.order {
+            let s = order
+            text(s, 1, o.id, r); text(s, 2, o.clientOrderID, r); text(s, 3, o.symbol, r); text(s, 4, o.side, r); int(s, 5, o.qty)
+            text(s, 6, o.type, r); text(s, 7, o.limitPrice, r); text(s, 8, o.tif, r); text(s, 9, o.status, r); int(s, 10, o.filledQty)
+            text(s, 11, o.avgFillPrice, r); text(s, 12, o.rejectCode, r); text(s, 13, o.mode, r); real(s, 14, o.notAfter)
+            real(s, 15, o.createdAt); real(s, 16, o.updatedAt)
+            try run(s)
+        }
+    }
+
+    /// Text from the page's bytes (SQLITE_STATIC: the page outlives the step; `clear` unbinds).
+    private func text(_ s: Statement, _ index: Int32, _ range: Range<Int>?, _ r: SyncPageReader.Reader) {
+        guard let range else { sqlite3_bind_null(s.sqliteStatement, index); return }
+        sqlite3_bind_text(s.sqliteStatement, index, UnsafeRawPointer(r.base + range.lowerBound).assumingMemoryBound(to: CChar.self),
+                          Int32(range.count), nil)
+    }
+
+    private func int(_ s: Statement, _ index: Int32, _ value: Int64) {
+        sqlite3_bind_int64(s.sqliteStatement, index, value)
+    }
+
+    private func real(_ s: Statement, _ index: Int32, _ value: Double?) {
+        guard let value else { sqlite3_bind_null(s.sqliteStatement, index); return }
+        sqlite3_bind_double(s.sqliteStatement, index, value)
+    }
+
+    private func run(_ s: Statement) throws {
+        let code = sqlite3_step(s.sqliteStatement)
+        sqlite3_reset(s.sqliteStatement)
+        guard code == SQLITE_DONE else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: s.sql)
+        }
+    }
+
+    /// Unbinds the page's bytes from the cached statements before the page goes.
+    func clear() {
+        for s in [position, fill, order] + deletes.values {
+            sqlite3_reset(s.sqliteStatement)
+            sqlite3_clear_bindings(s.sqliteStatement)
         }
     }
 }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import GRDB
 import RaxxAPI
 import RaxxCore
@@ -197,8 +200,10 @@ extension CacheStore {
     /// The cache file's size on disk (with its WAL), in bytes.
     public var fileSize: Int64 {
         guard let url else { return 0 }
+        // stat(2), not FileManager's attributes: those look the owner's name up (NSS) for each file.
         return [url.path, url.path + "-wal", url.path + "-shm"].reduce(Int64(0)) { total, path in
-            total + ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0)
+            var info = stat()
+            return total + (stat(path, &info) == 0 ? Int64(info.st_size) : 0)
         }
     }
 }

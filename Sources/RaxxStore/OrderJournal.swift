@@ -97,11 +97,12 @@ public final class OrderJournal: Sendable {
     /// Writes the order before it is sent (the request as it will go on the wire), for `accountID`.
     public func recordSending(clientOrderID: String, accountID: String, request: String, at: Date) throws {
         try writer.write { db in
-            try db.execute(sql: """
+            // Cached statements: a batch of orders writes these twice per order.
+            try db.cachedStatement(sql: """
                 INSERT INTO journal (client_order_id, account_id, request, state, created_at, updated_at) VALUES (?, ?, ?, 'sending', ?, ?)
                 ON CONFLICT (client_order_id) DO UPDATE SET account_id = excluded.account_id, request = excluded.request, state = 'sending',
                     updated_at = excluded.updated_at
-                """, arguments: [clientOrderID, accountID, request, at.timeIntervalSince1970, at.timeIntervalSince1970])
+                """).execute(arguments: [clientOrderID, accountID, request, at.timeIntervalSince1970, at.timeIntervalSince1970])
             try Self.history(db, clientOrderID, .sending, nil, nil, nil, nil, at)
         }
     }
@@ -110,19 +111,19 @@ public final class OrderJournal: Sendable {
     public func record(_ clientOrderID: String, _ state: State, orderID: String? = nil, status: String? = nil,
                        errorCode: String? = nil, message: String? = nil, at: Date) throws {
         try writer.write { db in
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 UPDATE journal SET state = ?, order_id = COALESCE(?, order_id), status = ?, error_code = ?, message = ?, updated_at = ?
                 WHERE client_order_id = ?
-                """, arguments: [state.rawValue, orderID, status, errorCode, message, at.timeIntervalSince1970, clientOrderID])
+                """).execute(arguments: [state.rawValue, orderID, status, errorCode, message, at.timeIntervalSince1970, clientOrderID])
             try Self.history(db, clientOrderID, state, orderID, status, errorCode, message, at)
         }
     }
 
     private static func history(_ db: Database, _ id: String, _ state: State, _ orderID: String?, _ status: String?,
                                 _ errorCode: String?, _ message: String?, _ at: Date) throws {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO journal_history (client_order_id, at, state, order_id, status, error_code, message) VALUES (?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [id, at.timeIntervalSince1970, state.rawValue, orderID, status, errorCode, message])
+            """).execute(arguments: [id, at.timeIntervalSince1970, state.rawValue, orderID, status, errorCode, message])
     }
 
     /// `accountID`'s orders whose fate is not known: sent (or being sent) with no answer. Another

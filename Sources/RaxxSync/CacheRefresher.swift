@@ -19,11 +19,18 @@ public struct CacheRefresher: Sendable {
     public let accountID: String
     public let clock: @Sendable () -> Date
     /// Changes per page: two pages are in memory at once (one written, one fetched).
-    public var pageSize = 2000
+    public var pageSize = 5000
+    /// Pages read as bytes, straight into the store, when the connection offers it; without it (a
+    /// test's stub API) pages are decoded by the generated client.
+    public var rawPages: RawRaptor? = nil
     /// Fills and closed orders older than this are evicted after a refresh.
     public var retention: RaxxDuration
     /// Hears the number of changes applied so far.
     public var progress: @Sendable (Int) -> Void = { _ in }
+    /// When set, a rebuild asks the server how many rows it is about to send (the sync summary's
+    /// counts, fetched beside the pages) and tells it here: a progress line's total. Unset (the
+    /// default, and whenever nobody watches) the summary is never asked for.
+    public var expectedTotal: (@Sendable (Int) -> Void)? = nil
 
     public init(store: CacheStore, client: any APIProtocol, accountID: String, retention: RaxxDuration, clock: @escaping @Sendable () -> Date) {
         self.store = store
@@ -67,6 +74,7 @@ public struct CacheRefresher: Sendable {
     }
 
     private func run(full: Bool, previousAttempt: Date?) async throws -> Outcome {
+        Self.mapLargeBuffersApart()
         var state = try store.syncState()
         var applied = 0
         var wasReset = false
@@ -83,6 +91,9 @@ public struct CacheRefresher: Sendable {
         let client = self.client
         let portfolio = Task { try await client.getPortfolio() }
         defer { portfolio.cancel() }
+        var counting: Task<Void, Never>? = nil
+        defer { counting?.cancel() }
+        if rebuilding, cursor == 0, let expectedTotal { counting = Self.count(client, into: expectedTotal) }
         var page = try await fetch(cursor: cursor, rebuild: rebuilding)
         while true {
             try Task.checkCancellation()
@@ -91,17 +102,17 @@ public struct CacheRefresher: Sendable {
                 try store.beginRebuild(accountID: accountID)
                 rebuilding = true
                 wasReset = true
+                if let expectedTotal { counting = Self.count(client, into: expectedTotal) }
             }
             // Ask for the next page while this one is written: the server's work and ours overlap.
-            let next: Task<Components.Schemas.SyncPage, any Error>? = page.hasMore
+            let next: Task<Page, any Error>? = page.hasMore
                 ? Task { [cursor = page.cursor, rebuilding] in try await fetch(cursor: cursor, rebuild: rebuilding) } : nil
             do {
-                try store.apply(page)
+                applied += try apply(page)
             } catch {
                 next?.cancel()
                 throw error
             }
-            applied += page.changes.count
             progress(applied)
             cursor = page.cursor
             guard let next else { break }
@@ -115,14 +126,69 @@ public struct CacheRefresher: Sendable {
         return Outcome(changes: applied, full: rebuilding, reset: wasReset, cursor: cursor, evicted: evicted)
     }
 
+    /// The rows a rebuild will bring (positions, fills and orders at the server), told to `total`
+    /// when the server answers; a failure only leaves the total unknown.
+    static func count(_ client: any APIProtocol, into total: @escaping @Sendable (Int) -> Void) -> Task<Void, Never> {
+        Task {
+            guard let summary = try? await client.getSyncSummary().checked().ok.body.json, !Task.isCancelled else { return }
+            total(Int(summary.positions.count + summary.fills.count + summary.orders.count))
+        }
+    }
+
+    /// Pages' buffers (hundreds of kilobytes each) get their own mappings, handed back to the system
+    /// when freed, instead of glibc raising its threshold and keeping them in the heap, where freed
+    /// pages of several threads' arenas add up to the peak.
+    static func mapLargeBuffersApart() {
+        #if os(Linux)
+        _ = glibcMallopt(-3 /* M_MMAP_THRESHOLD */, 256 << 10)
+        #endif
+    }
+
     static func releaseFreedMemory() {
         #if os(Linux)
         _ = glibcMallocTrim(0)
         #endif
     }
 
-    private func fetch(cursor: Int64, rebuild: Bool) async throws -> Components.Schemas.SyncPage {
-        try await client.getSyncChanges(query: .init(cursor: cursor, limit: pageSize, rebuild: rebuild)).checked().ok.body.json
+    /// A page as it came: decoded by the generated client, or its bytes and the fields read from them.
+    enum Page: Sendable {
+        case decoded(Components.Schemas.SyncPage)
+        case raw([UInt8], SyncPageReader.Outline)
+
+        var cursor: Int64 { switch self { case .decoded(let p): p.cursor; case .raw(_, let o): o.header.cursor } }
+        var hasMore: Bool { switch self { case .decoded(let p): p.hasMore; case .raw(_, let o): o.header.hasMore } }
+        var reset: Bool { switch self { case .decoded(let p): p.reset; case .raw(_, let o): o.header.reset } }
+    }
+
+    private func fetch(cursor: Int64, rebuild: Bool) async throws -> Page {
+        guard let rawPages else {
+            return .decoded(try await client.getSyncChanges(query: .init(cursor: cursor, limit: pageSize, rebuild: rebuild)).checked().ok.body.json)
+        }
+        let bytes = try await rawPages.get("/api/sync", query: [("cursor", "\(cursor)"), ("limit", "\(pageSize)"), ("rebuild", "\(rebuild)")],
+                                           operationID: "getSyncChanges")
+        do {
+            return .raw(bytes, try bytes.withUnsafeBytes { try SyncPageReader.outline(of: $0) })
+        } catch is SyncPageReader.Unsupported {
+            return .decoded(try bytes.withUnsafeBytes { try SyncPageReader.decode($0) })
+        }
+    }
+
+    /// Applies a page; answers how many changes it held.
+    private func apply(_ page: Page) throws -> Int {
+        switch page {
+        case .decoded(let decoded):
+            try store.apply(decoded)
+            return decoded.changes.count
+        case .raw(let bytes, let outline):
+            do {
+                return try bytes.withUnsafeBytes { try store.apply(json: $0, outline: outline) }
+            } catch is SyncPageReader.Unsupported {
+                // Something the fast reader leaves alone: the generated types read it as they always did.
+                let decoded = try bytes.withUnsafeBytes { try SyncPageReader.decode($0) }
+                try store.apply(decoded)
+                return decoded.changes.count
+            }
+        }
     }
 }
 
@@ -130,6 +196,10 @@ public struct CacheRefresher: Sendable {
 /// glibc's malloc_trim(3), which the Glibc module does not export (it lives in <malloc.h>).
 @_silgen_name("malloc_trim")
 private func glibcMallocTrim(_ pad: Int) -> Int32
+
+/// glibc's mallopt(3), from <malloc.h> too.
+@_silgen_name("mallopt")
+private func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32
 #endif
 
 /// Why a refresh failed, as `raxx-cache status` and the staleness disclosure read it.

@@ -34,6 +34,27 @@ import Testing
         #expect(try cache.syncState().lastSuccessAt == Fixtures.now)
     }
 
+    @Test func onATerminalShowsProgressAndEndsTheLineSoNothingIsGluedToIt() async throws {
+        let stores = MemoryStores()
+        let world = world(stores)
+        world.stderrIsTTY = true
+        let clock = try #require(world.clock)
+        world.api.onGetSyncSummary { _ in
+            .ok(.init(body: .json(.init(cursor: 4, asOf: Fixtures.now, positions: .init(count: 2, checksum: ""),
+                                        fills: .init(count: 1, checksum: ""), orders: .init(count: 1, checksum: "")))))
+        }
+        world.api.onGetSyncChanges { _ in
+            clock.advance(by: 2) // a slow page: the line is drawn after it
+            return .ok(.init(body: .json(Fixtures.syncPage())))
+        }
+        world.api.onGetPortfolio { _ in .ok(.init(body: .json(Fixtures.portfolio()))) }
+        #expect(try await world.run(RaxxCache.Refresh.self) == .ok)
+        let stderr = world.stderr.contents
+        #expect(stderr.contains(ProgressLine.clearSequence + "refreshing: 4 "))
+        #expect(stderr.hasSuffix(ProgressLine.clearSequence), "the line is cleared at the end: \(stderr.debugDescription)")
+        #expect(world.jsonLines.first?["changes"] as? Int == 4)
+    }
+
     @Test func offlineExits69AndRecordsTheFailure() async throws {
         let stores = MemoryStores()
         let world = world(stores)

@@ -97,6 +97,42 @@ func matches(_ local: [String: CacheStore.EntitySummary], _ remote: Components.S
         }
     }
 
+    /// Every row the cache holds, every field: what two caches are compared by.
+    func rows(_ store: CacheStore) throws -> [String] {
+        var out: [String] = []
+        try store.positions(CacheQuery()) { out.append("\($0)") }
+        try store.fills(CacheQuery()) { out.append("\($0)") }
+        try store.orders(CacheQuery()) { out.append("\($0)") }
+        return out
+    }
+
+    @Test func pagesReadAsBytesFillTheSameCacheAsDecodedPages() async throws {
+        let rig = try CacheRig()
+        let decodedStore = try rig.store()
+        let rawStore = try CacheStore.open(at: rig.folder.appendingPathComponent("cache/raw.sqlite"))
+        try await rig.run { url in
+            let decoded = try await rig.refresher(url, store: decodedStore)
+            var raw = try await rig.refresher(url, store: rawStore)
+            let configuration = try RaxxConfiguration(environment: ["HOME": "/tmp", "RAXX_API_URL": url.absoluteString])
+            let tokens = SessionTokens(keystore: rig.keystore, client: try generatedClient(url),
+                                       origin: try APIEndpoint(parsing: url.absoluteString).origin, clock: rig.clock.closure)
+            raw.rawPages = RaptorClient.makeRaw(tool: "raxx-test", configuration: configuration,
+                                                middlewares: [BearerTokenMiddleware(tokens: tokens)])
+            let first = try await decoded.refresh()
+            #expect(try await raw.refresh() == first)
+            #expect(try rows(rawStore) == rows(decodedStore))
+            #expect(matches(try rawStore.summary(since: nil), try await rig.serverSummary(url, since: nil)))
+
+            try rig.churn(changes: 12, deletes: 4)
+            rig.clock.advance(by: 60)
+            let delta = try await decoded.refresh()
+            #expect(try await raw.refresh() == delta)
+            #expect(!delta.full && delta.changes == 12)
+            #expect(try rows(rawStore) == rows(decodedStore))
+            #expect(try rawStore.syncState().cursor == decodedStore.syncState().cursor)
+        }
+    }
+
     @Test func anOldCursorGetsAResetAndARebuild() async throws {
         let rig = try CacheRig(retention: .hours(1))
         let store = try rig.store()

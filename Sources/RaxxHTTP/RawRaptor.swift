@@ -1,0 +1,71 @@
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import RaxxAPI
+import RaxxCore
+
+/// GETs to Raptor whose answers come back as bytes instead of generated values: for the answers
+/// too large to decode value by value (the sync pages, which the store reads straight into its
+/// tables). The same transport and middlewares as the generated client (connectivity, the server's
+/// clock, the session's token), so everything but the decoding is as `Client` does it.
+public struct RawRaptor: Sendable {
+    public let serverURL: URL
+    let transport: any ClientTransport
+    let middlewares: [any ClientMiddleware]
+
+    public init(serverURL: URL, transport: any ClientTransport, middlewares: [any ClientMiddleware]) {
+        self.serverURL = serverURL
+        self.transport = transport
+        self.middlewares = middlewares
+    }
+
+    /// The same middlewares in front, and `more` after them (the session's bearer token).
+    public func adding(_ more: [any ClientMiddleware]) -> RawRaptor {
+        RawRaptor(serverURL: serverURL, transport: transport, middlewares: middlewares + more)
+    }
+
+    /// GETs `path` with `query` (already in the spec's form: names and values as the generated
+    /// client writes them); answers the status and the body, at most `maxBytes` of it. A problem
+    /// answer (any status but 200) is thrown as the error a person sees, as `checked()` throws it.
+    public func get(_ path: String, query: [(String, String)], operationID: String, maxBytes: Int = 64 << 20) async throws -> [UInt8] {
+        var components = URLComponents()
+        components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) }
+        let target = path + (query.isEmpty ? "" : "?" + (components.percentEncodedQuery ?? ""))
+        var fields = HTTPFields()
+        fields[.accept] = "application/json"
+        let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: target, headerFields: fields)
+        let transport = self.transport
+        var next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?) = { request, body, url in
+            try await transport.send(request, body: body, baseURL: url, operationID: operationID)
+        }
+        for middleware in middlewares.reversed() {
+            let inner = next
+            next = { request, body, url in
+                try await middleware.intercept(request, body: body, baseURL: url, operationID: operationID, next: inner)
+            }
+        }
+        let (response, body) = try await next(request, nil, serverURL)
+        // The chunks appended whole (OpenAPIRuntime's collecting copies element by element).
+        var bytes: [UInt8] = []
+        if let body {
+            if case .known(let length) = body.length, length <= maxBytes { bytes.reserveCapacity(Int(length)) }
+            for try await chunk in body {
+                guard bytes.count + chunk.count <= maxBytes else {
+                    throw RaxxError.failure(code: "answer_too_large", "The server's answer is larger than \(maxBytes) bytes (\(operationID)).")
+                }
+                bytes.append(contentsOf: chunk)
+            }
+        }
+        guard response.status == .ok else {
+            let problem: Components.Schemas.Problem
+            do {
+                problem = try JSONDecoder().decode(Components.Schemas.Problem.self, from: Data(bytes))
+            } catch {
+                throw RaxxError.failure(code: "unexpected_answer",
+                                        "The server answered \(response.status.code) without saying why (\(operationID)).")
+            }
+            throw ErrorMapping.raxxError(problem: problem)
+        }
+        return bytes
+    }
+}

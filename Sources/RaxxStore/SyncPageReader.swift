@@ -1,0 +1,499 @@
+import Foundation
+import RaxxAPI
+
+/// Reads a sync page's JSON (the body of `GET /api/sync`) straight from its bytes, without building
+/// the generated Codable values: a full refresh spent most of its time in JSONDecoder, building
+/// millions of values only to copy their fields into SQLite.
+///
+/// It takes what the server writes: the page's fields and each change's in any order, unknown keys
+/// skipped, `null` for absent optional values. Anything else it does not guess at: a string with an
+/// escape, a number with a fraction or exponent, a duplicated key, a value of an unexpected kind or
+/// an enum value it does not know throws `SyncPageReader.Unsupported`, and the caller decodes that
+/// page through the generated types instead, which accept or refuse it exactly as before. So a page
+/// is applied the same whichever way it was read.
+public enum SyncPageReader {
+    /// The page holds something this reader leaves to the generated decoder.
+    public struct Unsupported: Error, Equatable {
+        public let offset: Int
+        public let reason: String
+    }
+
+    /// Decodes a page as the generated client does (JSONDecoder, dates by the shared transcoder):
+    /// for the pages the fast reader leaves alone.
+    public static func decode(_ bytes: UnsafeRawBufferPointer) throws -> Components.Schemas.SyncPage {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            try RFC3339DateTranscoder().decode(try decoder.singleValueContainer().decode(String.self))
+        }
+        return try decoder.decode(Components.Schemas.SyncPage.self, from: Data(bytes))
+    }
+
+    /// The page's own fields (its changes are read while they are applied).
+    public struct Header: Sendable, Equatable {
+        public var cursor: Int64
+        public var hasMore: Bool
+        public var reset: Bool
+        public var asOf: Date
+    }
+
+    public enum Entity: Sendable { case position, fill, order }
+
+    /// One change, its strings as byte ranges of the page.
+    struct Change {
+        var seq: Int64?
+        var entity: Entity?
+        var delete: Bool?
+        var id: Range<Int>?
+        var position: Position?
+        var fill: Fill?
+        var order: Order?
+    }
+
+    struct Position {
+        var id: Range<Int>, symbol: Range<Int>, qty: Int64, avgPrice: Range<Int>, updatedAt: Double
+    }
+
+    struct Fill {
+        var id: Range<Int>, orderID: Range<Int>, symbol: Range<Int>, side: Range<Int>, qty: Int64, price: Range<Int>, filledAt: Double
+    }
+
+    struct Order {
+        var id: Range<Int>, clientOrderID: Range<Int>, symbol: Range<Int>, side: Range<Int>, qty: Int64, type: Range<Int>
+        var limitPrice: Range<Int>?, tif: Range<Int>, status: Range<Int>, filledQty: Int64, avgFillPrice: Range<Int>?
+        var rejectCode: Range<Int>?, mode: Range<Int>, notAfter: Double?, createdAt: Double, updatedAt: Double
+    }
+
+    /// The page's fields, its changes skipped (checked as JSON, read later by `changes`).
+    static func header(_ r: inout Reader) throws -> (Header, changes: Range<Int>) {
+        var cursor: Int64?, hasMore: Bool?, reset: Bool?, asOf: Date?, changes: Range<Int>?
+        try r.object { r, key in
+            switch key {
+            case Keys.changes:
+                guard changes == nil else { throw r.unsupported("changes twice") }
+                r.skipWhitespace()
+                let start = r.i
+                guard r.peekByte() == UInt8(ascii: "[") else { throw r.unsupported("changes is not an array") }
+                try r.skipValue()
+                changes = start..<r.i
+            case Keys.cursor: try once(&cursor, r.int64(), r)
+            case Keys.hasMore: try once(&hasMore, r.bool(), r)
+            case Keys.reset: try once(&reset, r.bool(), r)
+            case Keys.asOf: try once(&asOf, r.dateValue(), r)
+            default: try r.skipValue()
+            }
+        }
+        r.skipWhitespace()
+        guard r.i == r.end else { throw r.unsupported("text after the page") }
+        guard let cursor, let hasMore, let reset, let asOf, let changes else { throw r.unsupported("a page field is missing") }
+        return (Header(cursor: cursor, hasMore: hasMore, reset: reset, asOf: asOf), changes)
+    }
+
+    /// A page's fields, and where its changes are: read once, before the page is applied.
+    public struct Outline: Sendable {
+        public let header: Header
+        let changes: Range<Int>
+    }
+
+    /// Reads the fields of the page in `bytes` (its changes only checked as JSON).
+    public static func outline(of bytes: UnsafeRawBufferPointer) throws -> Outline {
+        var r = Reader(bytes)
+        let read = try Self.header(&r)
+        return Outline(header: read.0, changes: read.changes)
+    }
+
+    /// Reads the fields of the page in `bytes`.
+    public static func header(of bytes: UnsafeRawBufferPointer) throws -> Header {
+        try outline(of: bytes).header
+    }
+
+    /// Calls `body` with each change of the array at `range`, in order; answers their count.
+    static func changes(_ r: inout Reader, in range: Range<Int>, _ body: (Change) throws -> Void) throws -> Int {
+        r.i = range.lowerBound
+        var count = 0
+        try r.array { r in
+            try body(try change(&r))
+            count += 1
+        }
+        return count
+    }
+
+    static func change(_ r: inout Reader) throws -> Change {
+        var c = Change()
+        var position: Position??, fill: Fill??, order: Order??
+        try r.object { r, key in
+            switch key {
+            case Keys.seq: try once(&c.seq, r.int64(), r)
+            case Keys.entity:
+                let value = try r.string()
+                guard c.entity == nil else { throw r.unsupported("entity twice") }
+                switch r.bytes(value) {
+                case Keys.position: c.entity = .position
+                case Keys.fill: c.entity = .fill
+                case Keys.order: c.entity = .order
+                default: throw r.unsupported("an unknown entity")
+                }
+            case Keys.op:
+                let value = try r.string()
+                guard c.delete == nil else { throw r.unsupported("op twice") }
+                switch r.bytes(value) {
+                case Keys.upsert: c.delete = false
+                case Keys.delete: c.delete = true
+                default: throw r.unsupported("an unknown op")
+                }
+            case Keys.id: try once(&c.id, r.string(), r)
+            case Keys.position: try once(&position, r.nullable { try Self.position(&$0) }, r)
+            case Keys.fill: try once(&fill, r.nullable { try Self.fill(&$0) }, r)
+            case Keys.order: try once(&order, r.nullable { try Self.order(&$0) }, r)
+            default: try r.skipValue()
+            }
+        }
+        guard c.seq != nil, c.entity != nil, c.delete != nil, c.id != nil else { throw r.unsupported("a change field is missing") }
+        c.position = position ?? nil
+        c.fill = fill ?? nil
+        c.order = order ?? nil
+        return c
+    }
+
+    static func position(_ r: inout Reader) throws -> Position {
+        var id: Range<Int>?, symbol: Range<Int>?, qty: Int64?, avgPrice: Range<Int>?, updatedAt: Double?
+        try r.object { r, key in
+            switch key {
+            case Keys.id: try once(&id, r.string(), r)
+            case Keys.symbol: try once(&symbol, r.string(), r)
+            case Keys.qty: try once(&qty, r.int64(), r)
+            case Keys.avgPrice: try once(&avgPrice, r.string(), r)
+            case Keys.updatedAt: try once(&updatedAt, r.date(), r)
+            default: try r.skipValue()
+            }
+        }
+        guard let id, let symbol, let qty, let avgPrice, let updatedAt else { throw r.unsupported("a position field is missing") }
+        return Position(id: id, symbol: symbol, qty: qty, avgPrice: avgPrice, updatedAt: updatedAt)
+    }
+
+    static func fill(_ r: inout Reader) throws -> Fill {
+        var id: Range<Int>?, orderID: Range<Int>?, symbol: Range<Int>?, side: Range<Int>?, qty: Int64?, price: Range<Int>?
+        var filledAt: Double?
+        try r.object { r, key in
+            switch key {
+            case Keys.id: try once(&id, r.string(), r)
+            case Keys.orderID: try once(&orderID, r.string(), r)
+            case Keys.symbol: try once(&symbol, r.string(), r)
+            case Keys.side: try once(&side, r.member(of: Enums.side), r)
+            case Keys.qty: try once(&qty, r.int64(), r)
+            case Keys.price: try once(&price, r.string(), r)
+            case Keys.filledAt: try once(&filledAt, r.date(), r)
+            default: try r.skipValue()
+            }
+        }
+        guard let id, let orderID, let symbol, let side, let qty, let price, let filledAt else {
+            throw r.unsupported("a fill field is missing")
+        }
+        return Fill(id: id, orderID: orderID, symbol: symbol, side: side, qty: qty, price: price, filledAt: filledAt)
+    }
+
+    static func order(_ r: inout Reader) throws -> Order {
+        var id: Range<Int>?, clientOrderID: Range<Int>?, symbol: Range<Int>?, side: Range<Int>?, qty: Int64?, type: Range<Int>?
+        var limitPrice: Range<Int>??, tif: Range<Int>?, status: Range<Int>?, filledQty: Int64?, avgFillPrice: Range<Int>??
+        var rejectCode: Range<Int>??, mode: Range<Int>?, notAfter: Double??, createdAt: Double?, updatedAt: Double?
+        try r.object { r, key in
+            switch key {
+            case Keys.id: try once(&id, r.string(), r)
+            case Keys.clientOrderID: try once(&clientOrderID, r.string(), r)
+            case Keys.symbol: try once(&symbol, r.string(), r)
+            case Keys.side: try once(&side, r.member(of: Enums.side), r)
+            case Keys.qty: try once(&qty, r.int64(), r)
+            case Keys.type: try once(&type, r.member(of: Enums.orderType), r)
+            case Keys.limitPrice: try once(&limitPrice, r.nullable { try $0.string() }, r)
+            case Keys.tif: try once(&tif, r.member(of: Enums.tif), r)
+            case Keys.status: try once(&status, r.member(of: Enums.status), r)
+            case Keys.filledQty: try once(&filledQty, r.int64(), r)
+            case Keys.avgFillPrice: try once(&avgFillPrice, r.nullable { try $0.string() }, r)
+            case Keys.rejectCode: try once(&rejectCode, r.nullable { try $0.string() }, r)
+            case Keys.mode: try once(&mode, r.member(of: Enums.mode), r)
+            case Keys.notAfter: try once(&notAfter, r.nullable { try $0.date() }, r)
+            case Keys.createdAt: try once(&createdAt, r.date(), r)
+            case Keys.updatedAt: try once(&updatedAt, r.date(), r)
+            default: try r.skipValue()
+            }
+        }
+        guard let id, let clientOrderID, let symbol, let side, let qty, let type, let tif, let status, let filledQty, let mode,
+              let createdAt, let updatedAt else { throw r.unsupported("an order field is missing") }
+        return Order(id: id, clientOrderID: clientOrderID, symbol: symbol, side: side, qty: qty, type: type, limitPrice: limitPrice ?? nil,
+                     tif: tif, status: status, filledQty: filledQty, avgFillPrice: avgFillPrice ?? nil, rejectCode: rejectCode ?? nil,
+                     mode: mode, notAfter: notAfter ?? nil, createdAt: createdAt, updatedAt: updatedAt)
+    }
+
+    /// Sets `slot` once: a key seen twice is left to the generated decoder.
+    static func once<T>(_ slot: inout T?, _ value: T, _ r: Reader) throws {
+        guard slot == nil else { throw r.unsupported("a key twice") }
+        slot = value
+    }
+
+    /// The keys the reader knows, as bytes.
+    enum Keys {
+        static let changes = bytes("changes"), cursor = bytes("cursor"), hasMore = bytes("has_more"), reset = bytes("reset")
+        static let asOf = bytes("as_of"), seq = bytes("seq"), entity = bytes("entity"), op = bytes("op"), id = bytes("id")
+        static let position = bytes("position"), fill = bytes("fill"), order = bytes("order"), upsert = bytes("upsert")
+        static let delete = bytes("delete"), symbol = bytes("symbol"), qty = bytes("qty"), avgPrice = bytes("avg_price")
+        static let updatedAt = bytes("updated_at"), orderID = bytes("order_id"), side = bytes("side"), price = bytes("price")
+        static let filledAt = bytes("filled_at"), clientOrderID = bytes("client_order_id"), type = bytes("type")
+        static let limitPrice = bytes("limit_price"), tif = bytes("tif"), status = bytes("status"), filledQty = bytes("filled_qty")
+        static let avgFillPrice = bytes("avg_fill_price"), rejectCode = bytes("reject_code"), mode = bytes("mode")
+        static let notAfter = bytes("not_after"), createdAt = bytes("created_at")
+
+        static func bytes(_ s: String) -> ByteKey { ByteKey(Array(s.utf8)) }
+    }
+
+    /// The enums' values, from the generated types (so a value added to the spec is known here too).
+    enum Enums {
+        static let side = values(Components.Schemas.Side.allCases.map(\.rawValue))
+        static let orderType = values(Components.Schemas.OrderType.allCases.map(\.rawValue))
+        static let tif = values(Components.Schemas.TimeInForce.allCases.map(\.rawValue))
+        static let status = values(Components.Schemas.OrderStatus.allCases.map(\.rawValue))
+        static let mode = values(Components.Schemas.TradingMode.allCases.map(\.rawValue))
+
+        static func values(_ raw: [String]) -> [ByteKey] { raw.map { ByteKey(Array($0.utf8)) } }
+    }
+
+    /// A key or enum value's bytes, matched against a slice of the page.
+    struct ByteKey: Sendable {
+        let bytes: [UInt8]
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        static func ~= (key: ByteKey, slice: UnsafeRawBufferPointer) -> Bool {
+            guard key.bytes.count == slice.count else { return false }
+            return key.bytes.withUnsafeBytes { memcmp($0.baseAddress!, slice.baseAddress!, slice.count) == 0 }
+        }
+    }
+
+    /// A cursor over the page's bytes.
+    struct Reader {
+        let base: UnsafePointer<UInt8>
+        let end: Int
+        var i = 0
+        private nonisolated(unsafe) static let empty = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
+
+        init(_ buffer: UnsafeRawBufferPointer) {
+            // An empty buffer has no base address: point at one byte that is never read (end is 0).
+            base = buffer.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) } ?? UnsafePointer(Self.empty)
+            end = buffer.count
+        }
+
+        func unsupported(_ reason: String) -> Unsupported { Unsupported(offset: i, reason: reason) }
+
+        /// The bytes of `range`, to match against keys and enum values.
+        func bytes(_ range: Range<Int>) -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count)
+        }
+
+        func string(_ range: Range<Int>) -> String {
+            String(decoding: UnsafeBufferPointer(start: base + range.lowerBound, count: range.count), as: UTF8.self)
+        }
+
+        mutating func skipWhitespace() {
+            while i < end {
+                switch base[i] {
+                case 0x20, 0x0A, 0x0D, 0x09: i += 1
+                default: return
+                }
+            }
+        }
+
+        /// The next byte after whitespace, or nil at the end.
+        mutating func peekByte() -> UInt8? {
+            skipWhitespace()
+            return i < end ? base[i] : nil
+        }
+
+        mutating func expect(_ byte: UInt8) throws {
+            guard peekByte() == byte else { throw unsupported("expected '\(Character(Unicode.Scalar(byte)))'") }
+            i += 1
+        }
+
+
+        /// An object's members, each handed over with its key (the value is the handler's to read).
+        mutating func object(_ member: (inout Reader, UnsafeRawBufferPointer) throws -> Void) throws {
+            try expect(UInt8(ascii: "{"))
+            if peekByte() == UInt8(ascii: "}") { i += 1; return }
+            while true {
+                let key = bytes(try string())
+                try expect(UInt8(ascii: ":"))
+                try member(&self, key)
+                switch peekByte() ?? 0 {
+                case UInt8(ascii: ","): i += 1
+                case UInt8(ascii: "}"): i += 1; return
+                default: throw unsupported("expected ',' or '}'")
+                }
+            }
+        }
+
+        mutating func array(_ element: (inout Reader) throws -> Void) throws {
+            try expect(UInt8(ascii: "["))
+            if peekByte() == UInt8(ascii: "]") { i += 1; return }
+            while true {
+                try element(&self)
+                switch peekByte() ?? 0 {
+                case UInt8(ascii: ","): i += 1
+                case UInt8(ascii: "]"): i += 1; return
+                default: throw unsupported("expected ',' or ']'")
+                }
+            }
+        }
+
+        /// `null` (answered as nil), or the value `read` reads.
+        mutating func nullable<T>(_ read: (inout Reader) throws -> T) throws -> T? {
+            if peekByte() == UInt8(ascii: "n") {
+                try literal("null")
+                return nil
+            }
+            return try read(&self)
+        }
+
+        mutating func literal(_ word: StaticString) throws {
+            let n = word.utf8CodeUnitCount
+            guard i + n <= end, memcmp(base + i, word.utf8Start, n) == 0 else { throw unsupported("expected \(word)") }
+            i += n
+        }
+
+        mutating func bool() throws -> Bool {
+            switch peekByte() ?? 0 {
+            case UInt8(ascii: "t"): try literal("true"); return true
+            case UInt8(ascii: "f"): try literal("false"); return false
+            default: throw unsupported("expected a boolean")
+            }
+        }
+
+        /// A string without escapes or control characters, valid UTF-8: its bytes' range.
+        mutating func string() throws -> Range<Int> {
+            try expect(UInt8(ascii: "\""))
+            let start = i
+            var ascii = true
+            while i < end {
+                let c = base[i]
+                if c == UInt8(ascii: "\"") { break }
+                if c == UInt8(ascii: "\\") || c < 0x20 { throw unsupported("an escape or control character in a string") }
+                if c >= 0x80 { ascii = false }
+                i += 1
+            }
+            guard i < end else { throw unsupported("an unterminated string") }
+            let range = start..<i
+            i += 1
+            if !ascii && String(validating: UnsafeBufferPointer(start: base + start, count: range.count), as: UTF8.self) == nil {
+                throw unsupported("a string that is not UTF-8")
+            }
+            return range
+        }
+
+        /// A string that is one of `values`.
+        mutating func member(of values: [ByteKey]) throws -> Range<Int> {
+            let range = try string()
+            let slice = bytes(range)
+            for value in values where value ~= slice { return range }
+            throw unsupported("an unknown enum value")
+        }
+
+        /// An integer of at most 18 digits (no fraction, no exponent, no leading zero).
+        mutating func int64() throws -> Int64 {
+            skipWhitespace()
+            var negative = false
+            if i < end && base[i] == UInt8(ascii: "-") { negative = true; i += 1 }
+            let start = i
+            var value: Int64 = 0
+            while i < end {
+                let d = base[i] &- 0x30
+                if d > 9 { break }
+                value = value &* 10 &+ Int64(d)
+                i += 1
+            }
+            let digits = i - start
+            guard digits > 0, digits <= 18, !(digits > 1 && base[start] == 0x30) else { throw unsupported("an integer out of reach") }
+            if i < end, base[i] == UInt8(ascii: ".") || base[i] == UInt8(ascii: "e") || base[i] == UInt8(ascii: "E") {
+                throw unsupported("a number with a fraction or exponent")
+            }
+            return negative ? -value : value
+        }
+
+        /// A date-time string, read as the generated client reads it (the shared transcoder).
+        mutating func date() throws -> Double {
+            try dateValue().timeIntervalSince1970
+        }
+
+        mutating func dateValue() throws -> Date {
+            let range = try string()
+            guard let date = try? RFC3339DateTranscoder().decode(string(range)) else { throw unsupported("not a date-time") }
+            return date
+        }
+
+        /// Skips any JSON value (an unknown key's), checking it is well-formed.
+        mutating func skipValue() throws {
+            switch peekByte() ?? 0 {
+            case UInt8(ascii: "{"): try object { r, _ in try r.skipValue() }
+            case UInt8(ascii: "["): try array { r in try r.skipValue() }
+            case UInt8(ascii: "\""): try skipString()
+            case UInt8(ascii: "t"): try literal("true")
+            case UInt8(ascii: "f"): try literal("false")
+            case UInt8(ascii: "n"): try literal("null")
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try skipNumber()
+            default: throw unsupported("not a JSON value")
+            }
+        }
+
+        /// Any well-formed string, escapes included.
+        private mutating func skipString() throws {
+            try expect(UInt8(ascii: "\""))
+            let start = i
+            var ascii = true
+            while i < end {
+                let c = base[i]
+                if c == UInt8(ascii: "\"") { break }
+                if c < 0x20 { throw unsupported("a control character in a string") }
+                if c >= 0x80 { ascii = false }
+                if c == UInt8(ascii: "\\") {
+                    guard i + 1 < end else { break }
+                    switch base[i + 1] {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                         UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                        i += 2
+                    case UInt8(ascii: "u"):
+                        guard i + 6 <= end, (2..<6).allSatisfy({ isHexDigit(base[i + $0]) }) else { throw unsupported("a bad escape") }
+                        i += 6
+                    default: throw unsupported("a bad escape")
+                    }
+                    continue
+                }
+                i += 1
+            }
+            guard i < end else { throw unsupported("an unterminated string") }
+            if !ascii && String(validating: UnsafeBufferPointer(start: base + start, count: i - start), as: UTF8.self) == nil {
+                throw unsupported("a string that is not UTF-8")
+            }
+            i += 1
+        }
+
+        private func isHexDigit(_ c: UInt8) -> Bool {
+            (0x30...0x39).contains(c) || (0x41...0x46).contains(c) || (0x61...0x66).contains(c)
+        }
+
+        /// A number by JSON's grammar.
+        private mutating func skipNumber() throws {
+            if base[i] == UInt8(ascii: "-") { i += 1 }
+            func digits(_ r: inout Reader) -> Int {
+                let start = r.i
+                while r.i < r.end, (0x30...0x39).contains(r.base[r.i]) { r.i += 1 }
+                return r.i - start
+            }
+            let start = i
+            let n = digits(&self)
+            guard n > 0, !(n > 1 && base[start] == 0x30) else { throw unsupported("a bad number") }
+            if i < end, base[i] == UInt8(ascii: ".") {
+                i += 1
+                guard digits(&self) > 0 else { throw unsupported("a bad number") }
+            }
+            if i < end, base[i] == UInt8(ascii: "e") || base[i] == UInt8(ascii: "E") {
+                i += 1
+                if i < end, base[i] == UInt8(ascii: "+") || base[i] == UInt8(ascii: "-") { i += 1 }
+                guard digits(&self) > 0 else { throw unsupported("a bad number") }
+            }
+        }
+    }
+}

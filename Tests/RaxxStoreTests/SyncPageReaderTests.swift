@@ -1,0 +1,131 @@
+import Foundation
+import GRDB
+import RaxxAPI
+import RaxxCore
+@testable import RaxxStore
+import Testing
+
+/// The fast page reader writes the same rows as the generated decoder followed by `apply(_:)`,
+/// whatever the page's shape; what it does not take it leaves, untouched, to the decoder.
+@Suite struct SyncPageReaderTests {
+    /// Every row of every synced table (and the cursors), as text: what two stores are compared by.
+    func dump(_ store: CacheStore) throws -> [String] {
+        try store.read { db in
+            var out: [String] = []
+            for table in ["positions", "fills", "orders", "rebuild_positions", "rebuild_fills", "rebuild_orders"] {
+                for row in try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY id") {
+                    out.append(table + " " + row.columnNames.map { name in
+                        let value = row[name] as DatabaseValue
+                        return "\(name)=\(value.storage)"
+                    }.joined(separator: " "))
+                }
+            }
+            let state = try Self.cursors(db)
+            out.append("cursor=\(state.0) rebuild_cursor=\(state.1)")
+            return out
+        }
+    }
+
+    static func cursors(_ db: Database) throws -> (Int64, Int64) {
+        let row = try Row.fetchOne(db, sql: "SELECT cursor, rebuild_cursor FROM sync_state")!
+        return (row["cursor"], row["rebuild_cursor"])
+    }
+
+    /// Applies `json` both ways, to two stores in the same state; expects the same rows.
+    func expectSameRows(_ json: String, rebuilding: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let fast = try CacheStore.inMemory(), decoded = try CacheStore.inMemory()
+        for store in [fast, decoded] {
+            if rebuilding { try store.beginRebuild(accountID: "acc_1") }
+        }
+        let bytes = Array(json.utf8)
+        let count = try bytes.withUnsafeBytes { try fast.apply(json: $0) }
+        let page = try bytes.withUnsafeBytes { try SyncPageReader.decode($0) }
+        try decoded.apply(page)
+        #expect(count == page.changes.count, sourceLocation: sourceLocation)
+        #expect(try dump(fast) == dump(decoded), sourceLocation: sourceLocation)
+        let header = try bytes.withUnsafeBytes { try SyncPageReader.header(of: $0) }
+        #expect(header == .init(cursor: page.cursor, hasMore: page.hasMore, reset: page.reset, asOf: page.asOf), sourceLocation: sourceLocation)
+    }
+
+    static let position = #"{"id":"pos_1","symbol":"AAPL","qty":-19,"avg_price":"-23.2213","updated_at":"2026-11-23T05:44:22.123Z"}"#
+    static let fill = #"{"id":"fil_1","order_id":"ord_1","symbol":"AAPL261218C00160000","side":"sell","qty":3,"price":"1.05","filled_at":"2026-11-23T05:44:22Z"}"#
+    static let order = #"{"id":"ord_1","client_order_id":"c-1","symbol":"MSFT","side":"buy","qty":10,"type":"limit","limit_price":"410.5","tif":"gtc","status":"partially_filled","filled_qty":4,"avg_fill_price":"410.25","reject_code":null,"mode":"paper","not_after":"2026-11-23T05:45:00.5Z","created_at":"2026-11-23T05:44:00Z","updated_at":"2026-11-23T05:44:30.999Z"}"#
+
+    @Test func aPlainPageWritesTheSameRows() throws {
+        try expectSameRows("""
+            {"changes":[
+              {"seq":1,"entity":"position","op":"upsert","id":"pos_1","position":\(Self.position)},
+              {"seq":2,"entity":"fill","op":"upsert","id":"fil_1","fill":\(Self.fill)},
+              {"seq":3,"entity":"order","op":"upsert","id":"ord_1","order":\(Self.order)},
+              {"seq":4,"entity":"fill","op":"delete","id":"fil_0"}
+            ],"cursor":4,"has_more":true,"reset":false,"as_of":"2026-11-23T05:44:40Z"}
+            """)
+    }
+
+    @Test func fieldsInAnyOrderWithWhitespaceNullsAndUnknownKeys() throws {
+        // The page's fields first or last, changes' keys shuffled, optional values null or absent,
+        // keys the reader does not know (with escapes, numbers and nesting) skipped.
+        try expectSameRows("""
+            { "as_of" : "2026-11-23T05:44:40.1Z" , "reset":true,"has_more" :false, "cursor": 9,
+              "extra": {"a": [1, -2.5e3, true, null, "x\\"y\\u00e9"], "b": {}},
+              "changes" : [
+                { "position" : \(Self.position), "id":"pos_1", "op":"upsert", "entity":"position", "seq" : 7, "note": "\\n" },
+                {"seq":8,"entity":"order","op":"upsert","id":"ord_2","position":null,"order":{"id":"ord_2","client_order_id":"c-2",
+                 "symbol":"SPY","side":"sell","qty":1,"type":"market","tif":"day","status":"rejected","filled_qty":0,
+                 "reject_code":"buying_power","mode":"paper","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:01Z"}},
+                {"seq":9,"entity":"order","op":"delete","id":"ord_9","fill":null}
+              ]
+            }
+            """, rebuilding: true)
+    }
+
+    @Test func unicodeTextAndExtremeIntegers() throws {
+        try expectSameRows("""
+            {"changes":[{"seq":999999999999999999,"entity":"position","op":"upsert","id":"pos_é✓","position":
+            {"id":"pos_é✓","symbol":"ÅBC","qty":-999999999999999999,"avg_price":"0","updated_at":"1970-01-01T00:00:00Z"}}],
+            "cursor":999999999999999999,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}
+            """)
+    }
+
+    @Test func anEmptyPageMovesOnlyTheCursor() throws {
+        try expectSameRows(#"{"changes":[],"cursor":0,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}"#)
+    }
+
+    @Test func aChangeCarryingSeveralEntitiesWritesTheFirstAsTheDecoderDoes() throws {
+        // Not something the server sends; the two ways must still agree on it.
+        try expectSameRows("""
+            {"changes":[{"seq":1,"entity":"fill","op":"upsert","id":"x","fill":\(Self.fill),"position":\(Self.position)}],
+            "cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}
+            """)
+    }
+
+    /// Pages the fast reader leaves to the decoder: it throws, and the store is untouched.
+    @Test(arguments: [
+        #"{"changes":[{"seq":1,"entity":"position","op":"upsert","id":"p\"1"}],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}"#,
+        #"{"changes":[{"seq":1.0,"entity":"position","op":"delete","id":"p1"}],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}"#,
+        #"{"changes":[{"seq":1,"seq":2,"entity":"position","op":"delete","id":"p1"}],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}"#,
+        #"{"changes":[{"seq":1,"entity":"trade","op":"delete","id":"p1"}],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}"#,
+        #"{"changes":[{"seq":1,"entity":"position","op":"delete"}],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}"#,
+        #"{"changes":[],"cursor":1,"has_more":false,"reset":false,"as_of":"yesterday"}"#,
+        #"{"changes":[],"cursor":1,"has_more":false,"reset":false}"#,
+        #"{"changes":[],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"} x"#,
+        #"{"changes":[{"seq":1,"entity":"position","op":"delete","id":"p1"},],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}"#,
+        "",
+    ])
+    func leavesWhatItDoesNotTakeToTheDecoder(json: String) throws {
+        let store = try CacheStore.inMemory()
+        try store.beginRebuild(accountID: "acc_1")
+        let before = try dump(store)
+        #expect(throws: SyncPageReader.Unsupported.self) {
+            try Array(json.utf8).withUnsafeBytes { try store.apply(json: $0) }
+        }
+        #expect(try dump(store) == before)
+    }
+
+    @Test func anEscapedStringIsReadByTheDecoderInstead() throws {
+        // The refresher's fallback: the same page through the decoder writes the unescaped text.
+        let json = #"{"changes":[{"seq":1,"entity":"position","op":"upsert","id":"p1","position":{"id":"p1","symbol":"A\u0042C","qty":1,"avg_price":"1","updated_at":"2026-11-23T05:44:22Z"}}],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}"#
+        let page = try Array(json.utf8).withUnsafeBytes { try SyncPageReader.decode($0) }
+        #expect(page.changes.first?.position?.symbol == "ABC")
+    }
+}
