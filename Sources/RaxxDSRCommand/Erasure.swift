@@ -67,6 +67,10 @@ extension RaxxDSR {
 
         public init() {}
 
+        /// How long the apply call may take before the command gives up waiting (the erasure goes
+        /// on on the server, and the same command run again resumes or reports it).
+        static let timeout = RaxxDuration.seconds(3600)
+
         struct Record: Encodable {
             var request_id: String
             var status: String
@@ -110,8 +114,13 @@ extension RaxxDSR {
                 grant = try await context.ceremonies().stepUp(for: ErasureApplyAction(requestID: id, planHash: planHash),
                                                               pin: context.pinPrompt(pin.source)).grant
             }
-            let outcome = try await api.applyDSRErasure(path: .init(requestId: id), headers: .init(raxxStepUpGrant: grant),
-                                                        body: .json(.init(planHash: planHash))).checked().ok.body.json
+            // The answer comes when the last row is erased: a large account takes minutes, far past
+            // an ordinary call's timeout (which would report a failure while the erasure goes on).
+            if request.status != .completed { context.say("Erasing \(request.subject)'s data (a large account takes a few minutes)…") }
+            let outcome = try await RequestTimeout.$total.withValue(Self.timeout) {
+                try await api.applyDSRErasure(path: .init(requestId: id), headers: .init(raxxStepUpGrant: grant),
+                                              body: .json(.init(planHash: planHash))).checked().ok.body.json
+            }
             let r = outcome.request
             if outcome.alreadyCompleted { context.say("\(id) was completed already: nothing changed.") }
             try context.emit([Record(request_id: r.id, status: r.status.rawValue, plan_hash: r.planHash ?? planHash,
