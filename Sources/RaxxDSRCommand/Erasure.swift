@@ -67,6 +67,10 @@ extension RaxxDSR {
 
         public init() {}
 
+        /// How long the apply call may take before the command gives up waiting (the erasure goes
+        /// on on the server, and the same command run again resumes or reports it).
+        static let timeout = RaxxDuration.seconds(3600)
+
         struct Record: Encodable {
             var request_id: String
             var status: String
@@ -110,10 +114,14 @@ extension RaxxDSR {
                 grant = try await context.ceremonies().stepUp(for: ErasureApplyAction(requestID: id, planHash: planHash),
                                                               pin: context.pinPrompt(pin.source)).grant
             }
-            // Erasing a large account's history takes a while: a terminal shows the time spent.
-            let outcome = try await context.progressLine("erasing \(id)").whileWaiting {
-                try await api.applyDSRErasure(path: .init(requestId: id), headers: .init(raxxStepUpGrant: grant),
-                                              body: .json(.init(planHash: planHash)))
+            // The answer comes when the last row is erased: a large account takes minutes, far past
+            // an ordinary call's timeout (which would report a failure while the erasure goes on).
+            // A terminal shows the time spent.
+            let outcome = try await RequestTimeout.$total.withValue(Self.timeout) {
+                try await context.progressLine("erasing \(id)").whileWaiting {
+                    try await api.applyDSRErasure(path: .init(requestId: id), headers: .init(raxxStepUpGrant: grant),
+                                                  body: .json(.init(planHash: planHash)))
+                }
             }.checked().ok.body.json
             let r = outcome.request
             if outcome.alreadyCompleted { context.say("\(id) was completed already: nothing changed.") }

@@ -170,7 +170,7 @@ struct PushLine: Sendable {
             return .malformed(field: unknown, message: "is not a field of a notification (\(Self.fields.sorted().joined(separator: ", ")))")
         }
         do {
-            return .notification(try notification(object))
+            return .notification(try notification(object, line: line.bytes))
         } catch {
             return .malformed(field: error.field, message: error.message)
         }
@@ -190,7 +190,7 @@ struct PushLine: Sendable {
         return exact
     }
 
-    private func notification(_ object: [String: Any]) throws(PushNotification.Refusal) -> PushNotification {
+    private func notification(_ object: [String: Any], line: [UInt8]) throws(PushNotification.Refusal) -> PushNotification {
         guard let token = try string(object, "device_token") else { throw .init(field: "device_token", "is missing") }
         guard let topic = try string(object, "topic") ?? defaultTopic else {
             throw .init(field: "topic", "is missing (give it on the line or with --topic)")
@@ -210,10 +210,15 @@ struct PushLine: Sendable {
         let payload: [UInt8]
         switch (object["payload"], object["event"]) {
         case (.some(let value), nil):
-            guard let dictionary = value as? [String: Any],
-                  let data = try? JSONSerialization.data(withJSONObject: dictionary, options: [.withoutEscapingSlashes])
-            else { throw .init(field: "payload", "must be a JSON object") }
-            payload = Array(data)
+            guard let dictionary = value as? [String: Any] else { throw .init(field: "payload", "must be a JSON object") }
+            // As written (whitespace aside); written out again only when the line's text is unusual.
+            if let written = JSONMember.compactValue(named: "payload", in: line) {
+                payload = written
+            } else if let data = try? JSONSerialization.data(withJSONObject: dictionary, options: [.withoutEscapingSlashes]) {
+                payload = Array(data)
+            } else {
+                throw .init(field: "payload", "must be a JSON object")
+            }
         case (nil, .some(let value)):
             guard let dictionary = value as? [String: Any], let data = try? JSONSerialization.data(withJSONObject: dictionary) else {
                 throw .init(field: "event", "must be an alert object (seq, type, created_at, title, …)")

@@ -90,6 +90,9 @@ public final class HTTP2Engine: @unchecked Sendable {
     private var active: [UnsafeMutableRawPointer: Transfer] = [:]
     private var idleHandles: [UnsafeMutableRawPointer] = []
     private var lastTimeoutScan = ContinuousClock.now
+    private var loopbackOrigins: [Substring: Bool] = [:]
+    /// The handles whose shared options are set, and whether for a loopback endpoint (no proxy).
+    private var prepared: [UnsafeMutableRawPointer: Bool] = [:]
 
     /// Loads libcurl's multi interface and starts the engine's thread.
     public init(options: Options) throws(RaxxError) {
@@ -237,84 +240,37 @@ public final class HTTP2Engine: @unchecked Sendable {
         do {
             try configure(handle, for: transfer)
         } catch {
-            recycle(handle, of: transfer)
+            recycle(handle, of: transfer, reset: true)
             transfer.finish(.failure(error as? TransportFailure ?? TransportFailure(kind: .other, detail: "\(error)")))
             return
         }
         let added = raxx_curl_multi_add_handle(multi, handle)
         guard added == CURLM_OK else {
-            recycle(handle, of: transfer)
+            recycle(handle, of: transfer, reset: true)
             transfer.finish(.failure(TransportFailure(kind: .other, detail: "libcurl refused the transfer: \(String(cString: raxx_curl_multi_strerror(added)))")))
             return
         }
         active[handle] = transfer
     }
 
+    /// Sets `handle` up for `transfer`. A handle keeps what every transfer shares (callbacks,
+    /// HTTP/2, TLS, timeouts) from one transfer to the next; only what is the transfer's own is set
+    /// each time (setting everything again cost about as much as the rest of a push's handling).
     private func configure(_ handle: UnsafeMutableRawPointer, for transfer: Transfer) throws {
         func set(_ result: CURLcode, _ what: String) throws { try CurlOptions.check(result, what) }
-        let me = Unmanaged.passUnretained(transfer).toOpaque()
-        let url = transfer.request.url
-        // The stream's own timeout is the engine's (from when it is sent); libcurl's total timeout
-        // only bounds a transfer it never starts.
-        let backstop = max(options.streamTimeout.milliseconds * 4, options.connectTimeout.milliseconds + options.streamTimeout.milliseconds, 60_000)
-        try CurlOptions.setBaseline(handle, url: url, protocols: "https", connectTimeout: options.connectTimeout,
-                                    totalTimeoutMilliseconds: Int(backstop), userAgent: options.userAgent, errorBuffer: transfer.errorBuffer)
-        try set(raxx_curl_set_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), "HTTP/2")
-        try set(raxx_curl_set_long(handle, CURLOPT_PIPEWAIT, 1), "waiting to multiplex")
-        if let host = URL(string: url)?.host, APIEndpoint.isLoopback(host: host) {
-            try set(raxx_curl_set_string(handle, CURLOPT_PROXY, ""), "no proxy for loopback")
+        let loopback = isLoopback(transfer.request.url)
+        if prepared[handle] != loopback {
+            if prepared.removeValue(forKey: handle) != nil { raxx_curl_easy_reset(handle) }
+            try prepare(handle, for: transfer, loopback: loopback)
+            prepared[handle] = loopback
         }
-        if let caFile = options.caFile { try set(raxx_curl_set_string(handle, CURLOPT_CAINFO, caFile), "the CA file") }
-        try set(raxx_curl_set_long(handle, CURLOPT_POST, 1), "POST")
+        let me = Unmanaged.passUnretained(transfer).toOpaque()
+        try set(raxx_curl_set_string(handle, CURLOPT_URL, transfer.request.url), "the URL")
+        try set(raxx_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, transfer.errorBuffer), "the error buffer")
         try set(raxx_curl_set_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(transfer.request.body.count)), "the body size")
-        try set(raxx_curl_set_data_fn(handle, CURLOPT_READFUNCTION) { buffer, size, count, user in
-            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
-            if transfer.startedAt == nil { transfer.startedAt = .now }
-            let n = min(size * count, transfer.request.body.count - transfer.offset)
-            if n > 0, let buffer {
-                transfer.request.body.withUnsafeBytes { body in
-                    UnsafeMutableRawPointer(buffer).copyMemory(from: body.baseAddress! + transfer.offset, byteCount: n)
-                }
-                transfer.offset += n
-            }
-            return n
-        }, "the body callback")
         try set(raxx_curl_set_pointer(handle, CURLOPT_READDATA, me), "the body callback's data")
-        try set(raxx_curl_set_seek_fn(handle) { user, offset, origin in
-            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
-            guard origin == SEEK_SET, offset >= 0, Int(offset) <= transfer.request.body.count else { return 2 } // CURL_SEEKFUNC_CANTSEEK
-            transfer.offset = Int(offset)
-            transfer.responseBody.removeAll()
-            transfer.headers.removeAll()
-            return 0 // CURL_SEEKFUNC_OK
-        }, "the rewind callback")
         try set(raxx_curl_set_pointer(handle, CURLOPT_SEEKDATA, me), "the rewind callback's data")
-        try set(raxx_curl_set_data_fn(handle, CURLOPT_WRITEFUNCTION) { ptr, size, count, user in
-            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
-            let n = size * count
-            guard transfer.responseBody.count + n <= transfer.maxAnswerBytes else {
-                transfer.tooLarge = true
-                return 0
-            }
-            if let ptr { transfer.responseBody.append(contentsOf: UnsafeRawBufferPointer(start: ptr, count: n)) }
-            return n
-        }, "the body callback")
         try set(raxx_curl_set_pointer(handle, CURLOPT_WRITEDATA, me), "the answer callback's data")
-        try set(raxx_curl_set_data_fn(handle, CURLOPT_HEADERFUNCTION) { ptr, size, count, user in
-            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
-            let n = size * count
-            guard let ptr, n > 2 else { return n }
-            let bytes = UnsafeRawBufferPointer(start: ptr, count: n)
-            if bytes.starts(with: "HTTP/".utf8) {
-                transfer.headers.removeAll() // a new (final) status line
-                return n
-            }
-            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), transfer.headers.count < 64 else { return n }
-            let name = String(decoding: bytes[..<colon], as: UTF8.self).lowercased()
-            let value = String(decoding: bytes[(colon + 1)...], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            transfer.headers[name] = value
-            return n
-        }, "the header callback")
         try set(raxx_curl_set_pointer(handle, CURLOPT_HEADERDATA, me), "the header callback's data")
 
         raxx_curl_slist_free_all(transfer.headerList)
@@ -327,6 +283,88 @@ public final class HTTP2Engine: @unchecked Sendable {
             transfer.headerList = list
         }
         try set(raxx_curl_set_slist(handle, CURLOPT_HTTPHEADER, transfer.headerList), "the headers")
+    }
+
+    /// What every transfer on `handle` shares; the callbacks find their transfer in their data pointer.
+    private func prepare(_ handle: UnsafeMutableRawPointer, for transfer: Transfer, loopback: Bool) throws {
+        func set(_ result: CURLcode, _ what: String) throws { try CurlOptions.check(result, what) }
+        // The stream's own timeout is the engine's (from when it is sent); libcurl's total timeout
+        // only bounds a transfer it never starts.
+        let backstop = max(options.streamTimeout.milliseconds * 4, options.connectTimeout.milliseconds + options.streamTimeout.milliseconds, 60_000)
+        try CurlOptions.setBaseline(handle, url: transfer.request.url, protocols: "https", connectTimeout: options.connectTimeout,
+                                    totalTimeoutMilliseconds: Int(backstop), userAgent: options.userAgent, errorBuffer: transfer.errorBuffer)
+        try set(raxx_curl_set_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), "HTTP/2")
+        try set(raxx_curl_set_long(handle, CURLOPT_PIPEWAIT, 1), "waiting to multiplex")
+        if loopback {
+            try set(raxx_curl_set_string(handle, CURLOPT_PROXY, ""), "no proxy for loopback")
+        }
+        if let caFile = options.caFile { try set(raxx_curl_set_string(handle, CURLOPT_CAINFO, caFile), "the CA file") }
+        try set(raxx_curl_set_long(handle, CURLOPT_POST, 1), "POST")
+        try set(raxx_curl_set_data_fn(handle, CURLOPT_READFUNCTION) { buffer, size, count, user in
+            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+            if transfer.startedAt == nil { transfer.startedAt = .now }
+            let n = min(size * count, transfer.request.body.count - transfer.offset)
+            if n > 0, let buffer {
+                transfer.request.body.withUnsafeBytes { body in
+                    UnsafeMutableRawPointer(buffer).copyMemory(from: body.baseAddress! + transfer.offset, byteCount: n)
+                }
+                transfer.offset += n
+            }
+            return n
+        }, "the body callback")
+        try set(raxx_curl_set_seek_fn(handle) { user, offset, origin in
+            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+            guard origin == SEEK_SET, offset >= 0, Int(offset) <= transfer.request.body.count else { return 2 } // CURL_SEEKFUNC_CANTSEEK
+            transfer.offset = Int(offset)
+            transfer.responseBody.removeAll()
+            transfer.headers.removeAll()
+            return 0 // CURL_SEEKFUNC_OK
+        }, "the rewind callback")
+        try set(raxx_curl_set_data_fn(handle, CURLOPT_WRITEFUNCTION) { ptr, size, count, user in
+            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+            let n = size * count
+            guard transfer.responseBody.count + n <= transfer.maxAnswerBytes else {
+                transfer.tooLarge = true
+                return 0
+            }
+            if let ptr { transfer.responseBody.append(contentsOf: UnsafeRawBufferPointer(start: ptr, count: n)) }
+            return n
+        }, "the body callback")
+        try set(raxx_curl_set_data_fn(handle, CURLOPT_HEADERFUNCTION) { ptr, size, count, user in
+            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+            let n = size * count
+            guard let ptr, n > 2 else { return n }
+            let bytes = UnsafeRawBufferPointer(start: ptr, count: n)
+            if bytes.starts(with: "HTTP/".utf8) {
+                transfer.headers.removeAll() // a new (final) status line
+                return n
+            }
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), transfer.headers.count < 64 else { return n }
+            // Byte by byte (Foundation's trimming cost more than the rest of the answer's handling).
+            func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+            var start = colon + 1
+            var end = bytes.endIndex
+            while start < end && isSpace(bytes[start]) { start += 1 }
+            while end > start && isSpace(bytes[end - 1]) { end -= 1 }
+            let name = String(decoding: bytes[..<colon].lazy.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
+            transfer.headers[name] = String(decoding: bytes[start..<end], as: UTF8.self)
+            return n
+        }, "the header callback")
+    }
+
+    /// Whether `url`'s host is a loopback address, remembered per scheme and authority (every
+    /// request of a run goes to one endpoint; parsing each URL again cost more than the answer).
+    private func isLoopback(_ url: String) -> Bool {
+        let utf8 = url.utf8
+        var origin = url[...]
+        if let scheme = utf8.firstRange(of: "://".utf8) {
+            let rest = utf8[scheme.upperBound...]
+            origin = url[..<(rest.firstIndex(of: UInt8(ascii: "/")) ?? url.endIndex)]
+        }
+        if let known = loopbackOrigins[origin] { return known }
+        let loopback = URL(string: url)?.host.map { APIEndpoint.isLoopback(host: $0) } ?? false
+        if loopbackOrigins.count < 16 { loopbackOrigins[origin] = loopback }
+        return loopback
     }
 
     private func collectFinished() {
@@ -387,17 +425,27 @@ public final class HTTP2Engine: @unchecked Sendable {
     private func retire(_ handle: UnsafeMutableRawPointer, of transfer: Transfer) {
         guard raxx_curl_multi_remove_handle(multi, handle) == CURLM_OK else {
             transfer.headerList = nil
+            prepared[handle] = nil
             return // the handle and its headers leaked rather than reused or freed while libcurl may hold them
         }
         recycle(handle, of: transfer)
     }
 
-    /// Keeps `handle` (not in the multi handle) for the next transfer.
-    private func recycle(_ handle: UnsafeMutableRawPointer, of transfer: Transfer) {
-        raxx_curl_easy_reset(handle)
+    /// Keeps `handle` (not in the multi handle) for the next transfer; `reset` forgets its options
+    /// (after a set-up that failed half-way).
+    private func recycle(_ handle: UnsafeMutableRawPointer, of transfer: Transfer, reset: Bool = false) {
+        if reset {
+            raxx_curl_easy_reset(handle)
+            prepared[handle] = nil
+        }
         raxx_curl_slist_free_all(transfer.headerList)
         transfer.headerList = nil
-        if idleHandles.count < options.maxInFlight { idleHandles.append(handle) } else { raxx_curl_easy_cleanup(handle) }
+        if idleHandles.count < options.maxInFlight {
+            idleHandles.append(handle)
+        } else {
+            prepared[handle] = nil
+            raxx_curl_easy_cleanup(handle)
+        }
     }
 }
 

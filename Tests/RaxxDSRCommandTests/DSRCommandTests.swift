@@ -358,6 +358,21 @@ enum DSRFixtures {
         #expect(world.stderr.contents.contains("nothing changed"))
     }
 
+    @Test func applyWaitsForTheErasureFarLongerThanAnOrdinaryCall() async throws {
+        // Found by the release bench: the apply call timed out after RAXX_TIMEOUT (120 s) while
+        // the sandbox was erasing 1,000,000 fills, and the command reported being offline.
+        let world = world()
+        world.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .completed, planHash: "PH")))) }
+        final class Seen: @unchecked Sendable { let lock = NSLock(); var timeout: RaxxDuration? }
+        let seen = Seen()
+        world.api.onApplyDSRErasure { _ in
+            seen.lock.withLock { seen.timeout = RequestTimeout.total }
+            return .ok(.init(body: .json(.init(request: DSRFixtures.request(kind: .erasure, status: .completed, planHash: "PH"), alreadyCompleted: true))))
+        }
+        #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", "PH", "--confirm", "subject@example.com"]) == .ok)
+        #expect(seen.lock.withLock { seen.timeout?.milliseconds ?? 0 } >= 3_600_000)
+    }
+
     @Test func applyWithoutAPlanFails() async throws {
         let world = world()
         world.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .verified)))) }

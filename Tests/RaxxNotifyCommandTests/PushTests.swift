@@ -146,4 +146,26 @@ import Testing
         #expect(try await world.run(RaxxNotify.Push.self, Array(Self.arguments.dropLast(2))) == .dataError)
         #expect(results(world)[1]?["field"] as? String == "topic")
     }
+
+    @Test func thePayloadIsSentAsWrittenWithoutTheWhitespaceBetweenItsTokens() async throws {
+        let lines = [
+            // Key order kept; spaces between tokens dropped, those inside strings kept; escapes as written.
+            Self.line(Self.tokens[0], #""payload" : { "z" : 1, "aps" : { "alert" : "a \"b\" {c} [d], e\\" , "x": [1, 2.5e3, true, null, {}] } }"#),
+            // A payload given twice: the last counts, as for any other field.
+            Self.line(Self.tokens[1], #""payload":{"first":1},"payload":{"second":2}"#),
+            // A key with escapes: the payload is written out again, the same JSON.
+            Self.line(Self.tokens[2], #""pay\u006coad":{"aps":{"alert":"hi"}}"#),
+        ]
+        let (world, push) = world(lines)
+        #expect(try await world.run(RaxxNotify.Push.self, Self.arguments) == .ok)
+        func sent(_ token: String) throws -> String {
+            String(decoding: try #require(push.sent.first { $0.deviceToken == token }).payload, as: UTF8.self)
+        }
+        #expect(try sent(Self.tokens[0]) == #"{"z":1,"aps":{"alert":"a \"b\" {c} [d], e\\","x":[1,2.5e3,true,null,{}]}}"#)
+        #expect(try sent(Self.tokens[1]) == #"{"second":2}"#)
+        #expect(try sent(Self.tokens[2]) == #"{"aps":{"alert":"hi"}}"#)
+        for token in Self.tokens.prefix(3) {
+            #expect(try JSONSerialization.jsonObject(with: Data(try sent(token).utf8)) is [String: Any])
+        }
+    }
 }
