@@ -197,8 +197,10 @@ extension CacheStore {
     /// The cache file's size on disk (with its WAL), in bytes.
     public var fileSize: Int64 {
         guard let url else { return 0 }
+        // lstat, as FileManager's attributes read them, without building their dictionary.
         return [url.path, url.path + "-wal", url.path + "-shm"].reduce(Int64(0)) { total, path in
-            total + ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0)
+            var info = stat()
+            return total + (lstat(path, &info) == 0 ? Int64(info.st_size) : 0)
         }
     }
 }
