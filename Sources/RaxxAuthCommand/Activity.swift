@@ -11,6 +11,7 @@ extension RaxxAuth {
         public static let connectivity = ConnectivityRequirement.networkRequired
         public static let tool = "raxx-auth"
         public static let configuration = CommandConfiguration(
+            commandName: "activity",
             abstract: "Show your account's audit trail, oldest first.",
             discussion: """
             Sign-ins, renewals refused, step-ups, device changes, order state changes, and staff \

@@ -9,6 +9,7 @@ extension RaxxAuth {
         public static let connectivity = ConnectivityRequirement.networkRequired
         public static let tool = "raxx-auth"
         public static let configuration = CommandConfiguration(
+            commandName: "login",
             abstract: "Sign in with this device's passkey.",
             discussion: """
             Signs a fresh challenge with the passkey, which the PIN unlocks (asked on the terminal, or read \

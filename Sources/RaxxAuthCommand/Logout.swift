@@ -9,6 +9,7 @@ extension RaxxAuth {
         public static let connectivity = ConnectivityRequirement.networkOptional
         public static let tool = "raxx-auth"
         public static let configuration = CommandConfiguration(
+            commandName: "logout",
             abstract: "Sign out: revoke the session and wipe its tokens from this device.",
             discussion: """
             Signs out of the server RAXX_API_URL names (sessions of other servers stay). Online, the server \

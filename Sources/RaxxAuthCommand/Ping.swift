@@ -11,6 +11,7 @@ extension RaxxAuth {
         public static let connectivity = ConnectivityRequirement.networkRequired
         public static let tool = "raxx-auth"
         public static let configuration = CommandConfiguration(
+            commandName: "ping",
             abstract: "Check that the Raptor server answers.",
             discussion: "Asks the server named by RAXX_API_URL for its health and version. " + connectivity.helpLine
         )

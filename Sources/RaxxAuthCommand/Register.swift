@@ -9,6 +9,7 @@ extension RaxxAuth {
         public static let connectivity = ConnectivityRequirement.networkRequired
         public static let tool = "raxx-auth"
         public static let configuration = CommandConfiguration(
+            commandName: "register",
             abstract: "Create a passkey on this device and sign in.",
             discussion: """
             Creates an ES256 (P-256) passkey in the software authenticator and registers it with Raptor. \

@@ -10,6 +10,7 @@ extension RaxxAuth {
         public static let connectivity = ConnectivityRequirement.offlineCapable
         public static let tool = "raxx-auth"
         public static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show whether this device is signed in.",
             discussion: """
             Reads the keystore alone: one record per server this device holds a passkey or session for, the \

@@ -30,7 +30,7 @@ public struct CommandContext: Sendable {
     /// The live context for `tool`, from the process's streams and environment.
     public static func live(tool: String, requirement: ConnectivityRequirement, global: GlobalOptions,
                             io: CommandIO = .standard(),
-                            environment: [String: String] = ProcessInfo.processInfo.environment,
+                            environment: [String: String] = RaxxConfiguration.processEnvironment(),
                             services: (RaxxConfiguration) -> [any Sendable] = { _ in [] }) throws(RaxxError) -> CommandContext {
         let configuration = try RaxxConfiguration(environment: environment)
         return CommandContext(

@@ -5,6 +5,11 @@ public enum OutputFormat: String, Sendable, CaseIterable, ExpressibleByArgument 
     case text
     case json
 
+    // Spelled out (the argument parser's defaults build these through a key path, runtime lookups
+    // paid at every start of every command, since every command takes --format).
+    public static var allValueStrings: [String] { allCases.map { $0.rawValue } }
+    public static var allValueDescriptions: [String: String] { [:] }
+
     /// `--json` and `--format` force a format; otherwise a TTY gets text and anything else JSON Lines.
     public static func resolve(format: OutputFormat?, json: Bool, stdoutIsTTY: Bool) -> OutputFormat {
         if json { return .json }

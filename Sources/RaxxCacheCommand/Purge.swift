@@ -10,6 +10,7 @@ extension RaxxCache {
     public struct Purge: RaxxCacheVerb {
         public static let connectivity = ConnectivityRequirement.offlineCapable
         public static let configuration = CommandConfiguration(
+            commandName: "purge",
             abstract: "Remove old history from the cache, or empty it.",
             discussion: """
             --older-than D removes fills, and orders that can no longer change, older than D; --all \

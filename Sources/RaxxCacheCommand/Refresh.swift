@@ -11,6 +11,7 @@ extension RaxxCache {
     public struct Refresh: RaxxCacheVerb {
         public static let connectivity = ConnectivityRequirement.networkRequired
         public static let configuration = CommandConfiguration(
+            commandName: "refresh",
             abstract: "Bring the cache up to date with Raptor (a delta pull).",
             discussion: """
             Applies the changes since the stored cursor, page by page, each page in one transaction with \

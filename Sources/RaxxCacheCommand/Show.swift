@@ -11,6 +11,7 @@ extension RaxxCache {
     public struct Show: RaxxCacheVerb {
         public static let connectivity = ConnectivityRequirement.offlineCapable
         public static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show cached portfolio, positions, fills or orders.",
             discussion: """
             Reads the local cache only and answers at once, online or not. Every JSON record carries \
@@ -23,6 +24,10 @@ extension RaxxCache {
 
         enum What: String, CaseIterable, ExpressibleByArgument {
             case portfolio, positions, fills, orders
+
+            // Spelled out: the argument parser's defaults build these through a key path at start-up.
+            static var allValueStrings: [String] { allCases.map { $0.rawValue } }
+            static var allValueDescriptions: [String: String] { [:] }
         }
 
         @Argument(help: ArgumentHelp("What to show: portfolio, positions, fills or orders.", valueName: "what"))

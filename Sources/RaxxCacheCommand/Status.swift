@@ -10,6 +10,7 @@ extension RaxxCache {
     public struct Status: RaxxCacheVerb {
         public static let connectivity = ConnectivityRequirement.offlineCapable
         public static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show what the cache holds and how its last refresh went.",
             discussion: """
             One record per entity: rows, last successful refresh, cursor, the last error (kind, time, \

@@ -12,6 +12,7 @@ extension RaxxCache {
     public struct Verify: RaxxCacheVerb {
         public static let connectivity = ConnectivityRequirement.networkRequired
         public static let configuration = CommandConfiguration(
+            commandName: "verify",
             abstract: "Check the cache against the server's counts and checksums.",
             discussion: """
             Exits 0 when every entity's count and checksum match the server's, and 1 with a report of \

@@ -36,7 +36,7 @@ public struct APIEndpoint: Sendable, Equatable, CustomStringConvertible {
 
     /// 127.0.0.0/8, ::1 and localhost.
     public static func isLoopback(host: String) -> Bool {
-        let h = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        let h = withoutBrackets(host.lowercased())
         if h == "localhost" || h == "::1" || h == "0:0:0:0:0:0:0:1" { return true }
         let octets = h.split(separator: ".", omittingEmptySubsequences: false)
         guard octets.count == 4, octets[0] == "127" else { return false }
@@ -86,8 +86,17 @@ public struct APIEndpoint: Sendable, Equatable, CustomStringConvertible {
     /// asks (README and raxx.7 document this rule).
     public static func clientOrigin(rpID: String) -> String { "https://" + rpID.lowercased() }
 
+    /// `text` without the brackets at either end (what trimming "[]" did, without Foundation's
+    /// character sets: every start reads the configured server through here).
+    static func withoutBrackets(_ text: String) -> String {
+        var scalars = Substring(text).unicodeScalars
+        while let first = scalars.first, first == "[" || first == "]" { scalars.removeFirst() }
+        while let last = scalars.last, last == "[" || last == "]" { scalars.removeLast() }
+        return String(scalars)
+    }
+
     static func isIPAddress(_ host: String) -> Bool {
-        let h = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        let h = withoutBrackets(host)
         if h.contains(":") { return true }
         let parts = h.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4 && parts.allSatisfy { UInt8($0) != nil }

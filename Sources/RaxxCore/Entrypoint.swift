@@ -9,10 +9,26 @@ import Glibc
 /// printing a line costs); anything else runs the command, asynchronously, and exits with its status.
 public enum Entrypoint {
     public static func run(_ main: @escaping @Sendable () async -> Void) -> Never {
-        let arguments = CommandLine.arguments.dropFirst()
-        if arguments.count == 1, arguments.first == "--version" {
+        run(onThisThread: { false }, main)
+    }
+
+    /// As `run(_:)`; when `onThisThread()` says so (a read that never waits on anything: the
+    /// offline reads), the command's task runs on this thread instead of the concurrency runtime's
+    /// thread pool, whose threads cost more to start than such a read costs.
+    public static func run(onThisThread: () -> Bool, _ main: @escaping @Sendable () async -> Void) -> Never {
+        // From argv itself: even `CommandLine.arguments` costs generic metadata at this point.
+        if CommandLine.argc == 2, let argument = CommandLine.unsafeArgv[1], strcmp(argument, "--version") == 0 {
             let line = RaxxVersion.current + "\n"
             _ = line.withCString { write(1, $0, strlen($0)) }
+            exit(0)
+        }
+        if onThisThread() {
+            let executor = ThisThreadExecutor()
+            Task(executorPreference: executor) {
+                await main()
+                exit(0)
+            }
+            executor.runJobs(until: { false })
             exit(0)
         }
         Task {
@@ -20,5 +36,48 @@ public enum Entrypoint {
             exit(0)
         }
         dispatchMain()
+    }
+}
+
+/// A task executor whose jobs all run, in order, on the one thread that calls `runJobs(until:)`:
+/// a task started with it as its preference (and its child tasks) never reaches the thread pool.
+/// A job enqueued from another thread (a continuation resumed there) wakes that thread.
+public final class ThisThreadExecutor: TaskExecutor, @unchecked Sendable {
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+
+    public init() {}
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Runs jobs as they come until `finished()` (asked after each job, and whenever the queue is
+    /// empty) answers true.
+    public func runJobs(until finished: () -> Bool) {
+        while true {
+            condition.lock()
+            while jobs.isEmpty {
+                if finished() {
+                    condition.unlock()
+                    return
+                }
+                condition.wait()
+            }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+
+    /// Wakes the running thread to ask `finished()` again.
+    public func wake() {
+        condition.lock()
+        condition.signal()
+        condition.unlock()
     }
 }

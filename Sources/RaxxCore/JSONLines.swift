@@ -52,31 +52,42 @@ public enum RFC3339 {
         let month = mp < 10 ? mp + 3 : mp - 9
         let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
         appendDigits(year, width: 4, to: &out); out.append(45)
-        appendDigits(month, width: 2, to: &out); out.append(45)
-        appendDigits(day, width: 2, to: &out); out.append(84)
-        appendDigits(seconds / 3600, width: 2, to: &out); out.append(58)
-        appendDigits(seconds / 60 % 60, width: 2, to: &out); out.append(58)
-        appendDigits(seconds % 60, width: 2, to: &out)
-        if millis > 0 { out.append(46); appendDigits(millis, width: 3, to: &out) }
+        appendTwoDigits(month, to: &out); out.append(45)
+        appendTwoDigits(day, to: &out); out.append(84)
+        appendTwoDigits(seconds / 3600, to: &out); out.append(58)
+        appendTwoDigits(seconds / 60 % 60, to: &out); out.append(58)
+        appendTwoDigits(seconds % 60, to: &out)
+        if millis > 0 {
+            out.append(46)
+            out.append(48 + UInt8(truncatingIfNeeded: millis / 100))
+            appendTwoDigits(millis % 100, to: &out)
+        }
         out.append(90)
     }
 
+    /// `value` (0...99) as two digits.
+    @inline(__always)
+    static func appendTwoDigits(_ value: Int64, to out: inout [UInt8]) {
+        out.append(48 + UInt8(truncatingIfNeeded: value / 10))
+        out.append(48 + UInt8(truncatingIfNeeded: value % 10))
+    }
+
     /// Appends `value` in decimal, zero-padded to `width` (a minus sign first when negative).
+    /// The digits are made in a stack buffer and copied once: reads call this for every row.
     public static func appendDigits(_ value: Int64, width: Int = 1, to out: inout [UInt8]) {
         var v = value.magnitude
         if value < 0 { out.append(45) }
-        var buffer: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48)
-        var count = 0
-        withUnsafeMutableBytes(of: &buffer) { b in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { b in
+            var i = 20
             repeat {
-                b[19 - count] = 48 + UInt8(v % 10)
+                i -= 1
+                b[i] = 48 + UInt8(truncatingIfNeeded: v % 10)
                 v /= 10
-                count += 1
             } while v > 0
-            let n = max(count, min(width, 20))
-            out.append(contentsOf: b[(20 - n)...])
+            let start = min(i, 20 - min(max(width, 1), 20))
+            var j = start
+            while j < i { b[j] = 48; j += 1 }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: b[start...]))
         }
     }
 

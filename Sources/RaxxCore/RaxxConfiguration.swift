@@ -78,6 +78,24 @@ public struct RaxxConfiguration: Sendable, Equatable {
         }
     }
 
+    /// The part of the process's environment `init(environment:)` reads — `HOME` and every
+    /// `RAXX_*` and `XDG_*` variable — as `ProcessInfo.processInfo.environment` has it (a repeated
+    /// name: the last one wins), without making a dictionary of every variable at each start.
+    public static func processEnvironment() -> [String: String] {
+        var result: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            if strncmp(pointer, "RAXX_", 5) == 0 || strncmp(pointer, "XDG_", 4) == 0 || strncmp(pointer, "HOME=", 5) == 0 {
+                let text = String(cString: pointer)
+                if let equals = text.firstIndex(of: "=") {
+                    result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+                }
+            }
+            entry += 1
+        }
+        return result
+    }
+
     /// The timeouts a dead man's switch takes (the server's bounds: 5 to 600 seconds).
     public static let cancelAfterRange = RaxxDuration.seconds(5)...RaxxDuration.seconds(600)
 

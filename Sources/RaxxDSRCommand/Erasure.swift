@@ -11,6 +11,7 @@ extension RaxxDSR {
     /// `raxx-dsr plan ID`.
     public struct Plan: DSRVerb {
         public static let configuration = CommandConfiguration(
+            commandName: "plan",
             abstract: "Show what erasing the subject of a verified erasure request would do, per table.",
             discussion: """
             Per table: the rows affected, the action (delete, pseudonymise or retain), its legal ground \
@@ -45,6 +46,7 @@ extension RaxxDSR {
     /// `raxx-dsr apply ID --plan-hash H`.
     public struct Apply: DSRVerb {
         public static let configuration = CommandConfiguration(
+            commandName: "apply",
             abstract: "Carry out an erasure plan, once, after a passkey step-up bound to the plan.",
             discussion: """
             On a terminal you confirm by typing the subject's email; in scripts --confirm EMAIL says \

@@ -10,6 +10,7 @@ extension RaxxDSR {
     /// `raxx-dsr export ID --out FILE`.
     public struct Export: DSRVerb {
         public static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Export everything held about the subject of a verified access request (Art. 15, 20).",
             discussion: """
             One JSON document: each table holding the subject's personal data (account, passkeys' \

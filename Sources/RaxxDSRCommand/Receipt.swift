@@ -10,6 +10,7 @@ extension RaxxDSR {
     /// `raxx-dsr receipt ID`.
     public struct Receipt: DSRVerb {
         public static let configuration = CommandConfiguration(
+            commandName: "receipt",
             abstract: "Print the signed receipt of a completed erasure.",
             discussion: """
             The receipt (request id, a keyed hash of the subject, the plan hash, per-table actions and \
@@ -97,6 +98,7 @@ extension RaxxDSR {
     /// `raxx-dsr audit --email E`.
     public struct Audit: DSRVerb {
         public static let configuration = CommandConfiguration(
+            commandName: "audit",
             abstract: "Print a data subject's audit trail, oldest first.",
             discussion: """
             Every audit event by or about the subject's account: sign-ins, renewals refused, step-ups, \

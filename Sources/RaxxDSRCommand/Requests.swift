@@ -11,6 +11,7 @@ extension RaxxDSR {
     /// `raxx-dsr open`: record a request as it was received.
     public struct Open: DSRVerb {
         public static let configuration = CommandConfiguration(
+            commandName: "open",
             abstract: "Record a data-subject request (access or erasure).",
             discussion: """
             The request starts as identity_unverified. It is due one month from receipt, on the same \
@@ -72,6 +73,7 @@ extension RaxxDSR {
     /// `raxx-dsr extend ID --reason TEXT`.
     public struct Extend: DSRVerb {
         public static let configuration = CommandConfiguration(
+            commandName: "extend",
             abstract: "Extend a request's due date by two months, once, within its first month.",
             discussion: """
             GDPR Art. 12(3) allows two further months for complex or numerous requests; the requester \
@@ -100,6 +102,7 @@ extension RaxxDSR {
     /// `raxx-dsr list`.
     public struct List: DSRVerb {
         public static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List data-subject requests, soonest due first.",
             discussion: """
             --due-within 7d keeps the open requests due within seven days (overdue ones included); \
@@ -137,6 +140,7 @@ extension RaxxDSR {
     /// `raxx-dsr show ID`.
     public struct Show: DSRVerb {
         public static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show one data-subject request with its history's landmarks.",
             discussion: connectivity.helpLine
         )
@@ -174,6 +178,7 @@ extension RaxxDSR {
     /// `raxx-dsr cancel ID --reason TEXT`.
     public struct Cancel: DSRVerb {
         public static let configuration = CommandConfiguration(
+            commandName: "cancel",
             abstract: "Cancel a request that is not completed (the requester withdrew it), with a reason.",
             discussion: connectivity.helpLine
         )
@@ -192,6 +197,7 @@ extension RaxxDSR {
     /// `raxx-dsr refuse ID --reason TEXT`.
     public struct Refuse: DSRVerb {
         public static let configuration = CommandConfiguration(
+            commandName: "refuse",
             abstract: "Refuse a request that is not completed (manifestly unfounded or excessive, Art. 12(5)), with a reason.",
             discussion: connectivity.helpLine
         )

@@ -10,8 +10,31 @@ extension RaxxDuration: ExpressibleByArgument {
     public static var defaultCompletionKind: CompletionKind { .default }
 }
 
-extension Components.Schemas.Side: ExpressibleByArgument {}
-extension Components.Schemas.OrderType: ExpressibleByArgument {}
-extension Components.Schemas.TimeInForce: ExpressibleByArgument {}
-extension Components.Schemas.OrderStatus: ExpressibleByArgument {}
-extension Components.Schemas.EventType: ExpressibleByArgument {}
+// The values each enum takes are spelled out (the same strings as the argument parser's defaults):
+// its defaults build them through a key path per call, runtime type lookups that every start of a
+// command with such an option paid while its arguments were being set up.
+
+extension Components.Schemas.Side: ExpressibleByArgument {
+    public static var allValueStrings: [String] { allCases.map { $0.rawValue } }
+    public static var allValueDescriptions: [String: String] { [:] }
+}
+
+extension Components.Schemas.OrderType: ExpressibleByArgument {
+    public static var allValueStrings: [String] { allCases.map { $0.rawValue } }
+    public static var allValueDescriptions: [String: String] { [:] }
+}
+
+extension Components.Schemas.TimeInForce: ExpressibleByArgument {
+    public static var allValueStrings: [String] { allCases.map { $0.rawValue } }
+    public static var allValueDescriptions: [String: String] { [:] }
+}
+
+extension Components.Schemas.OrderStatus: ExpressibleByArgument {
+    public static var allValueStrings: [String] { allCases.map { $0.rawValue } }
+    public static var allValueDescriptions: [String: String] { [:] }
+}
+
+extension Components.Schemas.EventType: ExpressibleByArgument {
+    public static var allValueStrings: [String] { allCases.map { $0.rawValue } }
+    public static var allValueDescriptions: [String: String] { [:] }
+}

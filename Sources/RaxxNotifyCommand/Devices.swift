@@ -10,6 +10,7 @@ extension RaxxNotify {
     /// `raxx-notify devices`: opt-in APNs devices.
     public struct Devices: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
+            commandName: "devices",
             abstract: "Opt devices in to push alerts over APNs, list and remove them.",
             discussion: "Push is opt-in and never a contact channel: nothing is registered without devices add.",
             subcommands: [Add.self, List.self, Remove.self]
@@ -31,6 +32,7 @@ extension RaxxNotify.Devices {
     public struct Add: RaxxNotifyVerb {
         public static let connectivity = ConnectivityRequirement.networkRequired
         public static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Register an APNs device token for push alerts.",
             discussion: """
             The token is the device's APNs token in hex (64 to 200 characters). --alerts chooses the \
@@ -87,6 +89,7 @@ extension RaxxNotify.Devices {
     public struct List: RaxxNotifyVerb {
         public static let connectivity = ConnectivityRequirement.networkRequired
         public static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the account's push devices.",
             discussion: connectivity.helpLine
         )

@@ -13,6 +13,7 @@ extension RaxxNotify {
     public struct List: RaxxNotifyVerb {
         public static let connectivity = ConnectivityRequirement.networkOptional
         public static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the account's alerts, newest last.",
             discussion: """
             Fetches what is new from the server, keeps it, and prints the newest --limit alerts (after \

@@ -12,6 +12,7 @@ extension RaxxNotify {
         public static let tool = "raxx-notify"
         public static let connectivity = ConnectivityRequirement.networkRequired
         public static let configuration = CommandConfiguration(
+            commandName: "push",
             abstract: "Send push notifications over APNs: JSON Lines in, one result line out per line.",
             discussion: """
             For operators. Each input line is an object with device_token, topic (or --topic), push_type \

@@ -13,6 +13,7 @@ extension RaxxNotify {
     public struct Watch: RaxxNotifyVerb {
         public static let connectivity = ConnectivityRequirement.networkRequired
         public static let configuration = CommandConfiguration(
+            commandName: "watch",
             abstract: "Follow the account's alerts, one line each as it arrives.",
             discussion: """
             Long-polls the server and prints each alert the moment it arrives. The cursor is saved only \

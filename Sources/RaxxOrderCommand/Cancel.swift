@@ -11,6 +11,7 @@ extension RaxxOrder {
     public struct Cancel: RaxxOrderVerb {
         public static let connectivity = ConnectivityRequirement.networkRequired
         public static let configuration = CommandConfiguration(
+            commandName: "cancel",
             abstract: "Cancel an open order, or every open order.",
             discussion: connectivity.helpLine
         )

@@ -11,6 +11,7 @@ extension RaxxOrder {
     public struct Disarm: RaxxOrderVerb {
         public static let connectivity = ConnectivityRequirement.networkRequired
         public static let configuration = CommandConfiguration(
+            commandName: "disarm",
             abstract: "Disarm the server's dead man's switch; the orders it covered stay as they are.",
             discussion: "Prints the switch as it now stands (armed false). " + connectivity.helpLine
         )

@@ -13,6 +13,7 @@ extension RaxxOrder {
     public struct Heartbeat: RaxxOrderVerb {
         public static let connectivity = ConnectivityRequirement.networkRequired
         public static let configuration = CommandConfiguration(
+            commandName: "heartbeat",
             abstract: "Renew the server's dead man's switch once (arming it if needed).",
             discussion: """
             For scripts that placed orders with --cancel-after: run it from a loop or cron more often than \

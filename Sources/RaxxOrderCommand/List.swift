@@ -13,6 +13,7 @@ extension RaxxOrder {
     public struct List: RaxxOrderVerb {
         public static let connectivity = ConnectivityRequirement.networkRequired
         public static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List orders, newest first.",
             discussion: """
             Asks the server; with --cached reads raxx-cache's copy instead, offline, saying how old it is. 

@@ -14,6 +14,7 @@ extension RaxxOrder {
     public struct Place: RaxxOrderVerb {
         public static let connectivity = ConnectivityRequirement.networkRequired
         public static let configuration = CommandConfiguration(
+            commandName: "place",
             abstract: "Place paper orders: one from flags, or many as JSON Lines on stdin.",
             discussion: """
             Stdin takes one object per line with the fields symbol, side, qty, type, limit_price, tif and \

@@ -11,6 +11,7 @@ extension RaxxOrder {
     public struct Reconcile: RaxxOrderVerb {
         public static let connectivity = ConnectivityRequirement.networkRequired
         public static let configuration = CommandConfiguration(
+            commandName: "reconcile",
             abstract: "Look up orders whose outcome is unknown, and settle them.",
             discussion: """
             For every journalled order whose reply was lost: still pending on the server, it is cancelled \

@@ -12,6 +12,7 @@ extension RaxxOrder {
     public struct Show: RaxxOrderVerb {
         public static let connectivity = ConnectivityRequirement.networkRequired
         public static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show one order.",
             discussion: "Asks the server; with --cached reads raxx-cache's copy instead, offline. " + connectivity.helpLine
         )

@@ -13,6 +13,7 @@ extension RaxxOrder {
     public struct Watch: RaxxOrderVerb {
         public static let connectivity = ConnectivityRequirement.networkRequired
         public static let configuration = CommandConfiguration(
+            commandName: "watch",
             abstract: "Follow orders until each is final, keeping the server's dead man's switch armed.",
             discussion: """
             Follows the orders given (by default every open order of the account) until each is filled, \

@@ -200,10 +200,10 @@ extension CacheStore {
     /// The cache file's size on disk (with its WAL), in bytes.
     public var fileSize: Int64 {
         guard let url else { return 0 }
-        // stat(2), not FileManager's attributes: those look the owner's name up (NSS) for each file.
+        // lstat, as FileManager's attributes read them, without building their dictionary.
         return [url.path, url.path + "-wal", url.path + "-shm"].reduce(Int64(0)) { total, path in
             var info = stat()
-            return total + (stat(path, &info) == 0 ? Int64(info.st_size) : 0)
+            return total + (lstat(path, &info) == 0 ? Int64(info.st_size) : 0)
         }
     }
 }

@@ -20,13 +20,25 @@ public struct DeviceKey: Sendable {
     /// This machine's identity.
     func machineID() throws(RaxxError) -> String {
         guard let text = try? String(contentsOfFile: machineIDPath, encoding: .utf8),
-              case let id = text.trimmingCharacters(in: .whitespacesAndNewlines), !id.isEmpty
+              case let id = Self.trimmingWhitespace(text), !id.isEmpty
         else {
             throw RaxxError.failure(code: "machine_id_missing",
                                     "This machine has no identity (\(machineIDPath) is missing or empty), so the keystore cannot be bound to it.",
                                     hint: "Create it with systemd-machine-id-setup (or dbus-uuidgen --ensure).")
         }
         return id
+    }
+
+    /// `text` without white space and newlines at either end: what `trimmingCharacters(in:
+    /// .whitespacesAndNewlines)` trims (the scalars with Unicode's White_Space property, and U+200B,
+    /// which Foundation's set also holds), without Foundation's character sets: every read of the
+    /// keystore comes through here.
+    static func trimmingWhitespace(_ text: String) -> String {
+        func trimmed(_ scalar: Unicode.Scalar) -> Bool { scalar.properties.isWhitespace || scalar == "\u{200B}" }
+        var scalars = Substring(text).unicodeScalars
+        while let first = scalars.first, trimmed(first) { scalars.removeFirst() }
+        while let last = scalars.last, trimmed(last) { scalars.removeLast() }
+        return String(scalars)
     }
 
     public var secretExists: Bool { FileManager.default.fileExists(atPath: secretURL.path) }

@@ -4,6 +4,6 @@ import RaxxAuthCommand
 @main
 enum Main {
     static func main() {
-        Entrypoint.run { await RaxxAuth.main() }
+        Entrypoint.run(onThisThread: RaxxAuth.answersDirectly) { await RaxxAuth.mainAnsweringDirectly() }
     }
 }

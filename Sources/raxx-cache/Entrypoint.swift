@@ -4,6 +4,6 @@ import RaxxCacheCommand
 @main
 enum Main {
     static func main() {
-        Entrypoint.run { await RaxxCache.main() }
+        Entrypoint.run(onThisThread: RaxxCache.answersDirectly) { await RaxxCache.mainAnsweringDirectly() }
     }
 }

@@ -76,6 +76,18 @@ import Testing
         }
     }
 
+    /// Brackets at either end are dropped (as trimming "[]" did), nothing else is.
+    @Test func loopbackHostsWithAndWithoutBrackets() {
+        for host in ["127.0.0.1", "127.255.0.9", "localhost", "LocalHost", "::1", "[::1]", "[[::1]]", "]::1[", "0:0:0:0:0:0:0:1",
+                     "[0:0:0:0:0:0:0:1]", "[localhost]", "[127.0.0.1]"] {
+            #expect(APIEndpoint.isLoopback(host: host), "\(host)")
+        }
+        for host in ["", "[", "[]", "10.0.0.1", "127.0.0.256", "127.0.0", "127.0.0.1.2", "[::2]", "::1x", "[:[:1]", "local host",
+                     "127.0.0.1 ", " ::1", "x[::1]"] {
+            #expect(!APIEndpoint.isLoopback(host: host), "\(host)")
+        }
+    }
+
     @Test func plainHTTPRefusalSaysWhy() {
         do {
             _ = try APIEndpoint(parsing: "http://api.raxx.app")
@@ -109,5 +121,21 @@ import Testing
         #expect(!loopback.permits(rpID: "raxx.app"))
         #expect(!loopback.permits(rpID: "127.0.0.1"))
         #expect(APIEndpoint.clientOrigin(rpID: "raxx.app") == "https://raxx.app")
+    }
+}
+
+/// The environment the tools read at start, taken from `environ` directly.
+@Suite struct ProcessEnvironmentTests {
+    @Test func holdsWhatProcessInfoHoldsForTheNamesItReads() {
+        let name = "RAXX_TEST_ENV_\(UInt32.random(in: 0...UInt32.max))"
+        setenv(name, "a=b=c", 1)
+        defer { unsetenv(name) }
+        let ours = RaxxConfiguration.processEnvironment()
+        #expect(ours[name] == "a=b=c")
+        let expected = ProcessInfo.processInfo.environment.filter { $0.key == "HOME" || $0.key.hasPrefix("RAXX_") || $0.key.hasPrefix("XDG_") }
+        // Other tests may set their own RAXX_ variables meanwhile: compare the ones both saw.
+        for (key, value) in ours where expected[key] != nil { #expect(expected[key] == value, "\(key)") }
+        #expect(ours["HOME"] == ProcessInfo.processInfo.environment["HOME"])
+        #expect(ours["PATH"] == nil)
     }
 }

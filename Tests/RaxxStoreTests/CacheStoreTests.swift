@@ -142,4 +142,27 @@ func symbols(_ store: CacheStore) throws -> [String] {
             {"as_of":"2026-09-21T14:13:20.500Z","avg_price":"10.00","id":"p\\"1","qty":3,"symbol":"MSFT","updated_at":"2026-09-21T14:13:20Z"}\n
             """)
     }
+
+    /// Text is escaped as JSON wants it whatever it holds (runs without escapes are copied whole):
+    /// each line decodes back to the stored values.
+    @Test func exportEscapesEveryKindOfText() throws {
+        let symbols = ["PLAIN", "q\"uote", "back\\slash", "new\nline", "tab\tret\r", "ctl\u{01}\u{1f}end", "\"", "\\\\",
+                       "é€😀 unicode", "\u{7f}del", "", "mixed \"a\\b\nc\u{02}d\" tail"]
+        let store = try CacheStore.inMemory()
+        try store.beginRebuild(accountID: "acc_1")
+        try store.apply(page(symbols.enumerated().map { position("p\($0.offset)", $0.element, seq: Int64($0.offset + 1)) }))
+        try store.finishRebuild(accountID: "acc_1")
+        var bytes: [UInt8] = []
+        try store.exportJSONLines(.positions, CacheQuery(), asOf: Date(timeIntervalSince1970: 1_790_000_000)) { bytes += $0 }
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == symbols.count)
+        var decoded: [String] = []
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            decoded.append(object?["symbol"] as? String ?? "?")
+        }
+        #expect(Set(decoded) == Set(symbols))
+        #expect(lines.contains { $0.contains(#""symbol":"ctl\u0001\u001fend""#) })
+        #expect(lines.contains { $0.contains(#""symbol":"mixed \"a\\b\nc\u0002d\" tail""#) })
+    }
 }

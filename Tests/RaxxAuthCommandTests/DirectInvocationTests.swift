@@ -1,0 +1,32 @@
+import ArgumentParser
+@testable import RaxxAuthCommand
+import RaxxCLI
+import Testing
+
+/// `raxx-auth status` with only the global options is built without the argument parser
+/// (DirectlyInvocable): exactly as the parser builds it, and nothing else is.
+@Suite struct DirectInvocationTests {
+    static let recognised: [[String]] = [
+        ["status"], ["status", "--json"], ["status", "--format", "json"], ["status", "--format", "text"], ["status", "--format=text"],
+    ]
+
+    static let leftToTheParser: [[String]] = [
+        [], ["--help"], ["help", "status"], ["--version"], ["status", "--help"], ["status", "-h"], ["status", "--json", "--json"],
+        ["status", "--format", "yaml"], ["status", "extra"], ["--json", "status"], ["whoami"], ["login"], ["ping", "--json"],
+        ["status", "--pin-fd", "3"],
+    ]
+
+    @Test(arguments: recognised)
+    func recognisedShapesAreWhatTheParserBuilds(arguments: [String]) throws {
+        let direct = try #require(RaxxAuth.direct(arguments[...]) as? RaxxAuth.Status)
+        let parsed = try #require(try RaxxAuth.parseAsRoot(arguments) as? RaxxAuth.Status)
+        #expect(Mirror(reflecting: direct).children.count == 1, "a new option: direct() must set it too")
+        #expect(direct.global.json == parsed.global.json)
+        #expect(direct.global.format == parsed.global.format)
+    }
+
+    @Test(arguments: leftToTheParser)
+    func everythingElseIsLeftToTheParser(arguments: [String]) {
+        #expect(RaxxAuth.direct(arguments[...]) == nil)
+    }
+}
