@@ -15,15 +15,8 @@ let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 /// otherwise every public symbol of every module (22,000 in raxx-cache) lands in the dynamic symbol
 /// table, which nothing looks up but which the Swift runtime's start-up `dladdr` walks whole
 /// (0.7 M instructions, a fifth of a `--version`).
-/// `-no-pie`: a position-independent executable has its Swift metadata and witness tables
-/// relocated at every start, which writes (and so faults in and copies) every page of
-/// .data.rel.ro and .data, about 300 pages: half the page faults of a `--version`, and the largest
-/// single cost left in it. A fixed-address executable has none of those relocations. The price is
-/// that the executable's own image is no longer placed at a random address (ASLR still places the
-/// stack, heap and shared libraries); drop this flag to take the other side of that trade.
 let releaseLinking: [LinkerSetting] = [
-    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
-                  "-Xclang-linker", "-no-pie"],
+    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
                  .when(configuration: .release)),
 ]
 let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
