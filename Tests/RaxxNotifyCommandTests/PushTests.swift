@@ -156,7 +156,8 @@ import Testing
             // A key with escapes: the payload is written out again, the same JSON.
             Self.line(Self.tokens[2], #""pay\u006coad":{"aps":{"alert":"hi"}}"#),
         ]
-        let (world, push) = world(lines)
+        let (world, push) = world(lines, ids: ["11111111-2222-3333-4444-555555555555", "21111111-2222-3333-4444-555555555555",
+                                               "31111111-2222-3333-4444-555555555555"])
         #expect(try await world.run(RaxxNotify.Push.self, Self.arguments) == .ok)
         func sent(_ token: String) throws -> String {
             String(decoding: try #require(push.sent.first { $0.deviceToken == token }).payload, as: UTF8.self)
