@@ -40,7 +40,6 @@ extension RaxxSandboxTool {
         public func validate() throws {
             guard email.contains("@"), email.count <= 254 else { throw ValidationError("--email must be an email address.") }
             guard positions >= 0, fills >= 0 else { throw ValidationError("--positions and --fills must not be negative.") }
-            guard fills >= positions else { throw ValidationError("Every position is built by its fills: --fills must be at least --positions.") }
             guard fills == 0 || positions > 0 else { throw ValidationError("Fills need at least one position.") }
             guard db != ":memory:" else { throw ValidationError("Seeding :memory: would be lost at once; name a file.") }
         }

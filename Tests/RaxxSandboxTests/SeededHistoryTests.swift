@@ -137,9 +137,12 @@ import Testing
         #expect(heard.calls.last?.0 == 3_030)
     }
 
-    @Test func everyPositionNeedsAFill() throws {
+    @Test func aPositionIsBuiltByItsFills() throws {
         let db = try SandboxDatabase(path: ":memory:")
-        #expect(throws: Seeder.SeedError.self) { try Seeder(database: db, market: market).seed(email: "t@example.com", positions: 5, fills: 4, now: now) }
+        let fewer = try Seeder(database: db, market: market).seed(email: "t@example.com", positions: 5, fills: 3, now: now)
+        let none = try Seeder(database: db, market: market).seed(email: "u@example.com", positions: 6, fills: 0, now: now)
+        #expect(fewer.positions == 3 && none.positions == 0)
+        #expect(try db.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM positions") } == 3)
     }
 
     final class Heard { var calls: [(Int, Int)] = [] }

@@ -51,7 +51,7 @@ public struct Seeder: Sendable {
             case .tooManyPositions(let asked, let available):
                 "The simulated market lists \(available) instruments; cannot seed \(asked) positions."
             case .badCounts:
-                "Counts must not be negative, every position needs at least one fill (--fills at least --positions), and deletes are part of the changes."
+                "Counts must not be negative, fills need at least one position, and deletes are part of the changes."
             case .noSuchAccount(let email):
                 "There is no account for \(email): seed it first."
             }
@@ -67,10 +67,12 @@ public struct Seeder: Sendable {
     /// credited a deposit of just what avoids both (audited with the seed), so that no fill would
     /// have been refused and the account can trade on. The history is
     /// deterministic under the market seed, the email, `now` and what the database already holds.
-    /// `progress` hears rows written (positions and fills) out of the total, now and then.
+    /// A position is built by its fills: with fewer fills than positions, only the instruments
+    /// that got a fill are held (the summary counts them). `progress` hears rows written
+    /// (positions and fills) out of the total, now and then.
     public func seed(email: String, positions: Int, fills: Int, now: Date = Date(),
                      progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }) throws -> Summary {
-        guard positions >= 0, fills >= 0, fills >= positions else { throw SeedError.badCounts }
+        guard positions >= 0, fills >= 0, fills == 0 || positions > 0 else { throw SeedError.badCounts }
         let instruments = universe(count: positions, at: now)
         guard instruments.count == positions else {
             throw SeedError.tooManyPositions(asked: positions, available: instruments.count)
@@ -83,7 +85,7 @@ public struct Seeder: Sendable {
         let total = positions + fills
         let step = max(total / 1000, 1)
 
-        let (orderCount, deposit, cash) = try store.seed(account: account.accountID) { batch -> (Int, Int64, Int64) in
+        let (orderCount, deposit, cash, made) = try store.seed(account: account.accountID) { batch -> (Int, Int64, Int64, Int) in
             let (startingCash, held) = try batch.holdings()
             // IDs come from a generator of their own, salted with what the database holds, so that
             // seeding the same account again makes new ones.
@@ -92,7 +94,7 @@ public struct Seeder: Sendable {
             // Each fill's instant and cash change, for the deposit the history needs.
             var flows: [(at: Double, cash: Int64)] = []
             flows.reserveCapacity(fills)
-            var orderCount = 0, done = 0, fillsLeft = fills
+            var orderCount = 0, done = 0, fillsLeft = fills, positionsMade = 0
             for (index, instrument) in instruments.enumerated() {
                 let share = fillsLeft / (instruments.count - index)
                 fillsLeft -= share
@@ -139,6 +141,7 @@ public struct Seeder: Sendable {
                 if share > 0 {
                     let newID = SeedID(prefix: "pos", ids.next(), UInt32(truncatingIfNeeded: ids.next())).string
                     try batch.position(existing: existing?.id, newID: newID, symbol: instrument.symbol, qty: qty, averagePrice: average, now: now)
+                    positionsMade += 1
                 }
                 let before = done
                 done += share + 1
@@ -158,11 +161,11 @@ public struct Seeder: Sendable {
             try batch.audit(AuditEntry(at: now, actor: "sandbox.seed", action: "sandbox.seeded", subject: account.userID,
                                        details: ["positions": "\(positions)", "fills": "\(fills)", "orders": "\(orderCount)",
                                                  "deposit": Money.string(ticks: deposit)]))
-            return (orderCount, deposit, cash + deposit)
+            return (orderCount, deposit, cash + deposit, positionsMade)
         }
         if total == 0 { progress(0, 0) }
         return Summary(email: email, account_id: account.accountID, created_account: account.created,
-                       positions: positions, orders: orderCount, fills: fills, deposit: Money.string(ticks: deposit), cash: Money.string(ticks: cash))
+                       positions: made, orders: orderCount, fills: fills, deposit: Money.string(ticks: deposit), cash: Money.string(ticks: cash))
     }
 }
 
