@@ -14,6 +14,37 @@ public enum Money {
         return (negative ? "-" : "") + "\(units).\(fraction)"
     }
 
+    /// Appends what `string(ticks:)` answers, as UTF-8, to `out` (no String made: output paths
+    /// call this per row).
+    public static func append(ticks: Int64, to out: inout [UInt8]) {
+        if ticks < 0 { out.append(UInt8(ascii: "-")) }
+        let magnitude = ticks.magnitude
+        var units = magnitude / UInt64(ticksPerUnit)
+        var fraction = magnitude % UInt64(ticksPerUnit)
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { d in
+            var count = 0
+            repeat {
+                d[19 - count] = 48 + UInt8(units % 10)
+                units /= 10
+                count += 1
+            } while units > 0
+            out.append(contentsOf: d[(20 - count)...])
+        }
+        out.append(UInt8(ascii: "."))
+        // Four decimals, trailing zeros dropped down to two.
+        var kept = 4
+        while kept > 2, fraction % 10 == 0 { fraction /= 10; kept -= 1 }
+        var divisor: UInt64 = 1
+        for _ in 1..<kept { divisor *= 10 }
+        while divisor > 0 {
+            out.append(48 + UInt8(fraction / divisor % 10))
+            divisor /= 10
+        }
+    }
+
     /// Parses a decimal string with at most four decimals (and at most twelve whole digits); nil
     /// when it is not one.
     public static func ticks(parsing text: String) -> Int64? {

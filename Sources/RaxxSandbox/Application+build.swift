@@ -23,7 +23,7 @@ public func buildApplication(
     router.middlewares.add(ProblemMiddleware(probe: try QueryParameterProbe()))
     router.middlewares.add(BodyLimitMiddleware())
     let service = RaptorService(database: database, configuration: configuration, clock: clock)
-    try service.registerHandlers(on: router, configuration: .raxx, middlewares: [BearerTokenMiddleware()])
+    try service.registerHandlers(on: router, configuration: .raxx, middlewares: [BearerTokenMiddleware(), PreEncodedBodyMiddleware()])
     let events = service.events, switches = service.switches
     let expiryScan = PeriodicScan(name: "session expiry scan", interval: .milliseconds(max(configuration.sessionScanInterval.milliseconds, 1)),
                                   logger: logger) { try await events.noteExpiringSessions() }

@@ -10,7 +10,10 @@ extension RaxxSandboxTool {
             discussion: """
             Creates the account when missing (a paper account with 100,000 in cash and no passkey; \
             it may enroll one through registration), then adds positions across equities and listed \
-            options with the orders and fills that built them. Prints a JSON summary on stdout.
+            options with the orders and fills that built them, each fill moving cash and the position \
+            as the paper engine would. Where the history would overdraw the account or leave it less \
+            cash than it had, a deposit of just what avoids both is credited first (audited). Prints \
+            a JSON summary on stdout.
             """
         )
 
@@ -47,8 +50,8 @@ extension RaxxSandboxTool {
             do {
                 let database = try SandboxDatabase(path: db)
                 let seeder = Seeder(database: database, market: Market(seed: marketSeed))
-                let summary = try seeder.seed(email: email, positions: positions, fills: fills) { fraction in
-                    if showProgress { printErrorInline("seeding… \(Int(fraction * 100))%") }
+                let summary = try seeder.seed(email: email, positions: positions, fills: fills) { done, total in
+                    if showProgress { printErrorInline("seeding… \(total == 0 ? 100 : done * 100 / total)%") }
                 }
                 if showProgress { printErrorInline("") }
                 if staff { _ = try database.setStaff(email: email, staff: true, actor: "raxx-sandbox seed") }

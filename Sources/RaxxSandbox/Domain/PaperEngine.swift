@@ -17,6 +17,31 @@ struct PaperEngine: Sendable {
         return o1 || o2 ? nil : b
     }
 
+    // MARK: The arithmetic of a fill (shared with the seeder, so seeded histories follow the same rules)
+
+    /// What a fill does to cash: a buy pays qty × price × multiplier, a sell receives it.
+    static func cashChange(buy: Bool, qty: Int64, price: Int64, multiplier: Int64) -> Int64 {
+        let value = qty * price * multiplier
+        return buy ? -value : value
+    }
+
+    /// An order's average fill price after one more fill of `qty` at `price`.
+    static func orderAverage(_ average: Int64?, filled: Int64, qty: Int64, price: Int64) -> Int64 {
+        ((average ?? 0) * filled + price * qty) / (filled + qty)
+    }
+
+    /// A position (`held` at `average`, zero when there is none) after a fill of `qty` at `price`:
+    /// growing it averages the price in, shrinking it keeps the average, crossing zero starts over
+    /// at the fill's price. A quantity of zero means the position is closed.
+    static func position(held: Int64, average: Int64, buy: Bool, qty: Int64, price: Int64) -> (qty: Int64, average: Int64) {
+        let signed = buy ? qty : -qty
+        let newQty = held + signed
+        guard newQty != 0 else { return (0, 0) }
+        let growing = (held >= 0 && signed > 0) || (held <= 0 && signed < 0)
+        let crossed = (held > 0 && newQty < 0) || (held < 0 && newQty > 0)
+        return (newQty, growing ? (abs(held) * average + qty * price) / abs(newQty) : (crossed ? price : average))
+    }
+
     /// Cash less what the account's open buy orders (other than `excluding`) still commit.
     func buyingPower(_ ledger: any TradingLedger, account: String, excluding: String? = nil, now: Date) throws -> Int64 {
         var available = try ledger.cash(account: account) ?? 0
@@ -92,43 +117,40 @@ struct PaperEngine: Sendable {
 
     func fill(_ ledger: any TradingLedger, _ order: inout OrderState, qty: Int64, price: Int64, instrument: Market.Instrument, now: Date) throws {
         let fillID = Identifier.make("fil")
-        let signed = order.side == "buy" ? qty : -qty
-        let value = qty * price * instrument.multiplier
+        let buy = order.side == "buy"
+        let cashChange = Self.cashChange(buy: buy, qty: qty, price: price, multiplier: instrument.multiplier)
         try ledger.insertFill(NewFill(id: fillID, account: order.account, orderID: order.id, symbol: order.symbol, side: order.side,
                                       qty: qty, price: price, at: now))
         try ledger.recordChange(account: order.account, .fill, fillID, at: now)
         // The order.
         let filled = order.filled + qty
-        let average = ((order.averageFill ?? 0) * order.filled + price * qty) / filled
+        let average = Self.orderAverage(order.averageFill, filled: order.filled, qty: qty, price: price)
         order.filled = filled
         order.averageFill = average
         order.status = filled == order.qty ? "filled" : "partially_filled"
         try ledger.setFilled(orderID: order.id, filled: filled, averagePrice: average, status: order.status, now: now)
         try ledger.recordChange(account: order.account, .order, order.id, at: now)
         // Cash.
-        try ledger.addCash(account: order.account, order.side == "buy" ? -value : value)
+        try ledger.addCash(account: order.account, cashChange)
         // The position.
-        if let p = try ledger.holding(account: order.account, symbol: order.symbol) {
-            let held = p.qty, heldAverage = p.averagePrice
-            let newQty = held + signed
-            if newQty == 0 {
+        let p = try ledger.holding(account: order.account, symbol: order.symbol)
+        let next = Self.position(held: p?.qty ?? 0, average: p?.averagePrice ?? 0, buy: buy, qty: qty, price: price)
+        if let p {
+            if next.qty == 0 {
                 try ledger.deletePosition(id: p.id)
                 try ledger.recordChange(account: order.account, .position, p.id, deleted: true, at: now)
             } else {
-                let growing = (held >= 0 && signed > 0) || (held <= 0 && signed < 0)
-                let crossed = (held > 0 && newQty < 0) || (held < 0 && newQty > 0)
-                let newAverage = growing ? (abs(held) * heldAverage + qty * price) / abs(newQty) : (crossed ? price : heldAverage)
-                try ledger.updatePosition(id: p.id, qty: newQty, averagePrice: newAverage, now: now)
+                try ledger.updatePosition(id: p.id, qty: next.qty, averagePrice: next.average, now: now)
                 try ledger.recordChange(account: order.account, .position, p.id, at: now)
             }
         } else {
             let id = Identifier.make("pos")
-            try ledger.insertPosition(id: id, account: order.account, symbol: order.symbol, qty: signed, averagePrice: price, now: now)
+            try ledger.insertPosition(id: id, account: order.account, symbol: order.symbol, qty: next.qty, averagePrice: next.average, now: now)
             try ledger.recordChange(account: order.account, .position, id, at: now)
         }
         try ledger.audit(AuditEntry(at: now, actor: order.userID, action: "order.filled", subject: order.account,
                                     details: ["order_id": order.id, "fill_id": fillID, "qty": "\(qty)", "price": Money.string(ticks: price),
-                                              "cash_change": Money.string(ticks: order.side == "buy" ? -value : value)]))
+                                              "cash_change": Money.string(ticks: cashChange)]))
         try ledger.event(NewEvent(user: order.userID, type: "fill_confirmed", order: order.id,
                                   title: "Filled: \(order.side) \(qty) \(order.symbol) at \(Money.string(ticks: price))",
                                   body: order.status == "filled" ? "The order is complete." : "\(order.qty - order.filled) still open.",

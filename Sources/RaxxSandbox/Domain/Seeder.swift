@@ -3,7 +3,7 @@ import RaxxDomain
 
 /// Loads a large, realistic trading history into one account: positions across equities and
 /// listed options, the orders and fills that built them, and a change-log entry for each row, so
-/// that a sync sees exactly what was written. Seeded history does not move cash.
+/// that a sync sees exactly what was written. Seeded history moves cash as the paper engine would.
 public struct Seeder: Sendable {
     public struct Summary: Sendable, Codable, Equatable {
         public var email: String
@@ -12,6 +12,10 @@ public struct Seeder: Sendable {
         public var positions: Int
         public var orders: Int
         public var fills: Int
+        /// Cash credited before the history so that it never overdraws the account.
+        public var deposit: String
+        /// The account's cash once seeded.
+        public var cash: String
     }
 
     public let database: SandboxDatabase
@@ -54,9 +58,20 @@ public struct Seeder: Sendable {
         }
     }
 
-    /// Seeds `email`'s account (created when missing). `progress` hears the fraction done.
+    /// Seeds `email`'s account (created when missing) with `fills` fills spread over `positions`
+    /// instruments, each history in time order over the last 90 days and every fill applied by the
+    /// paper engine's own arithmetic (`PaperEngine.cashChange`, `.position`, `.orderAverage`): cash
+    /// moves with every fill, sells never exceed what is held, every position ends long with a
+    /// positive average price and a quantity equal to its fills. Where the history would take cash
+    /// below zero at some instant, or end with less than the account had, the account is first
+    /// credited a deposit of just what avoids both (audited with the seed), so that no fill would
+    /// have been refused and the account can trade on. The history is
+    /// deterministic under the market seed, the email, `now` and what the database already holds.
+    /// A position is built by its fills: with fewer fills than positions, only the instruments
+    /// that got a fill are held (the summary counts them). `progress` hears rows written
+    /// (positions and fills) out of the total, now and then.
     public func seed(email: String, positions: Int, fills: Int, now: Date = Date(),
-                     progress: @Sendable (Double) -> Void = { _ in }) throws -> Summary {
+                     progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }) throws -> Summary {
         guard positions >= 0, fills >= 0, fills == 0 || positions > 0 else { throw SeedError.badCounts }
         let instruments = universe(count: positions, at: now)
         guard instruments.count == positions else {
@@ -64,81 +79,93 @@ public struct Seeder: Sendable {
         }
         var rng = SplitMix(seed: market.seed ^ Market.hash(0, email))
         let history: TimeInterval = 90 * 86400
-        var orderCount = 0
-
+        let start = now.timeIntervalSince1970 - history
         let store = GRDBSeedRepository(writer: database.writer)
         let account = try store.account(email: email, now: now, actor: "sandbox.seed")
-        // One transaction per slice of positions keeps memory and the WAL bounded.
-        let slice = 500
-        var start = 0
-        var fillsLeft = fills
-        while start < instruments.count || (start == 0 && instruments.isEmpty) {
-            let end = min(start + slice, instruments.count)
-            try store.writeSlice { batch in
-                for index in start..<end {
-                    let instrument = instruments[index]
-                    // Spread the fills evenly over the positions.
-                    let share = fillsLeft / (instruments.count - index)
-                    fillsLeft -= share
-                    var netQty: Int64 = 0
-                    var cost: Int64 = 0
-                    var made = 0
-                    while made < share {
-                        let legs = min(Int(rng.next() % 3) + 1, share - made)
-                        let opened = now.addingTimeInterval(-history * Double(rng.next() % 10_000) / 10_000)
-                        // Traders add and trim: nearly half the orders sell while the position is long, so
-                        // positions stay of a size a 100,000 paper account could plausibly hold.
-                        let side = (netQty > 0 && rng.next() % 100 < 47) ? "sell" : "buy"
-                        let orderID = Identifier.make("ord")
-                        var orderQty: Int64 = 0
-                        var orderValue: Int64 = 0
-                        var legFills: [(String, Int64, Int64, Date)] = []
-                        for leg in 0..<legs {
-                            let at = opened.addingTimeInterval(Double(leg) * 1.5)
-                            let price = market.priceTicks(instrument, at: at) ?? Money.ticksPerUnit
-                            var qty = Int64(rng.next() % (instrument.multiplier == 1 ? 20 : 3)) + 1
-                            if side == "sell" { qty = min(qty, max(netQty - orderQty, 1)) }
-                            orderQty += qty
-                            orderValue += qty * price
-                            legFills.append((Identifier.make("fil"), qty, price, at))
-                        }
-                        let avg = orderValue / max(orderQty, 1)
-                        let type = rng.next() % 2 == 0 ? "market" : "limit"
-                        let last = (legFills.last?.3 ?? opened).timeIntervalSince1970
-                        try batch.order(id: orderID, account: account.accountID, symbol: instrument.symbol, side: side, qty: orderQty,
-                                        type: type, averagePrice: avg, openedAt: opened.timeIntervalSince1970, lastFillAt: last)
-                        for (fillID, qty, price, at) in legFills {
-                            try batch.fill(id: fillID, account: account.accountID, orderID: orderID, symbol: instrument.symbol, side: side,
-                                           qty: qty, price: price, at: at.timeIntervalSince1970)
-                        }
-                        if side == "buy" {
-                            cost += orderValue
-                            netQty += orderQty
-                        } else {
-                            cost -= avg * orderQty
-                            netQty -= orderQty
-                        }
-                        made += legs
-                        orderCount += 1
+        let total = positions + fills
+        let step = max(total / 1000, 1)
+
+        let (orderCount, deposit, cash, made) = try store.seed(account: account.accountID) { batch -> (Int, Int64, Int64, Int) in
+            let (startingCash, held) = try batch.holdings()
+            // IDs come from a generator of their own, salted with what the database holds, so that
+            // seeding the same account again makes new ones.
+            let salt = try batch.lastSeq()
+            var ids = SplitMix(seed: market.seed ^ Market.hash(UInt64(bitPattern: salt), email) ^ 0x1D5)
+            // Each fill's instant and cash change, for the deposit the history needs.
+            var flows: [(at: Double, cash: Int64)] = []
+            flows.reserveCapacity(fills)
+            var orderCount = 0, done = 0, fillsLeft = fills, positionsMade = 0
+            for (index, instrument) in instruments.enumerated() {
+                let share = fillsLeft / (instruments.count - index)
+                fillsLeft -= share
+                let existing = held[instrument.symbol]
+                var qty = existing?.qty ?? 0, average = existing?.averagePrice ?? 0
+                let lot: UInt64 = instrument.multiplier == 1 ? 20 : 3
+                // What the trader means to end up holding; above it, trims are likelier.
+                let target = Int64(rng.next() % lot) + 1
+                try batch.setSymbol(instrument.symbol)
+                var made = 0, last = start
+                var legs: [(id: SeedID, qty: Int64, price: Int64, at: Double)] = []
+                while made < share {
+                    let count = min(Int(rng.next() % 3) + 1, share - made)
+                    // Orders follow each other in time; each leg 1.5 s after the one before.
+                    let opened = max(start + history * (Double(made) + Double(rng.next() % 1000) / 1000) / Double(share), last + 1)
+                    // A paper account sells only what it holds: a sell leaves at least one unit per leg to come.
+                    let canSell = qty >= Int64(count) + 1
+                    let buy = !(canSell && rng.next() % 100 < (qty > target ? 60 : 30))
+                    let orderID = SeedID(prefix: "ord", ids.next(), UInt32(truncatingIfNeeded: ids.next()))
+                    var filled: Int64 = 0, orderAverage: Int64? = nil, limit: Int64 = buy ? 0 : Int64.max
+                    legs.removeAll(keepingCapacity: true)
+                    for leg in 0..<count {
+                        let at = opened + Double(leg) * 1.5
+                        let price = market.priceTicks(instrument, at: Date(timeIntervalSince1970: at)) ?? Money.ticksPerUnit
+                        var legQty = Int64(rng.next() % lot) + 1
+                        if !buy { legQty = min(legQty, qty - Int64(count - leg)) }
+                        (qty, average) = PaperEngine.position(held: qty, average: average, buy: buy, qty: legQty, price: price)
+                        orderAverage = PaperEngine.orderAverage(orderAverage, filled: filled, qty: legQty, price: price)
+                        filled += legQty
+                        // A limit the order's every fill was marketable at.
+                        limit = buy ? max(limit, price) : min(limit, price)
+                        flows.append((at, PaperEngine.cashChange(buy: buy, qty: legQty, price: price, multiplier: instrument.multiplier)))
+                        legs.append((SeedID(prefix: "fil", ids.next(), UInt32(truncatingIfNeeded: ids.next())), legQty, price, at))
+                        last = at
                     }
-                    if netQty == 0 { // a position with no history still holds something
-                        netQty = Int64(rng.next() % 10) + 1
-                        cost = netQty * (market.priceTicks(instrument, at: now) ?? Money.ticksPerUnit)
+                    try batch.order(id: orderID, buy: buy, qty: filled, limit: rng.next() % 2 == 0 ? nil : limit,
+                                    averagePrice: orderAverage ?? 0, openedAt: opened, lastFillAt: last)
+                    for leg in legs {
+                        try batch.fill(id: leg.id, orderID: orderID, buy: buy, qty: leg.qty, price: leg.price, at: leg.at)
                     }
-                    try batch.position(id: Identifier.make("pos"), account: account.accountID, symbol: instrument.symbol, qty: netQty,
-                                       averagePrice: cost / max(netQty, 1), now: now)
+                    made += count
+                    orderCount += 1
                 }
-                if end == instruments.count {
-                    try batch.audit(AuditEntry(at: now, actor: "sandbox.seed", action: "sandbox.seeded", subject: account.userID,
-                                               details: ["positions": "\(positions)", "fills": "\(fills)", "orders": "\(orderCount)"]))
+                if share > 0 {
+                    let newID = SeedID(prefix: "pos", ids.next(), UInt32(truncatingIfNeeded: ids.next())).string
+                    try batch.position(existing: existing?.id, newID: newID, symbol: instrument.symbol, qty: qty, averagePrice: average, now: now)
+                    positionsMade += 1
                 }
+                let before = done
+                done += share + 1
+                if done / step != before / step || done == total { progress(done, total) }
             }
-            progress(instruments.isEmpty ? 1 : Double(end) / Double(instruments.count))
-            if instruments.isEmpty { break }
-            start = end
+            // Cash through the history, in time order (at one instant, payments first): the deposit
+            // covers its deepest shortfall, and leaves the account at least the cash it had, so that
+            // it can go on trading as before.
+            flows.sort { $0.at != $1.at ? $0.at < $1.at : $0.cash < $1.cash }
+            var cash = startingCash, lowest = startingCash
+            for flow in flows {
+                cash += flow.cash
+                lowest = min(lowest, cash)
+            }
+            let deposit = max(-lowest, startingCash - cash, 0)
+            try batch.setCash(cash + deposit)
+            try batch.audit(AuditEntry(at: now, actor: "sandbox.seed", action: "sandbox.seeded", subject: account.userID,
+                                       details: ["positions": "\(positions)", "fills": "\(fills)", "orders": "\(orderCount)",
+                                                 "deposit": Money.string(ticks: deposit)]))
+            return (orderCount, deposit, cash + deposit, positionsMade)
         }
+        if total == 0 { progress(0, 0) }
         return Summary(email: email, account_id: account.accountID, created_account: account.created,
-                       positions: positions, orders: orderCount, fills: fills)
+                       positions: made, orders: orderCount, fills: fills, deposit: Money.string(ticks: deposit), cash: Money.string(ticks: cash))
     }
 }
 

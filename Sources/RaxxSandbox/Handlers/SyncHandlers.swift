@@ -44,17 +44,21 @@ struct SyncHandlers: Sendable {
         let now = clock()
         let retention = configuration.changeRetention.seconds
         let engine = PaperEngine(market: market), account = caller.accountID
-        let page = try await trading.write { ledger -> Components.Schemas.SyncPage in
+        let json = try await trading.write { ledger -> [UInt8] in
             try engine.sweep(ledger, account: account, now: now)
             try ledger.pruneTombstones(before: now.addingTimeInterval(-retention))
             let horizon = try ledger.syncHorizon()
             // A cursor from before the newest pruned tombstone may have missed deletions: start over.
             let reset = !rebuilding && cursor > 0 && cursor < horizon
-            let from = reset ? 0 : cursor
-            let changes = try ledger.changes(account: account, after: from, limit: limit)
-            return .init(changes: changes.changes, cursor: changes.lastSeq ?? from, hasMore: changes.hasMore, reset: reset, asOf: now)
+            return try ledger.changePage(account: account, after: reset ? 0 : cursor, limit: limit, reset: reset, asOf: now)
         }
-        return .ok(.init(body: .json(page)))
+        // The page goes out as written (PreEncodedBodyMiddleware); a caller without the middleware
+        // (tests calling the handler) gets it decoded into the generated types.
+        if let box = PreEncodedBody.current {
+            box.fill(json)
+            return .ok(.init(body: .json(.init(changes: [], cursor: 0, hasMore: false, reset: false, asOf: now))))
+        }
+        return .ok(.init(body: .json(try SyncPageDecoding.decode(json))))
     }
 
     // MARK: Summary

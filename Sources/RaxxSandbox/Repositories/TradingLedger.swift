@@ -178,7 +178,8 @@ protocol TradingLedger {
     func recordChange(account: String, _ entity: ChangeEntity, _ id: String, deleted: Bool, at: Date) throws
     func pruneTombstones(before cutoff: Date) throws
     func syncHorizon() throws -> Int64
-    func changes(account: String, after seq: Int64, limit: Int) throws -> ChangePage
+    /// The page of the account's changes after `seq`, as the spec's `SyncPage` JSON.
+    func changePage(account: String, after seq: Int64, limit: Int, reset: Bool, asOf: Date) throws -> [UInt8]
     func summary(account: String, since: Double) throws -> SummaryState
     func portfolio(account: String) throws -> PortfolioState
     func event(_ event: NewEvent) throws
@@ -186,6 +187,12 @@ protocol TradingLedger {
 }
 
 extension TradingLedger {
+    /// The page of the account's changes after `seq`, decoded (for callers inside the sandbox).
+    func changes(account: String, after seq: Int64, limit: Int) throws -> ChangePage {
+        let page = try SyncPageDecoding.decode(changePage(account: account, after: seq, limit: limit, reset: false, asOf: Date()))
+        return ChangePage(changes: page.changes, hasMore: page.hasMore, lastSeq: page.changes.last?.seq)
+    }
+
     func recordChange(account: String, _ entity: ChangeEntity, _ id: String, at: Date) throws {
         try recordChange(account: account, entity, id, deleted: false, at: at)
     }

@@ -1,8 +1,10 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
-/// Bulk writes for `Seeder` (seed and churn): prepared statements reused across a whole slice,
-/// one transaction per call, so seeding stays as fast as a hand-written loop.
+/// Bulk writes for `Seeder` (seed and churn). A seed is one transaction over statements prepared
+/// once and bound column by column (no argument arrays, no Swift strings per row), so seeding runs
+/// near the speed of SQLite's own bulk import.
 struct GRDBSeedRepository: Sendable {
     let writer: any DatabaseWriter
 
@@ -11,9 +13,9 @@ struct GRDBSeedRepository: Sendable {
         try writer.write { db in try Accounts.findOrCreate(db, email: email, at: now, actor: actor) }
     }
 
-    /// Runs `body` over one slice of inserts, in one transaction.
-    func writeSlice(_ body: (SeedBatch) throws -> Void) throws {
-        try writer.write { db in try body(try SeedBatch(db: db)) }
+    /// Runs `body` over the account's seeding statements, in one transaction.
+    func seed<T>(account: String, _ body: (SeedWriter) throws -> T) throws -> T {
+        try writer.write { db in try body(try SeedWriter(db: db, account: account)) }
     }
 
     /// One churn, in one transaction: `plan` picks changes among the account's position IDs
@@ -53,57 +55,177 @@ enum ChurnStep: Sendable {
     case move(String, qty: Int64, averagePrice: Int64)
 }
 
-/// The seeding statements of one transaction.
-struct SeedBatch {
+/// The seeding statements of one account inside one transaction. The account is bound once; each
+/// row binds only what changes.
+struct SeedWriter {
     private let db: Database
-    private let position: Statement
+    private let account: String
     private let order: Statement
     private let fill: Statement
-    private let change: Statement
+    private let orderChange: Statement
+    private let fillChange: Statement
+    private let insertPosition: Statement
+    private let updatePosition: Statement
 
-    init(db: Database) throws {
+    init(db: Database, account: String) throws {
         self.db = db
-        position = try db.makeStatement(sql: """
-            INSERT INTO positions (id, account_id, symbol, qty, avg_price_ticks, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT (account_id, symbol) DO UPDATE SET qty = excluded.qty, avg_price_ticks = excluded.avg_price_ticks,
-            updated_at = excluded.updated_at
-            """)
+        self.account = account
         order = try db.makeStatement(sql: """
             INSERT INTO orders (id, account_id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status,
             filled_qty, avg_fill_price_ticks, mode, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'day', 'filled', ?, ?, 'paper', ?, ?)
+            VALUES (?1, ?2, 'seed-' || ?1, ?3, ?4, ?5, ?6, ?7, 'day', 'filled', ?5, ?8, 'paper', ?9, ?10)
             """)
         fill = try db.makeStatement(sql: """
-            INSERT INTO fills (id, account_id, order_id, symbol, side, qty, price_ticks, filled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO fills (id, account_id, order_id, symbol, side, qty, price_ticks, filled_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
             """)
-        change = try db.makeStatement(sql: """
-            INSERT INTO change_log (account_id, entity, entity_id, op, at) VALUES (?, ?, ?, 'upsert', ?)
+        orderChange = try db.makeStatement(sql: "INSERT INTO change_log (account_id, entity, entity_id, op, at) VALUES (?1, 'order', ?2, 'upsert', ?3)")
+        fillChange = try db.makeStatement(sql: "INSERT INTO change_log (account_id, entity, entity_id, op, at) VALUES (?1, 'fill', ?2, 'upsert', ?3)")
+        insertPosition = try db.makeStatement(sql: """
+            INSERT INTO positions (id, account_id, symbol, qty, avg_price_ticks, updated_at) VALUES (?, ?, ?, ?, ?, ?)
             """)
+        updatePosition = try db.makeStatement(sql: "UPDATE positions SET qty = ?, avg_price_ticks = ?, updated_at = ? WHERE id = ?")
+        for s in [order, fill] { try Self.bind(s.sqliteStatement, 2, account) }
+        for s in [orderChange, fillChange] { try Self.bind(s.sqliteStatement, 1, account) }
     }
 
-    /// A filled day order (with its change-log entry).
-    func order(id: String, account: String, symbol: String, side: String, qty: Int64, type: String, averagePrice: Int64,
-               openedAt: Double, lastFillAt: Double) throws {
-        try order.execute(arguments: [id, account, "seed-\(id)", symbol, side, qty, type,
-                                      type == "limit" ? averagePrice : nil, qty, averagePrice, openedAt, lastFillAt])
-        try change.execute(arguments: [account, "order", id, lastFillAt])
+    /// The account's cash, and its positions by symbol.
+    func holdings() throws -> (cash: Int64, positions: [String: Holding]) {
+        let cash = try Int64.fetchOne(db, sql: "SELECT cash_ticks FROM accounts WHERE id = ?", arguments: [account]) ?? 0
+        var positions: [String: Holding] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT id, symbol, qty, avg_price_ticks FROM positions WHERE account_id = ?", arguments: [account]) {
+            positions[row[1]] = Holding(id: row[0], symbol: row[1], qty: row[2], averagePrice: row[3])
+        }
+        return (cash, positions)
     }
 
-    /// A fill (with its change-log entry).
-    func fill(id: String, account: String, orderID: String, symbol: String, side: String, qty: Int64, price: Int64, at: Double) throws {
-        try fill.execute(arguments: [id, account, orderID, symbol, side, qty, price, at])
-        try change.execute(arguments: [account, "fill", id, at])
+    /// The newest change-log sequence number (what seeds before this one left).
+    func lastSeq() throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM change_log") ?? 0
     }
 
-    /// Inserts or replaces the account's position in `symbol`, and records its change.
-    func position(id: String, account: String, symbol: String, qty: Int64, averagePrice: Int64, now: Date) throws {
-        try position.execute(arguments: [id, account, symbol, qty, averagePrice, now.timeIntervalSince1970])
-        let actualID = try String.fetchOne(db, sql: "SELECT id FROM positions WHERE account_id = ? AND symbol = ?",
-                                           arguments: [account, symbol]) ?? id
-        try ChangeLog.record(db, account: account, .position, actualID, at: now)
+    /// Binds `symbol` to the order and fill statements until the next call.
+    func setSymbol(_ symbol: String) throws {
+        try Self.bind(order.sqliteStatement, 3, symbol)
+        try Self.bind(fill.sqliteStatement, 4, symbol)
+    }
+
+    /// A filled day order of the current symbol (with its change-log entry).
+    func order(id: SeedID, buy: Bool, qty: Int64, limit: Int64?, averagePrice: Int64, openedAt: Double, lastFillAt: Double) throws {
+        let s = order.sqliteStatement
+        id.bind(s, 1)
+        Self.bindSide(s, 4, buy)
+        sqlite3_bind_int64(s, 5, qty)
+        if let limit {
+            sqlite3_bind_text(s, 6, "limit", 5, SQLITE_TRANSIENT)
+            sqlite3_bind_int64(s, 7, limit)
+        } else {
+            sqlite3_bind_text(s, 6, "market", 6, SQLITE_TRANSIENT)
+            sqlite3_bind_null(s, 7)
+        }
+        sqlite3_bind_int64(s, 8, averagePrice)
+        sqlite3_bind_double(s, 9, openedAt)
+        sqlite3_bind_double(s, 10, lastFillAt)
+        try step(s)
+        let c = orderChange.sqliteStatement
+        id.bind(c, 2)
+        sqlite3_bind_double(c, 3, lastFillAt)
+        try step(c)
+    }
+
+    /// A fill of the current symbol (with its change-log entry).
+    func fill(id: SeedID, orderID: SeedID, buy: Bool, qty: Int64, price: Int64, at: Double) throws {
+        let s = fill.sqliteStatement
+        id.bind(s, 1)
+        orderID.bind(s, 3)
+        Self.bindSide(s, 5, buy)
+        sqlite3_bind_int64(s, 6, qty)
+        sqlite3_bind_int64(s, 7, price)
+        sqlite3_bind_double(s, 8, at)
+        try step(s)
+        let c = fillChange.sqliteStatement
+        id.bind(c, 2)
+        sqlite3_bind_double(c, 3, at)
+        try step(c)
+    }
+
+    /// Writes the account's position in `symbol` (a new one under `newID`) and records its change.
+    func position(existing: String?, newID: String, symbol: String, qty: Int64, averagePrice: Int64, now: Date) throws {
+        let id = existing ?? newID
+        if existing != nil {
+            try updatePosition.execute(arguments: [qty, averagePrice, now.timeIntervalSince1970, id])
+        } else {
+            try insertPosition.execute(arguments: [id, account, symbol, qty, averagePrice, now.timeIntervalSince1970])
+        }
+        try ChangeLog.record(db, account: account, .position, id, at: now)
+    }
+
+    func setCash(_ ticks: Int64) throws {
+        try db.execute(sql: "UPDATE accounts SET cash_ticks = ? WHERE id = ?", arguments: [ticks, account])
     }
 
     func audit(_ entry: AuditEntry) throws {
         try SandboxDatabase.audit(db, entry)
+    }
+
+    private func step(_ s: OpaquePointer) throws {
+        let code = sqlite3_step(s)
+        sqlite3_reset(s)
+        guard code == SQLITE_DONE else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+        }
+    }
+
+    private static func bindSide(_ s: OpaquePointer, _ i: Int32, _ buy: Bool) {
+        if buy { sqlite3_bind_text(s, i, "buy", 3, SQLITE_TRANSIENT) } else { sqlite3_bind_text(s, i, "sell", 4, SQLITE_TRANSIENT) }
+    }
+
+    private static func bind(_ s: OpaquePointer, _ i: Int32, _ text: String) throws {
+        let code = text.withCString { sqlite3_bind_text(s, i, $0, -1, SQLITE_TRANSIENT) }
+        guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+    }
+}
+
+/// SQLite copies what is bound under this destructor.
+var SQLITE_TRANSIENT: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
+
+/// A seeded row's ID (`fil_…`, `ord_…`), made from a seeded generator into a fixed buffer: the
+/// shape of `Identifier.make`, without a String or a system call per row.
+struct SeedID {
+    private var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    private(set) var count = 0
+
+    init(prefix: StaticString, _ a: UInt64, _ b: UInt32) {
+        count = withUnsafeMutableBytes(of: &bytes) { out -> Int in
+            var n = 0
+            for i in 0..<prefix.utf8CodeUnitCount { out[n] = prefix.utf8Start[i]; n += 1 }
+            out[n] = UInt8(ascii: "_"); n += 1
+            Self.appendBase36(a, to: out, at: &n)
+            Self.appendBase36(UInt64(b), to: out, at: &n)
+            return n
+        }
+    }
+
+    private static func appendBase36(_ value: UInt64, to out: UnsafeMutableRawBufferPointer, at n: inout Int) {
+        var v = value, digits = 1
+        while v >= 36 { v /= 36; digits += 1 }
+        v = value
+        for j in stride(from: digits - 1, through: 0, by: -1) {
+            let r = UInt8(v % 36)
+            out[n + j] = r < 10 ? 48 + r : 87 + r
+            v /= 36
+        }
+        n += digits
+    }
+
+    func bind(_ s: OpaquePointer, _ i: Int32) {
+        var copy = bytes
+        withUnsafeBytes(of: &copy) { b in
+            _ = sqlite3_bind_text(s, i, b.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(count), SQLITE_TRANSIENT)
+        }
+    }
+
+    var string: String {
+        var copy = bytes
+        return withUnsafeBytes(of: &copy) { String(decoding: $0.prefix(count), as: UTF8.self) }
     }
 }

@@ -226,41 +226,11 @@ struct GRDBTradingLedger: TradingLedger {
         try ChangeLog.horizon(db)
     }
 
-    func changes(account: String, after from: Int64, limit: Int) throws -> ChangePage {
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT seq, entity, entity_id, op FROM change_log WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?
-            """, arguments: [account, from, limit + 1])
-        let hasMore = rows.count > limit
-        let changes = Array(rows.prefix(limit))
-        func ids(_ entity: String) -> [String] {
-            changes.filter { $0["entity"] == entity && $0["op"] == "upsert" }.map { $0["entity_id"] }
-        }
-        func load<T>(_ table: String, _ columns: String, _ ids: [String], _ make: (Row) -> T) throws -> [String: T] {
-            guard !ids.isEmpty else { return [:] }
-            var result: [String: T] = [:]
-            for chunk in stride(from: 0, to: ids.count, by: 5000).map({ Array(ids[$0..<min($0 + 5000, ids.count)]) }) {
-                let marks = databaseQuestionMarks(count: chunk.count)
-                for row in try Row.fetchAll(db, sql: "SELECT \(columns) FROM \(table) WHERE id IN (\(marks))", arguments: StatementArguments(chunk)) {
-                    result[row["id"]] = make(row)
-                }
-            }
-            return result
-        }
-        let positions = try load("positions", Self.positionColumns, ids("position"), Self.position)
-        let fills = try load("fills", Self.fillColumns, ids("fill"), Self.fill)
-        let orders = try load("orders", Self.orderColumns, ids("order"), Self.order)
-        let out: [Components.Schemas.SyncChange] = changes.map { row in
-            let id: String = row["entity_id"], entity: String = row["entity"]
-            let entityKind = Components.Schemas.SyncEntity(rawValue: entity) ?? .position
-            let position = entity == "position" ? positions[id] : nil
-            let fill = entity == "fill" ? fills[id] : nil
-            let order = entity == "order" ? orders[id] : nil
-            // An upsert whose row is gone (deleted in the same instant) reads as a tombstone.
-            let deleted = row["op"] == "delete" || (position == nil && fill == nil && order == nil)
-            return .init(seq: row["seq"], entity: entityKind, op: deleted ? Components.Schemas.SyncChange.OpPayload.delete : .upsert, id: id,
-                         position: position, fill: fill, order: order)
-        }
-        return ChangePage(changes: out, hasMore: hasMore, lastSeq: changes.last?["seq"])
+    func changePage(account: String, after from: Int64, limit: Int, reset: Bool, asOf: Date) throws -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(limit * 260 + 128)
+        try SyncPageJSON.write(db, account: account, after: from, limit: limit, reset: reset, asOf: asOf, to: &out)
+        return out
     }
 
     func summary(account: String, since: Double) throws -> SummaryState {

@@ -1,0 +1,150 @@
+import Foundation
+import GRDB
+import RaxxAPI
+import RaxxDomain
+@testable import RaxxSandbox
+import Testing
+
+/// Sync pages are written as JSON straight from the rows; a client reads them with the generated
+/// types. These hold that JSON to what the generated types would have said about the same rows.
+@Suite struct SyncPageJSONTests {
+    static let now = Date(timeIntervalSince1970: 1_795_000_000.25)
+
+    /// An account whose rows carry awkward values: decimals of every length (and negative), NULL
+    /// optionals, strings needing escapes, unicode, values outside an enum, an upsert whose row is
+    /// gone and a tombstone.
+    static func awkwardDatabase() throws -> (SandboxDatabase, String) {
+        let database = try SandboxDatabase(path: ":memory:")
+        let account = try database.writer.write { db -> String in
+            let account = try Accounts.findOrCreate(db, email: "awkward@example.com", at: now, actor: "test").accountID
+            let t = now.timeIntervalSince1970
+            let positions: [(String, String, Int64, Int64, Double)] = [
+                ("pos_1", "AAPL", 10, 1_872_500, t), ("pos_2", "Q\"uote\\back/slash", -3, 5, t + 0.125),
+                ("pos_3", "ÄÖÜ€😀\u{7}\n\t\r", 0, -12_345, 1_000_000.5), ("pos_4", "MSFT", 1, 0, t + 86_400 * 400),
+            ]
+            for p in positions {
+                try db.execute(sql: "INSERT INTO positions (id, account_id, symbol, qty, avg_price_ticks, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                               arguments: [p.0, account, p.1, p.2, p.3, p.4])
+                try ChangeLog.record(db, account: account, .position, p.0, at: now)
+            }
+            try db.execute(sql: """
+                INSERT INTO orders (id, account_id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status, filled_qty,
+                avg_fill_price_ticks, reject_code, mode, not_after, created_at, updated_at) VALUES
+                ('ord_1', ?, 'c-1', 'AAPL', 'buy', 5, 'limit', 42100, 'gtc', 'partially_filled', 2, 42050, NULL, 'paper', ?, ?, ?),
+                ('ord_2', ?, 'c:2.x_y-z', 'SPY', 'sell', 1, 'market', NULL, 'day', 'weird_status', 0, NULL, 'insufficient "funds" ✓', 'paper',
+                 NULL, ?, ?)
+                """, arguments: [account, t + 10, t, t + 1.5, account, t - 0.75, t])
+            try db.execute(sql: """
+                INSERT INTO fills (id, account_id, order_id, symbol, side, qty, price_ticks, filled_at) VALUES
+                ('fil_1', ?, 'ord_1', 'AAPL', 'buy', 2, 42050, ?), ('fil_2', ?, 'ord_2', 'SPY', 'short', 1, 1, ?)
+                """, arguments: [account, t + 0.5, account, t + 2])
+            for (entity, id) in [(ChangeEntity.order, "ord_1"), (.order, "ord_2"), (.fill, "fil_1"), (.fill, "fil_2")] {
+                try ChangeLog.record(db, account: account, entity, id, at: now)
+            }
+            try ChangeLog.record(db, account: account, .fill, "fil_gone", at: now)             // an upsert whose row is gone
+            try ChangeLog.record(db, account: account, .position, "pos_closed", deleted: true, at: now) // a tombstone
+            // Another account's change is never on this account's pages.
+            let other = try Accounts.findOrCreate(db, email: "other@example.com", at: now, actor: "test").accountID
+            try ChangeLog.record(db, account: other, .fill, "fil_other", at: now)
+            return account
+        }
+        return (database, account)
+    }
+
+    /// The page as the generated types would have carried it: the change log and each change's row
+    /// read with GRDB and mapped as the sandbox mapped them before pages were written directly.
+    static func expectedChanges(_ database: SandboxDatabase, account: String, after: Int64, limit: Int) throws -> [Components.Schemas.SyncChange] {
+        try database.writer.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT seq, entity, entity_id, op FROM change_log WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                                        arguments: [account, after, limit])
+            return try rows.map { row in
+                let entity: String = row["entity"], id: String = row["entity_id"], upsert = (row["op"] as String) == "upsert"
+                let position = upsert && entity == "position"
+                    ? try Row.fetchOne(db, sql: "SELECT * FROM positions WHERE id = ?", arguments: [id]).map(GRDBTradingLedger.position) : nil
+                let fill = upsert && entity == "fill"
+                    ? try Row.fetchOne(db, sql: "SELECT * FROM fills WHERE id = ?", arguments: [id]).map(GRDBTradingLedger.fill) : nil
+                let order = upsert && entity == "order"
+                    ? try Row.fetchOne(db, sql: "SELECT * FROM orders WHERE id = ?", arguments: [id]).map(GRDBTradingLedger.order) : nil
+                let deleted = position == nil && fill == nil && order == nil
+                return .init(seq: row["seq"], entity: .init(rawValue: entity) ?? .position, op: deleted ? .delete : .upsert, id: id,
+                             position: position, fill: fill, order: order)
+            }
+        }
+    }
+
+    static func page(_ database: SandboxDatabase, account: String, after: Int64, limit: Int, reset: Bool = false) throws -> [UInt8] {
+        try database.writer.read { db in
+            try GRDBTradingLedger(db: db, notifier: database.notifier).changePage(account: account, after: after, limit: limit, reset: reset, asOf: now)
+        }
+    }
+
+    @Test func aPageReadsAsTheGeneratedTypesWouldHaveCarriedIt() throws {
+        let (database, account) = try Self.awkwardDatabase()
+        let json = try Self.page(database, account: account, after: 0, limit: 100)
+        let page = try SyncPageDecoding.decode(json)
+        let expected = try Self.expectedChanges(database, account: account, after: 0, limit: 100)
+        #expect(expected.count == 10)
+        #expect(page.changes == expected)
+        #expect(page.cursor == expected.last?.seq && !page.hasMore && !page.reset && page.asOf == Self.now)
+        // The awkward values themselves, as a client sees them.
+        let positions = page.changes.compactMap(\.position)
+        #expect(positions.map(\.avgPrice) == ["187.25", "0.0005", "-1.2345", "0.00"])
+        #expect(positions.map(\.symbol) == ["AAPL", "Q\"uote\\back/slash", "ÄÖÜ€😀\u{7}\n\t\r", "MSFT"])
+        let orders = page.changes.compactMap(\.order)
+        #expect(orders.map(\.limitPrice) == ["4.21", nil] && orders.map(\.avgFillPrice) == ["4.205", nil])
+        #expect(orders.map(\.status) == [.partiallyFilled, .pending] && orders.map(\.rejectCode) == [nil, "insufficient \"funds\" ✓"])
+        #expect(orders.map(\.notAfter) == [Date(timeIntervalSince1970: Self.now.timeIntervalSince1970 + 10), nil])
+        #expect(page.changes.compactMap(\.fill).map(\.side) == [.buy, .buy])
+        #expect(page.changes.suffix(2).map(\.op) == [.delete, .delete] && page.changes.suffix(2).allSatisfy { $0.fill == nil && $0.position == nil })
+    }
+
+    @Test func theBytesAreTheGeneratedEncodingWithoutItsWhitespace() throws {
+        let (database, account) = try Self.awkwardDatabase()
+        let json = try Self.page(database, account: account, after: 0, limit: 100)
+        // Re-encoded by the generated types (sorted keys, as the server's converter does), the
+        // decoded page gives the same document: no key, value or absent optional differs.
+        let page = try SyncPageDecoding.decode(json)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let transcoder = RFC3339DateTranscoder()
+        encoder.dateEncodingStrategy = .custom { date, e in var c = e.singleValueContainer(); try c.encode(try transcoder.encode(date)) }
+        let reencoded = try encoder.encode(page)
+        // Both documents parsed and written again one way (sorted keys) must be the same bytes.
+        func canonical(_ data: Data) throws -> Data {
+            try JSONSerialization.data(withJSONObject: try JSONSerialization.jsonObject(with: data), options: [.sortedKeys])
+        }
+        let ours = try canonical(Data(json)), theirs = try canonical(reencoded)
+        #expect(String(decoding: ours, as: UTF8.self) == String(decoding: theirs, as: UTF8.self))
+        #expect(ours.count > 2_000)
+        #expect(String(decoding: json, as: UTF8.self).contains(#""symbol":"Q\"uote\\back/slash""#))
+    }
+
+    @Test func pagesFollowTheCursorWithHasMoreAndReset() throws {
+        let (database, account) = try Self.awkwardDatabase()
+        var cursor: Int64 = 0, seen: [Components.Schemas.SyncChange] = []
+        while true {
+            let page = try SyncPageDecoding.decode(try Self.page(database, account: account, after: cursor, limit: 3))
+            #expect(page.changes == (try Self.expectedChanges(database, account: account, after: cursor, limit: 3)))
+            seen += page.changes
+            if page.changes.isEmpty { #expect(page.cursor == cursor) } else { #expect(page.cursor == page.changes.last?.seq) }
+            cursor = page.cursor
+            if !page.hasMore { break }
+        }
+        #expect(seen == (try Self.expectedChanges(database, account: account, after: 0, limit: 100)))
+        let reset = try SyncPageDecoding.decode(try Self.page(database, account: account, after: 0, limit: 10, reset: true))
+        #expect(reset.reset && !reset.hasMore)
+        let empty = try SyncPageDecoding.decode(try Self.page(database, account: account, after: 1_000, limit: 10))
+        #expect(empty.changes.isEmpty && empty.cursor == 1_000 && !empty.hasMore)
+    }
+
+    @Test func moneyBytesAreMoneyStrings() {
+        var values: [Int64] = [0, 1, 5, 10, 99, 100, 1_000, 9_999, 10_000, 12_345, 1_872_500, 1_000_000_000_000, Int64.max, Int64.min + 1]
+        var rng = SplitMix(seed: 9)
+        for _ in 0..<2_000 { values.append(Int64(bitPattern: rng.next()) >> Int64(rng.next() % 60)) }
+        for v in values + values.map({ $0 == .min ? 0 : -$0 }) {
+            var out: [UInt8] = []
+            Money.append(ticks: v, to: &out)
+            #expect(String(decoding: out, as: UTF8.self) == Money.string(ticks: v))
+        }
+    }
+}
