@@ -46,14 +46,16 @@ extension RaxxSandboxTool {
 
         public func run() async throws {
             let started = Date()
-            let showProgress = isatty(2) == 1
+            // On a terminal: rows written of the total, rate and time left; cleared before the summary.
+            let progress = ProgressLine.standardError(label: "seeding", unit: "rows")
+            defer { progress.finish() }
             do {
                 let database = try SandboxDatabase(path: db)
                 let seeder = Seeder(database: database, market: Market(seed: marketSeed))
                 let summary = try seeder.seed(email: email, positions: positions, fills: fills) { done, total in
-                    if showProgress { printErrorInline("seeding… \(total == 0 ? 100 : done * 100 / total)%") }
+                    progress.update(done: done, total: total)
                 }
-                if showProgress { printErrorInline("") }
+                progress.finish()
                 if staff { _ = try database.setStaff(email: email, staff: true, actor: "raxx-sandbox seed") }
                 printLine(try JSONLines.line(summary))
                 let seconds = Date().timeIntervalSince(started)
@@ -68,10 +70,4 @@ extension RaxxSandboxTool {
             }
         }
     }
-}
-
-/// Rewrites the current stderr line (progress on a terminal).
-func printErrorInline(_ text: String) {
-    let line = "\r\u{1B}[2K" + text
-    _ = line.withCString { write(2, $0, strlen($0)) }
 }
