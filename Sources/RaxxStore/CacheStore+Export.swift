@@ -62,7 +62,7 @@ extension CacheStore {
                         let count = Int(sqlite3_column_bytes(handle, c))
                         out.append(0x22)
                         if let text = sqlite3_column_text(handle, c) {
-                            Self.appendEscaped(UnsafeBufferPointer(start: text, count: count), to: &out)
+                            JSONEscaping.append(UnsafeBufferPointer(start: text, count: count), to: &out)
                         }
                         out.append(0x22)
                     case .integer:
@@ -81,26 +81,5 @@ extension CacheStore {
             }
             if !out.isEmpty { out.withUnsafeBytes(sink) }
         }
-    }
-
-    /// Appends `bytes` as the inside of a JSON string: runs that need no escaping (nearly all text)
-    /// are copied whole.
-    static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
-        var start = 0
-        for i in bytes.indices {
-            let b = bytes[i]
-            guard b == 0x22 || b == 0x5C || b < 0x20 else { continue }
-            if start < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i])) }
-            start = i + 1
-            switch b {
-            case 0x22: out += [0x5C, 0x22]
-            case 0x5C: out += [0x5C, 0x5C]
-            case 0x0A: out += [0x5C, 0x6E]
-            case 0x0D: out += [0x5C, 0x72]
-            case 0x09: out += [0x5C, 0x74]
-            default: out += Array(String(format: "\\u%04x", b).utf8)
-            }
-        }
-        if start < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...])) }
     }
 }

@@ -161,32 +161,17 @@ enum SyncPageJSON {
         out.append(UInt8(ascii: "\""))
     }
 
-    /// A JSON string's contents: quotes, backslashes and control characters escaped; the rest
-    /// (UTF-8 as SQLite holds it) as it is. Text that is not valid UTF-8 is repaired as a Swift
-    /// String would repair it (U+FFFD), as the generated encoder would have received it.
+    /// A JSON string's contents (JSONEscaping's rules). Text that is not valid UTF-8 is repaired as a
+    /// Swift String would repair it (U+FFFD), as the generated encoder would have received it.
     static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         var ascii = true
         for b in bytes where b >= 0x80 { ascii = false; break }
         if !ascii, String(validating: bytes, as: UTF8.self) == nil {
-            for b in String(decoding: bytes, as: UTF8.self).utf8 { appendEscaped(b, to: &out) }
+            var repaired = String(decoding: bytes, as: UTF8.self)
+            repaired.withUTF8 { JSONEscaping.append($0, to: &out) }
             return
         }
-        for b in bytes { appendEscaped(b, to: &out) }
-    }
-
-    @inline(__always)
-    private static func appendEscaped(_ b: UInt8, to out: inout [UInt8]) {
-        switch b {
-        case 0x22: out += [0x5C, 0x22]
-        case 0x5C: out += [0x5C, 0x5C]
-        case 0x0A: out += [0x5C, 0x6E]
-        case 0x0D: out += [0x5C, 0x72]
-        case 0x09: out += [0x5C, 0x74]
-        case 0..<0x20:
-            let hex = Array("0123456789abcdef".utf8)
-            out += [0x5C, 0x75, 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]]
-        default: out.append(b)
-        }
+        JSONEscaping.append(bytes, to: &out)
     }
 
     /// Each enum's wire values (from the generated types) and the one an unknown value reads as.
