@@ -29,3 +29,34 @@ public enum CurlOptions {
         try check(raxx_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer), "the error buffer")
     }
 }
+
+/// One line as libcurl's header callback hands it over ("name: value\r\n"), read the same way by
+/// both transports.
+public enum CurlHeaderLine: Equatable, Sendable {
+    /// A status line ("HTTP/1.1 200 OK", "HTTP/2 200"): the headers that follow are a new answer's
+    /// (after an interim 1xx answer, or a redirect's), so those kept so far are dropped.
+    case status
+    /// A field: its name and value, the spaces, tabs and line ends around each trimmed.
+    case field(name: String, value: String)
+    /// Nothing to keep: the blank line that ends the headers, or a line without a colon.
+    case other
+
+    public init(_ bytes: UnsafeRawBufferPointer) {
+        if bytes.starts(with: "HTTP/".utf8) {
+            self = .status
+            return
+        }
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
+            self = .other
+            return
+        }
+        func trimmed(_ range: Range<Int>) -> String {
+            func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+            var (start, end) = (range.lowerBound, range.upperBound)
+            while start < end && isSpace(bytes[start]) { start += 1 }
+            while end > start && isSpace(bytes[end - 1]) { end -= 1 }
+            return String(decoding: bytes[start..<end], as: UTF8.self)
+        }
+        self = .field(name: trimmed(bytes.startIndex..<colon), value: trimmed((colon + 1)..<bytes.endIndex))
+    }
+}

@@ -149,7 +149,8 @@ final class Exchange: @unchecked Sendable {
 
     // Written by libcurl's callbacks on the transfer thread only.
     var responseBody: [UInt8] = []
-    var headerLines: [String] = []
+    /// The answer's header fields, as libcurl hands them over (CurlHeaderLine).
+    var headerFields: [(name: String, value: String)] = []
     var tooLarge = false
 
     private let cancelLock = NSLock()
@@ -234,15 +235,16 @@ final class Exchange: @unchecked Sendable {
                 let exchange = Unmanaged<Exchange>.fromOpaque(user!).takeUnretainedValue()
                 let n = size * count
                 guard let ptr else { return n }
-                let line = String(decoding: UnsafeRawBufferPointer(start: ptr, count: n), as: UTF8.self)
-                    .trimmingCharacters(in: .whitespacesAndNewlines)
-                if line.hasPrefix("HTTP/") { exchange.headerLines.removeAll() } // a new (final) status line
-                if !line.isEmpty { exchange.headerLines.append(line) }
-                // A large answer's buffer is sized once, not doubled (and copied) as it arrives.
-                if line.count > 15, line.prefix(15).lowercased() == "content-length:",
-                   let length = Int(line.dropFirst(15).trimmingCharacters(in: .whitespaces)),
-                   length > 0, length <= exchange.options.maxResponseBytes {
-                    exchange.responseBody.reserveCapacity(length)
+                switch CurlHeaderLine(UnsafeRawBufferPointer(start: ptr, count: n)) {
+                case .status: exchange.headerFields.removeAll()
+                case .field(let name, let value):
+                    exchange.headerFields.append((name, value))
+                    // A large answer's buffer is sized once, not doubled (and copied) as it arrives.
+                    if name.lowercased() == "content-length", let length = Int(value), length > 0,
+                       length <= exchange.options.maxResponseBytes {
+                        exchange.responseBody.reserveCapacity(length)
+                    }
+                case .other: break
                 }
                 return n
             }, "the header callback")
@@ -271,10 +273,7 @@ final class Exchange: @unchecked Sendable {
         var status = 0
         raxx_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
         var fields = HTTPFields()
-        for line in headerLines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = line[..<colon].trimmingCharacters(in: .whitespaces)
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        for (name, value) in headerFields {
             if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
         }
         let response = HTTPResponse(status: .init(code: status), headerFields: fields)

@@ -333,21 +333,12 @@ public final class HTTP2Engine: @unchecked Sendable {
         try set(raxx_curl_set_data_fn(handle, CURLOPT_HEADERFUNCTION) { ptr, size, count, user in
             let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
             let n = size * count
-            guard let ptr, n > 2 else { return n }
-            let bytes = UnsafeRawBufferPointer(start: ptr, count: n)
-            if bytes.starts(with: "HTTP/".utf8) {
-                transfer.headers.removeAll() // a new (final) status line
-                return n
+            guard let ptr else { return n }
+            switch CurlHeaderLine(UnsafeRawBufferPointer(start: ptr, count: n)) {
+            case .status: transfer.headers.removeAll() // a new (final) answer's
+            case .field(let name, let value) where transfer.headers.count < 64: transfer.headers[name.lowercased()] = value
+            case .field, .other: break
             }
-            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), transfer.headers.count < 64 else { return n }
-            // Byte by byte (Foundation's trimming cost more than the rest of the answer's handling).
-            func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
-            var start = colon + 1
-            var end = bytes.endIndex
-            while start < end && isSpace(bytes[start]) { start += 1 }
-            while end > start && isSpace(bytes[end - 1]) { end -= 1 }
-            let name = String(decoding: bytes[..<colon].lazy.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
-            transfer.headers[name] = String(decoding: bytes[start..<end], as: UTF8.self)
             return n
         }, "the header callback")
     }
