@@ -32,8 +32,10 @@ public func withSandbox(configuration: SandboxConfiguration = SandboxConfigurati
     }
 }
 
-/// The generated client for a sandbox URL, as the tools build it.
+/// The generated client for a sandbox URL, as the tools build it, with a 60-second timeout: under
+/// the whole suite's load on two cores an in-process sandbox has taken longer than the tools'
+/// 20-second default to answer (fresh-clone CI, 2026-11-23), though nothing was wrong.
 public func generatedClient(_ url: URL, middlewares: [any ClientMiddleware] = []) throws -> Client {
-    let configuration = try RaxxConfiguration(environment: ["HOME": "/tmp", "RAXX_API_URL": url.absoluteString])
+    let configuration = try RaxxConfiguration(environment: ["HOME": "/tmp", "RAXX_API_URL": url.absoluteString, "RAXX_TIMEOUT": "60s"])
     return RaptorClient.make(tool: "raxx-test", configuration: configuration, middlewares: middlewares)
 }
