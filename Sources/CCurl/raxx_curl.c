@@ -87,9 +87,34 @@ static void load_once(void) {
     multi_ready = 1;
 }
 
+// Whether a load has begun, and whether the process has settled (is about to exit): guarded by
+// `state`. A load begun on a background thread (a preload) must be finished before exit() runs
+// the libraries' destructors: OpenSSL torn down by exit while curl_global_init is initialising it
+// on another thread crashes the process (a double free, then SIGSEGV).
+static pthread_mutex_t state = PTHREAD_MUTEX_INITIALIZER;
+static int begun = 0;
+static int settled = 0;
+
 int raxx_curl_load(void) {
+    pthread_mutex_lock(&state);
+    if (settled && !begun) {
+        pthread_mutex_unlock(&state);
+        load_error = "the process is ending";
+        return 0;
+    }
+    begun = 1;
+    pthread_mutex_unlock(&state);
     pthread_once(&once, load_once);
     return ready;
+}
+
+void raxx_curl_settle(void) {
+    pthread_mutex_lock(&state);
+    settled = 1;
+    int wait = begun;
+    pthread_mutex_unlock(&state);
+    // pthread_once returns only once the load in progress (on whatever thread) has finished.
+    if (wait) pthread_once(&once, load_once);
 }
 
 const char *raxx_curl_load_error(void) { return load_error; }

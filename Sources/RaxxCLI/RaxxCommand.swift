@@ -39,6 +39,8 @@ extension RaxxCommand {
             status = Reporter(tool: Self.tool, format: format).report(error, to: io)
         }
         io.flush()
+        // The process exits next: libcurl must not be half-loaded on another thread then.
+        CurlTransport.settle()
         if status != .ok { throw ExitCode(status.rawValue) }
     }
 

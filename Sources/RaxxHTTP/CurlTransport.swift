@@ -49,6 +49,13 @@ public final class CurlTransport: ClientTransport, Sendable {
         DispatchQueue.global(qos: .userInitiated).async { _ = CurlLibrary.load() }
     }
 
+    /// Before the process exits: waits for a load of libcurl begun on another thread (`preload`)
+    /// to finish, and keeps any later one from beginning. exit() tearing OpenSSL down while
+    /// curl_global_init initialises it on another thread crashes the process.
+    public static func settle() {
+        raxx_curl_settle()
+    }
+
     /// "raxx-order/0.1.0 libcurl/7.88.1" (libcurl's version once it is loaded).
     public static func userAgent(tool: String) -> String {
         guard CurlLibrary.load() == nil else { return "\(tool)/\(RaxxVersion.current)" }

@@ -17,6 +17,10 @@ typedef int (*raxx_curl_xferinfo_fn)(void *userdata, curl_off_t dltotal, curl_of
 int raxx_curl_load(void);
 /// Why loading failed (a static string; empty when it did not).
 const char *raxx_curl_load_error(void);
+/// Before the process exits: waits for a load begun on any thread to finish, and makes later
+/// loads fail (exit() must not tear libcurl's TLS library down while another thread initialises
+/// it). Loading never begun is not begun now.
+void raxx_curl_settle(void);
 
 // Only after raxx_curl_load() answered 1:
 CURL *raxx_curl_easy_init(void);
