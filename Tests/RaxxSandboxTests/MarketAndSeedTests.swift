@@ -81,6 +81,42 @@ import Testing
         }
     }
 
+    /// Seeded history is written as an account writes it, in time order across instruments, with
+    /// IDs that sort by their row's time: an account's rows then sit together in every index (an
+    /// erasure of a million fills touched most of each index once per chunk when they did not).
+    @Test func seededHistoryIsWrittenInTimeOrderWithTimeOrderedIDs() throws {
+        let db = try SandboxDatabase(path: ":memory:")
+        _ = try Seeder(database: db, market: Market()).seed(email: "trader@example.com", positions: 30, fills: 900, now: now)
+        /// The milliseconds an ID's 9 base-36 digits after `xxx_` say.
+        func milliseconds(_ id: String) -> Int64? {
+            let body = id.dropFirst(4)
+            guard id.count == 24, id.dropLast(20).hasSuffix("_"),
+                  body.allSatisfy({ ("0"..."9").contains($0) || ("a"..."z").contains($0) }) else { return nil }
+            return Int64(body.prefix(9), radix: 36)
+        }
+        try db.writer.read { db in
+            let orders = try Row.fetchAll(db, sql: "SELECT id, created_at FROM orders ORDER BY rowid")
+            #expect(orders.count > 300)
+            var previous = ""
+            for order in orders {
+                let id: String = order["id"], created: Double = order["created_at"]
+                #expect(milliseconds(id) == Int64(created * 1000), "\(id)")
+                #expect(id.prefix(13) >= previous.prefix(13), "\(previous) then \(id)")
+                previous = id
+            }
+            // A fill is written with its order; another order may open while its legs (1.5 s
+            // apart, at most three) are still to come.
+            let fills = try Row.fetchAll(db, sql: "SELECT id, filled_at FROM fills ORDER BY rowid")
+            var latest = 0.0
+            for fill in fills {
+                let id: String = fill["id"], at: Double = fill["filled_at"]
+                #expect(milliseconds(id) == Int64(at * 1000), "\(id)")
+                #expect(at >= latest - 3.0, "\(id) at \(at) after \(latest)")
+                latest = max(latest, at)
+            }
+        }
+    }
+
     @Test func seedingAgainReusesTheAccount() throws {
         let db = try SandboxDatabase(path: ":memory:")
         let seeder = Seeder(database: db, market: Market())

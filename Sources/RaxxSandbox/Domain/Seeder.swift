@@ -78,8 +78,8 @@ public struct Seeder: Sendable {
             throw SeedError.tooManyPositions(asked: positions, available: instruments.count)
         }
         var rng = SplitMix(seed: market.seed ^ Market.hash(0, email))
-        let history: TimeInterval = 90 * 86400
-        let start = now.timeIntervalSince1970 - history
+        let history90: TimeInterval = 90 * 86400
+        let start = now.timeIntervalSince1970 - history90
         let store = GRDBSeedRepository(writer: database.writer)
         let account = try store.account(email: email, now: now, actor: "sandbox.seed")
         let total = positions + fills
@@ -94,57 +94,57 @@ public struct Seeder: Sendable {
             // Each fill's instant and cash change, for the deposit the history needs.
             var flows: [(at: Double, cash: Int64)] = []
             flows.reserveCapacity(fills)
-            var orderCount = 0, done = 0, fillsLeft = fills, positionsMade = 0
+            // Every instrument's history is made an order at a time, and the histories are written
+            // merged in time order, as a trading account writes them: IDs, times and the change
+            // log then all grow together, and an account's rows sit side by side in every index.
+            var histories: [InstrumentHistory] = []
+            var upcoming = TimeOrder()
+            var fillsLeft = fills, done = 0
             for (index, instrument) in instruments.enumerated() {
                 let share = fillsLeft / (instruments.count - index)
                 fillsLeft -= share
                 let existing = held[instrument.symbol]
-                var qty = existing?.qty ?? 0, average = existing?.averagePrice ?? 0
                 let lot: UInt64 = instrument.multiplier == 1 ? 20 : 3
                 // What the trader means to end up holding; above it, trims are likelier.
                 let target = Int64(rng.next() % lot) + 1
-                try batch.setSymbol(instrument.symbol)
-                var made = 0, last = start
-                var legs: [(id: SeedID, qty: Int64, price: Int64, at: Double)] = []
-                while made < share {
-                    let count = min(Int(rng.next() % 3) + 1, share - made)
-                    // Orders follow each other in time; each leg 1.5 s after the one before.
-                    let opened = max(start + history * (Double(made) + Double(rng.next() % 1000) / 1000) / Double(share), last + 1)
-                    // A paper account sells only what it holds: a sell leaves at least one unit per leg to come.
-                    let canSell = qty >= Int64(count) + 1
-                    let buy = !(canSell && rng.next() % 100 < (qty > target ? 60 : 30))
-                    let orderID = SeedID(prefix: "ord", ids.next(), UInt32(truncatingIfNeeded: ids.next()))
-                    var filled: Int64 = 0, orderAverage: Int64? = nil, limit: Int64 = buy ? 0 : Int64.max
-                    legs.removeAll(keepingCapacity: true)
-                    for leg in 0..<count {
-                        let at = opened + Double(leg) * 1.5
-                        let price = market.priceTicks(instrument, at: Date(timeIntervalSince1970: at)) ?? Money.ticksPerUnit
-                        var legQty = Int64(rng.next() % lot) + 1
-                        if !buy { legQty = min(legQty, qty - Int64(count - leg)) }
-                        (qty, average) = PaperEngine.position(held: qty, average: average, buy: buy, qty: legQty, price: price)
-                        orderAverage = PaperEngine.orderAverage(orderAverage, filled: filled, qty: legQty, price: price)
-                        filled += legQty
-                        // A limit the order's every fill was marketable at.
-                        limit = buy ? max(limit, price) : min(limit, price)
-                        flows.append((at, PaperEngine.cashChange(buy: buy, qty: legQty, price: price, multiplier: instrument.multiplier)))
-                        legs.append((SeedID(prefix: "fil", ids.next(), UInt32(truncatingIfNeeded: ids.next())), legQty, price, at))
-                        last = at
-                    }
-                    try batch.order(id: orderID, buy: buy, qty: filled, limit: rng.next() % 2 == 0 ? nil : limit,
-                                    averagePrice: orderAverage ?? 0, openedAt: opened, lastFillAt: last)
-                    for leg in legs {
-                        try batch.fill(id: leg.id, orderID: orderID, buy: buy, qty: leg.qty, price: leg.price, at: leg.at)
-                    }
-                    made += count
-                    orderCount += 1
+                var history = InstrumentHistory(instrument: instrument, share: share, existingID: existing?.id, lot: lot, target: target,
+                                                qty: existing?.qty ?? 0, average: existing?.averagePrice ?? 0, last: start,
+                                                rng: SplitMix(seed: rng.next()))
+                if let opened = history.makeNext(start: start, span: history90, market: market, flows: &flows) {
+                    upcoming.push(opened, index)
+                } else {
+                    done += 1 // no fills: nothing held
+                    if done / step != (done - 1) / step || done == total { progress(done, total) }
                 }
-                if share > 0 {
-                    let newID = SeedID(prefix: "pos", ids.next(), UInt32(truncatingIfNeeded: ids.next())).string
-                    try batch.position(existing: existing?.id, newID: newID, symbol: instrument.symbol, qty: qty, averagePrice: average, now: now)
-                    positionsMade += 1
+                histories.append(history)
+            }
+            var orderCount = 0, positionsMade = 0, symbol = ""
+            while let index = upcoming.pop() {
+                guard let order = histories[index].next else { continue }
+                let instrument = histories[index].instrument
+                if instrument.symbol != symbol {
+                    try batch.setSymbol(instrument.symbol)
+                    symbol = instrument.symbol
                 }
+                let orderID = SeedID(prefix: "ord", at: order.opened, random: ids.next())
+                try batch.order(id: orderID, buy: order.buy, qty: order.filled, limit: order.limit, averagePrice: order.average,
+                                openedAt: order.opened, lastFillAt: order.lastFillAt)
+                for leg in order.legs {
+                    try batch.fill(id: SeedID(prefix: "fil", at: leg.at, random: ids.next()), orderID: orderID, buy: order.buy,
+                                   qty: leg.qty, price: leg.price, at: leg.at)
+                }
+                orderCount += 1
                 let before = done
-                done += share + 1
+                done += order.legs.count
+                if let opened = histories[index].makeNext(start: start, span: history90, market: market, flows: &flows) {
+                    upcoming.push(opened, index)
+                } else {
+                    let h = histories[index]
+                    let newID = SeedID(prefix: "pos", at: now.timeIntervalSince1970, random: ids.next()).string
+                    try batch.position(existing: h.existingID, newID: newID, symbol: instrument.symbol, qty: h.qty, averagePrice: h.average, now: now)
+                    positionsMade += 1
+                    done += 1
+                }
                 if done / step != before / step || done == total { progress(done, total) }
             }
             // Cash through the history, in time order (at one instant, payments first): the deposit
@@ -166,6 +166,125 @@ public struct Seeder: Sendable {
         if total == 0 { progress(0, 0) }
         return Summary(email: email, account_id: account.accountID, created_account: account.created,
                        positions: made, orders: orderCount, fills: fills, deposit: Money.string(ticks: deposit), cash: Money.string(ticks: cash))
+    }
+}
+
+/// One instrument's seeded history, made an order at a time (`makeNext`), so that the histories of
+/// every instrument can be written merged in time order.
+struct InstrumentHistory {
+    struct Order {
+        var opened: Double
+        var buy: Bool
+        var filled: Int64
+        var limit: Int64?
+        var average: Int64
+        var lastFillAt: Double
+        var legs: [(qty: Int64, price: Int64, at: Double)]
+    }
+
+    let instrument: Market.Instrument
+    /// How many fills it gets.
+    let share: Int
+    let existingID: String?
+    let lot: UInt64
+    let target: Int64
+    /// The position as the history so far leaves it.
+    var qty: Int64
+    var average: Int64
+    var made = 0
+    var last: Double
+    var rng: SplitMix
+    /// The order to write next (nil once the history is complete).
+    var next: Order?
+
+    init(instrument: Market.Instrument, share: Int, existingID: String?, lot: UInt64, target: Int64, qty: Int64, average: Int64,
+         last: Double, rng: SplitMix) {
+        self.instrument = instrument
+        self.share = share
+        self.existingID = existingID
+        self.lot = lot
+        self.target = target
+        self.qty = qty
+        self.average = average
+        self.last = last
+        self.rng = rng
+    }
+
+    /// Makes the history's next order (its fills applied by the paper engine's arithmetic, their
+    /// cash flows appended to `flows`) and answers when it opens; nil when the history is complete.
+    mutating func makeNext(start: Double, span: TimeInterval, market: Market, flows: inout [(at: Double, cash: Int64)]) -> Double? {
+        guard made < share else {
+            next = nil
+            return nil
+        }
+        let count = min(Int(rng.next() % 3) + 1, share - made)
+        // Orders follow each other in time; each leg 1.5 s after the one before.
+        let opened = max(start + span * (Double(made) + Double(rng.next() % 1000) / 1000) / Double(share), last + 1)
+        // A paper account sells only what it holds: a sell leaves at least one unit per leg to come.
+        let canSell = qty >= Int64(count) + 1
+        let buy = !(canSell && rng.next() % 100 < (qty > target ? 60 : 30))
+        var filled: Int64 = 0, orderAverage: Int64? = nil, limit: Int64 = buy ? 0 : Int64.max
+        var legs: [(qty: Int64, price: Int64, at: Double)] = []
+        legs.reserveCapacity(count)
+        for leg in 0..<count {
+            let at = opened + Double(leg) * 1.5
+            let price = market.priceTicks(instrument, at: Date(timeIntervalSince1970: at)) ?? Money.ticksPerUnit
+            var legQty = Int64(rng.next() % lot) + 1
+            if !buy { legQty = min(legQty, qty - Int64(count - leg)) }
+            (qty, average) = PaperEngine.position(held: qty, average: average, buy: buy, qty: legQty, price: price)
+            orderAverage = PaperEngine.orderAverage(orderAverage, filled: filled, qty: legQty, price: price)
+            filled += legQty
+            // A limit the order's every fill was marketable at.
+            limit = buy ? max(limit, price) : min(limit, price)
+            flows.append((at, PaperEngine.cashChange(buy: buy, qty: legQty, price: price, multiplier: instrument.multiplier)))
+            legs.append((legQty, price, at))
+            last = at
+        }
+        made += count
+        next = Order(opened: opened, buy: buy, filled: filled, limit: rng.next() % 2 == 0 ? nil : limit, average: orderAverage ?? 0,
+                     lastFillAt: last, legs: legs)
+        return opened
+    }
+}
+
+/// The instruments whose next orders are waiting, earliest first (a binary min-heap of
+/// (time, instrument index); ties go to the lower index, so the merge is deterministic).
+struct TimeOrder {
+    private var heap: [(at: Double, index: Int)] = []
+
+    private static func before(_ a: (at: Double, index: Int), _ b: (at: Double, index: Int)) -> Bool {
+        a.at != b.at ? a.at < b.at : a.index < b.index
+    }
+
+    mutating func push(_ at: Double, _ index: Int) {
+        heap.append((at, index))
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard Self.before(heap[child], heap[parent]) else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    /// The index of the earliest, taken off.
+    mutating func pop() -> Int? {
+        guard let top = heap.first else { return nil }
+        let last = heap.removeLast()
+        if !heap.isEmpty {
+            heap[0] = last
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var first = parent
+                if left < heap.count, Self.before(heap[left], heap[first]) { first = left }
+                if right < heap.count, Self.before(heap[right], heap[first]) { first = right }
+                guard first != parent else { break }
+                heap.swapAt(parent, first)
+                parent = first
+            }
+        }
+        return top.index
     }
 }
 

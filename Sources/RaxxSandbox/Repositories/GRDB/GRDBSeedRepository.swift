@@ -188,33 +188,22 @@ struct SeedWriter {
 /// SQLite copies what is bound under this destructor.
 var SQLITE_TRANSIENT: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
 
-/// A seeded row's ID (`fil_…`, `ord_…`), made from a seeded generator into a fixed buffer: the
-/// shape of `Identifier.make`, without a String or a system call per row.
+/// A seeded row's ID (`fil_…`, `ord_…`): `Identifier`'s shape, for the row's own time, from a
+/// seeded generator into a fixed buffer, without a String or a system call per row.
 struct SeedID {
     private var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)
     private(set) var count = 0
 
-    init(prefix: StaticString, _ a: UInt64, _ b: UInt32) {
+    /// `prefix` has three letters; `at` is the row's time (seconds since 1970).
+    init(prefix: StaticString, at seconds: Double, random: UInt64) {
+        precondition(prefix.utf8CodeUnitCount == 3)
         count = withUnsafeMutableBytes(of: &bytes) { out -> Int in
             var n = 0
             for i in 0..<prefix.utf8CodeUnitCount { out[n] = prefix.utf8Start[i]; n += 1 }
             out[n] = UInt8(ascii: "_"); n += 1
-            Self.appendBase36(a, to: out, at: &n)
-            Self.appendBase36(UInt64(b), to: out, at: &n)
+            Identifier.writeBody(milliseconds: UInt64(max(0, seconds * 1000)), random: random, to: out, at: &n)
             return n
         }
-    }
-
-    private static func appendBase36(_ value: UInt64, to out: UnsafeMutableRawBufferPointer, at n: inout Int) {
-        var v = value, digits = 1
-        while v >= 36 { v /= 36; digits += 1 }
-        v = value
-        for j in stride(from: digits - 1, through: 0, by: -1) {
-            let r = UInt8(v % 36)
-            out[n + j] = r < 10 ? 48 + r : 87 + r
-            v /= 36
-        }
-        n += digits
     }
 
     func bind(_ s: OpaquePointer, _ i: Int32) {
