@@ -28,7 +28,10 @@ public struct SandboxConfiguration: Sendable {
     /// writes their `session_expiring` alert).
     public var sessionScanInterval: RaxxDuration = .seconds(30)
     /// The most rows one chunk of an erasure's history deletes or pseudonymises (one transaction).
-    public var erasureChunkRows: Int = 5000
+    public var erasureChunkRows: Int = 20_000
+    /// About how long one chunk of an erasure may hold the database's write lock (other accounts'
+    /// writes wait behind it): chunks are sized to it.
+    public var erasureChunkBudget: Duration = .milliseconds(4)
     /// A pause between an erasure's chunks (tests stretch an erasure to crash it midway).
     public var erasureChunkPause: Duration = .zero
     /// How often the background scan fires the dead man's switches whose deadline passed or whose

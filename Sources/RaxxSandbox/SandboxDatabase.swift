@@ -334,6 +334,11 @@ public final class SandboxDatabase: Sendable {
             // The newest event handed to APNs dispatch; one row, made when dispatch first starts.
             try db.execute(sql: "CREATE TABLE push_cursor (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)")
         }
+        migrator.registerMigration("v11: fills by account are found through (account_id, filled_at) alone") { db in
+            // fills_account_time answers every lookup by account; a second index on account_id
+            // only cost every fill written or erased another B-tree.
+            try db.execute(sql: "DROP INDEX fills_account")
+        }
         return migrator
     }
 

@@ -72,7 +72,7 @@ extension RaxxSandboxTool {
 
         @Option(name: .customLong("erasure-chunk-rows"),
                 help: ArgumentHelp("The most rows one chunk of an erasure's history takes (one transaction each).", valueName: "count"))
-        var erasureChunkRows = 5000
+        var erasureChunkRows = 20_000
 
         @Option(name: .customLong("erasure-chunk-pause"),
                 help: ArgumentHelp("A pause between an erasure's chunks, for tests that crash one midway (e.g. 200ms).", valueName: "duration"))

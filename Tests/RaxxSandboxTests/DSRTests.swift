@@ -321,3 +321,38 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         }
     }
 }
+
+/// An erasure's chunks are sized to hold the write lock for about the budget each.
+@Suite struct ErasureChunkSizingTests {
+    @Test func chunksGrowOrShrinkTowardTheBudgetByAtMostTwiceAtATime() {
+        var sizing = ErasureChunkSizing(maxRows: 20_000, budget: .milliseconds(4))
+        #expect(sizing.rows == 500)
+        // 500 rows in 1 ms: the budget holds 2,000, but a chunk at most doubles.
+        sizing.record(rows: 500, took: .milliseconds(1))
+        #expect(sizing.rows == 1000)
+        sizing.record(rows: 1000, took: .milliseconds(2))
+        #expect(sizing.rows == 2000)
+        // A slow chunk (a checkpoint) halves it, no more.
+        sizing.record(rows: 2000, took: .milliseconds(400))
+        #expect(sizing.rows == 1000)
+        // At the budget's pace, the size stays.
+        sizing.record(rows: 1000, took: .milliseconds(4))
+        #expect(sizing.rows == 1000)
+        // An empty chunk (a table finished) says nothing about the pace.
+        sizing.record(rows: 0, took: .milliseconds(9))
+        #expect(sizing.rows == 1000)
+    }
+
+    @Test func neverAboveTheMostRowsNorBelowFifty() {
+        var small = ErasureChunkSizing(maxRows: 4, budget: .milliseconds(4))
+        #expect(small.rows == 4)
+        small.record(rows: 4, took: .microseconds(1))
+        #expect(small.rows == 4)
+        var slow = ErasureChunkSizing(maxRows: 20_000, budget: .milliseconds(4))
+        for _ in 0..<10 { slow.record(rows: slow.rows, took: .seconds(1)) }
+        #expect(slow.rows == 50)
+        var fast = ErasureChunkSizing(maxRows: 20_000, budget: .milliseconds(4))
+        for _ in 0..<10 { fast.record(rows: fast.rows, took: .microseconds(10)) }
+        #expect(fast.rows == 20_000)
+    }
+}

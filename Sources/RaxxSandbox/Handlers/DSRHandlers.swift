@@ -102,11 +102,16 @@ struct DSRHandlers: Sendable {
             return .ok(.init(body: .json(.init(request: request, alreadyCompleted: true))))
         }
         let dsr = self.dsr, rules = self.rules, clock = self.clock
-        let chunkRows = configuration.erasureChunkRows, pause = configuration.erasureChunkPause
+        let pause = configuration.erasureChunkPause
+        let maxRows = configuration.erasureChunkRows, budget = configuration.erasureChunkBudget
         let work = Task.detached { () throws -> Components.Schemas.DSRRequest in
+            var sizing = ErasureChunkSizing(maxRows: maxRows, budget: budget)
             var cursor: Int64 = 0
+            let timer = ContinuousClock()
             while true {
-                let chunk = try await dsr.eraseChunk(id: id, rules: rules, auditCursor: cursor, limit: chunkRows)
+                let started = timer.now
+                let chunk = try await dsr.eraseChunk(id: id, rules: rules, auditCursor: cursor, limit: sizing.rows)
+                sizing.record(rows: chunk.rows, took: timer.now - started)
                 cursor = chunk.auditCursor
                 if chunk.done { break }
                 if pause > .zero { try? await Task.sleep(for: pause) } else { await Task.yield() }
@@ -197,5 +202,28 @@ enum DSRStateMachine {
                 ? ProblemError(409, code: "invalid_state", title: "Verify the requester's identity first.")
                 : invalid(s, "be planned")
         }
+    }
+}
+
+/// How many rows an erasure's next chunk takes. Each chunk is a transaction that holds the
+/// database's one write lock, and every other account's writes wait behind it: chunks are sized
+/// to take about `budget` each (rows that cost more, fewer of them), never more than `maxRows`.
+struct ErasureChunkSizing: Sendable {
+    let maxRows: Int
+    let budget: Duration
+    private(set) var rows: Int
+
+    init(maxRows: Int, budget: Duration) {
+        self.maxRows = max(1, maxRows)
+        self.budget = budget
+        rows = min(self.maxRows, 500)
+    }
+
+    /// A chunk of `rows` rows took `took`: the next one is sized by that pace, changing by at most
+    /// a factor of two at a time (one slow chunk, a checkpoint say, does not collapse the size).
+    mutating func record(rows done: Int, took: Duration) {
+        guard done > 0, took > .zero else { return }
+        let wanted = Int(Double(done) * (budget / took))
+        rows = min(maxRows, max(50, min(rows * 2, max(rows / 2, wanted))))
     }
 }
