@@ -20,7 +20,12 @@ public final class SandboxDatabase: Sendable {
         if path == ":memory:" {
             writer = try DatabaseQueue(configuration: config)
         } else {
-            writer = try DatabasePool(path: path, configuration: config)
+            let pool = try DatabasePool(path: path, configuration: config)
+            // The one writer keeps 32 MiB of pages (SQLite's default is 2 MiB): an erasure or a
+            // seed walks far more of the indexes than that, and each page read again is a system
+            // call while other accounts wait for the write lock.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA cache_size = -32768") }
+            writer = pool
         }
         try Self.migrator.migrate(writer)
     }
