@@ -117,18 +117,18 @@ extension CacheStore {
                 let staged = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (SELECT 1 FROM rebuild_\(table) LIMIT 1)") ?? 0
                 guard staged > 0 else { continue }
                 let columns = Self.entityColumnNames[table]!
-                // The last change of each id: SQLite takes a bare column from the row MAX() picked.
-                let latest = "SELECT \(columns), MAX(rowid) FROM rebuild_\(table) GROUP BY id"
-                // A tombstone removes what the live table still holds (rows of a rebuild into the
-                // live tables begun before the logs existed).
-                if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table))") == true,
-                   try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM rebuild_\(table) WHERE symbol IS NULL)") == true {
-                    try db.execute(sql: "DELETE FROM \(table) WHERE id IN (SELECT id FROM (\(latest)) WHERE symbol IS NULL)")
-                }
                 let indexes = try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
                                                arguments: [table])
                 for index in indexes { try db.execute(sql: "DROP INDEX \(index["name"] as String)") }
-                try db.execute(sql: "INSERT OR REPLACE INTO \(table) (\(columns)) SELECT \(columns) FROM (\(latest)) WHERE symbol IS NOT NULL")
+                // Upserts in id order, each id's later ones replacing its earlier ones.
+                try db.execute(sql: "INSERT OR REPLACE INTO \(table) (\(columns)) SELECT \(columns) FROM rebuild_\(table) WHERE symbol IS NOT NULL ORDER BY id, rowid")
+                // Then the ids whose last change is a tombstone go.
+                if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM rebuild_\(table) WHERE symbol IS NULL)") == true {
+                    try db.execute(sql: """
+                        DELETE FROM \(table) WHERE id IN (SELECT id FROM rebuild_\(table) GROUP BY id
+                        HAVING MAX(rowid) = MAX(CASE WHEN symbol IS NULL THEN rowid END))
+                        """)
+                }
                 for index in indexes { try db.execute(sql: index["sql"] as String) }
                 try db.execute(sql: "DELETE FROM rebuild_\(table)")
             }
