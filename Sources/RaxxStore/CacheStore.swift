@@ -167,6 +167,9 @@ func openPool(at url: URL) throws -> DatabasePool {
 
 /// Where the sync stands, and what the last attempt saw.
 public struct SyncState: Sendable, Equatable {
+    /// A rebuild under way: of an empty cache (`live`: readers see "no data yet" until it ends) or
+    /// of a filled one (`shadow`: readers see the old copy until it ends). Either way its pages are
+    /// staged in the rebuild's logs and applied to the live tables at the end (`finishRebuild`).
     public enum Rebuild: Int, Sendable { case none = 0, live = 1, shadow = 2 }
 
     public var accountID: String?
