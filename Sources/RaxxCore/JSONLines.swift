@@ -92,7 +92,53 @@ public enum RFC3339 {
     }
 
     public static func date(from text: String) -> Date? {
+        var text = text
+        if let d = text.withUTF8({ commonDate(UnsafeRawBufferPointer($0)) }) { return d }
         if let d = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return d }
         return try? Date.ISO8601FormatStyle().parse(text)
+    }
+
+    /// As `date(from:)`, from UTF-8 bytes (a page's, read in place).
+    public static func date(utf8 bytes: UnsafeRawBufferPointer) -> Date? {
+        commonDate(bytes) ?? date(from: String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// The shape every Raxx timestamp has (`2026-11-23T05:44:22Z`, `2026-11-23T05:44:22.123Z`: how
+    /// `append` writes them), read by hand: the same Date the ISO 8601 parse answers (the same
+    /// arithmetic: seconds from the reference date, plus the milliseconds), at a small fraction of
+    /// its cost. Anything else (other fractions, offsets, years before 1583, fields out of range)
+    /// answers nil and is left to the full parse.
+    static func commonDate(_ b: UnsafeRawBufferPointer) -> Date? {
+        guard b.count == 20 || b.count == 24 else { return nil }
+        func digits(_ at: Int, _ count: Int) -> Int64? {
+            var value: Int64 = 0
+            for i in at..<at + count {
+                let d = b[i] &- 48
+                guard d <= 9 else { return nil }
+                value = value * 10 + Int64(d)
+            }
+            return value
+        }
+        guard b[4] == 45, b[7] == 45, b[10] == 84, b[13] == 58, b[16] == 58, b[b.count - 1] == 90,
+              let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2),
+              let hour = digits(11, 2), let minute = digits(14, 2), let second = digits(17, 2),
+              year >= 1583, (1...12).contains(month), day >= 1, hour <= 23, minute <= 59, second <= 59 else { return nil }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let monthDays: Int64 = month == 2 ? (leap ? 29 : 28) : (month == 4 || month == 6 || month == 9 || month == 11 ? 30 : 31)
+        guard day <= monthDays else { return nil }
+        var millis: Int64 = 0
+        if b.count == 24 {
+            guard b[19] == 46, let fraction = digits(20, 3) else { return nil }
+            millis = fraction
+        } else {
+            guard b[19] == 90 else { return nil }
+        }
+        // Howard Hinnant's days_from_civil.
+        let y = month <= 2 ? year - 1 : year
+        let era = y / 400, yoe = y - era * 400
+        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let days = era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second
+        return Date(timeIntervalSinceReferenceDate: Double(seconds - 978_307_200) + Double(millis) / 1000)
     }
 }

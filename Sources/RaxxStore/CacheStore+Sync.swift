@@ -6,11 +6,11 @@ import RaxxCore
 import RaxxDomain
 
 /// Applying sync pages: each page and its cursor in one transaction, so the cursor never runs
-/// ahead of the data; rebuilds out of readers' sight.
+/// ahead of the data; rebuilds out of readers' sight, staged in logs and applied at the end.
 extension CacheStore {
-    /// Starts a full rebuild for `accountID`. A cache of another account is wiped first. An empty
-    /// cache fills its live tables directly (readers see "no data yet" until it is done); a filled
-    /// one rebuilds into shadow tables and swaps them in at the end.
+    /// Starts a full rebuild for `accountID`. A cache of another account is wiped first. The pages
+    /// are staged in the rebuild's logs (`rebuild_*`) and applied to the live tables when it ends;
+    /// readers of an empty cache see "no data yet" until then, readers of a filled one its old copy.
     public func beginRebuild(accountID: String) throws {
         try write { db in
             let state = try Self.syncState(db)
@@ -31,25 +31,18 @@ extension CacheStore {
     }
 
     /// Applies one page: to the live tables and `cursor`, or, while rebuilding, to the rebuild's
-    /// tables and `rebuild_cursor`.
+    /// logs and `rebuild_cursor`.
     public func apply(_ page: Components.Schemas.SyncPage) throws {
         try write { db in
             let state = try Self.syncState(db)
-            let prefix = state.rebuilding == .shadow ? "rebuild_" : ""
-            let upsertPosition = try db.cachedStatement(sql: """
-                INSERT OR REPLACE INTO \(prefix)positions (id, symbol, qty, avg_price, updated_at) VALUES (?, ?, ?, ?, ?)
-                """)
-            let upsertFill = try db.cachedStatement(sql: """
-                INSERT OR REPLACE INTO \(prefix)fills (id, order_id, symbol, side, qty, price, filled_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-                """)
-            let upsertOrder = try db.cachedStatement(sql: """
-                INSERT OR REPLACE INTO \(prefix)orders (id, client_order_id, symbol, side, qty, type, limit_price, tif, status, filled_qty,
-                avg_fill_price, reject_code, mode, not_after, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
+            let sql = Self.writeSQL(staged: state.rebuilding != .none)
+            let upsertPosition = try db.cachedStatement(sql: sql.upsert["positions"]!)
+            let upsertFill = try db.cachedStatement(sql: sql.upsert["fills"]!)
+            let upsertOrder = try db.cachedStatement(sql: sql.upsert["orders"]!)
             for change in page.changes {
                 let table = switch change.entity { case .position: "positions"; case .fill: "fills"; case .order: "orders" }
                 if change.op == .delete {
-                    try db.cachedStatement(sql: "DELETE FROM \(prefix)\(table) WHERE id = ?").execute(arguments: [change.id])
+                    try db.cachedStatement(sql: sql.delete[table]!).execute(arguments: [change.id])
                     continue
                 }
                 if let p = change.position {
@@ -88,8 +81,7 @@ extension CacheStore {
         let header = outline.header, changes = outline.changes
         return try write { db in
             let state = try Self.syncState(db)
-            let prefix = state.rebuilding == .shadow ? "rebuild_" : ""
-            let statements = try RowWriter(db, prefix: prefix)
+            let statements = try RowWriter(db, staged: state.rebuilding != .none)
             defer { statements.clear() }
             let count = try SyncPageReader.changes(&reader, in: changes) { change in
                 try statements.apply(change, page)
@@ -100,16 +92,45 @@ extension CacheStore {
         }
     }
 
-    /// Ends a rebuild: shadows swap in (one transaction: readers see the old copy or the new one).
+    /// The statements that write a change: to the live tables (an upsert replaces, a tombstone
+    /// deletes), or appended to a rebuild's logs (a tombstone as its id alone).
+    static func writeSQL(staged: Bool) -> (upsert: [String: String], delete: [String: String]) {
+        var upsert: [String: String] = [:], delete: [String: String] = [:]
+        for (table, columns) in entityColumnNames {
+            let values = Array(repeating: "?", count: columns.split(separator: ",").count).joined(separator: ", ")
+            upsert[table] = staged ? "INSERT INTO rebuild_\(table) (\(columns)) VALUES (\(values))"
+                : "INSERT OR REPLACE INTO \(table) (\(columns)) VALUES (\(values))"
+            delete[table] = staged ? "INSERT INTO rebuild_\(table) (id) VALUES (?)" : "DELETE FROM \(table) WHERE id = ?"
+        }
+        return (upsert, delete)
+    }
+
+    /// Ends a rebuild: its logs are applied to the live tables (emptied first when they held the
+    /// old copy), in one transaction: readers see the old copy or the new one. Each id's last change
+    /// wins, as if the pages had been applied one by one; the rows go in in id order and the
+    /// tables' other indexes are built afterwards, each in one sorted pass.
     public func finishRebuild(accountID: String) throws {
         try write { db in
             let state = try Self.syncState(db)
-            if state.rebuilding == .shadow {
-                for table in ["positions", "fills", "orders"] {
-                    try db.execute(sql: "DELETE FROM \(table)")
-                    try db.execute(sql: "INSERT INTO \(table) SELECT * FROM rebuild_\(table)")
-                    try db.execute(sql: "DELETE FROM rebuild_\(table)")
+            for table in ["positions", "fills", "orders"] {
+                if state.rebuilding == .shadow { try db.execute(sql: "DELETE FROM \(table)") }
+                let staged = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (SELECT 1 FROM rebuild_\(table) LIMIT 1)") ?? 0
+                guard staged > 0 else { continue }
+                let columns = Self.entityColumnNames[table]!
+                let indexes = try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+                                               arguments: [table])
+                for index in indexes { try db.execute(sql: "DROP INDEX \(index["name"] as String)") }
+                // Upserts in id order, each id's later ones replacing its earlier ones.
+                try db.execute(sql: "INSERT OR REPLACE INTO \(table) (\(columns)) SELECT \(columns) FROM rebuild_\(table) WHERE symbol IS NOT NULL ORDER BY id, rowid")
+                // Then the ids whose last change is a tombstone go.
+                if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM rebuild_\(table) WHERE symbol IS NULL)") == true {
+                    try db.execute(sql: """
+                        DELETE FROM \(table) WHERE id IN (SELECT id FROM rebuild_\(table) GROUP BY id
+                        HAVING MAX(rowid) = MAX(CASE WHEN symbol IS NULL THEN rowid END))
+                        """)
                 }
+                for index in indexes { try db.execute(sql: index["sql"] as String) }
+                try db.execute(sql: "DELETE FROM rebuild_\(table)")
             }
             try db.execute(sql: "UPDATE sync_state SET cursor = rebuild_cursor, rebuild_cursor = 0, rebuilding = 0, account_id = ? WHERE id = 1",
                            arguments: [accountID])
@@ -232,22 +253,17 @@ private struct RowWriter {
     let position: Statement, fill: Statement, order: Statement
     let deletes: [SyncPageReader.Entity: Statement]
 
-    init(_ db: Database, prefix: String) throws {
+    /// Statements writing to the live tables, or (`staged`) appending to a rebuild's logs.
+    init(_ db: Database, staged: Bool) throws {
         self.db = db
-        position = try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO \(prefix)positions (id, symbol, qty, avg_price, updated_at) VALUES (?, ?, ?, ?, ?)
-            """)
-        fill = try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO \(prefix)fills (id, order_id, symbol, side, qty, price, filled_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-            """)
-        order = try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO \(prefix)orders (id, client_order_id, symbol, side, qty, type, limit_price, tif, status, filled_qty,
-            avg_fill_price, reject_code, mode, not_after, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let sql = CacheStore.writeSQL(staged: staged)
+        position = try db.cachedStatement(sql: sql.upsert["positions"]!)
+        fill = try db.cachedStatement(sql: sql.upsert["fills"]!)
+        order = try db.cachedStatement(sql: sql.upsert["orders"]!)
         deletes = [
-            .position: try db.cachedStatement(sql: "DELETE FROM \(prefix)positions WHERE id = ?"),
-            .fill: try db.cachedStatement(sql: "DELETE FROM \(prefix)fills WHERE id = ?"),
-            .order: try db.cachedStatement(sql: "DELETE FROM \(prefix)orders WHERE id = ?"),
+            .position: try db.cachedStatement(sql: sql.delete["positions"]!),
+            .fill: try db.cachedStatement(sql: sql.delete["fills"]!),
+            .order: try db.cachedStatement(sql: sql.delete["orders"]!),
         ]
     }
 

@@ -90,6 +90,17 @@ public final class CacheStore: Sendable {
             """,
     ]
 
+    /// The entity columns of a rebuild's log: the same names and types, without keys or NOT NULL
+    /// (a tombstone is an id alone; `symbol`, never null in a row, is null in a tombstone).
+    static func stagedColumns(_ columns: String) -> String {
+        columns.replacingOccurrences(of: " PRIMARY KEY", with: "").replacingOccurrences(of: " NOT NULL", with: "")
+    }
+
+    /// The entity tables' column names, in their order.
+    static let entityColumnNames: [String: String] = entityColumns.mapValues { columns in
+        columns.split(separator: ",").map { $0.split(whereSeparator: { $0 == " " || $0 == "\n" })[0] }.joined(separator: ", ")
+    }
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: synced entities, rebuild shadows, portfolio, sync state") { db in
@@ -127,6 +138,18 @@ public final class CacheStore: Sendable {
                 INSERT INTO sync_state (id) VALUES (1);
                 """)
         }
+        migrator.registerMigration("v2: rebuilds staged in keyless logs, keyed and indexed once at the end") { db in
+            // A rebuild's pages are appended here as they come (an upsert as its row, a tombstone as
+            // its id alone) and applied to the live tables in id order when the rebuild ends: keyed
+            // tables filled page by page took their index entries at random places (ids are random),
+            // rewriting most of each index's pages on every commit. A rebuild under way keeps its rows.
+            for (table, columns) in entityColumns.sorted(by: { $0.key < $1.key }) {
+                try db.execute(sql: "CREATE TABLE rebuild_\(table)_log (\(stagedColumns(columns)))")
+                try db.execute(sql: "INSERT INTO rebuild_\(table)_log SELECT * FROM rebuild_\(table)")
+                try db.execute(sql: "DROP TABLE rebuild_\(table)")
+                try db.execute(sql: "ALTER TABLE rebuild_\(table)_log RENAME TO rebuild_\(table)")
+            }
+        }
         return migrator
     }
 }
@@ -144,6 +167,9 @@ func openPool(at url: URL) throws -> DatabasePool {
 
 /// Where the sync stands, and what the last attempt saw.
 public struct SyncState: Sendable, Equatable {
+    /// A rebuild under way: of an empty cache (`live`: readers see "no data yet" until it ends) or
+    /// of a filled one (`shadow`: readers see the old copy until it ends). Either way its pages are
+    /// staged in the rebuild's logs and applied to the live tables at the end (`finishRebuild`).
     public enum Rebuild: Int, Sendable { case none = 0, live = 1, shadow = 2 }
 
     public var accountID: String?

@@ -1,5 +1,6 @@
 import Foundation
 import RaxxAPI
+import RaxxCore
 
 /// Reads a sync page's JSON (the body of `GET /api/sync`) straight from its bytes, without building
 /// the generated Codable values: a full refresh spent most of its time in JSONDecoder, building
@@ -420,7 +421,9 @@ public enum SyncPageReader {
 
         mutating func dateValue() throws -> Date {
             let range = try string()
-            guard let date = try? RFC3339DateTranscoder().decode(string(range)) else { throw unsupported("not a date-time") }
+            guard let date = RFC3339.date(utf8: UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count)) else {
+                throw unsupported("not a date-time")
+            }
             return date
         }
 
