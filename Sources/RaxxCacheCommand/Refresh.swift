@@ -105,6 +105,7 @@ extension RaxxCache {
             if context.io.stderrIsTTY && !quiet {
                 refresher.progress = { line.update(done: $0) }
                 refresher.expectedTotal = { line.setTotal($0) }
+                refresher.finishing = { line.step("building the cache's indexes") }
             }
             defer { line.finish() }
             return try await refresher.refresh(full: full)

@@ -27,6 +27,9 @@ public final class ProgressLine: @unchecked Sendable {
     private var detail: String?
     /// Waiting on one long step with no count: the line shows the time spent.
     private var waiting = false
+    /// The last step's name and start, once the count is over and that step began (`step`).
+    private var step: (name: String, started: Duration)?
+    private var ticker: Task<Void, Never>?
     private var drawn = false
     private var finished = false
 
@@ -141,6 +144,26 @@ public final class ProgressLine: @unchecked Sendable {
         return try await work()
     }
 
+    /// The count is over and one last step without a count of its own begins (a rebuild's indexes
+    /// being built): the line says so and shows the time spent on it, redrawn a few times a second
+    /// (from a task of its own: the step may hold its thread) until `finish`.
+    public func step(_ name: String) {
+        let text: String? = lock.withLock {
+            guard !finished, step == nil else { return nil }
+            step = (name, clock())
+            ticker = Task.detached { [weak self, minimumInterval] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: minimumInterval)
+                    guard let self, !Task.isCancelled else { break }
+                    let text: String? = self.lock.withLock { self.drawIfDue() }
+                    if let text { self.write(text) }
+                }
+            }
+            return drawIfDue()
+        }
+        if let text { write(text) }
+    }
+
     /// Clears the line for a message (a prompt, a warning) to be written; the next update draws
     /// it again below that message.
     public func clear() {
@@ -160,6 +183,7 @@ public final class ProgressLine: @unchecked Sendable {
         let text: String? = lock.withLock {
             guard !finished else { return nil }
             finished = true
+            ticker?.cancel()
             if keep { return Self.clearSequence + line(now: clock()) + "\n" }
             return drawn ? Self.clearSequence : nil
         }
@@ -182,6 +206,7 @@ public final class ProgressLine: @unchecked Sendable {
 
     private func line(now: Duration) -> String {
         let elapsed = now - started
+        if let step { return Self.format(waiting: "\(label): \(step.name)", elapsed: now - step.started) }
         if waiting { return Self.format(waiting: label, elapsed: elapsed) }
         return Self.format(label: label, unit: unit, done: done, total: total, detail: detail, elapsed: elapsed)
     }

@@ -27,6 +27,9 @@ public struct CacheRefresher: Sendable {
     public var retention: RaxxDuration
     /// Hears the number of changes applied so far.
     public var progress: @Sendable (Int) -> Void = { _ in }
+    /// Hears that the pages are all in and a rebuild's last step begins: the new copy replacing
+    /// the old one, its indexes built (seconds, on a large account).
+    public var finishing: @Sendable () -> Void = {}
     /// When set, a rebuild asks the server how many rows it is about to send (the sync summary's
     /// counts, fetched beside the pages) and tells it here: a progress line's total. Unset (the
     /// default, and whenever nobody watches) the summary is never asked for.
@@ -120,7 +123,10 @@ public struct CacheRefresher: Sendable {
             // Hand freed page memory back to the system, so a long sync's peak stays that of a page.
             Self.releaseFreedMemory()
         }
-        if rebuilding { try store.finishRebuild(accountID: accountID) }
+        if rebuilding {
+            finishing()
+            try store.finishRebuild(accountID: accountID)
+        }
         try store.savePortfolio(try await portfolio.value.checked().ok.body.json)
         let evicted = try store.evict(before: clock().addingTimeInterval(-retention.seconds))
         return Outcome(changes: applied, full: rebuilding, reset: wasReset, cursor: cursor, evicted: evicted)

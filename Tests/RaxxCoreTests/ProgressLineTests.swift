@@ -93,4 +93,24 @@ import Testing
         line.finish()
         #expect(rig.output.isEmpty)
     }
+
+    @Test func aLastStepWithoutACountShowsItsNameAndTheTimeSpentOnIt() {
+        let rig = Rig()
+        // A long interval: the step's own ticker (real time) never comes due during the test.
+        let line = ProgressLine(label: "refreshing", unit: "changes", total: 600, minimumInterval: .seconds(60),
+                                clock: rig.clock, write: rig.write)
+        rig.advance(.seconds(60))
+        line.update(done: 600)
+        rig.advance(.seconds(60))
+        line.step("building the cache's indexes")
+        rig.advance(.seconds(65))
+        line.update(done: 600) // a count after the step began does not take the line back
+        line.finish(keep: true)
+        #expect(rig.output == [
+            ProgressLine.clearSequence + "refreshing: 600 of 600 changes  100%  10/s",
+            ProgressLine.clearSequence + "refreshing: building the cache's indexes… 0:00",
+            ProgressLine.clearSequence + "refreshing: building the cache's indexes… 1:05",
+            ProgressLine.clearSequence + "refreshing: building the cache's indexes… 1:05\n",
+        ])
+    }
 }
