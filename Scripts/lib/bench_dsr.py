@@ -67,8 +67,9 @@ try:
         benchlib.register(bin_dir, homes[who], who)
     tool("raxx-cache", "refresh", "--quiet", env=homes[trader], check=True)
 
-    # The reference: the trader's p99 with no erasure running.
-    idle = [(p - s) * 1000 for s, p in place(300, "idle")]
+    # The reference: the trader's p99 with no erasure running, placed the same way as during the
+    # erasure (processes of 50 orders each, so as many of them open a connection).
+    idle = [(p - s) * 1000 for batch in range(6) for s, p in place(50, f"idle{batch}")]
 
     def dsr(*args):
         r = tool("raxx-dsr", *args, env=homes[staff], capture_output=True, text=True, check=True)

@@ -14,8 +14,12 @@ public final class SandboxDatabase: Sendable {
         var config = Configuration()
         config.foreignKeysEnabled = true
         config.busyMode = .timeout(5)
+        // The log is checkpointed off the writer (see WALCheckpointer); the pool's configuration
+        // keeps the checkpointer alive as long as the pool's connections.
+        let checkpointer = path == ":memory:" ? nil : WALCheckpointer(path: path)
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            if let checkpointer, !db.configuration.readonly { checkpointer.install(on: db) }
         }
         if path == ":memory:" {
             writer = try DatabaseQueue(configuration: config)

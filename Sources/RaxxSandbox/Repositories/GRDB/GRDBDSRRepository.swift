@@ -5,11 +5,14 @@ import OpenAPIRuntime
 import RaxxAPI
 import RaxxCore
 import RaxxDomain
+import Synchronization
 
 /// `DSRRepository` and `AuditTrailRepository` on SQLite: data-subject requests, exports, erasure
 /// plans and their execution, receipts, and reading the audit trail.
 struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
     let writer: any DatabaseWriter
+    /// The subject of the erasure in progress, decoded once rather than once per chunk.
+    private let erasing = DecodedSubject()
 
     // MARK: Requests
 
@@ -346,7 +349,7 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
         try await writer.write { db -> ErasureChunk in
             guard let text = try String.fetchOne(db, sql: "SELECT erasure_identifiers FROM dsr_requests WHERE id = ? AND status = 'erasing'",
                                                  arguments: [id]),
-                  let s = try? JSONDecoder().decode(Subject.self, from: Data(text.utf8)) else {
+                  let s = erasing.subject(from: text) else {
                 return ErasureChunk(rows: 0, auditCursor: auditCursor, done: true)
             }
             let account = s.accountID ?? ""
@@ -548,4 +551,18 @@ struct DSRKeys {
 
     /// base64url SHA-256 of the public key, first 16 characters.
     var keyID: String { String(Base64URL.encode(SHA256.hash(data: signing.publicKey.rawRepresentation)).prefix(16)) }
+}
+
+/// The last erasure subject decoded, by its saved text. Every chunk of an erasure reads the saved
+/// identifiers (that read is also the check that the erasure is still on) and decodes them only
+/// when they differ from the last chunk's.
+final class DecodedSubject: Sendable {
+    private let last = Mutex<(text: String, subject: GRDBDSRRepository.Subject)?>(nil)
+
+    func subject(from text: String) -> GRDBDSRRepository.Subject? {
+        if let hit = last.withLock({ $0?.text == text ? $0?.subject : nil }) { return hit }
+        guard let subject = try? JSONDecoder().decode(GRDBDSRRepository.Subject.self, from: Data(text.utf8)) else { return nil }
+        last.withLock { $0 = (text, subject) }
+        return subject
+    }
 }

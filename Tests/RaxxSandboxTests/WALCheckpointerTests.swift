@@ -1,0 +1,53 @@
+import Foundation
+import GRDB
+@testable import RaxxSandbox
+import Testing
+
+/// The sandbox's one writer never stops to checkpoint the write-ahead log (every other account's
+/// writes would wait behind it); the log is still checkpointed, by a connection of its own.
+@Suite struct WALCheckpointerTests {
+    func temporaryDatabasePath() throws -> (folder: URL, path: String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wal-checkpointer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return (folder, folder.appendingPathComponent("sandbox.sqlite").path)
+    }
+
+    func fileSize(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+    }
+
+    @Test func theWriterLeavesCheckpointsToTheCheckpointerWhichKeepsUp() async throws {
+        let (folder, path) = try temporaryDatabasePath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = try SandboxDatabase(path: path)
+        // SQLite's automatic checkpoint (which would run on the writer, after its commits) is off.
+        let automatic = try await database.writer.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA wal_autocheckpoint") }
+        #expect(automatic == 0)
+
+        let before = fileSize(path)
+        // 8 MiB in 64 commits: about 2,000 pages of log, two checkpoints' worth.
+        try await database.writer.write { try $0.execute(sql: "CREATE TABLE scratch (b BLOB)") }
+        for _ in 0..<64 {
+            try await database.writer.write { try $0.execute(sql: "INSERT INTO scratch (b) VALUES (zeroblob(131072))") }
+        }
+        // Only a checkpoint moves pages from the log into the database file.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while fileSize(path) - before < 4 << 20 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(fileSize(path) - before >= 4 << 20, "the log was not checkpointed into the database file")
+        // And the writer goes on writing (a checkpoint never blocks it).
+        let rows = try await database.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM scratch") }
+        #expect(rows == 64)
+    }
+
+    @Test func requestsBelowTheThresholdCheckpointNothing() throws {
+        let (folder, path) = try temporaryDatabasePath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let checkpointer = WALCheckpointer(path: path, threshold: 1000)
+        checkpointer.committed(logPages: 999)
+        // Nothing was opened: the database file was never created.
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+}
