@@ -127,6 +127,24 @@ import Testing
         clock.observe(dateHeader: "Sat, 21 Nov 2026 10:00:00 GMT", receivedAt: local) // in step: within a second is no skew
         #expect(clock.skew == 0)
     }
+
+    @Test func theSameHeaderAgainIsMeasuredAgainstItsOwnArrival() {
+        // Answers within one second carry the same header: each is still measured from when it came.
+        var local = Date(timeIntervalSince1970: 1_795_255_200)
+        let clock = ServerClock(local: { Date(timeIntervalSince1970: 0) })
+        clock.observe(dateHeader: "Sat, 21 Nov 2026 11:00:00 GMT", receivedAt: local)
+        #expect(abs(clock.skew - 3600.5) < 0.01)
+        local = local.addingTimeInterval(1800)
+        clock.observe(dateHeader: "Sat, 21 Nov 2026 11:00:00 GMT", receivedAt: local)
+        #expect(abs(clock.skew - 1800.5) < 0.01)
+        clock.observe(dateHeader: "Sat, 21 Nov 2026 10:30:00 GMT", receivedAt: local)
+        #expect(clock.skew == 0)
+        // A header that does not parse leaves the last reading as it was.
+        clock.observe(dateHeader: "Sat, 21 Nov 2026 10:30:00 PST", receivedAt: local)
+        #expect(clock.skew == 0)
+        clock.observe(dateHeader: "Sat, 21 Nov 2026 11:00:00 GMT", receivedAt: local)
+        #expect(abs(clock.skew - 1800.5) < 0.01)
+    }
 }
 
 @Suite struct ServerClockOverTheWireTests {
