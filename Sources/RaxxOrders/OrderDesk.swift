@@ -71,6 +71,12 @@ public struct OrderDesk: Sendable {
     /// its own.
     public func place(_ intents: [OrderIntent], progress: @Sendable (Int) -> Void = { _ in },
                       stepUp: StepUp) async -> ([PlacementResult], RaxxError?) {
+        // One order at a time, on a thread of its own: each request is performed there, in place.
+        await InPlaceRequests.run { await placeInOrder(intents, progress: progress, stepUp: stepUp) }
+    }
+
+    private func placeInOrder(_ intents: [OrderIntent], progress: @Sendable (Int) -> Void,
+                              stepUp: StepUp) async -> ([PlacementResult], RaxxError?) {
         var results: [PlacementResult] = []
         var stop: RaxxError? = nil
         // Outcomes known but not yet written: they go with the next order's entry.
