@@ -152,7 +152,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "RaxxDomainTests", dependencies: ["RaxxDomain", "RaxxAPI"]),
-        .testTarget(name: "RaxxOrdersTests", dependencies: ["RaxxOrders", "RaxxDomain", "RaxxCore"]),
+        .testTarget(name: "RaxxOrdersTests", dependencies: ["RaxxOrders", "RaxxDomain", "RaxxCore", "RaxxAPI", "RaxxStore", "RaxxTestSupport",
+                                                           .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RaxxOrderCommandTests", dependencies: ["RaxxOrderCommand", "RaxxCLI", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxStore",
                                                                   "RaxxVault", "RaxxTestSupport"]),
         .testTarget(name: "RaxxNotifyCommandTests", dependencies: ["RaxxNotifyCommand", "RaxxAlerts", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxStore",

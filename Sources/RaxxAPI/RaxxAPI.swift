@@ -24,4 +24,10 @@ public struct RFC3339DateTranscoder: DateTranscoder {
 extension Configuration {
     /// The configuration both ends of Raptor use.
     public static var raxx: Configuration { Configuration(dateTranscoder: RFC3339DateTranscoder()) }
+
+    /// The client's: request bodies compact (keys still sorted), as a person's curl sends them,
+    /// rather than indented for reading.
+    public static var raxxClient: Configuration {
+        Configuration(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys])
+    }
 }

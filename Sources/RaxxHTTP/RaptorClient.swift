@@ -10,7 +10,7 @@ public enum RaptorClient {
                             serverClock: ServerClock? = nil,
                             middlewares: [any ClientMiddleware] = []) -> Client {
         let raw = makeRaw(tool: tool, configuration: configuration, observer: observer, serverClock: serverClock, middlewares: middlewares)
-        return Client(serverURL: raw.serverURL, configuration: .raxx, transport: raw.transport, middlewares: raw.middlewares)
+        return Client(serverURL: raw.serverURL, configuration: .raxxClient, transport: raw.transport, middlewares: raw.middlewares)
     }
 
     /// The same transport and middlewares, for answers read as bytes (`RawRaptor`).

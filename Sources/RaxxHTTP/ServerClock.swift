@@ -14,6 +14,9 @@ import Glibc
 public final class ServerClock: @unchecked Sendable {
     private let lock = NSLock()
     private var offset: TimeInterval = 0
+    /// The last `Date` header read, and its time: the header changes once a second, and every
+    /// answer carries it, so a batch of requests parses it once a second, not once per answer.
+    private var lastHeader: (text: String, time: Date)?
     private let local: @Sendable () -> Date
 
     public init(local: @escaping @Sendable () -> Date = { Date() }) { self.local = local }
@@ -27,10 +30,14 @@ public final class ServerClock: @unchecked Sendable {
     /// Takes the server's time from an answer's `Date` header (whole seconds: the offset is good to
     /// about a second, which is what deadlines of seconds need).
     public func observe(dateHeader: String, receivedAt: Date) {
-        guard let serverTime = Self.parseHTTPDate(dateHeader) else { return }
+        let known = lock.withLock { lastHeader.flatMap { $0.text == dateHeader ? $0.time : nil } }
+        guard let serverTime = known ?? Self.parseHTTPDate(dateHeader) else { return }
         // The header was written up to a second before the answer arrived; take the middle.
         let measured = serverTime.timeIntervalSince(receivedAt) + 0.5
-        lock.withLock { offset = abs(measured) < 1 ? 0 : measured }
+        lock.withLock {
+            lastHeader = (dateHeader, serverTime)
+            offset = abs(measured) < 1 ? 0 : measured
+        }
     }
 
     /// IMF-fixdate (RFC 9110): `Sun, 06 Nov 1994 08:49:37 GMT`.

@@ -41,23 +41,47 @@ public struct OrderDesk: Sendable {
         intent.request(notAfter: serverClock().addingTimeInterval(deadline.seconds))
     }
 
-    private func send(_ intent: OrderIntent, grant: String? = nil) async throws -> Operations.PlaceOrder.Output {
+    /// Journals the order, and with it (one transaction) the outcomes in `settling`, then sends it.
+    /// `settling` is emptied once written; a failed write sends nothing and throws `journal_unwritable`.
+    private func send(_ intent: OrderIntent, grant: String? = nil, settling: inout [OrderJournal.Outcome]) async throws
+        -> Operations.PlaceOrder.Output
+    {
         let body = request(intent)
         let line: String
         do { line = try JSONLines.line(body) } catch {
             throw RaxxError.failure(code: "internal", "Could not encode the order on line \(intent.line): \(error)")
         }
-        try journal.recordSending(clientOrderID: intent.clientOrderID, accountID: accountID, request: line, at: clock())
+        do {
+            try journal.recordSending(clientOrderID: intent.clientOrderID, accountID: accountID, request: line, at: clock(), settling: settling)
+        } catch {
+            throw Self.journalFailure(error)
+        }
+        settling = []
         return try await client.placeOrder(headers: .init(raxxStepUpGrant: grant), body: .json(body))
     }
 
     /// Places the batch in order; answers one result per intent and the error the run ends with.
     /// `progress` hears how many intents have been settled so far.
+    ///
+    /// The journal holds every order before it is sent, and its outcome before anything more is
+    /// sent: an answer is written in the same transaction as the next order's entry (one commit per
+    /// order), or on its own when no order follows it (the last one, or the batch stopped). A
+    /// process that dies between an answer and that write leaves the order `sending`, which the
+    /// next run's `reconcile` looks up at the server — as it would had it died before a write of
+    /// its own.
     public func place(_ intents: [OrderIntent], progress: @Sendable (Int) -> Void = { _ in },
                       stepUp: StepUp) async -> ([PlacementResult], RaxxError?) {
+        // One order at a time, on a thread of its own: each request is performed there, in place.
+        await InPlaceRequests.run { await placeInOrder(intents, progress: progress, stepUp: stepUp) }
+    }
+
+    private func placeInOrder(_ intents: [OrderIntent], progress: @Sendable (Int) -> Void,
+                              stepUp: StepUp) async -> ([PlacementResult], RaxxError?) {
         var results: [PlacementResult] = []
         var stop: RaxxError? = nil
-        for intent in intents {
+        // Outcomes known but not yet written: they go with the next order's entry.
+        var unwritten: [OrderJournal.Outcome] = []
+        for (index, intent) in intents.enumerated() {
             var result = PlacementResult(intent)
             if stop != nil {
                 result.message = "Not sent: the batch stopped at an earlier order. Nothing is queued."
@@ -65,13 +89,13 @@ public struct OrderDesk: Sendable {
                 continue
             }
             do {
-                var output = try await send(intent)
+                var output = try await send(intent, settling: &unwritten)
                 if case .default(_, let answer) = output, let problem = try? answer.body.applicationProblemJson, problem.code == "step_up_required" {
                     let expected = intent.action.hash
                     guard problem.actionHash == expected else {
                         throw RaxxError.notPermitted(code: "step_up_mismatch", "The server asked to confirm a different order than this one.")
                     }
-                    output = try await send(intent, grant: try await stepUp(intent, expected))
+                    output = try await send(intent, grant: try await stepUp(intent, expected), settling: &unwritten)
                 }
                 switch output {
                 case .created(let created): result.settle(with: try created.body.json)
@@ -90,7 +114,13 @@ public struct OrderDesk: Sendable {
                 }
             } catch {
                 let e = ErrorMapping.raxxError(from: error)
-                if e.status == .notPermitted || e.status == .signInRequired || e.code == "journal_unwritable" {
+                if e.code == "journal_unwritable" {
+                    // The entry could not be written, so the order was not sent: send no more.
+                    result.outcome = .notSent
+                    result.error_code = e.code
+                    result.message = "Not sent: " + e.message
+                    stop = e
+                } else if e.status == .notPermitted || e.status == .signInRequired {
                     result.outcome = .rejected
                     result.error_code = e.code
                     result.message = e.message
@@ -109,12 +139,18 @@ public struct OrderDesk: Sendable {
                                                  status: .unavailable) : e
                 }
             }
-            do {
-                try journal.record(result.client_order_id, result.outcome.journalState, orderID: result.order_id, status: result.status?.rawValue,
-                                   errorCode: result.error_code, message: result.message, at: clock())
-            } catch {
-                // What happened to this order is known now but could not be kept: send no more.
-                stop = stop ?? Self.journalFailure(error)
+            unwritten.append(OrderJournal.Outcome(result.client_order_id, result.outcome.journalState, orderID: result.order_id,
+                                                  status: result.status?.rawValue, errorCode: result.error_code, message: result.message,
+                                                  at: clock()))
+            if stop != nil || index == intents.count - 1 {
+                // No order follows to carry it: written now.
+                do {
+                    try journal.record(unwritten)
+                    unwritten = []
+                } catch {
+                    // What happened to this order is known now but could not be kept: send no more.
+                    stop = stop ?? Self.journalFailure(error)
+                }
             }
             results.append(result)
             progress(results.count)

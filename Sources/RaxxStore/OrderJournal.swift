@@ -94,10 +94,36 @@ public final class OrderJournal: Sendable {
         try migrator.migrate(writer)
     }
 
-    /// Writes the order before it is sent (the request as it will go on the wire), for `accountID`.
-    public func recordSending(clientOrderID: String, accountID: String, request: String, at: Date) throws {
+    /// An order's outcome, as `record` keeps it.
+    public struct Outcome: Sendable, Equatable {
+        public var clientOrderID: String
+        public var state: State
+        public var orderID: String?
+        public var status: String?
+        public var errorCode: String?
+        public var message: String?
+        /// When it became known (the answer's arrival).
+        public var at: Date
+
+        public init(_ clientOrderID: String, _ state: State, orderID: String? = nil, status: String? = nil, errorCode: String? = nil,
+                    message: String? = nil, at: Date) {
+            self.clientOrderID = clientOrderID
+            self.state = state
+            self.orderID = orderID
+            self.status = status
+            self.errorCode = errorCode
+            self.message = message
+            self.at = at
+        }
+    }
+
+    /// Writes the order before it is sent (the request as it will go on the wire), for `accountID`;
+    /// in the same transaction, first, the outcomes of `settling` (the orders answered since the
+    /// last write): a batch commits once per order instead of twice.
+    public func recordSending(clientOrderID: String, accountID: String, request: String, at: Date, settling: [Outcome] = []) throws {
         try writer.write { db in
-            // Cached statements: a batch of orders writes these twice per order.
+            for outcome in settling { try Self.record(db, outcome) }
+            // Cached statements: a batch of orders writes these for every order.
             try db.cachedStatement(sql: """
                 INSERT INTO journal (client_order_id, account_id, request, state, created_at, updated_at) VALUES (?, ?, ?, 'sending', ?, ?)
                 ON CONFLICT (client_order_id) DO UPDATE SET account_id = excluded.account_id, request = excluded.request, state = 'sending',
@@ -110,13 +136,23 @@ public final class OrderJournal: Sendable {
     /// Records an outcome (and keeps it in the history).
     public func record(_ clientOrderID: String, _ state: State, orderID: String? = nil, status: String? = nil,
                        errorCode: String? = nil, message: String? = nil, at: Date) throws {
+        try record([Outcome(clientOrderID, state, orderID: orderID, status: status, errorCode: errorCode, message: message, at: at)])
+    }
+
+    /// Records outcomes, in order, in one transaction.
+    public func record(_ outcomes: [Outcome]) throws {
+        guard !outcomes.isEmpty else { return }
         try writer.write { db in
-            try db.cachedStatement(sql: """
-                UPDATE journal SET state = ?, order_id = COALESCE(?, order_id), status = ?, error_code = ?, message = ?, updated_at = ?
-                WHERE client_order_id = ?
-                """).execute(arguments: [state.rawValue, orderID, status, errorCode, message, at.timeIntervalSince1970, clientOrderID])
-            try Self.history(db, clientOrderID, state, orderID, status, errorCode, message, at)
+            for outcome in outcomes { try Self.record(db, outcome) }
         }
+    }
+
+    private static func record(_ db: Database, _ o: Outcome) throws {
+        try db.cachedStatement(sql: """
+            UPDATE journal SET state = ?, order_id = COALESCE(?, order_id), status = ?, error_code = ?, message = ?, updated_at = ?
+            WHERE client_order_id = ?
+            """).execute(arguments: [o.state.rawValue, o.orderID, o.status, o.errorCode, o.message, o.at.timeIntervalSince1970, o.clientOrderID])
+        try history(db, o.clientOrderID, o.state, o.orderID, o.status, o.errorCode, o.message, o.at)
     }
 
     private static func history(_ db: Database, _ id: String, _ state: State, _ orderID: String?, _ status: String?,

@@ -91,6 +91,32 @@ import Testing
         #expect(listener.connections == 1)
     }
 
+    /// Whether the calling thread is the lane's (by its name).
+    nonisolated func onLaneThread() -> Bool { Thread.current.name == "raxx-requests" }
+
+    @Test func requestsOnTheirOwnLaneArePerformedInPlace() async throws {
+        let listener = try LoopbackListener(.respond(status: 200, body: "ok"))
+        defer { listener.stop() }
+        #expect(!InPlaceRequests.isCurrent)
+        let (onLane, bodies, elsewhere) = await InPlaceRequests.run { () async -> (Bool, [String], Bool) in
+            var bodies: [String] = []
+            for _ in 0..<3 { bodies.append((try? await get(listener.url))?.1 ?? "failed") }
+            // A task started from the lane carries its task-locals; it performs in place only if it
+            // runs on the lane's thread too, never on the pool's.
+            let started = await Task { (InPlaceRequests.isCurrent, onLaneThread()) }.value
+            return (InPlaceRequests.isCurrent, bodies, started.0 == started.1)
+        }
+        #expect(onLane)
+        #expect(elsewhere)
+        #expect(bodies == ["ok", "ok", "ok"])
+        #expect(listener.connections == 1)
+        #expect(!InPlaceRequests.isCurrent)
+        // Failures are thrown as from the pool.
+        let refused = try LoopbackListener(.refuse)
+        let kind = await InPlaceRequests.run { await failure(refused.url)?.kind }
+        #expect(kind == .offlineHard)
+    }
+
     @Test(arguments: ["http://example.com", "http://10.1.2.3:8080", "ftp://127.0.0.1"])
     func refusesPlainHTTPBeyondLoopback(url: String) async {
         let f = await failure(url)
@@ -126,6 +152,24 @@ import Testing
         #expect(abs(clock.skew - 3600.5) < 0.01)
         clock.observe(dateHeader: "Sat, 21 Nov 2026 10:00:00 GMT", receivedAt: local) // in step: within a second is no skew
         #expect(clock.skew == 0)
+    }
+
+    @Test func theSameHeaderAgainIsMeasuredAgainstItsOwnArrival() {
+        // Answers within one second carry the same header: each is still measured from when it came.
+        var local = Date(timeIntervalSince1970: 1_795_255_200)
+        let clock = ServerClock(local: { Date(timeIntervalSince1970: 0) })
+        clock.observe(dateHeader: "Sat, 21 Nov 2026 11:00:00 GMT", receivedAt: local)
+        #expect(abs(clock.skew - 3600.5) < 0.01)
+        local = local.addingTimeInterval(1800)
+        clock.observe(dateHeader: "Sat, 21 Nov 2026 11:00:00 GMT", receivedAt: local)
+        #expect(abs(clock.skew - 1800.5) < 0.01)
+        clock.observe(dateHeader: "Sat, 21 Nov 2026 10:30:00 GMT", receivedAt: local)
+        #expect(clock.skew == 0)
+        // A header that does not parse leaves the last reading as it was.
+        clock.observe(dateHeader: "Sat, 21 Nov 2026 10:30:00 PST", receivedAt: local)
+        #expect(clock.skew == 0)
+        clock.observe(dateHeader: "Sat, 21 Nov 2026 11:00:00 GMT", receivedAt: local)
+        #expect(abs(clock.skew - 1800.5) < 0.01)
     }
 }
 

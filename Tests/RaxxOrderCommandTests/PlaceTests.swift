@@ -110,6 +110,43 @@ import Testing
         #expect(try stores.journal().unresolved(accountID: Fixtures.accountID).map(\.state) == [.unknown])
     }
 
+    @Test func eachAnswerIsJournalledBeforeTheNextOrderGoes() async throws {
+        let (world, stores) = try world()
+        world.ids = (1...4).map { "0f8e2c1d-aaaa-bbbb-cccc-00000000000\($0)" }
+        world.stdin = (1...4).map { #"{"symbol":"AAPL","side":"buy","qty":1,"client_order_id":"c-\#($0)"}"# }.joined(separator: "\n")
+        let seen = Recorder<[String]>()
+        world.api.onPlaceOrder { input in
+            guard case .json(let request) = input.body else { throw RaxxError.failure("no body") }
+            // Only this order is unsettled in the journal: every earlier one's answer is already kept.
+            seen.append(try stores.journal().unresolved(accountID: Fixtures.accountID).map(\.clientOrderID))
+            switch request.clientOrderId {
+            case "c-2":
+                return .default(statusCode: 422, Fixtures.problem(422, code: "insufficient_buying_power"))
+            case "c-3":
+                throw TransportFailure(kind: .offlineSoft, curlCode: 28, detail: "timed out")
+            default:
+                return .created(.init(body: .json(Fixtures.order(clientOrderID: request.clientOrderId, status: .filled))))
+            }
+        }
+        #expect(try await world.run(RaxxOrder.Place.self) == .unavailable)
+        #expect(seen.values == [["c-1"], ["c-2"], ["c-3"]])
+        #expect(world.jsonLines.map { $0["result"] as? String } == ["placed", "rejected", "unknown", "not_sent"])
+        // The lost reply stays to be looked up; the others are settled, and c-4 never went.
+        #expect(try stores.journal().unresolved(accountID: Fixtures.accountID).map { "\($0.clientOrderID) \($0.state)" } == ["c-3 unknown"])
+        #expect(world.api.operations.filter { $0 == "placeOrder" }.count == 3)
+    }
+
+    @Test func theLastAnswerOfABatchIsJournalled() async throws {
+        let (world, stores) = try world()
+        world.stdin = (1...2).map { #"{"symbol":"AAPL","side":"sell","qty":1,"client_order_id":"c-\#($0)"}"# }.joined(separator: "\n")
+        world.api.onPlaceOrder { input in
+            guard case .json(let request) = input.body else { throw RaxxError.failure("no body") }
+            return .created(.init(body: .json(Fixtures.order(clientOrderID: request.clientOrderId, side: .sell, status: .open))))
+        }
+        #expect(try await world.run(RaxxOrder.Place.self) == .ok)
+        #expect(try stores.journal().unresolved(accountID: Fixtures.accountID).isEmpty)
+    }
+
     @Test func theDeadlineIsTheServersTime() async throws {
         let (world, _) = try world()
         world.serverSkew = 3600 // the server's clock is an hour ahead of this machine's
@@ -122,4 +159,12 @@ import Testing
         }
         #expect(try await world.run(RaxxOrder.Place.self, ["--symbol", "AAPL", "--side", "buy", "--qty", "1"]) == .ok)
     }
+}
+
+/// What a stub saw, call by call.
+final class Recorder<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seen: [Value] = []
+    func append(_ value: Value) { lock.withLock { seen.append(value) } }
+    var values: [Value] { lock.withLock { seen } }
 }

@@ -1,0 +1,55 @@
+import Foundation
+import GRDB
+import RaxxCore
+@testable import RaxxStore
+import Testing
+
+/// The order journal: an entry before each order is sent, its outcome after; an outcome may go in
+/// the same transaction as the next order's entry.
+@Suite struct OrderJournalTests {
+    let t0 = Date(timeIntervalSince1970: 1_795_000_000)
+
+    func history(_ journal: OrderJournal) throws -> [String] {
+        try journal.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT client_order_id, state, order_id FROM journal_history ORDER BY id").map { r in
+                let id: String = r["client_order_id"], state: String = r["state"], order: String? = r["order_id"]
+                return "\(id) \(state)" + (order.map { " \($0)" } ?? "")
+            }
+        }
+    }
+
+    func row(_ journal: OrderJournal, _ id: String) throws -> (state: String, orderID: String?, status: String?, updated: Double)? {
+        try journal.writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT state, order_id, status, updated_at FROM journal WHERE client_order_id = ?", arguments: [id])
+                .map { ($0["state"], $0["order_id"], $0["status"], $0["updated_at"]) }
+        }
+    }
+
+    @Test func anOutcomeSettledWithTheNextEntryIsWrittenFirstWithItsOwnTime() throws {
+        let journal = try OrderJournal.inMemory()
+        try journal.recordSending(clientOrderID: "c-1", accountID: "acc-1", request: #"{"n":1}"#, at: t0)
+        #expect(try journal.unresolved(accountID: "acc-1").map(\.clientOrderID) == ["c-1"])
+
+        let answered = OrderJournal.Outcome("c-1", .placed, orderID: "ord-1", status: "filled", at: t0.addingTimeInterval(0.002))
+        try journal.recordSending(clientOrderID: "c-2", accountID: "acc-1", request: #"{"n":2}"#, at: t0.addingTimeInterval(0.003),
+                                  settling: [answered])
+        // c-1 is settled, c-2 is the one in flight.
+        #expect(try journal.unresolved(accountID: "acc-1").map(\.clientOrderID) == ["c-2"])
+        let first = try #require(try row(journal, "c-1"))
+        #expect(first.state == "placed" && first.orderID == "ord-1" && first.status == "filled")
+        // The outcome keeps the time its answer came, not the time of the write that carried it.
+        #expect(first.updated == t0.addingTimeInterval(0.002).timeIntervalSince1970)
+        #expect(try history(journal) == ["c-1 sending", "c-1 placed ord-1", "c-2 sending"])
+
+        try journal.record([OrderJournal.Outcome("c-2", .rejected, status: "rejected", errorCode: "insufficient_buying_power", at: t0)])
+        #expect(try journal.unresolved(accountID: "acc-1").isEmpty)
+        #expect(try history(journal) == ["c-1 sending", "c-1 placed ord-1", "c-2 sending", "c-2 rejected"])
+    }
+
+    @Test func recordingNothingWritesNothing() throws {
+        let journal = try OrderJournal.inMemory()
+        try journal.record([])
+        try journal.recordSending(clientOrderID: "c-1", accountID: "acc-1", request: "{}", at: t0, settling: [])
+        #expect(try history(journal) == ["c-1 sending"])
+    }
+}
