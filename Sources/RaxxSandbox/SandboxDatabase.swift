@@ -354,8 +354,8 @@ public final class SandboxDatabase: Sendable {
     /// Appends an audit event inside the caller's transaction.
     static func audit(_ db: Database, _ entry: AuditEntry) throws {
         let json = String(decoding: try JSONEncoder.sorted.encode(entry.details), as: UTF8.self)
-        try db.execute(sql: "INSERT INTO audit_events (at, actor, action, subject, details) VALUES (?, ?, ?, ?, ?)",
-                       arguments: [entry.at.timeIntervalSince1970, entry.actor, entry.action, entry.subject, json])
+        try db.cachedStatement(sql: "INSERT INTO audit_events (at, actor, action, subject, details) VALUES (?, ?, ?, ?, ?)").execute(
+                arguments: [entry.at.timeIntervalSince1970, entry.actor, entry.action, entry.subject, json])
     }
 
     /// Grants or revokes the staff flag of the account under `email` (audited with `actor`, the

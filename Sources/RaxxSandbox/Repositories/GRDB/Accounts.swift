@@ -18,10 +18,10 @@ enum Accounts {
     /// Finds the user with `email`, or creates the user and a paper account, inside `db`'s transaction.
     static func findOrCreate(_ db: Database, email: String, displayName: String? = nil, handle: [UInt8]? = nil,
                              at now: Date, actor: String) throws -> AccountRecord {
-        if let row = try Row.fetchOne(db, sql: """
+        if let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT users.id AS user_id, accounts.id AS account_id, users.email FROM users
             JOIN accounts ON accounts.user_id = users.id WHERE users.email = ?
-            """, arguments: [email]) {
+            """), arguments: [email]) {
             return AccountRecord(userID: row["user_id"], accountID: row["account_id"], email: row["email"], created: false)
         }
         let userID = Identifier.make("usr")
@@ -38,10 +38,10 @@ enum Accounts {
 
     /// A user's account as the API shows it, or nil when there is none.
     static func apiAccount(_ db: Database, userID: String) throws -> Components.Schemas.Account? {
-        guard let row = try Row.fetchOne(db, sql: """
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT accounts.id, users.email, accounts.mode, users.staff FROM users JOIN accounts ON accounts.user_id = users.id
             WHERE users.id = ?
-            """, arguments: [userID]) else { return nil }
+            """), arguments: [userID]) else { return nil }
         return .init(id: row["id"], email: row["email"], mode: Components.Schemas.TradingMode(rawValue: row["mode"]) ?? .paper,
                      staff: (row["staff"] as Int) != 0)
     }

@@ -8,20 +8,20 @@ import GRDB
 enum ChangeLog {
     /// Records that `entity` `id` changed, inside the caller's transaction.
     static func record(_ db: Database, account: String, _ entity: ChangeEntity, _ id: String, deleted: Bool = false, at: Date) throws {
-        try db.execute(sql: "DELETE FROM change_log WHERE entity = ? AND entity_id = ?", arguments: [entity.rawValue, id])
+        try db.cachedStatement(sql: "DELETE FROM change_log WHERE entity = ? AND entity_id = ?").execute(arguments: [entity.rawValue, id])
         try db.execute(sql: "INSERT INTO change_log (account_id, entity, entity_id, op, at) VALUES (?, ?, ?, ?, ?)",
                        arguments: [account, entity.rawValue, id, deleted ? "delete" : "upsert", at.timeIntervalSince1970])
     }
 
     /// Prunes tombstones older than `cutoff`; the horizon moves to the newest pruned one.
     static func pruneTombstones(_ db: Database, before cutoff: Date) throws {
-        guard let newest = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM change_log WHERE op = 'delete' AND at < ?",
+        guard let newest = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) FROM change_log WHERE op = 'delete' AND at < ?"),
                                               arguments: [cutoff.timeIntervalSince1970]) else { return }
-        try db.execute(sql: "DELETE FROM change_log WHERE op = 'delete' AND at < ?", arguments: [cutoff.timeIntervalSince1970])
-        try db.execute(sql: "UPDATE sync_meta SET horizon = MAX(horizon, ?) WHERE id = 1", arguments: [newest])
+        try db.cachedStatement(sql: "DELETE FROM change_log WHERE op = 'delete' AND at < ?").execute(arguments: [cutoff.timeIntervalSince1970])
+        try db.cachedStatement(sql: "UPDATE sync_meta SET horizon = MAX(horizon, ?) WHERE id = 1").execute(arguments: [newest])
     }
 
     static func horizon(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT horizon FROM sync_meta WHERE id = 1") ?? 0
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT horizon FROM sync_meta WHERE id = 1")) ?? 0
     }
 }

@@ -8,10 +8,10 @@ import RaxxDomain
 /// transaction commits (never when it rolls back).
 enum EventLog {
     static func insert(_ db: Database, _ e: NewEvent, sessionID: String? = nil, notifier: EventNotifier) throws {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO events (user_id, type, title, body, order_id, symbol, side, qty, price_ticks, reason, expires_at, session_id, created_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [e.user, e.type, e.title, e.body, e.order, e.symbol, e.side, e.qty, e.price, e.reason,
+            """).execute(arguments: [e.user, e.type, e.title, e.body, e.order, e.symbol, e.side, e.qty, e.price, e.reason,
                              e.expiresAt?.timeIntervalSince1970, sessionID, e.at.timeIntervalSince1970])
         let user = e.user
         db.afterNextTransaction(onCommit: { _ in notifier.signal(user) })
@@ -60,12 +60,12 @@ struct GRDBEventRepository: EventRepository {
         let notifier = self.notifier
         return try await writer.write { db -> [ExpiringSession] in
             let t = now.timeIntervalSince1970
-            let due = try Row.fetchAll(db, sql: """
+            let due = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT id, user_id, expires_at FROM sessions
                 WHERE revoked_at IS NULL AND expires_at > ? AND expires_at <= ?
                 AND NOT EXISTS (SELECT 1 FROM events WHERE events.type = 'session_expiring' AND events.session_id = sessions.id)
                 ORDER BY expires_at
-                """, arguments: [t, t + window]).map {
+                """), arguments: [t, t + window]).map {
                 ExpiringSession(sessionID: $0["id"], userID: $0["user_id"], expiresAt: Date(timeIntervalSince1970: $0["expires_at"]))
             }
             for s in due {

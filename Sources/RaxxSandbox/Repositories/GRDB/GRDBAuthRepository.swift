@@ -7,7 +7,7 @@ struct GRDBHealthRepository: HealthRepository {
     let writer: any DatabaseWriter
 
     func ping() async throws {
-        _ = try await writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+        _ = try await writer.read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT 1")) }
     }
 }
 
@@ -31,18 +31,18 @@ struct GRDBAuthRepository: AuthRepository {
         try await writer.write { db -> RegistrationOffer in
             try Pruning.challenges(db, now: now)
             var existing: RegisteredUser? = nil
-            if let user = try Row.fetchOne(db, sql: "SELECT id, handle FROM users WHERE email = ?", arguments: [c.email]) {
+            if let user = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, handle FROM users WHERE email = ?"), arguments: [c.email]) {
                 let id: String = user["id"]
                 existing = RegisteredUser(
                     id: id, handle: [UInt8](user["handle"] as Data),
-                    credentialIDs: try String.fetchAll(db, sql: "SELECT id FROM passkeys WHERE user_id = ?", arguments: [id]))
+                    credentialIDs: try String.fetchAll(db.cachedStatement(sql: "SELECT id FROM passkeys WHERE user_id = ?"), arguments: [id]))
             }
             try admit(existing)
             let handle = existing?.handle ?? c.newHandle
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO challenges (challenge, purpose, user_id, email, display_name, user_handle, session_id, expires_at)
                 VALUES (?, 'register', ?, ?, ?, ?, ?, ?)
-                """, arguments: [c.challenge, existing?.id, c.email, c.displayName, Data(handle), c.sessionID,
+                """).execute(arguments: [c.challenge, existing?.id, c.email, c.displayName, Data(handle), c.sessionID,
                                  c.expiresAt.timeIntervalSince1970])
             return RegistrationOffer(handle: handle, excludedCredentialIDs: existing?.credentialIDs ?? [])
         }
@@ -51,11 +51,11 @@ struct GRDBAuthRepository: AuthRepository {
     func offerLogin(challenge: String, email: String?, expiresAt: Date, now: Date) async throws -> [String] {
         try await writer.write { db -> [String] in
             try Pruning.challenges(db, now: now)
-            let userID = try email.flatMap { try String.fetchOne(db, sql: "SELECT id FROM users WHERE email = ?", arguments: [$0]) }
+            let userID = try email.flatMap { try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM users WHERE email = ?"), arguments: [$0]) }
             try db.execute(sql: "INSERT INTO challenges (challenge, purpose, user_id, email, expires_at) VALUES (?, 'login', ?, ?, ?)",
                            arguments: [challenge, userID, email, expiresAt.timeIntervalSince1970])
             guard let userID else { return [] }
-            return try String.fetchAll(db, sql: "SELECT id FROM passkeys WHERE user_id = ? ORDER BY created_at", arguments: [userID])
+            return try String.fetchAll(db.cachedStatement(sql: "SELECT id FROM passkeys WHERE user_id = ? ORDER BY created_at"), arguments: [userID])
         }
     }
 
@@ -64,18 +64,18 @@ struct GRDBAuthRepository: AuthRepository {
             try Pruning.challenges(db, now: now)
             try db.execute(sql: "INSERT INTO challenges (challenge, purpose, user_id, action_hash, expires_at) VALUES (?, 'step_up', ?, ?, ?)",
                            arguments: [challenge, userID, actionHash, expiresAt.timeIntervalSince1970])
-            return try String.fetchAll(db, sql: "SELECT id FROM passkeys WHERE user_id = ? ORDER BY created_at", arguments: [userID])
+            return try String.fetchAll(db.cachedStatement(sql: "SELECT id FROM passkeys WHERE user_id = ? ORDER BY created_at"), arguments: [userID])
         }
     }
 
     func consumeChallenge(_ challenge: String, purpose: ChallengePurpose, now: Date) async throws -> Challenge? {
         let now = now.timeIntervalSince1970
         return try await writer.write { db -> Challenge? in
-            guard let row = try Row.fetchOne(db, sql: """
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT user_id, action_hash, email, display_name, user_handle, session_id, expires_at, used_at FROM challenges
                 WHERE challenge = ? AND purpose = ?
-                """, arguments: [challenge, purpose.rawValue]) else { return nil }
-            try db.execute(sql: "UPDATE challenges SET used_at = ? WHERE challenge = ? AND used_at IS NULL", arguments: [now, challenge])
+                """), arguments: [challenge, purpose.rawValue]) else { return nil }
+            try db.cachedStatement(sql: "UPDATE challenges SET used_at = ? WHERE challenge = ? AND used_at IS NULL").execute(arguments: [now, challenge])
             guard db.changesCount == 1 && (row["expires_at"] as Double) > now else { return nil }
             let handle: Data? = row["user_handle"]
             return Challenge(userID: row["user_id"], actionHash: row["action_hash"], email: row["email"],
@@ -89,23 +89,23 @@ struct GRDBAuthRepository: AuthRepository {
         let notifier = self.notifier
         return try await writer.write { db -> (userID: String, account: Components.Schemas.Account) in
             var existing: RegistrationFacts.Existing? = nil
-            if let user = try Row.fetchOne(db, sql: "SELECT id, handle FROM users WHERE email = ?", arguments: [p.email]) {
+            if let user = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, handle FROM users WHERE email = ?"), arguments: [p.email]) {
                 let userID: String = user["id"]
-                let hasPasskey = try Bool.fetchOne(db, sql: "SELECT 1 FROM passkeys WHERE user_id = ?", arguments: [userID]) == true
+                let hasPasskey = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM passkeys WHERE user_id = ?"), arguments: [userID]) == true
                 let fromOwnSession = try p.challengeSessionID.map {
-                    try Bool.fetchOne(db, sql: "SELECT 1 FROM sessions WHERE id = ? AND user_id = ? AND revoked_at IS NULL AND expires_at > ?",
+                    try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM sessions WHERE id = ? AND user_id = ? AND revoked_at IS NULL AND expires_at > ?"),
                                       arguments: [$0, userID, now.timeIntervalSince1970]) == true
                 } ?? false
                 existing = .init(userID: userID, handle: [UInt8](user["handle"] as Data), hasPasskey: hasPasskey, fromOwnSession: fromOwnSession)
             }
-            let taken = try Bool.fetchOne(db, sql: "SELECT 1 FROM passkeys WHERE id = ?", arguments: [p.credentialID]) == true
+            let taken = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM passkeys WHERE id = ?"), arguments: [p.credentialID]) == true
             try admit(RegistrationFacts(existing: existing, credentialTaken: taken))
             let account = try Accounts.findOrCreate(db, email: p.email, displayName: p.displayName, handle: p.userHandle,
                                                     at: now, actor: "registration")
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO passkeys (id, user_id, public_key, algorithm, sign_count, transports, created_at)
                 VALUES (?, ?, ?, -7, ?, ?, ?)
-                """, arguments: [p.credentialID, account.userID, Data(p.publicKey), Int64(p.signCount),
+                """).execute(arguments: [p.credentialID, account.userID, Data(p.publicKey), Int64(p.signCount),
                                  p.transports?.joined(separator: ","), now.timeIntervalSince1970])
             try SandboxDatabase.audit(db, AuditEntry(at: now, actor: account.userID, action: "passkey.registered", subject: account.userID,
                                                      details: ["credential_id": p.credentialID]))
@@ -123,10 +123,10 @@ struct GRDBAuthRepository: AuthRepository {
 
     func passkey(id: String) async throws -> StoredPasskey? {
         try await writer.read { db -> StoredPasskey? in
-            guard let row = try Row.fetchOne(db, sql: """
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT passkeys.user_id, passkeys.public_key, passkeys.sign_count, users.handle FROM passkeys
                 JOIN users ON users.id = passkeys.user_id WHERE passkeys.id = ?
-                """, arguments: [id]) else { return nil }
+                """), arguments: [id]) else { return nil }
             return StoredPasskey(userID: row["user_id"], publicKey: [UInt8](row["public_key"] as Data),
                                  signCount: UInt32(truncatingIfNeeded: row["sign_count"] as Int64), userHandle: [UInt8](row["handle"] as Data))
         }
@@ -158,12 +158,12 @@ struct GRDBSessionRepository: SessionRepository {
     func lookup(accessTokenHash: String, now: Date) async throws -> SessionLookup {
         let now = now.timeIntervalSince1970
         let row = try await writer.read { db in
-            try Row.fetchOne(db, sql: """
+            try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT sessions.id, sessions.user_id, sessions.access_expires_at, sessions.expires_at, sessions.revoked_at,
                        accounts.id AS account_id, users.staff
                 FROM sessions JOIN accounts ON accounts.user_id = sessions.user_id JOIN users ON users.id = sessions.user_id
                 WHERE sessions.access_token_hash = ?
-                """, arguments: [accessTokenHash])
+                """), arguments: [accessTokenHash])
         }
         guard let row else { return .unknown }
         let revoked: Double? = row["revoked_at"]
@@ -175,10 +175,10 @@ struct GRDBSessionRepository: SessionRepository {
     /// Starts `session` inside `db`'s transaction and answers the account it signs in to.
     static func start(_ db: Database, _ session: NewSession, userID: String, now: Date) throws -> Components.Schemas.Account {
         try Pruning.sessions(db, now: now)
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO sessions (id, user_id, access_token_hash, access_expires_at, renewal_token_hash, created_at, expires_at)
             VALUES (?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [session.id, userID, session.accessTokenHash, session.accessExpiresAt.timeIntervalSince1970,
+            """).execute(arguments: [session.id, userID, session.accessTokenHash, session.accessExpiresAt.timeIntervalSince1970,
                              session.renewalTokenHash, now.timeIntervalSince1970, session.expiresAt.timeIntervalSince1970])
         try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: "session.started", subject: userID,
                                                  details: ["session_id": session.id, "method": session.method]))
@@ -193,7 +193,7 @@ struct GRDBSessionRepository: SessionRepository {
     func renew(renewalTokenHash: String, now: Date, tokens: @escaping @Sendable (Date) -> RenewedTokens) async throws -> RenewalOutcome {
         let notifier = self.notifier
         return try await writer.write { db -> RenewalOutcome in
-            guard let row = try Row.fetchOne(db, sql: "SELECT id, user_id, expires_at, revoked_at FROM sessions WHERE renewal_token_hash = ?",
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, user_id, expires_at, revoked_at FROM sessions WHERE renewal_token_hash = ?"),
                                              arguments: [renewalTokenHash]) else {
                 if let reused = try Self.reuse(db, renewalTokenHash: renewalTokenHash, now: now, notifier: notifier) { return reused }
                 try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "anonymous", action: "session.renewal_refused", subject: "unknown",
@@ -209,9 +209,9 @@ struct GRDBSessionRepository: SessionRepository {
             }
             let sessionEnd = Date(timeIntervalSince1970: row["expires_at"])
             let new = tokens(sessionEnd)
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 UPDATE sessions SET access_token_hash = ?, access_expires_at = ?, renewal_token_hash = ? WHERE id = ?
-                """, arguments: [new.accessTokenHash, new.accessExpiresAt.timeIntervalSince1970, new.renewalTokenHash, sessionID])
+                """).execute(arguments: [new.accessTokenHash, new.accessExpiresAt.timeIntervalSince1970, new.renewalTokenHash, sessionID])
             try db.execute(sql: "INSERT OR IGNORE INTO spent_renewal_tokens (token_hash, session_id, spent_at) VALUES (?, ?, ?)",
                            arguments: [renewalTokenHash, sessionID, now.timeIntervalSince1970])
             guard let account = try Accounts.apiAccount(db, userID: userID) else { throw ProblemError.unauthorized }
@@ -223,14 +223,14 @@ struct GRDBSessionRepository: SessionRepository {
     /// never spent. Otherwise the token's session is revoked (if still live) with a security alert
     /// for its user, and the refusal is audited; all of it commits with the refusal.
     static func reuse(_ db: Database, renewalTokenHash: String, now: Date, notifier: EventNotifier) throws -> RenewalOutcome? {
-        guard let row = try Row.fetchOne(db, sql: """
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT sessions.id, sessions.user_id, sessions.revoked_at FROM spent_renewal_tokens
             JOIN sessions ON sessions.id = spent_renewal_tokens.session_id WHERE spent_renewal_tokens.token_hash = ?
-            """, arguments: [renewalTokenHash]) else { return nil }
+            """), arguments: [renewalTokenHash]) else { return nil }
         let sessionID: String = row["id"], userID: String = row["user_id"]
         let revoked: Double? = row["revoked_at"]
         if revoked == nil {
-            try db.execute(sql: "UPDATE sessions SET revoked_at = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, sessionID])
+            try db.cachedStatement(sql: "UPDATE sessions SET revoked_at = ? WHERE id = ?").execute(arguments: [now.timeIntervalSince1970, sessionID])
             try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "system", action: "session.revoked", subject: userID,
                                                      details: ["session_id": sessionID, "reason": "renewal_reused"]))
             try EventLog.insert(db, NewEvent(user: userID, type: "security_alert", order: nil,
@@ -245,7 +245,7 @@ struct GRDBSessionRepository: SessionRepository {
 
     func revoke(sessionID: String, userID: String, now: Date) async throws {
         try await writer.write { db in
-            try db.execute(sql: "UPDATE sessions SET revoked_at = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, sessionID])
+            try db.cachedStatement(sql: "UPDATE sessions SET revoked_at = ? WHERE id = ?").execute(arguments: [now.timeIntervalSince1970, sessionID])
             try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: "session.revoked", subject: userID,
                                                      details: ["session_id": sessionID]))
         }
@@ -253,7 +253,7 @@ struct GRDBSessionRepository: SessionRepository {
 
     func session(id: String, userID: String) async throws -> (SessionTimes, Components.Schemas.Account)? {
         try await writer.read { db -> (SessionTimes, Components.Schemas.Account)? in
-            guard let row = try Row.fetchOne(db, sql: "SELECT created_at, access_expires_at, expires_at FROM sessions WHERE id = ?",
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT created_at, access_expires_at, expires_at FROM sessions WHERE id = ?"),
                                              arguments: [id]),
                   let account = try Accounts.apiAccount(db, userID: userID) else { return nil }
             return (SessionTimes(createdAt: Date(timeIntervalSince1970: row["created_at"]),

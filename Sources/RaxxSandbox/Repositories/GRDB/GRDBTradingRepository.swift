@@ -29,61 +29,61 @@ struct GRDBTradingLedger: TradingLedger {
     // MARK: Accounts and cash
 
     func cash(account: String) throws -> Int64? {
-        try Int64.fetchOne(db, sql: "SELECT cash_ticks FROM accounts WHERE id = ?", arguments: [account])
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT cash_ticks FROM accounts WHERE id = ?"), arguments: [account])
     }
 
     func mode(account: String) throws -> String? {
-        try String.fetchOne(db, sql: "SELECT mode FROM accounts WHERE id = ?", arguments: [account])
+        try String.fetchOne(db.cachedStatement(sql: "SELECT mode FROM accounts WHERE id = ?"), arguments: [account])
     }
 
     func addCash(account: String, _ delta: Int64) throws {
-        try db.execute(sql: "UPDATE accounts SET cash_ticks = cash_ticks + ? WHERE id = ?", arguments: [delta, account])
+        try db.cachedStatement(sql: "UPDATE accounts SET cash_ticks = cash_ticks + ? WHERE id = ?").execute(arguments: [delta, account])
     }
 
     // MARK: Orders
 
     func openOrderIDs(account: String) throws -> [String] {
-        try String.fetchAll(db, sql: "SELECT id FROM orders WHERE account_id = ? AND status IN ('open', 'partially_filled') ORDER BY rowid",
+        try String.fetchAll(db.cachedStatement(sql: "SELECT id FROM orders WHERE account_id = ? AND status IN ('open', 'partially_filled') ORDER BY rowid"),
                             arguments: [account])
     }
 
     func orderState(id: String) throws -> OrderState? {
-        guard let r = try Row.fetchOne(db, sql: """
+        guard let r = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT o.id, o.account_id, a.user_id, o.symbol, o.side, o.qty, o.type, o.limit_price_ticks, o.tif, o.status, o.filled_qty,
                    o.avg_fill_price_ticks, o.created_at
             FROM orders o JOIN accounts a ON a.id = o.account_id WHERE o.id = ?
-            """, arguments: [id]) else { return nil }
+            """), arguments: [id]) else { return nil }
         return OrderState(id: r[0], account: r[1], userID: r[2], symbol: r[3], side: r[4], qty: r[5], type: r[6], limit: r[7], tif: r[8],
                           status: r[9], filled: r[10], averageFill: r[11], createdAt: r[12])
     }
 
     func openBuys(account: String, excluding: String?) throws -> [OpenBuy] {
-        try Row.fetchAll(db, sql: """
+        try Row.fetchAll(db.cachedStatement(sql: """
             SELECT id, symbol, qty - filled_qty AS open_qty, limit_price_ticks FROM orders
             WHERE account_id = ? AND side = 'buy' AND status IN ('open', 'partially_filled') AND id != ?
-            """, arguments: [account, excluding ?? ""]).map {
+            """), arguments: [account, excluding ?? ""]).map {
             OpenBuy(symbol: $0["symbol"], openQty: $0["open_qty"], limit: $0["limit_price_ticks"])
         }
     }
 
     func openSellQty(account: String, symbol: String, excluding: String?) throws -> Int64 {
-        try Int64.fetchOne(db, sql: """
+        try Int64.fetchOne(db.cachedStatement(sql: """
             SELECT COALESCE(SUM(qty - filled_qty), 0) FROM orders
             WHERE account_id = ? AND symbol = ? AND side = 'sell' AND status IN ('open', 'partially_filled') AND id != ?
-            """, arguments: [account, symbol, excluding ?? ""]) ?? 0
+            """), arguments: [account, symbol, excluding ?? ""]) ?? 0
     }
 
     func order(account: String, clientOrderID: String) throws -> (id: String, requestHash: String?)? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT id, request_hash FROM orders WHERE account_id = ? AND client_order_id = ?",
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, request_hash FROM orders WHERE account_id = ? AND client_order_id = ?"),
                                          arguments: [account, clientOrderID]) else { return nil }
         return (row["id"], row["request_hash"])
     }
 
     func insertOrder(_ o: NewOrder) throws {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO orders (id, account_id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status, filled_qty, mode,
             not_after, request_hash, created_at, updated_at, switch_session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', 0, 'paper', ?, ?, ?, ?, ?)
-            """, arguments: [o.id, o.account, o.clientOrderID, o.symbol, o.side, o.qty, o.type, o.limit,
+            """).execute(arguments: [o.id, o.account, o.clientOrderID, o.symbol, o.side, o.qty, o.type, o.limit,
                              o.tif, o.notAfter.timeIntervalSince1970, o.requestHash, o.now.timeIntervalSince1970, o.now.timeIntervalSince1970,
                              o.switchSession])
     }
@@ -99,11 +99,11 @@ struct GRDBTradingLedger: TradingLedger {
     }
 
     func order(id: String) throws -> Components.Schemas.Order? {
-        try Row.fetchOne(db, sql: "SELECT \(Self.orderColumns) FROM orders WHERE id = ?", arguments: [id]).map(Self.order)
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.orderColumns) FROM orders WHERE id = ?"), arguments: [id]).map(Self.order)
     }
 
     func ownedOrderID(_ id: String, account: String) throws -> String? {
-        try String.fetchOne(db, sql: "SELECT id FROM orders WHERE id = ? AND account_id = ?", arguments: [id, account])
+        try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM orders WHERE id = ? AND account_id = ?"), arguments: [id, account])
     }
 
     func orders(_ query: OrderQuery) throws -> Components.Schemas.OrderList {
@@ -129,7 +129,7 @@ struct GRDBTradingLedger: TradingLedger {
     }
 
     func holding(account: String, symbol: String) throws -> Holding? {
-        guard let p = try Row.fetchOne(db, sql: "SELECT id, qty, avg_price_ticks FROM positions WHERE account_id = ? AND symbol = ?",
+        guard let p = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, qty, avg_price_ticks FROM positions WHERE account_id = ? AND symbol = ?"),
                                        arguments: [account, symbol]) else { return nil }
         return Holding(id: p[0], symbol: symbol, qty: p[1], averagePrice: p[2])
     }
@@ -145,26 +145,26 @@ struct GRDBTradingLedger: TradingLedger {
     }
 
     func deletePosition(id: String) throws {
-        try db.execute(sql: "DELETE FROM positions WHERE id = ?", arguments: [id])
+        try db.cachedStatement(sql: "DELETE FROM positions WHERE id = ?").execute(arguments: [id])
     }
 
     // MARK: The dead man's switch
 
     func armedSwitch(session: String) throws -> ArmedSwitch? {
-        try Row.fetchOne(db, sql: "SELECT * FROM cancel_after WHERE session_id = ?", arguments: [session]).map(Self.armedSwitch)
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM cancel_after WHERE session_id = ?"), arguments: [session]).map(Self.armedSwitch)
     }
 
     func saveSwitch(_ a: ArmedSwitch) throws {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO cancel_after (session_id, user_id, account_id, timeout_s, armed_at, fires_at) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (session_id) DO UPDATE SET timeout_s = excluded.timeout_s, armed_at = excluded.armed_at, fires_at = excluded.fires_at
-            """, arguments: [a.sessionID, a.userID, a.accountID, a.timeout, a.armedAt.timeIntervalSince1970, a.firesAt.timeIntervalSince1970])
+            """).execute(arguments: [a.sessionID, a.userID, a.accountID, a.timeout, a.armedAt.timeIntervalSince1970, a.firesAt.timeIntervalSince1970])
     }
 
     func removeSwitch(session: String, release: Bool) throws {
-        try db.execute(sql: "DELETE FROM cancel_after WHERE session_id = ?", arguments: [session])
+        try db.cachedStatement(sql: "DELETE FROM cancel_after WHERE session_id = ?").execute(arguments: [session])
         if release {
-            try db.execute(sql: "UPDATE orders SET switch_session_id = NULL WHERE switch_session_id = ?", arguments: [session])
+            try db.cachedStatement(sql: "UPDATE orders SET switch_session_id = NULL WHERE switch_session_id = ?").execute(arguments: [session])
         }
     }
 
@@ -193,7 +193,7 @@ struct GRDBTradingLedger: TradingLedger {
             """
         var arguments: StatementArguments = [t, t]
         if let account { sql += " AND c.account_id = ?"; arguments += [account] }
-        return try Row.fetchAll(db, sql: sql + " ORDER BY c.fires_at", arguments: arguments).map { row in
+        return try Row.fetchAll(db.cachedStatement(sql: sql + " ORDER BY c.fires_at"), arguments: arguments).map { row in
             let armed = Self.armedSwitch(row)
             let revoked: Double? = row["revoked_at"]
             let ended = min(revoked ?? .infinity, row["session_expires_at"] as Double)
@@ -235,7 +235,7 @@ struct GRDBTradingLedger: TradingLedger {
 
     func summary(account: String, since: Double) throws -> SummaryState {
         let closed = OrderStatus.finalSQLList
-        let cursor = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM change_log WHERE account_id = ?", arguments: [account]) ?? 0
+        let cursor = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) FROM change_log WHERE account_id = ?"), arguments: [account]) ?? 0
         func summarize(_ sql: String, _ arguments: StatementArguments, line: (Row) -> String) throws -> Components.Schemas.EntitySummary {
             let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
             let total = try SyncChecksum.Accumulator.over { try rows.next().map(line) }
@@ -262,8 +262,8 @@ struct GRDBTradingLedger: TradingLedger {
     }
 
     func portfolio(account: String) throws -> PortfolioState {
-        let row = try Row.fetchOne(db, sql: "SELECT cash_ticks, mode FROM accounts WHERE id = ?", arguments: [account])
-        let holdings = try Row.fetchAll(db, sql: "SELECT symbol, qty, avg_price_ticks FROM positions WHERE account_id = ?", arguments: [account])
+        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT cash_ticks, mode FROM accounts WHERE id = ?"), arguments: [account])
+        let holdings = try Row.fetchAll(db.cachedStatement(sql: "SELECT symbol, qty, avg_price_ticks FROM positions WHERE account_id = ?"), arguments: [account])
             .map { (symbol: $0["symbol"] as String, qty: $0["qty"] as Int64, averagePrice: $0["avg_price_ticks"] as Int64) }
         return PortfolioState(cash: row?["cash_ticks"] ?? 0, mode: row?["mode"] ?? "paper", holdings: holdings)
     }
