@@ -55,10 +55,12 @@ tool("raxx-sandbox", "seed", "--db", db, "--email", subject, "--positions", str(
 tool("raxx-sandbox", "seed", "--db", db, "--email", staff, "--positions", "0", "--fills", "0", "--staff", **quiet)
 tool("raxx-sandbox", "seed", "--db", db, "--email", trader, "--positions", "10", "--fills", "100", **quiet)
 # RAXX_BENCH_CHUNK_ROWS caps the chunks at another size than the sandbox's default (20,000 rows;
-# within it, chunks are sized to hold the write lock about 4 ms each).
+# within it, chunks are sized to hold the write lock about 1 ms each; RAXX_BENCH_CHUNK_TIME sizes them to another time).
 chunk = os.environ.get("RAXX_BENCH_CHUNK_ROWS")
+chunk_time = os.environ.get("RAXX_BENCH_CHUNK_TIME")
 server = subprocess.Popen([os.path.join(bin_dir, "raxx-sandbox"), "serve", "--port", "0", "--db", db]
-                          + (["--erasure-chunk-rows", chunk] if chunk else []),
+                          + (["--erasure-chunk-rows", chunk] if chunk else [])
+                          + (["--erasure-chunk-time", chunk_time] if chunk_time else []),
                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 try:
     url = server.stdout.readline().strip().removeprefix("listening on ")
@@ -69,7 +71,7 @@ try:
 
     # The reference: the trader's p99 with no erasure running, placed the same way as during the
     # erasure (processes of 50 orders each, so as many of them open a connection).
-    idle = [(p - s) * 1000 for batch in range(6) for s, p in place(50, f"idle{batch}")]
+    idle = [(p - s) * 1000 for batch in range(20) for s, p in place(50, f"idle{batch}")]
 
     def dsr(*args):
         r = tool("raxx-dsr", *args, env=homes[staff], capture_output=True, text=True, check=True)
@@ -104,7 +106,7 @@ finally:
     server.wait()
 
 seconds = completed - started
-print(f"\nErasing {positions:,} positions and {fills:,} fills (release), chunks of ~4 ms, at most {int(chunk or 20000):,} rows")
+print(f"\nErasing {positions:,} positions and {fills:,} fills (release), chunks of ~{chunk_time or '1ms'}, at most {int(chunk or 20000):,} rows")
 print(f"  erasure, first transaction to last   {seconds:7.2f} s   (goal <= 15 s: {'ok' if seconds <= 15 else 'OVER GOAL'})")
 if not during:
     sys.exit("bench: no order was placed while the erasure ran")

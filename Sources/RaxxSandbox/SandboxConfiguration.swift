@@ -31,7 +31,7 @@ public struct SandboxConfiguration: Sendable {
     public var erasureChunkRows: Int = 20_000
     /// About how long one chunk of an erasure may hold the database's write lock (other accounts'
     /// writes wait behind it): chunks are sized to it.
-    public var erasureChunkBudget: Duration = .milliseconds(4)
+    public var erasureChunkBudget: Duration = .milliseconds(1)
     /// A pause between an erasure's chunks (tests stretch an erasure to crash it midway).
     public var erasureChunkPause: Duration = .zero
     /// How often the background scan fires the dead man's switches whose deadline passed or whose

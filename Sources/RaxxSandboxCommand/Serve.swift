@@ -74,6 +74,10 @@ extension RaxxSandboxTool {
                 help: ArgumentHelp("The most rows one chunk of an erasure's history takes (one transaction each).", valueName: "count"))
         var erasureChunkRows = 20_000
 
+        @Option(name: .customLong("erasure-chunk-time"),
+                help: ArgumentHelp("About how long one chunk of an erasure may hold the write lock that other accounts' writes wait for; chunks are sized to it.", valueName: "duration"))
+        var erasureChunkTime = RaxxDuration(milliseconds: 1)
+
         @Option(name: .customLong("erasure-chunk-pause"),
                 help: ArgumentHelp("A pause between an erasure's chunks, for tests that crash one midway (e.g. 200ms).", valueName: "duration"))
         var erasureChunkPause = RaxxDuration(milliseconds: 0)
@@ -140,6 +144,7 @@ extension RaxxSandboxTool {
             configuration.sessionScanInterval = sessionScanInterval
             configuration.erasureChunkRows = max(1, erasureChunkRows)
             configuration.erasureChunkPause = .milliseconds(erasureChunkPause.milliseconds)
+            configuration.erasureChunkBudget = .milliseconds(max(1, erasureChunkTime.milliseconds))
             configuration.cancelAfterScanInterval = cancelAfterScanInterval
             let database: SandboxDatabase
             do {

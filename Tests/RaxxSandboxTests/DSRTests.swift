@@ -302,7 +302,9 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         let dsr = rig.database.repositories.dsr
         _ = try await dsr.beginErasure(id: s.id, planHash: plan.planHash, grant: grant, rules: ErasureRules.table, staffUserID: s.staffID,
                                        now: rig.clock.now)
-        _ = try await dsr.eraseChunk(id: s.id, rules: ErasureRules.table, auditCursor: 0, limit: 1)
+        _ = try await rig.database.writer.write { db in
+            try GRDBDSRRepository.eraseChunk(db, erasing: DecodedSubject(), id: s.id, rules: ErasureRules.table, auditCursor: 0, limit: 1)
+        }
         #expect(try await rig.as(s.staff) { try await rig.service.getDSRRequest(.init(path: .init(requestId: s.id))).ok.body.json }.status == .erasing)
         #expect(try await rig.count("SELECT COUNT(*) FROM sessions WHERE user_id = (SELECT user_id FROM accounts WHERE id = ?)", [s.account.id]) == 0)
         // Applying again needs a new step-up, and finishes.

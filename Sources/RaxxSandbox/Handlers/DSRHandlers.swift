@@ -105,17 +105,7 @@ struct DSRHandlers: Sendable {
         let pause = configuration.erasureChunkPause
         let maxRows = configuration.erasureChunkRows, budget = configuration.erasureChunkBudget
         let work = Task.detached { () throws -> Components.Schemas.DSRRequest in
-            var sizing = ErasureChunkSizing(maxRows: maxRows, budget: budget)
-            var cursor: Int64 = 0
-            let timer = ContinuousClock()
-            while true {
-                let started = timer.now
-                let chunk = try await dsr.eraseChunk(id: id, rules: rules, auditCursor: cursor, limit: sizing.rows)
-                sizing.record(rows: chunk.rows, took: timer.now - started)
-                cursor = chunk.auditCursor
-                if chunk.done { break }
-                if pause > .zero { try? await Task.sleep(for: pause) } else { await Task.yield() }
-            }
+            try await dsr.eraseHistory(id: id, rules: rules, sizing: ErasureChunkSizing(maxRows: maxRows, budget: budget), pause: pause)
             return try await dsr.completeErasure(id: id, rules: rules, staffUserID: caller.userID, now: clock())
         }
         let request = try await work.value

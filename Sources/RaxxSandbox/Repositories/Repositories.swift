@@ -384,8 +384,9 @@ protocol DSRRepository: Sendable {
     /// problems of a missing plan, a stale one, or a missing or invalid grant (audited refusals).
     func beginErasure(id: String, planHash: String, grant: String?, rules: [ErasureRule], staffUserID: String, now: Date)
         async throws -> ErasureStart
-    /// One chunk of the history (one transaction of at most `limit` rows).
-    func eraseChunk(id: String, rules: [ErasureRule], auditCursor: Int64, limit: Int) async throws -> ErasureChunk
+    /// The history of a started erasure, in chunks of one transaction each, sized by `sizing` (at
+    /// most its rows, about its time each), with `pause` between them.
+    func eraseHistory(id: String, rules: [ErasureRule], sizing: ErasureChunkSizing, pause: Duration) async throws
     /// The last transaction: the account and the user go, the requests' subject becomes its keyed
     /// hash, the receipt is signed and the request completed (audited). Idempotent.
     func completeErasure(id: String, rules: [ErasureRule], staffUserID: String, now: Date) async throws -> Components.Schemas.DSRRequest

@@ -345,33 +345,43 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
         }
     }
 
-    func eraseChunk(id: String, rules: [ErasureRule], auditCursor: Int64, limit: Int) async throws -> ErasureChunk {
-        try await writer.write { db -> ErasureChunk in
-            guard let text = try String.fetchOne(db, sql: "SELECT erasure_identifiers FROM dsr_requests WHERE id = ? AND status = 'erasing'",
-                                                 arguments: [id]),
-                  let s = erasing.subject(from: text) else {
-                return ErasureChunk(rows: 0, auditCursor: auditCursor, done: true)
-            }
-            let account = s.accountID ?? ""
-            for rule in rules where rule.phase == .history {
-                let sql: String, args: StatementArguments
-                switch rule.id {
-                case "fills": (sql, args) = ("DELETE FROM fills WHERE rowid IN (SELECT rowid FROM fills WHERE account_id = ? LIMIT ?)", [account, limit])
-                case "orders": (sql, args) = ("DELETE FROM orders WHERE rowid IN (SELECT rowid FROM orders WHERE account_id = ? AND mode != 'live' LIMIT ?)", [account, limit])
-                case "orders_live": continue // refused at the start when there are any
-                case "positions": (sql, args) = ("DELETE FROM positions WHERE rowid IN (SELECT rowid FROM positions WHERE account_id = ? LIMIT ?)", [account, limit])
-                case "change_log": (sql, args) = ("DELETE FROM change_log WHERE seq IN (SELECT seq FROM change_log WHERE account_id = ? LIMIT ?)", [account, limit])
-                case "events": (sql, args) = ("DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE user_id = ? LIMIT ?)", [s.userID, limit])
-                case "audit_events":
-                    return try Self.pseudonymiseAudit(db, subject: s, after: auditCursor, limit: limit)
-                default: throw ProblemError.internalError
-                }
-                // Cached: an erasure runs these statements thousands of times.
-                try db.cachedStatement(sql: sql).execute(arguments: args)
-                if db.changesCount > 0 { return ErasureChunk(rows: db.changesCount, auditCursor: auditCursor, done: false) }
-            }
+    /// The history goes in chunks, each its own transaction, chained on the writer's queue: a
+    /// chunk that ends enqueues the next one behind whatever writes came meanwhile (other accounts'
+    /// orders go first), and no chunk waits for another thread to wake up and send it.
+    func eraseHistory(id: String, rules: [ErasureRule], sizing: ErasureChunkSizing, pause: Duration) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            ErasureRun(writer: writer, erasing: erasing, id: id, rules: rules, sizing: sizing, pause: pause,
+                       continuation: continuation).next()
+        }
+    }
+
+    /// One chunk of the history (one transaction of at most `limit` rows).
+    static func eraseChunk(_ db: Database, erasing: DecodedSubject, id: String, rules: [ErasureRule], auditCursor: Int64,
+                           limit: Int) throws -> ErasureChunk {
+        guard let text = try String.fetchOne(db.cachedStatement(sql: "SELECT erasure_identifiers FROM dsr_requests WHERE id = ? AND status = 'erasing'"),
+                                             arguments: [id]),
+              let s = erasing.subject(from: text) else {
             return ErasureChunk(rows: 0, auditCursor: auditCursor, done: true)
         }
+        let account = s.accountID ?? ""
+        for rule in rules where rule.phase == .history {
+            let sql: String, args: StatementArguments
+            switch rule.id {
+            case "fills": (sql, args) = ("DELETE FROM fills WHERE rowid IN (SELECT rowid FROM fills WHERE account_id = ? LIMIT ?)", [account, limit])
+            case "orders": (sql, args) = ("DELETE FROM orders WHERE rowid IN (SELECT rowid FROM orders WHERE account_id = ? AND mode != 'live' LIMIT ?)", [account, limit])
+            case "orders_live": continue // refused at the start when there are any
+            case "positions": (sql, args) = ("DELETE FROM positions WHERE rowid IN (SELECT rowid FROM positions WHERE account_id = ? LIMIT ?)", [account, limit])
+            case "change_log": (sql, args) = ("DELETE FROM change_log WHERE seq IN (SELECT seq FROM change_log WHERE account_id = ? LIMIT ?)", [account, limit])
+            case "events": (sql, args) = ("DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE user_id = ? LIMIT ?)", [s.userID, limit])
+            case "audit_events":
+                return try Self.pseudonymiseAudit(db, subject: s, after: auditCursor, limit: limit)
+            default: throw ProblemError.internalError
+            }
+            // Cached: an erasure runs these statements thousands of times.
+            try db.cachedStatement(sql: sql).execute(arguments: args)
+            if db.changesCount > 0 { return ErasureChunk(rows: db.changesCount, auditCursor: auditCursor, done: false) }
+        }
+        return ErasureChunk(rows: 0, auditCursor: auditCursor, done: true)
     }
 
     /// Replaces the subject's identifiers in the next `limit` audit events after `cursor`.
@@ -564,5 +574,55 @@ final class DecodedSubject: Sendable {
         guard let subject = try? JSONDecoder().decode(GRDBDSRRepository.Subject.self, from: Data(text.utf8)) else { return nil }
         last.withLock { $0 = (text, subject) }
         return subject
+    }
+}
+
+/// An erasure's history under way: each chunk runs on the writer's queue and, once committed,
+/// enqueues the next. Its state is touched by one chunk at a time (each is enqueued by the one
+/// before it has finished), hence unchecked.
+private final class ErasureRun: @unchecked Sendable {
+    let writer: any DatabaseWriter
+    let erasing: DecodedSubject
+    let id: String
+    let rules: [ErasureRule]
+    let pause: Duration
+    let continuation: CheckedContinuation<Void, any Error>
+    var sizing: ErasureChunkSizing
+    var cursor: Int64 = 0
+    var started = ContinuousClock.now
+
+    init(writer: any DatabaseWriter, erasing: DecodedSubject, id: String, rules: [ErasureRule], sizing: ErasureChunkSizing,
+         pause: Duration, continuation: CheckedContinuation<Void, any Error>) {
+        self.writer = writer
+        self.erasing = erasing
+        self.id = id
+        self.rules = rules
+        self.sizing = sizing
+        self.pause = pause
+        self.continuation = continuation
+    }
+
+    func next() {
+        writer.asyncWrite({ [self] db -> ErasureChunk in
+            started = ContinuousClock.now
+            return try GRDBDSRRepository.eraseChunk(db, erasing: erasing, id: id, rules: rules, auditCursor: cursor, limit: sizing.rows)
+        }, completion: { [self] _, result in
+            // On the writer's queue, right after the chunk's commit: the time it held the lock.
+            switch result {
+            case .failure(let error):
+                continuation.resume(throwing: error)
+            case .success(let chunk):
+                sizing.record(rows: chunk.rows, took: ContinuousClock.now - started)
+                cursor = chunk.auditCursor
+                if chunk.done {
+                    continuation.resume()
+                } else if pause > .zero {
+                    let seconds = Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18
+                    DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { self.next() }
+                } else {
+                    next()
+                }
+            }
+        })
     }
 }
