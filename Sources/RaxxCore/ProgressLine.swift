@@ -218,7 +218,7 @@ public final class ProgressLine: @unchecked Sendable {
     /// start; it and the time left are shown once a tenth of a second has passed. A detail follows
     /// the count: "pushing: 10 settled: 9 delivered, 1 failed  2,000/s".
     public static func format(label: String, unit: String, done: Int, total: Int?, detail: String? = nil, elapsed: Duration) -> String {
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed / .seconds(1)
         var text = "\(label): \(grouped(done))"
         var percent = ""
         if let total, total > 0 {

@@ -210,7 +210,7 @@ struct ErasureChunkSizing: Sendable {
     }
 
     /// A chunk of `rows` rows took `took`: the next one is sized by that pace, changing by at most
-    /// a factor of two at a time (one slow chunk, a checkpoint say, does not collapse the size).
+    /// a factor of two at a time (one slow chunk, pages read from disk say, does not collapse the size).
     mutating func record(rows done: Int, took: Duration) {
         guard done > 0, took > .zero else { return }
         let wanted = Int(Double(done) * (budget / took))

@@ -617,8 +617,7 @@ private final class ErasureRun: @unchecked Sendable {
                 if chunk.done {
                     continuation.resume()
                 } else if pause > .zero {
-                    let seconds = Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18
-                    DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { self.next() }
+                    DispatchQueue.global().asyncAfter(deadline: .now() + pause / .seconds(1)) { self.next() }
                 } else {
                     next()
                 }
