@@ -133,7 +133,7 @@ let package = Package(
         .testTarget(name: "RaxxCoreTests", dependencies: ["RaxxCore"]),
         .testTarget(name: "RaxxHTTPTests", dependencies: ["RaxxHTTP", "RaxxCore", "RaxxAPI", "RaxxTestSupport"]),
         .testTarget(name: "RaxxVaultTests", dependencies: ["RaxxVault", "RaxxCore"]),
-        .testTarget(name: "RaxxAgeTests", dependencies: ["RaxxAge", "RaxxCore"]),
+        .testTarget(name: "RaxxAgeTests", dependencies: ["RaxxAge", "RaxxCore", "RaxxTestSupport"]),
         .testTarget(name: "RaxxSessionTests", dependencies: ["RaxxSession", "RaxxVault", "RaxxSandbox", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxHTTP", "RaxxCLI",
                                                             "RaxxTestSupport", openAPIRuntime, httpTypes, .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RaxxStoreTests", dependencies: ["RaxxStore", "RaxxCore", "RaxxAPI", .product(name: "GRDB", package: "GRDB.swift")]),

@@ -5,7 +5,7 @@ import RaxxTestSupport
 import Testing
 
 /// `raxx-sandbox apns` as tests and benchmarks start it, with curl (HTTP/2, nghttp2) as the client.
-@Suite(.serialized) struct APNsEndpointEndToEndTests {
+@Suite(.serialized, .blocking) struct APNsEndpointEndToEndTests {
     let key = P256.Signing.PrivateKey()
     let keyID = "ABC123DEFG"
     let teamID = "DEF123GHIJ"

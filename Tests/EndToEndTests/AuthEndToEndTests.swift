@@ -37,7 +37,7 @@ final class AuthHome: @unchecked Sendable {
     }
 }
 
-@Suite(.serialized) struct AuthEndToEndTests {
+@Suite(.serialized, .blocking) struct AuthEndToEndTests {
     @Test func registerStatusWhoamiLogout() throws {
         let home = try AuthHome()
         let register = try home.auth(["register", "--email", "trader@example.com"], pin: "246813")

@@ -58,7 +58,7 @@ final class CacheHome: @unchecked Sendable {
     }
 }
 
-@Suite(.serialized) struct CacheEndToEndTests {
+@Suite(.serialized, .blocking) struct CacheEndToEndTests {
     @Test func anEmptyCacheSaysSoAndExits3() throws {
         let home = try CacheHome(signIn: false)
         let show = try home.cache(["show", "positions"])

@@ -84,7 +84,7 @@ final class DSRHome: @unchecked Sendable {
     }
 }
 
-@Suite(.serialized) struct DSREndToEndTests {
+@Suite(.serialized, .blocking) struct DSREndToEndTests {
     @Test func aNonStaffAccountIsRefused77AndAudited() throws {
         let home = try DSRHome(fills: 0)
         let r = try home.dsr(["list", "--format", "text"], as: home.subjectEmail)

@@ -12,7 +12,7 @@ func offThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async th
 }
 
 /// The dead man's switch end to end: raxx-order against a sandbox behind a proxy that a test cuts.
-@Suite(.serialized) struct DeadManEndToEndTests {
+@Suite(.serialized, .blocking) struct DeadManEndToEndTests {
     /// A raxx-order running in the background, its output collected as it comes.
     final class Running: @unchecked Sendable {
         let process = Process()

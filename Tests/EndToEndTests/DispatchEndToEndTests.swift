@@ -6,7 +6,7 @@ import Testing
 /// The sandbox as Raptor dispatches: `raxx-sandbox serve --apns-url …` pushes each new alert to
 /// the account's opted-in devices at a local APNs endpoint (TLS, HTTP/2); the endpoint's log is
 /// the proof of what arrived.
-@Suite(.serialized) struct DispatchEndToEndTests {
+@Suite(.serialized, .blocking) struct DispatchEndToEndTests {
     let key = P256.Signing.PrivateKey()
     let keyID = "DISPATCH01"
     let teamID = "TEAM000001"

@@ -9,7 +9,7 @@ import Glibc
 
 /// The hardening review's findings, each tried as an attacker or an unlucky user would, against
 /// real tools and a sandbox.
-@Suite(.serialized) struct HardeningEndToEndTests {
+@Suite(.serialized, .blocking) struct HardeningEndToEndTests {
     // MARK: Sessions belong to the server that issued them
 
     @Test func tokensGoOnlyToTheServerThatIssuedThem() throws {

@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 /// raxx-notify against a sandbox, as a person or cron runs it.
-@Suite(.serialized) struct NotifyEndToEndTests {
+@Suite(.serialized, .blocking) struct NotifyEndToEndTests {
     func notify(_ home: OrderHome, _ arguments: [String], timeout: Double = 60) throws -> ToolResult {
         try ToolRunner.run("raxx-notify", arguments, environment: home.environment, timeout: timeout)
     }

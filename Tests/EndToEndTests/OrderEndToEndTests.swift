@@ -52,7 +52,7 @@ final class OrderHome: @unchecked Sendable {
     }
 }
 
-@Suite(.serialized) struct OrderEndToEndTests {
+@Suite(.serialized, .blocking) struct OrderEndToEndTests {
     static let batch = """
         {"symbol":"AAPL","side":"buy","qty":5,"client_order_id":"b-1"}
         {"symbol":"MSFT","side":"buy","qty":2,"type":"limit","limit_price":"1.00","tif":"gtc","client_order_id":"b-2"}

@@ -6,7 +6,7 @@ import Testing
 
 /// `raxx-notify push` against `raxx-sandbox apns` (TLS, HTTP/2) on loopback: what the endpoint
 /// logged is the proof — each apns-id accepted exactly once, the provider token's changes.
-@Suite(.serialized) struct PushEndToEndTests {
+@Suite(.serialized, .blocking) struct PushEndToEndTests {
     let key = P256.Signing.PrivateKey()
     let keyID = "ABC123DEFG"
     let teamID = "DEF123GHIJ"

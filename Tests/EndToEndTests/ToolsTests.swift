@@ -6,7 +6,14 @@ import Testing
 let tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr", "raxx-sandbox"]
 
 /// The built executables, run as a shell runs them.
-@Suite struct ToolsTests {
+@Suite(.blocking) struct ToolsTests {
+    /// The end-to-end suites wait for child processes on lanes of their own: on the concurrency
+    /// runtime's pool, two of them held a 2-core machine's every pool thread, and the other suites'
+    /// in-process sandboxes answered nothing for 20 s.
+    @Test func aBlockingTestRunsOnALaneNotOnTheThreadPool() {
+        #expect(BlockingLanes.isCurrent)
+    }
+
     @Test(arguments: tools)
     func answersVersion(tool: String) throws {
         let r = try ToolRunner.run(tool, ["--version"])
@@ -85,7 +92,7 @@ let tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr",
 }
 
 /// `raxx-auth ping` online, hard offline and soft offline.
-@Suite(.serialized) struct PingEndToEndTests {
+@Suite(.serialized, .blocking) struct PingEndToEndTests {
     @Test func onlineItPrintsOneJSONLine() throws {
         let sandbox = try SandboxProcess()
         defer { sandbox.stop() }
@@ -148,7 +155,7 @@ let tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr",
 }
 
 /// `raxx-sandbox serve` and `seed` as processes.
-@Suite(.serialized) struct SandboxEndToEndTests {
+@Suite(.serialized, .blocking) struct SandboxEndToEndTests {
     @Test func serveAnnouncesItsPortFirstAndStopsCleanlyOnSIGTERM() throws {
         let sandbox = try SandboxProcess()
         #expect(sandbox.url.hasPrefix("http://127.0.0.1:"))

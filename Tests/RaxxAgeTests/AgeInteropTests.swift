@@ -1,11 +1,12 @@
 import Foundation
 import RaxxAge
 import RaxxCore
+import RaxxTestSupport
 import Testing
 
 /// The format against the reference implementation, both ways: what we write, `age -d` opens
 /// byte for byte; what `age` writes, we open.
-@Suite struct AgeInteropTests {
+@Suite(.blocking) struct AgeInteropTests {
     static let sizes = [0, 1, 65_536, 65_537, 3 << 20 | 12_345]
 
     @Test(arguments: sizes)

@@ -5,7 +5,7 @@ import Testing
 
 /// The authenticator's output, verified by a standard relying-party library (py_webauthn), so the
 /// tool signs in against any Raptor, not only this sandbox.
-@Suite struct InteropTests {
+@Suite(.blocking) struct InteropTests {
     @Test func pyWebAuthnVerifiesRegistrationAndAssertion() async throws {
         let rig = try AuthRig()
         let recorder = Recorder()
