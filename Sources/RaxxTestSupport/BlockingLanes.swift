@@ -1,3 +1,4 @@
+#if canImport(Testing)
 import Foundation
 import Testing
 
@@ -74,3 +75,4 @@ public final class BlockingLanes: TaskExecutor, @unchecked Sendable {
         }
     }
 }
+#endif
