@@ -111,6 +111,11 @@ extension CacheStore {
     /// tables' other indexes are built afterwards, each in one sorted pass.
     public func finishRebuild(accountID: String) throws {
         try write { db in
+            // The copy sorts every staged change by id, and each index sorts its table again: with a
+            // worker thread SQLite sorts on two cores, not one (2.86 s -> 2.27 s for 1 M fills).
+            // A larger page cache for the sort was slower and cost 20 MiB.
+            try db.execute(sql: "PRAGMA threads = \(Self.sortThreads)")
+            defer { try? db.execute(sql: "PRAGMA threads = 0") }
             let state = try Self.syncState(db)
             for table in ["positions", "fills", "orders"] {
                 if state.rebuilding == .shadow { try db.execute(sql: "DELETE FROM \(table)") }
@@ -136,6 +141,9 @@ extension CacheStore {
                            arguments: [accountID])
         }
     }
+
+    /// SQLite's sort workers during `finishRebuild`: one per core beyond the first, at most three.
+    static let sortThreads = min(3, max(0, ProcessInfo.processInfo.activeProcessorCount - 1))
 
     public func savePortfolio(_ p: Components.Schemas.Portfolio) throws {
         try write { db in
