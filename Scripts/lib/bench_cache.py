@@ -126,7 +126,10 @@ finally:
     server.terminate()
     server.wait()
 
-# Reads: show positions --json next to sqlite3 -json on the same table.
+# Reads: show positions --json next to sqlite3 -json on the same table. The refresh above leaves
+# some 400 MB of dirty pages; flushed first, their write-back does not land on one command's runs
+# and not the other's (hyperfine runs the two one after the other).
+os.sync()
 cache = os.path.join(work, "home", "cache", benchlib.server_folder(env["RAXX_API_URL"]), "cache.sqlite")
 out = os.path.join(work, "show.json")
 subprocess.run(["hyperfine", "-N", "--warmup", "5", "--runs", "30", "--style", "none", "--export-json", out,
