@@ -79,8 +79,7 @@ let package = Package(
         .target(name: "RaxxVault", dependencies: ["CSodium", "RaxxCore", crypto]),
         .target(name: "RaxxAge", dependencies: ["CSodium", "RaxxCore", crypto]),
         .target(name: "RaxxSession", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxAPI", openAPIRuntime, httpTypes, crypto]),
-        .target(name: "RaxxSQLite", dependencies: [grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]),
-        .target(name: "RaxxStore", dependencies: ["RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxSQLite", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]),
+        .target(name: "RaxxStore", dependencies: ["RaxxCore", "RaxxAPI", "RaxxDomain", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         .target(name: "RaxxSync", dependencies: ["RaxxCore", "RaxxAPI", "RaxxHTTP", "RaxxStore", openAPIRuntime]),
         .target(name: "RaxxOrders", dependencies: ["RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxHTTP", "RaxxSession", "RaxxStore", "RaxxSync",
                                                    openAPIRuntime]),
@@ -95,7 +94,7 @@ let package = Package(
         .target(
             name: "RaxxSandbox",
             dependencies: [
-                "RaxxAPI", "RaxxCore", "RaxxDomain", "RaxxPush", "RaxxSQLite", openAPIRuntime, httpTypes,
+                "RaxxAPI", "RaxxCore", "RaxxDomain", "RaxxPush", openAPIRuntime, httpTypes,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -144,7 +143,7 @@ let package = Package(
         .testTarget(
             name: "RaxxSandboxTests",
             dependencies: [
-                "RaxxSandbox", "RaxxAPI", "RaxxHTTP", "RaxxCore", "RaxxDomain", "RaxxVault", "RaxxSQLite", "RaxxTestSupport", openAPIRuntime, httpTypes,
+                "RaxxSandbox", "RaxxAPI", "RaxxHTTP", "RaxxCore", "RaxxDomain", "RaxxVault", "RaxxTestSupport", openAPIRuntime, httpTypes,
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),

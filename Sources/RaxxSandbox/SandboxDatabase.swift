@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import RaxxSQLite
 
 /// The sandbox's state in SQLite (the app database): it owns the database writer and runs the
 /// migrator on open; migrations are append-only: never edit a registered one, add the next.

@@ -5,7 +5,6 @@ import Glibc
 import GRDB
 import RaxxAPI
 import RaxxCore
-import RaxxSQLite
 
 /// raxx-cache's local copy of the account's portfolio, positions, fills and orders: SQLite (WAL).
 /// Commands only read it; the sync engine writes pages and sync state, and purge (and the
@@ -156,18 +155,13 @@ public final class CacheStore: Sendable {
 }
 
 /// Opens (creating it and its private folder) a WAL database with synchronous=NORMAL: a crash
-/// loses at most the last commits, never consistency. The log is checkpointed off the writer (see
-/// WALCheckpointer): a refresh's next page is not held up by copying and syncing the last ones.
+/// loses at most the last commits, never consistency.
 func openPool(at url: URL) throws -> DatabasePool {
     try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
                                             attributes: [.posixPermissions: 0o700])
     var config = Configuration()
     config.busyMode = .timeout(10)
-    let checkpointer = WALCheckpointer(path: url.path)
-    config.prepareDatabase { db in
-        try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        if !db.configuration.readonly { checkpointer.install(on: db) }
-    }
+    config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
     return try DatabasePool(path: url.path, configuration: config)
 }
 

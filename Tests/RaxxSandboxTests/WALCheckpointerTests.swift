@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 @testable import RaxxSandbox
-import RaxxSQLite
 import Testing
 
 /// The sandbox's one writer never stops to checkpoint the write-ahead log (every other account's

@@ -4,17 +4,16 @@ import GRDB
 import GRDBSQLite
 import Synchronization
 
-/// Checkpoints a database's write-ahead log on a connection and a thread of their own (the
-/// sandbox's database and the client's cache).
+/// Checkpoints the sandbox's write-ahead log on a connection and a thread of their own.
 ///
 /// SQLite's automatic checkpoint runs in the connection that commits, right after its commit: on
-/// the one writer, where every other write (or the next page of a refresh) waits for it to copy a thousand pages into the
+/// the sandbox's one writer, where every other write waits for it to copy a thousand pages into the
 /// database file and sync it (tens of milliseconds on a slow disk, several times a second while an
 /// erasure or a seed runs). Installed on the writer, this checkpointer replaces that (a `wal_hook`
 /// takes the place of the automatic one): each commit that leaves `threshold` pages or more in the
 /// log asks for one passive checkpoint, run here, which never blocks a writer or a reader. Requests
 /// that come while one is pending fold into it.
-public final class WALCheckpointer: Sendable {
+final class WALCheckpointer: Sendable {
     private let path: String
     private let threshold: Int32
     private let queue = DispatchQueue(label: "raxx.sandbox.wal-checkpoint")
@@ -24,15 +23,15 @@ public final class WALCheckpointer: Sendable {
 
     /// - Parameter threshold: pages in the log that call for a checkpoint (SQLite's automatic one
     ///   uses 1,000).
-    public init(path: String, threshold: Int32 = 1000) {
+    init(path: String, threshold: Int32 = 1000) {
         self.path = path
         self.threshold = threshold
     }
 
     /// Replaces `db`'s automatic checkpoints. The hook's context is this checkpointer, unretained:
-    /// whoever installs it keeps it alive as long as `db` (capture it in the pool's
-    /// `prepareDatabase`, as SandboxDatabase and the cache do).
-    public func install(on db: Database) {
+    /// whoever installs it keeps it alive as long as `db` (SandboxDatabase does so through the
+    /// pool's configuration).
+    func install(on db: Database) {
         let context = Unmanaged.passUnretained(self).toOpaque()
         sqlite3_wal_hook(db.sqliteConnection, { context, _, _, pages in
             guard let context else { return SQLITE_OK }
@@ -42,7 +41,7 @@ public final class WALCheckpointer: Sendable {
     }
 
     /// A commit left `logPages` pages in the log.
-    public func committed(logPages: Int32) {
+    func committed(logPages: Int32) {
         guard logPages >= threshold, !pending.exchange(true, ordering: .acquiringAndReleasing) else { return }
         queue.async { [self] in
             pending.store(false, ordering: .releasing)
@@ -53,7 +52,7 @@ public final class WALCheckpointer: Sendable {
     /// One passive checkpoint now, on this checkpointer's connection: answers the log's frames and
     /// how many of them are in the database file.
     @discardableResult
-    public func checkpoint() throws -> (walFrameCount: Int, checkpointedFrameCount: Int) {
+    func checkpoint() throws -> (walFrameCount: Int, checkpointedFrameCount: Int) {
         try connection.withLock { connection in
             let open: DatabaseQueue
             if let connection {
