@@ -39,9 +39,10 @@ public enum Entrypoint {
     }
 }
 
-/// A task executor whose jobs all run, in order, on the one thread that calls `runJobs(until:)`:
-/// a task started with it as its preference (and its child tasks) never reaches the thread pool.
-/// A job enqueued from another thread (a continuation resumed there) wakes that thread.
+/// A task executor whose jobs all run, in order, on the thread that calls `runJobs(until:)` (or on
+/// whichever is free of several that do: the tests' `BlockingLanes`): a task started with it as
+/// its preference (and its child tasks) never reaches the thread pool. A job enqueued from another
+/// thread (a continuation resumed there) wakes that thread.
 public final class ThisThreadExecutor: TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []

@@ -1,5 +1,6 @@
 #if canImport(Testing)
 import Foundation
+import RaxxCore
 import Testing
 
 /// A trait for tests that block their thread: they wait for tools run as child processes, sleep, or
@@ -32,47 +33,26 @@ extension Trait where Self == BlockingTrait {
     public static var blocking: Self { BlockingTrait() }
 }
 
-/// A task executor with a few threads of its own (as many as the machine has cores, at least two:
-/// as many blocking tests at a time as before they had lanes). Its jobs run in the order they came,
-/// each to its end, on whichever lane is free.
-public final class BlockingLanes: TaskExecutor, @unchecked Sendable {
-    public static let shared = BlockingLanes(lanes: max(2, ProcessInfo.processInfo.activeProcessorCount))
-
-    private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-    private var threads: [Thread] = []
-
-    init(lanes: Int) {
-        for index in 0..<lanes {
-            let thread = Thread { [self] in runJobs() }
-            thread.name = "raxx-lane-\(index)"  // at most 15 characters: the kernel's limit
+/// A few threads of their own (as many as the machine has cores, at least two: as many blocking
+/// tests at a time as before they had lanes), all running the jobs of one `ThisThreadExecutor`:
+/// in the order they came, each to its end, on whichever lane is free.
+public enum BlockingLanes {
+    public static let shared: ThisThreadExecutor = {
+        let executor = ThisThreadExecutor()
+        for _ in 0..<max(2, ProcessInfo.processInfo.activeProcessorCount) {
+            let thread = Thread {
+                Thread.current.threadDictionary[laneKey] = true
+                executor.runJobs(until: { false })
+            }
             thread.stackSize = 8 << 20
-            threads.append(thread)
+            thread.start()
         }
-        for thread in threads { thread.start() }
-    }
-
-    public func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        condition.lock()
-        jobs.append(job)
-        condition.signal()
-        condition.unlock()
-    }
+        return executor
+    }()
 
     /// Whether the calling code runs on one of the lanes.
-    public static var isCurrent: Bool {
-        shared.threads.contains { $0 === Thread.current }
-    }
+    public static var isCurrent: Bool { Thread.current.threadDictionary[laneKey] as? Bool == true }
 
-    private func runJobs() -> Never {
-        while true {
-            condition.lock()
-            while jobs.isEmpty { condition.wait() }
-            let job = jobs.removeFirst()
-            condition.unlock()
-            job.runSynchronously(on: asUnownedTaskExecutor())
-        }
-    }
+    private static let laneKey = "raxx-test-lane"
 }
 #endif
