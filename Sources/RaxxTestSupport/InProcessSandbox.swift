@@ -32,9 +32,10 @@ public func withSandbox(configuration: SandboxConfiguration = SandboxConfigurati
     }
 }
 
-/// The generated client for a sandbox URL, as the tools build it, with a 60-second timeout: under
-/// the whole suite's load on two cores an in-process sandbox has taken longer than the tools'
-/// 20-second default to answer (fresh-clone CI, 2026-11-23), though nothing was wrong.
+/// The generated client for a sandbox URL, as the tools build it, with a 60-second timeout rather
+/// than the tools' 20-second default. In-process sandboxes once took longer than 20 s to answer in
+/// fresh-clone CI (2026-11-23): the end-to-end suites held every thread of the concurrency pool,
+/// which the sandboxes' handlers run on. Those suites now run on lanes of their own (`BlockingTrait`).
 public func generatedClient(_ url: URL, middlewares: [any ClientMiddleware] = []) throws -> Client {
     let configuration = try RaxxConfiguration(environment: ["HOME": "/tmp", "RAXX_API_URL": url.absoluteString, "RAXX_TIMEOUT": "60s"])
     return RaptorClient.make(tool: "raxx-test", configuration: configuration, middlewares: middlewares)

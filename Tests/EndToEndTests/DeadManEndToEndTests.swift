@@ -3,15 +3,8 @@ import RaxxCore
 import RaxxTestSupport
 import Testing
 
-/// Runs `body` on a thread of its own: these tests wait on processes and clocks for many seconds,
-/// and must not hold a cooperative thread meanwhile (in-process sandboxes of other tests run there).
-func offThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
-    }
-}
-
 /// The dead man's switch end to end: raxx-order against a sandbox behind a proxy that a test cuts.
+/// Its tools are waited for in place: the suite runs on the blocking lanes, not on the pool.
 @Suite(.serialized, .blocking) struct DeadManEndToEndTests {
     /// A raxx-order running in the background, its output collected as it comes.
     final class Running: @unchecked Sendable {
@@ -47,17 +40,13 @@ func offThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async th
         func finish(_ seconds: Double = 120) async throws -> Int32 {
             try await wait(seconds) { !process.isRunning }
             if process.isRunning { process.terminate() }
-            let child = process
-            return try await offThread {
-                child.waitUntilExit()
-                return child.terminationStatus
-            }
+            process.waitUntilExit()
+            return process.terminationStatus
         }
 
         /// Everything written to stdout and stderr, once the process closed them.
-        func output() async throws -> (stdout: String, stderr: String) {
-            let out = stdout, err = stderr
-            return try await offThread { (out.finish(), err.finish()) }
+        func output() -> (stdout: String, stderr: String) {
+            (stdout.finish(), stderr.finish())
         }
 
         deinit { if process.isRunning { process.terminate() } }
@@ -75,11 +64,11 @@ func offThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async th
     }
 
     @Test func aCutConnectionHasTheServerCancelTheRestingOrderAndTheNextRunSaysSo() async throws {
-        let home = try await offThread { try OrderHome(throughProxy: true) }
+        let home = try OrderHome(throughProxy: true)
         let proxy = try #require(home.proxy)
         // One order that rests, one that fills at once: the filled one is reported filled, not cancelled.
         let batch = Self.resting("dm-rest") + "\n" + #"{"symbol":"AAPL","side":"buy","qty":1,"client_order_id":"dm-fill"}"#
-        let watch = try await running(home, ["place", "--watch", "--cancel-after", "5s"], input: batch, environment: Self.quick)
+        let watch = try running(home, ["place", "--watch", "--cancel-after", "5s"], input: batch, environment: Self.quick)
         #expect(try await watch.wait { watchLines(home, watch.stdout.text).count >= 2 }, "\(watch.stderr.text)")
         try await Task.sleep(for: .seconds(3)) // a renewal or two go through first
         let cut = Date()
@@ -91,7 +80,7 @@ func offThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async th
         let restored = Date()
         proxy.restore()
         let status = try await watch.finish()
-        let said = try await watch.output().stderr
+        let said = watch.output().stderr
         #expect(status == 69, "\(said)")
         #expect(said.contains("raxx-order: Connection back."))
         #expect(said.contains("was cancelled by the server at "), "\(said)")
@@ -99,7 +88,7 @@ func offThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async th
         #expect(said.contains("order was cancelled by the server's dead man's switch while the connection was lost."))
 
         // The next run (whatever the command) says which order the switch cancelled, and when, once.
-        let next = try await home.run(["list", "--limit", "1000"])
+        let next = try home.run(["list", "--limit", "1000"])
         #expect(next.status == 0)
         let orders = home.lines(next.stdout).filter { ["dm-rest", "dm-fill"].contains($0["client_order_id"] as? String ?? "") }
         let rest = try #require(orders.first { $0["client_order_id"] as? String == "dm-rest" })
@@ -111,65 +100,65 @@ func offThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async th
         #expect(cancelledAt >= cut.addingTimeInterval(-1) && cancelledAt < restored, "\(cancelledAt) \(cut) \(restored)")
         #expect(cancelledAt.timeIntervalSince(cut) <= 5 + 5.0 / 3 + 10, "\(cancelledAt.timeIntervalSince(cut))")
         // The alert is in the feed.
-        let feed = try await run("raxx-notify", ["list", "--type", "order_cancelled"], environment: home.environment)
+        let feed = try run("raxx-notify", ["list", "--type", "order_cancelled"], environment: home.environment)
         let alerts = home.lines(feed.stdout)
         #expect(alerts.count == 1, "\(feed.stdout)\(feed.stderr)")
         #expect(alerts.first?["title"] as? String == "Cancelled: connection lost")
         #expect(alerts.first?["order_id"] as? String == rest["id"] as? String)
         #expect(next.stderr.contains("raxx-order: The server cancelled 1 order while this device was away:"), "\(next.stderr)")
         #expect(next.stderr.contains("order \(rest["id"] as? String ?? "?") (buy 2 MSFT) was cancelled by the server at "))
-        let again = try await home.run(["list", "--status", "open"])
+        let again = try home.run(["list", "--status", "open"])
         #expect(!again.stderr.contains("cancelled by the server"), "\(again.stderr)")
     }
 
     @Test func withTheConnectionIntactTheSwitchNeverFiresWhileWatching() async throws {
-        let home = try await offThread { try OrderHome(throughProxy: true) }
-        let watch = try await running(home, ["place", "--watch", "--cancel-after", "10s"], input: Self.resting("dm-kept"))
+        let home = try OrderHome(throughProxy: true)
+        let watch = try running(home, ["place", "--watch", "--cancel-after", "10s"], input: Self.resting("dm-kept"))
         #expect(try await watch.wait { !watchLines(home, watch.stdout.text).isEmpty }, "\(watch.stderr.text)")
         let id = try #require(watchLines(home, watch.stdout.text).first?["id"] as? String)
         // Three timeouts' worth of watching: renewals keep it armed.
         try await Task.sleep(for: .seconds(30))
         #expect(watch.process.isRunning, "\(watch.stderr.text)")
-        let shown = try await home.run(["show", id])
+        let shown = try home.run(["show", id])
         #expect(home.lines(shown.stdout).first?["status"] as? String == "open", "\(shown.stdout)")
         // Cancelled by hand, the order is final: the watch disarms the switch and ends with 0.
-        #expect(try await home.run(["cancel", id]).status == 0)
+        #expect(try home.run(["cancel", id]).status == 0)
         #expect(try await watch.finish() == 0, "\(watch.stderr.text)")
-        let lines = watchLines(home, try await watch.output().stdout)
+        let lines = watchLines(home, watch.output().stdout)
         #expect(lines.map { $0["status"] as? String } == ["open", "cancelled"])
         #expect(lines.last?["reject_code"] == nil)
-        let feed = try await run("raxx-notify", ["list", "--type", "order_cancelled"], environment: home.environment)
+        let feed = try run("raxx-notify", ["list", "--type", "order_cancelled"], environment: home.environment)
         #expect(home.lines(feed.stdout).isEmpty)
         // Disarmed: a later order of the session is under nothing.
-        let heartbeatless = try await home.run(["place"], input: Self.resting("dm-after"))
+        let heartbeatless = try home.run(["place"], input: Self.resting("dm-after"))
         #expect(heartbeatless.status == 0)
         try await Task.sleep(for: .seconds(12))
-        #expect(try await home.orders(["dm-after"]).first?["status"] as? String == "open")
+        #expect(try home.orders(["dm-after"]).first?["status"] as? String == "open")
     }
 
     @Test func disarmKeepsTheOrdersAndSigningOutFiresAtOnce() async throws {
-        let home = try await offThread { try OrderHome() }
-        let armed = try await home.run(["place", "--cancel-after", "5s", "--format", "text"], input: Self.resting("dm-disarmed"))
+        let home = try OrderHome()
+        let armed = try home.run(["place", "--cancel-after", "5s", "--format", "text"], input: Self.resting("dm-disarmed"))
         #expect(armed.status == 0, "\(armed.stderr)")
         #expect(armed.stderr.contains("The dead man's switch is armed: the server cancels the open orders at "))
-        let heartbeat = try await home.run(["heartbeat"])
+        let heartbeat = try home.run(["heartbeat"])
         #expect(heartbeat.status == 0)
         #expect(home.lines(heartbeat.stdout).first?["timeout_s"] as? Int == 5) // the timeout last armed
         #expect(home.lines(heartbeat.stdout).first?["orders"] as? Int == 1)
-        let disarm = try await home.run(["disarm"])
+        let disarm = try home.run(["disarm"])
         #expect(disarm.status == 0)
         #expect(home.lines(disarm.stdout).first?["armed"] as? Bool == false)
         try await Task.sleep(for: .seconds(10))
-        #expect(try await home.orders(["dm-disarmed"]).first?["status"] as? String == "open")
+        #expect(try home.orders(["dm-disarmed"]).first?["status"] as? String == "open")
 
-        let placed = try await home.run(["place", "--cancel-after", "10m"], input: Self.resting("dm-signed-out"))
+        let placed = try home.run(["place", "--cancel-after", "10m"], input: Self.resting("dm-signed-out"))
         #expect(placed.status == 0)
-        let logout = try await run("raxx-auth", ["logout"], environment: home.environment)
+        let logout = try run("raxx-auth", ["logout"], environment: home.environment)
         #expect(logout.status == 0, "\(logout.stderr)")
-        let login = try await run("raxx-auth", ["login", "--pin-fd", "0"], environment: home.environment, input: "246813\n")
+        let login = try run("raxx-auth", ["login", "--pin-fd", "0"], environment: home.environment, input: "246813\n")
         #expect(login.status == 0, "\(login.stderr)")
         // Straight after signing out (no deadline was near): cancelled, as signed out.
-        let next = try await home.run(["list", "--limit", "1000"])
+        let next = try home.run(["list", "--limit", "1000"])
         let order = try #require(home.lines(next.stdout).first { $0["client_order_id"] as? String == "dm-signed-out" })
         #expect(order["status"] as? String == "cancelled" && order["reject_code"] as? String == "signed_out")
         #expect(home.lines(next.stdout).first { $0["client_order_id"] as? String == "dm-disarmed" }?["status"] as? String == "open")
@@ -178,24 +167,24 @@ func offThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async th
         #expect(next.stderr.contains("the session signed out."))
     }
 
-    /// A tool run to its end, off the cooperative threads.
-    func run(_ tool: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil) async throws -> ToolResult {
-        try await offThread { try ToolRunner.run(tool, arguments, environment: environment, input: input) }
+    /// A tool run to its end.
+    func run(_ tool: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> ToolResult {
+        try ToolRunner.run(tool, arguments, environment: environment, input: input)
     }
 
-    func running(_ home: OrderHome, _ arguments: [String], input: String? = nil, environment: [String: String] = [:]) async throws -> Running {
-        try await offThread { try Running(home, arguments, input: input, environment: environment) }
+    func running(_ home: OrderHome, _ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> Running {
+        try Running(home, arguments, input: input, environment: environment)
     }
 }
 
 extension OrderHome {
-    /// raxx-order run to its end, off the cooperative threads.
-    func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) async throws -> ToolResult {
-        try await offThread { try self.order(arguments, input: input, environment: environment) }
+    /// raxx-order run to its end.
+    func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> ToolResult {
+        try order(arguments, input: input, environment: environment)
     }
 
-    func orders(_ ids: Set<String>) async throws -> [[String: Any]] {
-        let list = try await run(["list", "--limit", "1000"])
+    func orders(_ ids: Set<String>) throws -> [[String: Any]] {
+        let list = try run(["list", "--limit", "1000"])
         return lines(list.stdout).filter { ids.contains($0["client_order_id"] as? String ?? "") }
     }
 }

@@ -328,8 +328,9 @@ extension HandlerRig {
 }
 
 /// Polls `condition` every 10 ms until it holds, for a test's set-up (a long poll registered, say).
-/// Its 60 s only rule out forever: with the whole suite on two cores, an in-process request can
-/// wait 15 s and more to run.
+/// Its 60 s only rule out forever. (An in-process request waited 15 s and more while the end-to-end
+/// suites held the concurrency pool's threads; they have run on lanes of their own since, see
+/// `BlockingTrait`.)
 func waitUntil(_ condition: @Sendable () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
     let deadline = ContinuousClock.now + .seconds(60)
     while !condition() {
