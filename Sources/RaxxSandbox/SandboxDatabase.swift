@@ -348,6 +348,16 @@ public final class SandboxDatabase: Sendable {
             // only cost every fill written or erased another B-tree.
             try db.execute(sql: "DROP INDEX fills_account")
         }
+        migrator.registerMigration("v12: only tombstones are indexed for pruning") { db in
+            // Pruning looks for old deletes alone; upserts, nearly every row of the log, only
+            // cost every change written or erased another B-tree entry. The index keeps its
+            // columns so the pruning queries still read it alone (a partial index on `at` made
+            // the planner scan the table for MAX(seq)).
+            try db.execute(sql: """
+                DROP INDEX change_log_tombstones;
+                CREATE INDEX change_log_tombstones ON change_log(op, at) WHERE op = 'delete';
+                """)
+        }
         return migrator
     }
 

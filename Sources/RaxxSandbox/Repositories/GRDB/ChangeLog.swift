@@ -9,8 +9,8 @@ enum ChangeLog {
     /// Records that `entity` `id` changed, inside the caller's transaction.
     static func record(_ db: Database, account: String, _ entity: ChangeEntity, _ id: String, deleted: Bool = false, at: Date) throws {
         try db.cachedStatement(sql: "DELETE FROM change_log WHERE entity = ? AND entity_id = ?").execute(arguments: [entity.rawValue, id])
-        try db.execute(sql: "INSERT INTO change_log (account_id, entity, entity_id, op, at) VALUES (?, ?, ?, ?, ?)",
-                       arguments: [account, entity.rawValue, id, deleted ? "delete" : "upsert", at.timeIntervalSince1970])
+        try db.cachedStatement(sql: "INSERT INTO change_log (account_id, entity, entity_id, op, at) VALUES (?, ?, ?, ?, ?)").execute(
+            arguments: [account, entity.rawValue, id, deleted ? "delete" : "upsert", at.timeIntervalSince1970])
     }
 
     /// Prunes tombstones older than `cutoff`; the horizon moves to the newest pruned one.

@@ -89,13 +89,13 @@ struct GRDBTradingLedger: TradingLedger {
     }
 
     func setStatus(orderID: String, _ status: String, rejectCode: String?, now: Date) throws {
-        try db.execute(sql: "UPDATE orders SET status = ?, reject_code = COALESCE(?, reject_code), updated_at = ? WHERE id = ?",
-                       arguments: [status, rejectCode, now.timeIntervalSince1970, orderID])
+        try db.cachedStatement(sql: "UPDATE orders SET status = ?, reject_code = COALESCE(?, reject_code), updated_at = ? WHERE id = ?").execute(
+            arguments: [status, rejectCode, now.timeIntervalSince1970, orderID])
     }
 
     func setFilled(orderID: String, filled: Int64, averagePrice: Int64, status: String, now: Date) throws {
-        try db.execute(sql: "UPDATE orders SET filled_qty = ?, avg_fill_price_ticks = ?, status = ?, updated_at = ? WHERE id = ?",
-                       arguments: [filled, averagePrice, status, now.timeIntervalSince1970, orderID])
+        try db.cachedStatement(sql: "UPDATE orders SET filled_qty = ?, avg_fill_price_ticks = ?, status = ?, updated_at = ? WHERE id = ?").execute(
+            arguments: [filled, averagePrice, status, now.timeIntervalSince1970, orderID])
     }
 
     func order(id: String) throws -> Components.Schemas.Order? {
@@ -124,8 +124,8 @@ struct GRDBTradingLedger: TradingLedger {
     // MARK: Fills and positions
 
     func insertFill(_ f: NewFill) throws {
-        try db.execute(sql: "INSERT INTO fills (id, account_id, order_id, symbol, side, qty, price_ticks, filled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                       arguments: [f.id, f.account, f.orderID, f.symbol, f.side, f.qty, f.price, f.at.timeIntervalSince1970])
+        try db.cachedStatement(sql: "INSERT INTO fills (id, account_id, order_id, symbol, side, qty, price_ticks, filled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)").execute(
+            arguments: [f.id, f.account, f.orderID, f.symbol, f.side, f.qty, f.price, f.at.timeIntervalSince1970])
     }
 
     func holding(account: String, symbol: String) throws -> Holding? {
@@ -135,13 +135,13 @@ struct GRDBTradingLedger: TradingLedger {
     }
 
     func insertPosition(id: String, account: String, symbol: String, qty: Int64, averagePrice: Int64, now: Date) throws {
-        try db.execute(sql: "INSERT INTO positions (id, account_id, symbol, qty, avg_price_ticks, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-                       arguments: [id, account, symbol, qty, averagePrice, now.timeIntervalSince1970])
+        try db.cachedStatement(sql: "INSERT INTO positions (id, account_id, symbol, qty, avg_price_ticks, updated_at) VALUES (?, ?, ?, ?, ?, ?)").execute(
+            arguments: [id, account, symbol, qty, averagePrice, now.timeIntervalSince1970])
     }
 
     func updatePosition(id: String, qty: Int64, averagePrice: Int64, now: Date) throws {
-        try db.execute(sql: "UPDATE positions SET qty = ?, avg_price_ticks = ?, updated_at = ? WHERE id = ?",
-                       arguments: [qty, averagePrice, now.timeIntervalSince1970, id])
+        try db.cachedStatement(sql: "UPDATE positions SET qty = ?, avg_price_ticks = ?, updated_at = ? WHERE id = ?").execute(
+            arguments: [qty, averagePrice, now.timeIntervalSince1970, id])
     }
 
     func deletePosition(id: String) throws {
