@@ -4,6 +4,7 @@ import RaxxAPNs
 import Testing
 
 /// The endpoint in process, over real TLS and HTTP/2, with curl (built with nghttp2) as the client.
+// check-blocking: exempt, curl runs on a thread of its own (`run` below), never on the pool.
 @Suite(.serialized) struct EndpointOverTLSTests {
     let team = Team()
 
