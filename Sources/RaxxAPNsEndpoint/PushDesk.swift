@@ -1,5 +1,6 @@
 import Foundation
 import RaxxAPNs
+import RaxxCore
 
 /// The endpoint's answer to one request.
 public struct PushAnswer: Sendable, Equatable {
@@ -50,7 +51,7 @@ public final class PushDesk: Sendable {
     /// Answers one request on stream `stream` of `connection`.
     public func answer(_ request: PushRequest, connection: inout ConnectionState, stream: Int) -> PushAnswer {
         let nowMS = Int64((clock().timeIntervalSince1970 * 1000).rounded(.down))
-        let apnsID = PushChecks.requestedID(request) ?? UUID().uuidString
+        let apnsID = PushChecks.requestedID(request) ?? UUID.random().uuidString
         var entry = PushLogEntry(event: .refused, status: 0, apnsID: apnsID, connection: connection.number, stream: stream, time: nowMS)
 
         func refuse(_ reason: APNsReason, timestamp: Int64? = nil) -> PushAnswer {
@@ -89,7 +90,7 @@ public final class PushDesk: Sendable {
         if let failure = script.roll() { return refuse(failure) }
 
         gate.noteAccepted(admission)
-        let uniqueID = UUID().uuidString.lowercased()
+        let uniqueID = UUID.random().uuidString.lowercased()
         if let log {
             entry.event = .accepted
             entry.status = 200

@@ -61,7 +61,7 @@ public struct World: Sendable {
             now: { Date() },
             serverNow: { serverClock.now() },
             monotonic: { ContinuousClock.now - start },
-            newID: { UUID().uuidString.lowercased() },
+            newID: { UUID.random().uuidString.lowercased() },
             sleep: { try await Task.sleep(for: $0) },
             onInterrupt: { action in Interrupts(action) },
             pinEntry: TerminalPINEntry(),

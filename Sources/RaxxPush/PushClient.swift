@@ -51,7 +51,7 @@ public final class PushClient: Sendable {
     private let jitter: @Sendable () -> Double
 
     public init(options: Options, tokens: ProviderTokens, transport: any HTTP2Transport,
-                newID: @escaping @Sendable () -> String = { UUID().uuidString },
+                newID: @escaping @Sendable () -> String = { UUID.random().uuidString },
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
                 monotonic: @escaping @Sendable () -> Duration = { ContinuousClock.now - PushClient.epoch },
                 jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
