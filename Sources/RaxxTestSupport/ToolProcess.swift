@@ -47,10 +47,12 @@ public enum ToolRunner {
         process.standardInput = inPipe
         let started = Date()
         try process.run()
+        // Read both pipes while the process runs, so a chatty tool cannot block on a full pipe; from
+        // before the input is written, which blocks once the input outgrows its pipe: a tool that
+        // answers as it reads would otherwise fill stdout and stop reading stdin, and both wait.
+        let outData = ReadAll(out.fileHandleForReading), errData = ReadAll(err.fileHandleForReading)
         if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
         try? inPipe.fileHandleForWriting.close()
-        // Read both pipes while the process runs, so a chatty tool cannot block on a full pipe.
-        let outData = ReadAll(out.fileHandleForReading), errData = ReadAll(err.fileHandleForReading)
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline { usleep(5_000) }
         if process.isRunning { process.terminate(); process.waitUntilExit() }
