@@ -88,6 +88,12 @@ public final class APNsEndpoint: Service, @unchecked Sendable {
         connectionConfiguration.maximumConnectionGlitches = 10_000
         var streamConfiguration = NIOHTTP2Handler.StreamConfiguration()
         streamConfiguration.targetWindowSize = 65535
+        // libcurl (7.88, Debian's) retires many finished streams with an RST_STREAM. NIO's guard
+        // against rapid resets closes a connection after 200 of them in 30 s: every few hundred
+        // pushes, with a pause and a resend for each push in flight (a fifth of the push benchmark's
+        // time, and its 200 ms p99). APNs documents no such limit; a client resetting streams
+        // faster than this still loses its connection.
+        streamConfiguration.streamResetFrameRateLimit.maximumCount = 100_000
         let goAwayAfter = configuration.goAwayAfter
         let desk = self.desk
 

@@ -74,6 +74,25 @@ import Testing
         #expect(connections.count >= count / 60)
     }
 
+    /// libcurl retires finished streams with an RST_STREAM now and then; a thousand pushes on one
+    /// connection keep that connection (a rapid-reset guard counting them once closed it every few
+    /// hundred streams, and each closing sent the pushes in flight again after a pause).
+    @Test func aThousandPushesOnOneConnectionKeepIt() throws {
+        let endpoint = try endpoint()
+        let home = try home()
+        let count = 1_000
+        let result = try push(endpoint.url, ca: endpoint.caFile, home: home, input: Self.lines(0..<count),
+                              ["--connections", "1", "--max-in-flight", "100"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let results = Self.results(result.stdout)
+        #expect(results.count == count && results.allSatisfy { $0["status"] as? String == "delivered" })
+        #expect(endpoint.stop() == 0)
+        let accepted = endpoint.accepted()
+        #expect(accepted.count == count)
+        #expect(Set(accepted.compactMap { $0["apns_id"] as? String }).count == count)
+        #expect(Set(accepted.compactMap { $0["connection"] as? Int }).count == 1)
+    }
+
     @Test func anExpiredProviderTokenIsReplacedOnce() throws {
         let endpoint = try endpoint(["--expire-provider-tokens-after", "20"])
         let home = try home()
