@@ -95,7 +95,15 @@ public struct OrderDesk: Sendable {
                     guard problem.actionHash == expected else {
                         throw RaxxError.notPermitted(code: "step_up_mismatch", "The server asked to confirm a different order than this one.")
                     }
-                    output = try await send(intent, grant: try await stepUp(intent, expected), settling: &unwritten)
+                    let grant: String
+                    do {
+                        grant = try await stepUp(intent, expected)
+                    } catch {
+                        // The server answered (asking for the confirmation) and placed nothing; the
+                        // confirmation could not be given here: no PIN source, a refusal, a wrong PIN.
+                        throw StepUpNotGiven(error: ErrorMapping.raxxError(from: error))
+                    }
+                    output = try await send(intent, grant: grant, settling: &unwritten)
                 }
                 switch output {
                 case .created(let created): result.settle(with: try created.body.json)
@@ -112,6 +120,12 @@ public struct OrderDesk: Sendable {
                         stop = error
                     }
                 }
+            } catch let notGiven as StepUpNotGiven {
+                let e = notGiven.error
+                result.outcome = .rejected
+                result.error_code = e.code
+                result.message = e.status == .usage ? "Not placed: the server asks to confirm this order with your PIN. " + e.message : e.message
+                stop = e
             } catch {
                 let e = ErrorMapping.raxxError(from: error)
                 if e.code == "journal_unwritable" {
@@ -156,6 +170,11 @@ public struct OrderDesk: Sendable {
             progress(results.count)
         }
         return (results, stop)
+    }
+
+    /// A step-up the server asked for and this process could not give: nothing was placed.
+    struct StepUpNotGiven: Error {
+        let error: RaxxError
     }
 
     public static let liveRefusal = "Live trading is not available from the command line; orders are paper only."
