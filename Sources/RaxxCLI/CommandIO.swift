@@ -12,10 +12,14 @@ public protocol TextSink: AnyObject, Sendable {
     func write(_ text: String)
     func write(bytes: UnsafeRawBufferPointer)
     func flush()
+    /// Why writing failed, the first time it did (a full disk, a closed descriptor): what was
+    /// written since is lost, and a command that wrote its data here has not delivered it.
+    var failure: String? { get }
 }
 
 extension TextSink {
     public func write(bytes: UnsafeRawBufferPointer) { write(String(decoding: bytes, as: UTF8.self)) }
+    public var failure: String? { nil }
 }
 
 /// Buffered writes to a file descriptor (stdout, stderr).
@@ -24,6 +28,7 @@ public final class FileDescriptorSink: TextSink, @unchecked Sendable {
     private let lock = NSLock()
     private var buffer: [UInt8] = []
     private let capacity: Int
+    private var firstFailure: String?
 
     public init(fd: Int32, capacity: Int = 64 << 10) {
         self.fd = fd
@@ -51,13 +56,23 @@ public final class FileDescriptorSink: TextSink, @unchecked Sendable {
         drain()
     }
 
+    public var failure: String? {
+        lock.lock()
+        defer { lock.unlock() }
+        return firstFailure
+    }
+
     private func drain() {
         var offset = 0
         while offset < buffer.count {
             let n = buffer.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if n < 0 {
-                if errno == EINTR { continue }
-                break // the reader went away; nothing more to say to it
+                let error = errno
+                if error == EINTR { continue }
+                // A reader that went away (EPIPE) is no failure: `| head` wanted no more. Anything
+                // else (ENOSPC, EBADF, EIO) lost the data.
+                if error != EPIPE && firstFailure == nil { firstFailure = String(cString: strerror(error)) }
+                break
             }
             offset += n
         }
@@ -69,6 +84,8 @@ public final class FileDescriptorSink: TextSink, @unchecked Sendable {
 public final class CapturedSink: TextSink, @unchecked Sendable {
     private let lock = NSLock()
     private var text = ""
+    /// A write failure to report (a test's full disk); the text is still captured.
+    public var failure: String?
     public init() {}
     public func write(_ s: String) { lock.lock(); text += s; lock.unlock() }
     public func flush() {}
@@ -180,6 +197,14 @@ public struct CommandIO: Sendable {
     public func flush() {
         stdout.flush()
         stderr.flush()
+    }
+
+    /// Throws `output_unwritable` when something written to standard output could not be (flush
+    /// first): a command must not report success, nor record as delivered, what never arrived.
+    public func checkOutput() throws(RaxxError) {
+        guard let failure = stdout.failure else { return }
+        throw RaxxError.failure(code: "output_unwritable", "Could not write to standard output: \(failure).",
+                                hint: "The output is incomplete; check where it goes (a full disk, a closed descriptor).")
     }
 }
 

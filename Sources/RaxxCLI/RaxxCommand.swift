@@ -50,6 +50,7 @@ extension RaxxCommand {
         do {
             try await command.run(context)
             context.io.flush()
+            try context.io.checkOutput()
             return .ok
         } catch {
             let raxxError = ErrorMapping.raxxError(from: error)

@@ -57,7 +57,8 @@ enum AlertOutput {
         ["\(alert.seq)", RFC3339.string(from: alert.createdAt), alert._type.rawValue, alert.title]
     }
 
-    /// One alert as its own line, written and flushed at once (watch).
+    /// One alert as its own line, written and flushed at once (watch); throws when the line could
+    /// not be written, so the cursor does not pass an alert nobody got.
     static func line(_ alert: Components.Schemas.Event, in context: CommandContext) throws {
         switch context.format {
         case .json:
@@ -66,5 +67,6 @@ enum AlertOutput {
             context.io.stdout.write(TerminalText.printable(row(alert).joined(separator: "  ")) + "\n")
         }
         context.io.stdout.flush()
+        try context.io.checkOutput()
     }
 }

@@ -104,3 +104,24 @@ import Testing
         }
     }
 }
+
+@Suite struct FileDescriptorSinkTests {
+    @Test func aWriteThatFailsIsKeptAsTheSinksFailure() throws {
+        let fd = open("/dev/full", O_WRONLY)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        let sink = FileDescriptorSink(fd: fd)
+        sink.write("{\"symbol\":\"AAPL\"}\n")
+        #expect(sink.failure == nil) // buffered: nothing tried yet
+        sink.flush()
+        #expect(sink.failure == "No space left on device")
+    }
+
+    @Test func aDescriptorThatIsNotOpenIsAFailureToo() {
+        // -1 is never open (a closed number could be reused meanwhile by another test's file).
+        let sink = FileDescriptorSink(fd: -1)
+        sink.write("lost\n")
+        sink.flush()
+        #expect(sink.failure == "Bad file descriptor")
+    }
+}

@@ -27,6 +27,16 @@ import Testing
         #expect(world.api.calls.isEmpty)
     }
 
+    /// `show positions > full-disk.jsonl` in a cron job: the data never arrived, so it fails (1),
+    /// saying why on stderr, rather than exiting 0 with nothing written.
+    @Test func anOutputThatCouldNotBeWrittenFails() async throws {
+        let world = world(now: Fixtures.now.addingTimeInterval(60), cache: try Fixtures.filledCache())
+        world.stdout.failure = "No space left on device"
+        #expect(try await world.run(RaxxCache.Show.self, ["positions"]) == .failure)
+        #expect(world.stderr.contents.contains(#""code":"output_unwritable""#))
+        #expect(world.stderr.contents.contains("Could not write to standard output: No space left on device."))
+    }
+
     @Test func oldDataSaysItsAgeAndMaxAgeExits3AfterPrinting() async throws {
         let world = world(now: Fixtures.now.addingTimeInterval(3 * 3600), cache: try Fixtures.filledCache())
         #expect(try await world.run(RaxxCache.Show.self, ["orders", "--max-age", "1h", "--format", "text"]) == .stale)

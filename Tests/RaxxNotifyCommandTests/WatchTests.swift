@@ -35,6 +35,18 @@ import Testing
         #expect(again.stdout.contents.isEmpty && again.stderr.contents.isEmpty)
     }
 
+    /// An alert whose line could not be written (a full disk) is not passed: the cursor stays
+    /// before it, so the next run prints it.
+    @Test func anAlertThatCouldNotBeWrittenIsNotPassed() async throws {
+        let stores = MemoryStores()
+        let world = world(stores)
+        world.stdout.failure = "No space left on device"
+        world.api.onListEvents { _ in .ok(.init(body: .json(Fixtures.alerts([1, 2])))) }
+        #expect(try await world.run(RaxxNotify.Watch.self, ["--once"]) == .failure)
+        #expect(world.stderr.contents.contains("Could not write to standard output: No space left on device."))
+        #expect(try stores.alerts().state().watchCursor == nil)
+    }
+
     @Test func followsAcrossALostConnectionWithoutSkippingOrRepeating() async throws {
         let stores = MemoryStores()
         let world = world(stores)
