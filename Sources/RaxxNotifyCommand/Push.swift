@@ -32,7 +32,9 @@ extension RaxxNotify {
             an expired provider token is replaced once. A malformed or oversized line gets a malformed \
             result naming the line and field, and the stream goes on. Exit 0 all delivered, 1 some not \
             delivered (failed or unregistered), 65 some lines malformed, 69 the endpoint unreachable \
-            (what was not sent is listed as not_sent). Progress goes to stderr on a terminal. 
+            (what was not sent is listed as not_sent): an endpoint that cannot be reached before it \
+            ever answered is given up on at once; one that answered and then cannot be reached is \
+            tried again for up to --retry-for. Progress goes to stderr on a terminal. 
             """ + connectivity.helpLine
         )
 
@@ -98,7 +100,7 @@ extension RaxxNotify {
             let settings = PushSettings(endpoint: base, keyFile: keyFile, keyID: keyID, teamID: teamID, caFile: caFile,
                                         connections: connections, maxInFlight: maxInFlight, retryFor: retryFor, timeout: timeout,
                                         connectTimeout: context.configuration.connectTimeout,
-                                        userAgent: "raxx-notify/\(RaxxVersion.current)")
+                                        userAgent: "raxx-notify/\(RaxxVersion.current)", failFast: true)
             let sender = try await context.service((any PushService).self).open(settings)
             let output = PushOutput(context: context)
             let lines = InputLines(context.io.stdin, maxLineBytes: PushLine.maxLineBytes)

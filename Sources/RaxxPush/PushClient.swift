@@ -2,6 +2,7 @@ import Foundation
 import RaxxAPNs
 import RaxxCore
 import RaxxHTTP
+import Synchronization
 
 /// Where streams go: the HTTP/2 engine, or a test's scripted endpoint.
 public protocol HTTP2Transport: Sendable {
@@ -18,6 +19,10 @@ extension HTTP2Engine: HTTP2Transport {}
 /// - 429, 500, 503, GOAWAY, reset or unanswered streams are sent again after a jittered,
 ///   doubling pause, as long as the next try starts within `retryFor` of the first; every resend
 ///   carries the same `apns-id` (one is made when the notification has none).
+/// - With `failFast` (a command a person or a script waits on), an endpoint that cannot be
+///   reached (refused, no route) before it ever answered leaves the notification not sent at
+///   once: offline, network work fails fast. Once it has answered, or without `failFast` (a
+///   server's dispatcher), a refused connection (a restart, say) is retried like a lost one.
 /// - ExpiredProviderToken: a new token is minted once (or taken from another process) and the
 ///   notification resent once.
 /// - Permanent reasons fail at once; 410 answers unregistered with APNs's timestamp.
@@ -32,13 +37,16 @@ public final class PushClient: Sendable {
         /// The first pause before a retry (it doubles, with jitter, up to `maxBackoff`).
         public var firstBackoff: RaxxDuration
         public var maxBackoff: RaxxDuration
+        /// Whether an endpoint never reached yet is given up on at once (see the type's notes).
+        public var failFast: Bool
 
         public init(endpoint: String, retryFor: RaxxDuration = .seconds(60), firstBackoff: RaxxDuration = RaxxDuration(milliseconds: 200),
-                    maxBackoff: RaxxDuration = .seconds(5)) {
+                    maxBackoff: RaxxDuration = .seconds(5), failFast: Bool = false) {
             self.endpoint = endpoint
             self.retryFor = retryFor
             self.firstBackoff = firstBackoff
             self.maxBackoff = maxBackoff
+            self.failFast = failFast
         }
     }
 
@@ -49,6 +57,8 @@ public final class PushClient: Sendable {
     private let sleep: @Sendable (Duration) async throws -> Void
     private let monotonic: @Sendable () -> Duration
     private let jitter: @Sendable () -> Double
+    /// Whether the endpoint has answered anything yet.
+    private let reached = Atomic<Bool>(false)
 
     public init(options: Options, tokens: ProviderTokens, transport: any HTTP2Transport,
                 newID: @escaping @Sendable () -> String = { UUID.random().uuidString },
@@ -101,6 +111,7 @@ public final class PushClient: Sendable {
             var unreachable = false
             switch outcome {
             case .answer(let answer):
+                reached.store(true, ordering: .relaxed)
                 let body = answer.status == 200 || answer.body.isEmpty ? nil
                     : try? JSONDecoder().decode(APNsErrorBody.self, from: Data(answer.body))
                 let id = answer.headers[APNs.Header.id] ?? apnsID
@@ -137,7 +148,11 @@ public final class PushClient: Sendable {
                 switch failure.kind {
                 case .offlineHard:
                     lastReason = "Unreachable"
+                    lastDetail = "The endpoint could not be reached; nothing was sent."
                     unreachable = true
+                    guard !options.failFast || reached.load(ordering: .relaxed) else {
+                        return PushResult(status: .notSent, reason: lastReason, apnsID: apnsID, attempts: attempts, detail: lastDetail)
+                    }
                 case .tls, .policy:
                     // The endpoint is not one we may talk to: trying again will not change that.
                     return PushResult(status: .notSent, reason: failure.kind == TransportFailure.Kind.tls ? "TLS" : "NotHTTP2", apnsID: apnsID,

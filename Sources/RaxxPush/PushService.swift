@@ -18,10 +18,13 @@ public struct PushSettings: Sendable, Equatable {
     public var timeout: RaxxDuration
     public var connectTimeout: RaxxDuration
     public var userAgent: String
+    /// Whether an endpoint never reached yet is given up on at once (`PushClient.Options.failFast`).
+    public var failFast: Bool
 
     public init(endpoint: String, keyFile: String, keyID: String, teamID: String, caFile: String? = nil, connections: Int = 1,
                 maxInFlight: Int = 100, retryFor: RaxxDuration = .seconds(60), timeout: RaxxDuration = .seconds(20),
-                connectTimeout: RaxxDuration = .seconds(5), userAgent: String = "raxx/\(RaxxVersion.current)") {
+                connectTimeout: RaxxDuration = .seconds(5), userAgent: String = "raxx/\(RaxxVersion.current)",
+                failFast: Bool = false) {
         self.endpoint = endpoint
         self.keyFile = keyFile
         self.keyID = keyID
@@ -33,6 +36,7 @@ public struct PushSettings: Sendable, Equatable {
         self.timeout = timeout
         self.connectTimeout = connectTimeout
         self.userAgent = userAgent
+        self.failFast = failFast
     }
 }
 
@@ -79,6 +83,6 @@ extension PushClient {
         let engine = try HTTP2Engine(options: .init(connections: settings.connections, maxInFlight: settings.maxInFlight,
                                                     streamTimeout: settings.timeout, connectTimeout: settings.connectTimeout,
                                                     caFile: settings.caFile, userAgent: settings.userAgent))
-        return PushClient(options: .init(endpoint: settings.endpoint, retryFor: settings.retryFor), tokens: tokens, transport: engine)
+        return PushClient(options: .init(endpoint: settings.endpoint, retryFor: settings.retryFor, failFast: settings.failFast), tokens: tokens, transport: engine)
     }
 }

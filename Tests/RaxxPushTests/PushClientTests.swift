@@ -35,10 +35,10 @@ import Testing
     }
 
     /// A client whose pauses advance a test clock instead of waiting.
-    static func client(_ endpoint: ScriptedEndpoint, retryFor: RaxxDuration = .seconds(30)) -> (PushClient, TestClock) {
+    static func client(_ endpoint: ScriptedEndpoint, retryFor: RaxxDuration = .seconds(30), failFast: Bool = false) -> (PushClient, TestClock) {
         let clock = TestClock(Date(timeIntervalSince1970: 1_700_000_000))
         let tokens = ProviderTokens(key: P256.Signing.PrivateKey(), keyID: "KEY1234567", teamID: "TEAM123456", sharing: nil, clock: clock.closure)
-        let client = PushClient(options: .init(endpoint: "https://127.0.0.1:1", retryFor: retryFor), tokens: tokens, transport: endpoint,
+        let client = PushClient(options: .init(endpoint: "https://127.0.0.1:1", retryFor: retryFor, failFast: failFast), tokens: tokens, transport: endpoint,
                                 newID: { "6b2c9e0a-3c57-4e73-9e2a-0e8e3e4b7c11" },
                                 sleep: { clock.advance(by: Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18) },
                                 monotonic: { .milliseconds(Int64(clock.now.timeIntervalSince1970 * 1000)) },
@@ -109,10 +109,28 @@ import Testing
         #expect(await client.tokens.minted == 2)
     }
 
-    @Test func anUnreachableEndpointLeavesItNotSent() async {
-        let endpoint = ScriptedEndpoint(Array(repeating: .failure(TransportFailure(kind: .offlineHard, curlCode: 7, detail: "refused")), count: 100))
-        let result = await Self.client(endpoint, retryFor: .seconds(2)).0.send(Self.notification)
+    @Test func anUnreachableEndpointLeavesItNotSentAtOnceWhenFailingFast() async {
+        let refused = HTTP2Outcome.failure(TransportFailure(kind: .offlineHard, curlCode: 7, detail: "refused"))
+        let endpoint = ScriptedEndpoint(Array(repeating: refused, count: 100))
+        let result = await Self.client(endpoint, failFast: true).0.send(Self.notification)
         #expect(result.status == .notSent && result.reason == "Unreachable")
+        // Offline, a command fails fast: one try, not a minute of them.
+        #expect(result.attempts == 1 && endpoint.sent.count == 1)
+        #expect(result.detail == "The endpoint could not be reached; nothing was sent.")
+        // A server's dispatcher keeps trying, within the bound.
+        let patient = ScriptedEndpoint(Array(repeating: refused, count: 100))
+        let kept = await Self.client(patient, retryFor: .seconds(2)).0.send(Self.notification)
+        #expect(kept.status == .notSent && kept.reason == "Unreachable" && kept.attempts > 1)
+    }
+
+    @Test func anEndpointThatAnsweredBeforeIsTriedAgainWhenItRefuses() async {
+        let refused = HTTP2Outcome.failure(TransportFailure(kind: .offlineHard, curlCode: 7, detail: "refused"))
+        let endpoint = ScriptedEndpoint([.answer(HTTP2Answer(status: 200)), refused, refused])
+        let (client, _) = Self.client(endpoint, failFast: true)
+        #expect(await client.send(Self.notification).status == .delivered)
+        // A restart: refused twice, then answered.
+        let result = await client.send(Self.notification)
+        #expect(result.status == .delivered && result.attempts == 3)
     }
 
     @Test func aLocallyRefusedNotificationIsNeverSent() async {
