@@ -23,7 +23,7 @@ extension DirectlyInvocable {
     /// an error it throws ends the process as `main()` ends it.
     public static func mainAnsweringDirectly() async {
         guard var command = direct(CommandLine.arguments.dropFirst()) else {
-            await main()
+            await mainReportingUsage()
             return
         }
         do {

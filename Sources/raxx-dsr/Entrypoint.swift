@@ -4,6 +4,6 @@ import RaxxDSRCommand
 @main
 enum Main {
     static func main() {
-        Entrypoint.run { await RaxxDSR.main() }
+        Entrypoint.run { await RaxxDSR.mainReportingUsage() }
     }
 }

@@ -4,6 +4,6 @@ import RaxxNotifyCommand
 @main
 enum Main {
     static func main() {
-        Entrypoint.run { await RaxxNotify.main() }
+        Entrypoint.run { await RaxxNotify.mainReportingUsage() }
     }
 }

@@ -4,6 +4,6 @@ import RaxxOrderCommand
 @main
 enum Main {
     static func main() {
-        Entrypoint.run { await RaxxOrder.main() }
+        Entrypoint.run { await RaxxOrder.mainReportingUsage() }
     }
 }

@@ -89,6 +89,25 @@ let tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr",
         #expect(r.stdout.isEmpty)
         #expect(r.stderr.contains("--frobnicate"))
     }
+
+    /// With JSON output (piped, or --json) a usage error is the one JSON object every other error
+    /// is; with --format text it is the parser's message and usage.
+    @Test func aUsageErrorIsJSONWhenTheOutputIs() throws {
+        let cases: [(String, [String])] = [("raxx-cache", ["show", "positions", "--bogus"]), ("raxx-order", ["list", "--limit", "x"]),
+                                           ("raxx-notify", ["list", "--type", "bogus", "--json"]), ("raxx-dsr", ["list", "--due-within", "7x"])]
+        for (tool, arguments) in cases {
+            let r = try ToolRunner.run(tool, arguments)
+            #expect(r.status == 64, "\(tool) \(arguments)")
+            let lines = r.stderr.split(separator: "\n")
+            #expect(lines.count == 1, "\(tool): \(r.stderr)")
+            let object = try? JSONSerialization.jsonObject(with: Data((lines.first ?? "").utf8)) as? [String: Any]
+            let error = object?["error"] as? [String: Any]
+            #expect(error?["code"] as? String == "usage", "\(tool): \(r.stderr)")
+            #expect((error?["message"] as? String)?.isEmpty == false && (error?["hint"] as? String)?.contains("--help") == true)
+        }
+        let text = try ToolRunner.run("raxx-cache", ["show", "positions", "--bogus", "--format", "text"])
+        #expect(text.status == 64 && text.stderr.hasPrefix("Error: ") && text.stderr.contains("Usage: "))
+    }
 }
 
 /// `raxx-auth ping` online, hard offline and soft offline.
