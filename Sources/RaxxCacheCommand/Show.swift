@@ -61,9 +61,10 @@ extension RaxxCache {
         }
 
         public func run(_ context: CommandContext) async throws {
+            // A mistaken --since is a usage error whatever the cache holds (an empty one included).
+            let query = CacheQuery(symbol: symbol, since: try SinceArgument.parse(since, now: context.clock()), status: status, limit: limit)
             let cache = try context.cacheReading()
             context.disclose(cache)
-            let query = CacheQuery(symbol: symbol, since: try SinceArgument.parse(since, now: context.clock()), status: status, limit: limit)
             switch context.format {
             case .json:
                 let out = context.io.stdout

@@ -46,6 +46,13 @@ import Testing
         #expect(world.stderr.contents.contains("older than --max-age 1h"))
     }
 
+    @Test func aMistakenSinceIsAUsageErrorEvenOnAnEmptyCache() async throws {
+        let world = world(now: Fixtures.now, cache: nil)
+        #expect(try await world.run(RaxxCache.Show.self, ["fills", "--since", "2x"]) == .usage)
+        #expect(world.stderr.contents.contains("--since takes an RFC 3339 time"))
+        #expect(world.stdout.contents.isEmpty)
+    }
+
     @Test func anEmptyCacheExits3() async throws {
         let world = world(now: Fixtures.now, cache: nil)
         #expect(try await world.run(RaxxCache.Show.self, ["portfolio", "--format", "text"]) == .stale)
