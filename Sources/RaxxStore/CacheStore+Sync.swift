@@ -169,6 +169,15 @@ extension CacheStore {
         }
     }
 
+    /// Records that the server answered (a command other than refresh reached it): the cache is no
+    /// longer said to have no connection; how old its data is stays as it was.
+    public func recordOnline(at: Date) throws {
+        try write { db in
+            try db.execute(sql: "UPDATE sync_state SET connectivity = 'online', connectivity_at = ? WHERE id = 1",
+                           arguments: [at.timeIntervalSince1970])
+        }
+    }
+
     /// Records a failed refresh (kind, time, message) for `status` and the staleness disclosure;
     /// the data is not touched.
     public func recordFailure(kind: String, message: String, connectivity: Connectivity?, at: Date) throws {

@@ -188,6 +188,8 @@ public struct SyncState: Sendable, Equatable {
     /// The last attempt failed for want of a connection (after the last success).
     public var lastRefreshFailedOffline: Bool {
         guard let kind = lastErrorKind, let at = lastErrorAt, kind.hasPrefix("offline") else { return false }
+        // The server answered since (verify, say): there is a connection, only no newer data.
+        if connectivity == .online, let seen = connectivityAt, seen > at { return false }
         return lastSuccessAt.map { at > $0 } ?? true
     }
 }

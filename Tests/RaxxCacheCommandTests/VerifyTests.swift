@@ -34,6 +34,26 @@ import Testing
         #expect(world.jsonLines.allSatisfy { $0["match"] as? Bool == true })
     }
 
+    /// A refresh failed offline, then verify reached the server: reads no longer say "No
+    /// connection", and the data's age is what it was.
+    @Test func reachingTheServerEndsTheNoConnectionNotice() async throws {
+        let cache = try Fixtures.filledCache()
+        let before = try cache.syncState().lastSuccessAt
+        // The failure is a second after the last refresh, and a second before verify runs.
+        let failedAt = Fixtures.now.addingTimeInterval(1)
+        try #require((before ?? .distantPast) < failedAt)
+        try cache.recordFailure(kind: "offline-hard", message: "refused", connectivity: .offlineHard, at: failedAt)
+        #expect(try cache.syncState().lastRefreshFailedOffline)
+        let local = try cache.summary(since: nil)
+        let world = world(cache)
+        world.clock = TestClock(failedAt.addingTimeInterval(1))
+        world.api.onGetSyncSummary { _ in .ok(.init(body: .json(self.summary(local)))) }
+        #expect(try await world.run(RaxxCache.Verify.self) == .ok)
+        let state = try cache.syncState()
+        #expect(!state.lastRefreshFailedOffline && state.connectivity == .online)
+        #expect(state.lastSuccessAt == before)
+    }
+
     @Test func driftExits1NamingTheEntity() async throws {
         let cache = try Fixtures.filledCache()
         let local = try cache.summary(since: nil)
