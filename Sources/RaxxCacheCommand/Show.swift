@@ -42,7 +42,7 @@ extension RaxxCache {
         @Option(help: ArgumentHelp("Only orders in this status (pending, open, partially_filled, filled, cancelled, rejected, expired).", valueName: "status"))
         var status: OrderStatus?
 
-        @Option(help: ArgumentHelp("At most this many records.", valueName: "n"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("At most this many records.", valueName: "n"))
         var limit: Int?
 
         @Option(name: .customLong("max-age"), help: ArgumentHelp("Exit 3 when the data is older than this (e.g. 90s, 15m, 2h).", valueName: "duration"))

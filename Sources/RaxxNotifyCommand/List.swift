@@ -29,7 +29,7 @@ extension RaxxNotify {
         var cursor: Int64?
         @Option(help: ArgumentHelp("Only these types, comma-separated: \(AlertTypes.names).", valueName: "types"))
         var type: AlertTypes?
-        @Option(help: ArgumentHelp("At most this many alerts, the newest (default 100).", valueName: "n"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("At most this many alerts, the newest (default 100).", valueName: "n"))
         var limit = 100
         @Flag(help: "Answer from the alerts already fetched (offline) instead of asking the server.")
         var cached = false

@@ -22,7 +22,7 @@ extension RaxxOrder {
 
         @Option(help: ArgumentHelp("Only orders in this status.", valueName: "status"))
         var status: OrderStatus?
-        @Option(help: ArgumentHelp("At most this many orders (default 100).", valueName: "n"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("At most this many orders (default 100).", valueName: "n"))
         var limit = 100
         @Flag(help: "Read the cache (offline) instead of asking the server.")
         var cached = false

@@ -37,11 +37,11 @@ extension RaxxOrder {
         var symbol: String?
         @Option(help: ArgumentHelp("buy or sell.", valueName: "side"))
         var side: String?
-        @Option(help: ArgumentHelp("Whole shares or contracts.", valueName: "n"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Whole shares or contracts.", valueName: "n"))
         var qty: Int64?
         @Option(help: ArgumentHelp("market (default) or limit.", valueName: "type"))
         var type: String?
-        @Option(name: .customLong("limit-price"), help: ArgumentHelp("The limit price, for a limit order.", valueName: "price"))
+        @Option(name: .customLong("limit-price"), parsing: .unconditional, help: ArgumentHelp("The limit price, for a limit order.", valueName: "price"))
         var limitPrice: String?
         @Option(help: ArgumentHelp("day (default) or gtc.", valueName: "tif"))
         var tif: String?

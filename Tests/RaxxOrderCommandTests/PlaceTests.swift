@@ -74,6 +74,14 @@ import Testing
         #expect(try stores.journal().unresolved(accountID: Fixtures.accountID).isEmpty)
     }
 
+    /// A negative number is the option's value, refused for what it is (not "Missing value").
+    @Test func aNegativeQuantityIsRefusedForWhatItIs() async throws {
+        let (world, _) = try world()
+        #expect(try await world.run(RaxxOrder.Place.self, ["--symbol", "AAPL", "--side", "buy", "--qty", "-1"]) == .dataError)
+        #expect(world.stderr.contents.contains("field 'qty': must be positive, not -1"))
+        #expect(!world.api.operations.contains("placeOrder"))
+    }
+
     @Test func anUnknownSymbolExits65NamingTheLine() async throws {
         let (world, _) = try world()
         world.stdin = #"{"symbol":"AAPL","side":"buy","qty":1}"# + "\n" + #"{"symbol":"ZZZZ","side":"buy","qty":1}"#
