@@ -76,7 +76,7 @@ public struct Ceremonies: Sendable {
             let secret = try pin(true)
             defer { secret.wipe() }
             guard secret.count >= PIN.minimumNewLength else {
-                throw RaxxError.badInput("A new passkey's PIN has at least \(PIN.minimumNewLength) characters.")
+                throw RaxxError.badInput(PIN.newLengthRule)
             }
             let clientData = ClientData.json(type: "webauthn.create", challenge: options.challenge, rpID: rpID)
             let registration = try SoftwareAuthenticator.makeCredential(

@@ -26,6 +26,8 @@ public enum PIN {
     public static let newOpsLimit: UInt64 = 6
     public static let newMemLimit: UInt64 = 256 << 20
     public static let maximumLength = 64
+    /// What a new passkey's PIN must be, said the same wherever it is checked.
+    public static let newLengthRule = "A new passkey's PIN has \(minimumNewLength) to \(maximumLength) characters."
     /// Wrong PINs allowed before the credential locks.
     public static let maximumAttempts = 5
 
@@ -52,9 +54,10 @@ public enum PIN {
                 }
             }
         }
-        guard (minimumLength...maximumLength).contains(pin.count) else {
+        // With `confirm` the PIN is a new passkey's, held to the rule for new ones.
+        guard ((confirm ? minimumNewLength : minimumLength)...maximumLength).contains(pin.count) else {
             pin.wipe()
-            throw RaxxError.badInput("A PIN has \(minimumLength) to \(maximumLength) characters.")
+            throw RaxxError.badInput(confirm ? Self.newLengthRule : "A PIN has \(minimumLength) to \(maximumLength) characters.")
         }
         return pin
     }

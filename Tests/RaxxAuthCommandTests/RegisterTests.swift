@@ -80,7 +80,7 @@ import Testing
         world.keystore = keystore
         world.api.onRegisterOptions { _ in .ok(.init(body: .json(Self.options))) }
         #expect(try await world.run(RaxxAuth.Register.self, ["--email", Fixtures.email, "--format", "text"]) == .dataError)
-        #expect(world.stderr.contents.contains("at least 6 characters"))
+        #expect(world.stderr.contents.contains("A new passkey's PIN has 6 to 64 characters."))
         #expect(world.api.operations == ["registerOptions"])
         #expect(keystore.saves == 0)
     }

@@ -137,6 +137,17 @@ func code(_ body: () throws -> Void) -> String? {
         #expect(try PIN.read(from: .fileDescriptor(b)).withUnsafeBytes { Array($0) } == Array("5678".utf8))
     }
 
+    /// A new passkey's PIN (asked with confirm) is held to one rule, said one way, whether it is
+    /// 3 characters or 5 (it was "4 to 64" for one and "at least 6" for the other).
+    @Test(arguments: ["123\n", "12345\n"])
+    func aNewPINTooShortGetsTheNewPINRule(text: String) throws {
+        let fd = try pipe(text)
+        defer { close(fd) }
+        var message: String?
+        do { _ = try PIN.read(from: .fileDescriptor(fd), confirm: true) } catch { message = error.message }
+        #expect(message == "A new passkey's PIN has 6 to 64 characters.")
+    }
+
     @Test(arguments: ["", "\n", "123\n", String(repeating: "9", count: 65) + "\n"])
     func refusesBadPINs(text: String) throws {
         let fd = try pipe(text)
