@@ -82,6 +82,10 @@ extension RaxxDSR {
         }
 
         public func run(_ context: CommandContext) async throws {
+            // A plan hash is hex SHA-256: anything else is a mistyped argument, not a stale plan.
+            guard planHash.count == 64, planHash.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+                throw RaxxError.usage("--plan-hash takes the 64 hex characters of the plan_hash raxx-dsr plan showed, not '\(planHash)'.")
+            }
             let confirmed = try confirm.map { text throws(RaxxError) in try DSRRequests.email(text, field: "confirm") }
             if confirmed == nil, !context.io.stdinIsTTY {
                 throw RaxxError.usage("Confirm the erasure with --confirm EMAIL (the subject's email) when not on a terminal.")

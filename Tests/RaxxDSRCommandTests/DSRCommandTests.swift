@@ -62,6 +62,12 @@ final class MemoryAgeSink: AgeSink {
     func write(_ bytes: UnsafeRawBufferPointer) throws(RaxxError) { data.append(contentsOf: bytes) }
 }
 
+
+/// Plan hashes as the server makes them (hex SHA-256): an older plan's and the latest.
+private let PH = String(repeating: "ab", count: 32)
+private let OLD = String(repeating: "0", count: 64)
+private let NEW = String(repeating: "f", count: 64)
+
 enum DSRFixtures {
     static func request(id: String = "dsr_1", kind: Components.Schemas.DSRKind = .access, status: Components.Schemas.DSRStatus = .identityUnverified,
                         due: String = "2026-12-21", overdue: Bool = false, planHash: String? = nil) -> Components.Schemas.DSRRequest {
@@ -73,7 +79,7 @@ enum DSRFixtures {
 
     /// A receipt signed with `key`.
     static func receipt(_ key: Curve25519.Signing.PrivateKey) throws -> Components.Schemas.DSRReceipt {
-        let body = Components.Schemas.DSRReceiptBody(requestId: "dsr_1", subjectHash: "hmac-sha256:ab", planHash: "PH",
+        let body = Components.Schemas.DSRReceiptBody(requestId: "dsr_1", subjectHash: "hmac-sha256:ab", planHash: PH,
                                                      items: [.init(table: "fills", action: .delete, rows: 12)], completedAt: "2026-11-21T10:00:00Z")
         let signature = try key.signature(for: CanonicalJSON.data(body))
         return .init(receipt: body, algorithm: .ed25519, keyId: keyID(key), signature: Base64URL.encode(signature))
@@ -302,25 +308,25 @@ enum DSRFixtures {
 
     @Test func planPrintsItemsAndTheHash() async throws {
         let world = world()
-        world.api.onPlanDSRErasure { _ in .ok(.init(body: .json(.init(requestId: "dsr_1", planHash: "PH", items: [
+        world.api.onPlanDSRErasure { _ in .ok(.init(body: .json(.init(requestId: "dsr_1", planHash: PH, items: [
             .init(table: "fills", what: "paper-trading fills", rows: 3, action: .delete, ground: "Art. 17(1)", retention: "none"),
         ], computedAt: Fixtures.now)))) }
         #expect(try await world.run(RaxxDSR.Plan.self, ["dsr_1"]) == .ok)
-        #expect(world.jsonLines.first?["plan_hash"] as? String == "PH")
+        #expect(world.jsonLines.first?["plan_hash"] as? String == PH)
         #expect(try await world.run(RaxxDSR.Plan.self, ["dsr_1", "--format", "text"]) == .ok)
-        #expect(world.stdout.contents.contains("plan_hash PH"))
+        #expect(world.stdout.contents.contains("plan_hash \(PH)"))
     }
 
     @Test func applyWithoutATerminalNeedsConfirm() async throws {
         let world = world()
-        #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", "PH"]) == .usage)
+        #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", PH]) == .usage)
         #expect(world.api.calls.isEmpty)
     }
 
     @Test func aWrongConfirmationErasesNothing() async throws {
         let world = world()
-        world.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .planned, planHash: "PH")))) }
-        #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", "PH", "--confirm", "other@example.com"]) == .dataError)
+        world.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .planned, planHash: PH)))) }
+        #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", PH, "--confirm", "other@example.com"]) == .dataError)
         #expect(world.api.operations == [Operations.GetDSRRequest.id])
     }
 
@@ -328,15 +334,23 @@ enum DSRFixtures {
         let world = world()
         world.stdinIsTTY = true
         world.stdin = "someone@example.com\n"
-        world.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .planned, planHash: "PH")))) }
-        #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", "PH"]) == .cancelled)
+        world.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .planned, planHash: PH)))) }
+        #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", PH]) == .cancelled)
         #expect(world.api.operations == [Operations.GetDSRRequest.id])
+    }
+
+    /// A mistyped hash is a usage error (64), not a stale plan to retry (75); nothing is asked.
+    @Test func aMalformedPlanHashIsAUsageError() async throws {
+        let world = world()
+        #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", "deadbeef", "--confirm", "subject@example.com"]) == .usage)
+        #expect(world.stderr.contents.contains("--plan-hash takes the 64 hex characters"))
+        #expect(world.api.calls.isEmpty)
     }
 
     @Test func anOlderPlanHashIsStaleBeforeAnyStepUp() async throws {
         let world = world()
-        world.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .planned, planHash: "NEW")))) }
-        #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", "OLD", "--confirm", "subject@example.com",
+        world.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .planned, planHash: NEW)))) }
+        #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", OLD, "--confirm", "subject@example.com",
                                                          "--format", "text"]) == .temporary)
         #expect(world.stderr.contents.contains("The plan is stale"))
         #expect(world.api.operations == [Operations.GetDSRRequest.id])
@@ -348,12 +362,12 @@ enum DSRFixtures {
 
     @Test func applyingACompletedRequestIsANoOpWithoutAStepUp() async throws {
         let world = world()
-        world.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .completed, planHash: "PH")))) }
+        world.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .completed, planHash: PH)))) }
         world.api.onApplyDSRErasure { input in
             #expect(input.headers.raxxStepUpGrant == nil)
-            return .ok(.init(body: .json(.init(request: DSRFixtures.request(kind: .erasure, status: .completed, planHash: "PH"), alreadyCompleted: true))))
+            return .ok(.init(body: .json(.init(request: DSRFixtures.request(kind: .erasure, status: .completed, planHash: PH), alreadyCompleted: true))))
         }
-        #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", "PH", "--confirm", "subject@example.com"]) == .ok)
+        #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", PH, "--confirm", "subject@example.com"]) == .ok)
         #expect(world.jsonLines.first?["already_completed"] as? Bool == true)
         #expect(world.stderr.contents.contains("nothing changed"))
     }
@@ -362,28 +376,28 @@ enum DSRFixtures {
         // Found by the release bench: the apply call timed out after RAXX_TIMEOUT (120 s) while
         // the sandbox was erasing 1,000,000 fills, and the command reported being offline.
         let world = world()
-        world.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .completed, planHash: "PH")))) }
+        world.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .completed, planHash: PH)))) }
         final class Seen: @unchecked Sendable { let lock = NSLock(); var timeout: RaxxDuration? }
         let seen = Seen()
         world.api.onApplyDSRErasure { _ in
             seen.lock.withLock { seen.timeout = RequestTimeout.total }
-            return .ok(.init(body: .json(.init(request: DSRFixtures.request(kind: .erasure, status: .completed, planHash: "PH"), alreadyCompleted: true))))
+            return .ok(.init(body: .json(.init(request: DSRFixtures.request(kind: .erasure, status: .completed, planHash: PH), alreadyCompleted: true))))
         }
-        #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", "PH", "--confirm", "subject@example.com"]) == .ok)
+        #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", PH, "--confirm", "subject@example.com"]) == .ok)
         #expect(seen.lock.withLock { seen.timeout?.milliseconds ?? 0 } >= 3_600_000)
     }
 
     @Test func applyWithoutAPlanFails() async throws {
         let world = world()
         world.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .verified)))) }
-        #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", "PH", "--confirm", "subject@example.com"]) == .failure)
+        #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", PH, "--confirm", "subject@example.com"]) == .failure)
     }
 
     @Test func theErasureActionHashIsBoundToRequestAndPlan() {
-        let a = ErasureApplyAction(requestID: "dsr_1", planHash: "PH").actionHash
-        #expect(a != ErasureApplyAction(requestID: "dsr_2", planHash: "PH").actionHash)
+        let a = ErasureApplyAction(requestID: "dsr_1", planHash: PH).actionHash
+        #expect(a != ErasureApplyAction(requestID: "dsr_2", planHash: PH).actionHash)
         #expect(a != ErasureApplyAction(requestID: "dsr_1", planHash: "PH2").actionHash)
-        #expect(a == ErasureApplyAction(requestID: "dsr_1", planHash: "PH").actionHash)
+        #expect(a == ErasureApplyAction(requestID: "dsr_1", planHash: PH).actionHash)
     }
 }
 
