@@ -24,15 +24,16 @@ public struct Table: Sendable {
     /// characters (a server's strings never move the terminal's cursor).
     public func render() -> String {
         let rows = self.rows.map { $0.map { TerminalText.printable($0) } }
-        var widths = columns.map { $0.title.count }
+        // Widths in terminal columns: an emoji or a CJK character takes two.
+        var widths = columns.map { TerminalText.columns($0.title) }
         for row in rows {
-            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) }
+            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], TerminalText.columns(cell)) }
         }
         func line(_ cells: [String]) -> String {
             var parts: [String] = []
             for (i, column) in columns.enumerated() {
                 let cell = i < cells.count ? cells[i] : ""
-                let pad = String(repeating: " ", count: widths[i] - cell.count)
+                let pad = String(repeating: " ", count: widths[i] - TerminalText.columns(cell))
                 let isLast = i == columns.count - 1
                 switch column.alignment {
                 case .left: parts.append(isLast ? cell : cell + pad)

@@ -21,6 +21,23 @@ import Testing
 }
 
 @Suite struct TableTests {
+    /// An emoji or a CJK character takes two columns on a terminal: the columns after it stay put.
+    @Test func wideCharactersKeepTheColumnsAligned() {
+        #expect(TerminalText.columns("iPhone 📱") == 9 && TerminalText.columns("株式") == 4)
+        #expect(TerminalText.columns("👨‍👩‍👧") == 2 && TerminalText.columns("e\u{301}") == 1 && TerminalText.columns("❤️") == 2)
+        let table = Table(columns: [.init("Label"), .init("Env")],
+                          rows: [["iPhone 📱", "sandbox"], ["plain", "production"], ["株式", "sandbox"], ["👨‍👩‍👧 family", "x"], ["é", "y"]])
+        #expect(table.render() == """
+            LABEL      ENV
+            iPhone 📱  sandbox
+            plain      production
+            株式       sandbox
+            👨‍👩‍👧 family  x
+            é          y
+
+            """)
+    }
+
     @Test func padsColumnsAndAlignsNumbersRight() {
         let table = Table(columns: [.init("Symbol"), .init("Qty", .right), .init("Note")],
                           rows: [["AAPL", "10", "long"], ["AAPL261218C00190000", "-2", ""]])
