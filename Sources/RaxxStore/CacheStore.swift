@@ -155,10 +155,16 @@ public final class CacheStore: Sendable {
 }
 
 /// Opens (creating it and its private folder) a WAL database with synchronous=NORMAL: a crash
-/// loses at most the last commits, never consistency.
+/// loses at most the last commits, never consistency. The file is the owner's alone (0600, and
+/// SQLite gives its -wal and -shm the same mode): it holds a person's trading data.
 func openPool(at url: URL) throws -> DatabasePool {
     try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
                                             attributes: [.posixPermissions: 0o700])
+    // Made here first when new (an empty file is an empty database), so that it is never another
+    // mode for a moment; one made by an earlier version is brought to 0600.
+    let fd = open(url.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+    if fd >= 0 { close(fd) }
+    for suffix in ["", "-wal", "-shm"] { _ = chmod(url.path + suffix, 0o600) }
     var config = Configuration()
     config.busyMode = .timeout(10)
     config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }

@@ -166,3 +166,27 @@ func symbols(_ store: CacheStore) throws -> [String] {
         #expect(lines.contains { $0.contains(#""symbol":"mixed \"a\\b\nc\u0002d\" tail""#) })
     }
 }
+
+/// The cache, the order journal and the alert store hold a person's trading data: their files
+/// (and SQLite's -wal and -shm beside them) are the owner's alone, new or made by an earlier version.
+@Suite struct StoreFileModeTests {
+    func mode(_ path: String) throws -> Int {
+        try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+    }
+
+    @Test func storesAreCreatedAndKept0600() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-modes-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cacheURL = folder.appendingPathComponent("cache.sqlite")
+        let cache = try CacheStore.open(at: cacheURL)
+        try cache.recordAttempt(at: Date()) // a write: the -wal and -shm exist now
+        for suffix in ["", "-wal", "-shm"] { #expect(try mode(cacheURL.path + suffix) == 0o600, "cache.sqlite\(suffix)") }
+        _ = try OrderJournal.open(at: folder.appendingPathComponent("orders.sqlite"))
+        #expect(try mode(folder.appendingPathComponent("orders.sqlite").path) == 0o600)
+        // A file an earlier version left readable by others is brought back to 0600.
+        let older = folder.appendingPathComponent("alerts.sqlite")
+        FileManager.default.createFile(atPath: older.path, contents: nil, attributes: [.posixPermissions: 0o644])
+        _ = try AlertStore.open(at: older)
+        #expect(try mode(older.path) == 0o600)
+    }
+}
