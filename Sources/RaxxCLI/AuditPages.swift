@@ -6,12 +6,16 @@ import RaxxCore
 public enum AuditPages {
     public static let columns: [Table.Column] = [.init("Seq", .right), .init("Time"), .init("Actor"), .init("Action"), .init("Subject")]
 
+    /// Prints every page from `start`; answers how many events there were.
+    @discardableResult
     public static func print(in context: CommandContext, from start: Int64,
-                      page: (Int64) async throws -> Components.Schemas.AuditPage) async throws {
+                      page: (Int64) async throws -> Components.Schemas.AuditPage) async throws -> Int {
         var cursor = start
         var all: [Components.Schemas.AuditEvent] = []
+        var count = 0
         while true {
             let p = try await page(cursor)
+            count += p.events.count
             if context.format == .json {
                 for event in p.events { context.io.stdout.write(try JSONLines.line(event) + "\n") }
                 context.io.stdout.flush()
@@ -27,5 +31,6 @@ public enum AuditPages {
             }).render())
             context.io.stdout.flush()
         }
+        return count
     }
 }

@@ -119,8 +119,13 @@ extension RaxxDSR {
             let email = try DSRRequests.email(email)
             _ = try context.storedSession()
             let api = try context.signedInAPI()
-            try await AuditPages.print(in: context, from: cursor) { cursor in
+            let printed = try await AuditPages.print(in: context, from: cursor) { cursor in
                 try await api.listSubjectAuditEvents(query: .init(email: email, cursor: cursor, limit: 500)).checked().ok.body.json
+            }
+            if printed == 0 && cursor == 0 {
+                // Nothing at all: say why it may be, rather than leave an empty answer to be misread.
+                context.say("No audit events for \(email): no account has that email, or its account was erased "
+                            + "(an erased subject's events are kept under a pseudonym, not the email).")
             }
         }
     }

@@ -476,4 +476,14 @@ enum DSRFixtures {
         #expect(world.jsonLines.compactMap { $0["seq"] as? Int } == [1, 2, 3])
         #expect(try await world.run(RaxxDSR.Audit.self, ["--email", "nope"]) == .dataError)
     }
+
+    /// An empty trail says why it may be empty (an unknown email, or an erased account's
+    /// pseudonymised events), on stderr; stdout stays empty.
+    @Test func anEmptyTrailSaysWhyItMayBeEmpty() async throws {
+        let world = world()
+        world.api.onListSubjectAuditEvents { _ in .ok(.init(body: .json(.init(events: [], cursor: 0, hasMore: false)))) }
+        #expect(try await world.run(RaxxDSR.Audit.self, ["--email", "gone@example.com"]) == .ok)
+        #expect(world.stdout.contents.isEmpty)
+        #expect(world.stderr.contents.contains("No audit events for gone@example.com: no account has that email, or its account was erased"))
+    }
 }
