@@ -136,7 +136,7 @@ let package = Package(
         .testTarget(name: "RaxxAgeTests", dependencies: ["RaxxAge", "RaxxCore", "RaxxTestSupport"]),
         .testTarget(name: "RaxxSessionTests", dependencies: ["RaxxSession", "RaxxVault", "RaxxSandbox", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxHTTP", "RaxxCLI",
                                                             "RaxxTestSupport", openAPIRuntime, httpTypes, .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "RaxxStoreTests", dependencies: ["RaxxStore", "RaxxCore", "RaxxAPI", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "RaxxStoreTests", dependencies: ["RaxxStore", "RaxxCore", "RaxxAPI", "RaxxTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RaxxSyncTests", dependencies: ["RaxxSync", "RaxxStore", "RaxxSession", "RaxxVault", "RaxxSandbox", "RaxxCore",
                                                          "RaxxAPI", "RaxxHTTP", "RaxxTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RaxxCLITests", dependencies: ["RaxxCLI", "RaxxCore", "RaxxTestSupport", argumentParser]),

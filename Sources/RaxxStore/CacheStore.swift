@@ -161,8 +161,10 @@ func openPool(at url: URL) throws -> DatabasePool {
     try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
                                             attributes: [.posixPermissions: 0o700])
     // Made here first when new (an empty file is an empty database), so that it is never another
-    // mode for a moment; one made by an earlier version is brought to 0600.
-    let fd = open(url.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+    // mode for a moment: only when new (O_EXCL), because closing a descriptor of a file drops every
+    // POSIX lock this process holds on it, SQLite's included, when this process has it open already.
+    // One made by an earlier version is brought to 0600 by its path, never opened here.
+    let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
     if fd >= 0 { close(fd) }
     for suffix in ["", "-wal", "-shm"] { _ = chmod(url.path + suffix, 0o600) }
     var config = Configuration()
