@@ -97,6 +97,10 @@ public final class PushClient: Sendable {
         var refreshedToken = false
         var lastReason = "unknown"
         var lastDetail: String? = nil
+        // An earlier try went out and got no answer (a reset, a timeout): it may have been
+        // delivered, so this notification is never said to be not sent, and never given up at once.
+        var mayHaveBeenSent = false
+        var notSentUnlessSent: PushResult.Status { mayHaveBeenSent ? .failed : .notSent }
 
         while true {
             let token: KeptToken
@@ -148,19 +152,21 @@ public final class PushClient: Sendable {
                 switch failure.kind {
                 case .offlineHard:
                     lastReason = "Unreachable"
-                    lastDetail = "The endpoint could not be reached; nothing was sent."
+                    lastDetail = mayHaveBeenSent ? "The endpoint could not be reached again; an earlier try went unanswered and may have been delivered."
+                                                 : "The endpoint could not be reached; nothing was sent."
                     unreachable = true
-                    guard !options.failFast || reached.load(ordering: .relaxed) else {
+                    guard !options.failFast || mayHaveBeenSent || reached.load(ordering: .relaxed) else {
                         return PushResult(status: .notSent, reason: lastReason, apnsID: apnsID, attempts: attempts, detail: lastDetail)
                     }
                 case .tls, .policy:
                     // The endpoint is not one we may talk to: trying again will not change that.
-                    return PushResult(status: .notSent, reason: failure.kind == TransportFailure.Kind.tls ? "TLS" : "NotHTTP2", apnsID: apnsID,
+                    return PushResult(status: notSentUnlessSent, reason: failure.kind == TransportFailure.Kind.tls ? "TLS" : "NotHTTP2", apnsID: apnsID,
                                       attempts: attempts, detail: failure.detail)
                 case .cancelled:
-                    return PushResult(status: .notSent, reason: "Cancelled", apnsID: apnsID, attempts: attempts, detail: failure.detail)
+                    return PushResult(status: notSentUnlessSent, reason: "Cancelled", apnsID: apnsID, attempts: attempts, detail: failure.detail)
                 case .offlineSoft, .other:
                     lastReason = failure.curlCode == 28 ? "Timeout" : "ConnectionLost"
+                    mayHaveBeenSent = true
                 }
             }
             // Retry after a pause, if the next try still starts within the bound.
@@ -168,13 +174,13 @@ public final class PushClient: Sendable {
                               options.firstBackoff.milliseconds << Int64(min(attempts - 1, 20)))
             let pause = Duration.milliseconds(Int64(Double(ceiling) * (0.5 + 0.5 * jitter())))
             guard monotonic() + pause <= deadline else {
-                return PushResult(status: unreachable ? .notSent : .failed, reason: lastReason, apnsID: apnsID, attempts: attempts,
+                return PushResult(status: unreachable ? notSentUnlessSent : .failed, reason: lastReason, apnsID: apnsID, attempts: attempts,
                                   detail: lastDetail)
             }
             do {
                 try await sleep(pause)
             } catch {
-                return PushResult(status: unreachable ? .notSent : .failed, reason: lastReason, apnsID: apnsID, attempts: attempts,
+                return PushResult(status: unreachable ? notSentUnlessSent : .failed, reason: lastReason, apnsID: apnsID, attempts: attempts,
                                   detail: "cancelled while waiting to retry")
             }
         }

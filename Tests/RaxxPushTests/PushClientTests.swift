@@ -123,6 +123,20 @@ import Testing
         #expect(kept.status == .notSent && kept.reason == "Unreachable" && kept.attempts > 1)
     }
 
+    /// A try that went out unanswered (a reset) may have been delivered: a refusal after it is
+    /// tried again within the bound, and in the end the push is failed, never "not sent".
+    @Test func aRefusalAfterAnUnansweredTryIsNeverNotSent() async {
+        let reset = HTTP2Outcome.failure(TransportFailure(kind: .other, curlCode: 92, detail: "stream reset"))
+        let refused = HTTP2Outcome.failure(TransportFailure(kind: .offlineHard, curlCode: 7, detail: "refused"))
+        let endpoint = ScriptedEndpoint([reset] + Array(repeating: refused, count: 100))
+        let result = await Self.client(endpoint, retryFor: .seconds(2), failFast: true).0.send(Self.notification)
+        #expect(result.status == .failed && result.reason == "Unreachable" && result.attempts > 2)
+        #expect(result.detail?.contains("may have been delivered") == true)
+        // Every try carried the same apns-id, so APNs can tell a resend from a new push.
+        let ids = endpoint.sent.compactMap { $0.headers.first { $0.lowercased().hasPrefix("apns-id:") } }
+        #expect(ids.count == endpoint.sent.count && Set(ids).count == 1)
+    }
+
     @Test func anEndpointThatAnsweredBeforeIsTriedAgainWhenItRefuses() async {
         let refused = HTTP2Outcome.failure(TransportFailure(kind: .offlineHard, curlCode: 7, detail: "refused"))
         let endpoint = ScriptedEndpoint([.answer(HTTP2Answer(status: 200)), refused, refused])
