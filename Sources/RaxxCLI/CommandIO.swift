@@ -204,7 +204,8 @@ public struct CommandIO: Sendable {
     public func checkOutput() throws(RaxxError) {
         guard let failure = stdout.failure else { return }
         throw RaxxError.failure(code: "output_unwritable", "Could not write to standard output: \(failure).",
-                                hint: "The output is incomplete; check where it goes (a full disk, a closed descriptor).")
+                                hint: "What the command did is done (orders placed stay placed); only its output is incomplete. "
+                                    + "Check where it goes (a full disk, a closed descriptor) before running it again.")
     }
 }
 

@@ -345,6 +345,9 @@ enum DSRFixtures {
         #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", "deadbeef", "--confirm", "subject@example.com"]) == .usage)
         #expect(world.stderr.contents.contains("--plan-hash takes the 64 hex characters"))
         #expect(world.api.calls.isEmpty)
+        // The same hash in capitals is the same hash: on to the confirmation (wrong here: 65).
+        world.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .planned, planHash: PH)))) }
+        #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", PH.uppercased(), "--confirm", "other@example.com"]) == .dataError)
     }
 
     @Test func anOlderPlanHashIsStaleBeforeAnyStepUp() async throws {
