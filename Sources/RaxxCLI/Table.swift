@@ -24,16 +24,17 @@ public struct Table: Sendable {
     /// characters (a server's strings never move the terminal's cursor).
     public func render() -> String {
         let rows = self.rows.map { $0.map { TerminalText.printable($0) } }
-        // Widths in terminal columns: an emoji or a CJK character takes two.
+        // Widths in terminal columns (an emoji or a CJK character takes two), each cell's counted once.
+        let cellWidths = rows.map { $0.map(TerminalText.columns) }
         var widths = columns.map { TerminalText.columns($0.title) }
-        for row in rows {
-            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], TerminalText.columns(cell)) }
+        for row in cellWidths {
+            for (i, width) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], width) }
         }
-        func line(_ cells: [String]) -> String {
+        func line(_ cells: [String], _ cellWidths: [Int]) -> String {
             var parts: [String] = []
             for (i, column) in columns.enumerated() {
                 let cell = i < cells.count ? cells[i] : ""
-                let pad = String(repeating: " ", count: widths[i] - TerminalText.columns(cell))
+                let pad = String(repeating: " ", count: widths[i] - (i < cellWidths.count ? cellWidths[i] : 0))
                 let isLast = i == columns.count - 1
                 switch column.alignment {
                 case .left: parts.append(isLast ? cell : cell + pad)
@@ -42,6 +43,7 @@ public struct Table: Sendable {
             }
             return parts.joined(separator: "  ") + "\n"
         }
-        return line(columns.map { $0.title.uppercased() }) + rows.map(line).joined()
+        let titles = columns.map { $0.title.uppercased() }
+        return line(titles, titles.map(TerminalText.columns)) + zip(rows, cellWidths).map(line).joined()
     }
 }

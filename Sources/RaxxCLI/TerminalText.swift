@@ -6,7 +6,9 @@ public enum TerminalText {
     /// none for a character made only of marks and format characters, one for anything else
     /// (counted per character a person sees, so a flag or a family emoji counts once).
     public static func columns(_ text: String) -> Int {
-        text.reduce(0) { $0 + columns(of: $1) }
+        // Printable ASCII, nearly every cell: a column a byte.
+        if text.utf8.allSatisfy({ (0x20..<0x7F).contains($0) }) { return text.utf8.count }
+        return text.reduce(0) { $0 + columns(of: $1) }
     }
 
     static func columns(of character: Character) -> Int {
