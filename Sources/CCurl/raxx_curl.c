@@ -1,6 +1,10 @@
 #include "raxx_curl.h"
 
 #include <dlfcn.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <pthread.h>
 
 // The functions we use, resolved from libcurl.so.4 at first use.
@@ -161,4 +165,35 @@ int raxx_curl_multi_next_done(CURLM *m, CURL **easy, CURLcode *result) {
         }
     }
     return 0;
+}
+
+static int track_opened(void *data, curl_socket_t fd, curlsocktype purpose) {
+    raxx_curl_socket_set *set = data;
+    if (purpose == CURLSOCKTYPE_IPCXN && set->count < RAXX_CURL_SOCKET_SET_SIZE) set->fds[set->count++] = fd;
+    return CURL_SOCKOPT_OK;
+}
+
+static int track_closed(void *data, curl_socket_t fd) {
+    raxx_curl_socket_set *set = data;
+    for (int i = 0; i < set->count; i++) {
+        if (set->fds[i] == fd) {
+            set->fds[i] = set->fds[--set->count];
+            break;
+        }
+    }
+    return close(fd);
+}
+
+CURLcode raxx_curl_track_sockets(CURL *h, raxx_curl_socket_set *set) {
+    CURLcode code;
+    curl_sockopt_callback opened = track_opened;
+    curl_closesocket_callback closed = track_closed;
+    if ((code = fn.easy_setopt(h, CURLOPT_SOCKOPTFUNCTION, opened)) != CURLE_OK) return code;
+    if ((code = fn.easy_setopt(h, CURLOPT_SOCKOPTDATA, (void *)set)) != CURLE_OK) return code;
+    if ((code = fn.easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, closed)) != CURLE_OK) return code;
+    return fn.easy_setopt(h, CURLOPT_CLOSESOCKETDATA, (void *)set);
+}
+
+void raxx_curl_socket_set_cork(raxx_curl_socket_set *set, int on) {
+    for (int i = 0; i < set->count; i++) (void)setsockopt(set->fds[i], IPPROTO_TCP, TCP_CORK, &on, sizeof on);
 }

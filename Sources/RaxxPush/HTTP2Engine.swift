@@ -93,6 +93,16 @@ public final class HTTP2Engine: @unchecked Sendable {
     private var loopbackOrigins: [Substring: Bool] = [:]
     /// The handles whose shared options are set, and whether for a loopback endpoint (no proxy).
     private var prepared: [UnsafeMutableRawPointer: Bool] = [:]
+    /// The engine's connections, corked while libcurl works through a turn.
+    private let sockets: UnsafeMutablePointer<raxx_curl_socket_set> = {
+        let set = UnsafeMutablePointer<raxx_curl_socket_set>.allocate(capacity: 1)
+        set.initialize(to: raxx_curl_socket_set())
+        return set
+    }()
+
+    // The engine's thread holds the engine until it has cleaned libcurl's handles up, so the socket
+    // set outlives every callback that uses it.
+    deinit { sockets.deallocate() }
 
     /// Loads libcurl's multi interface and starts the engine's thread.
     public init(options: Options) throws(RaxxError) {
@@ -186,11 +196,14 @@ public final class HTTP2Engine: @unchecked Sendable {
             for transfer in admitted { start(transfer) }
             if done { break }
             var running: Int32 = 0
+            // What libcurl writes in this turn (a frame a send) leaves in full segments when it ends.
+            raxx_curl_socket_set_cork(sockets, 1)
             let performed = raxx_curl_multi_perform(multi, &running)
             if performed != CURLM_OK && performed != CURLM_CALL_MULTI_PERFORM {
                 failAll("libcurl's multi interface failed: \(String(cString: raxx_curl_multi_strerror(performed)))")
             }
             collectFinished()
+            raxx_curl_socket_set_cork(sockets, 0)
             scanTimeouts()
             lock.lock()
             activeCount = active.count
@@ -295,6 +308,7 @@ public final class HTTP2Engine: @unchecked Sendable {
                                     totalTimeoutMilliseconds: Int(backstop), userAgent: options.userAgent, errorBuffer: transfer.errorBuffer)
         try set(raxx_curl_set_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), "HTTP/2")
         try set(raxx_curl_set_long(handle, CURLOPT_PIPEWAIT, 1), "waiting to multiplex")
+        try set(raxx_curl_track_sockets(handle, sockets), "the socket callbacks")
         if loopback {
             try set(raxx_curl_set_string(handle, CURLOPT_PROXY, ""), "no proxy for loopback")
         }

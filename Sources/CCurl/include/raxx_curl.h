@@ -63,4 +63,19 @@ CURLMcode raxx_curl_multi_set_long(CURLM *m, CURLMoption o, long v);
 /// `result`, or 0 when none is waiting.
 int raxx_curl_multi_next_done(CURLM *m, CURL **easy, CURLcode *result);
 
+// The TCP connections of one push engine (used on its one thread): libcurl writes each HTTP/2
+// frame with a send of its own, so a turn of curl_multi_perform that starts fifty streams sends a
+// hundred small segments, each a wakeup, a read and a TLS record for the server. Corked for the
+// turn (TCP_CORK), they leave together, in full segments, when the turn ends.
+#define RAXX_CURL_SOCKET_SET_SIZE 64
+typedef struct raxx_curl_socket_set {
+    int fds[RAXX_CURL_SOCKET_SET_SIZE];
+    int count;
+} raxx_curl_socket_set;
+/// Has libcurl record in `set` every socket it opens for `h`, and forget it when it closes it.
+/// A socket beyond the set's size is used as usual, only never corked.
+CURLcode raxx_curl_track_sockets(CURL *h, raxx_curl_socket_set *set);
+/// Corks (on = 1) or uncorks (on = 0, which sends what was held) every socket in `set`.
+void raxx_curl_socket_set_cork(raxx_curl_socket_set *set, int on);
+
 #endif
