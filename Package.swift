@@ -15,8 +15,13 @@ let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 /// otherwise every public symbol of every module (22,000 in raxx-cache) lands in the dynamic symbol
 /// table, which nothing looks up but which the Swift runtime's start-up `dladdr` walks whole
 /// (0.7 M instructions, a fifth of a `--version`).
+/// libstdc++ (which the Swift runtime needs) is linked statically: loading libstdc++.so.6 took
+/// about 1 ms of every start, a third of a `--version`. The runtime's link arguments say
+/// `-lstdc++`; `Scripts/link/libstdc++.so`, a linker script first on the library path, answers it
+/// with the static archive.
 let releaseLinking: [LinkerSetting] = [
-    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
+                  "-L\(Context.packageDirectory)/Scripts/link"],
                  .when(configuration: .release)),
 ]
 let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
