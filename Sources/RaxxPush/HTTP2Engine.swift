@@ -360,12 +360,20 @@ public final class HTTP2Engine: @unchecked Sendable {
     /// Whether `url`'s host is a loopback address, remembered per scheme and authority (every
     /// request of a run goes to one endpoint; parsing each URL again cost more than the answer).
     private func isLoopback(_ url: String) -> Bool {
+        // The origin ends at the first "/" after the scheme's "//" (a plain scan: the generic
+        // firstRange(of:) cost about 2 % of a push).
         let utf8 = url.utf8
-        var origin = url[...]
-        if let scheme = utf8.firstRange(of: "://".utf8) {
-            let rest = utf8[scheme.upperBound...]
-            origin = url[..<(rest.firstIndex(of: UInt8(ascii: "/")) ?? url.endIndex)]
+        var end = utf8.endIndex
+        var slashes = 0
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            if utf8[index] == UInt8(ascii: "/") {
+                slashes += 1
+                if slashes == 3 { end = index; break }
+            }
+            index = utf8.index(after: index)
         }
+        let origin = url[..<end]
         if let known = loopbackOrigins[origin] { return known }
         let loopback = URL(string: url)?.host.map { APIEndpoint.isLoopback(host: $0) } ?? false
         if loopbackOrigins.count < 16 { loopbackOrigins[origin] = loopback }

@@ -93,6 +93,21 @@ import Testing
         #expect(Set(accepted.compactMap { $0["connection"] as? Int }).count == 1)
     }
 
+    /// A proxy in the environment is for the world, not for an endpoint on this machine.
+    @Test func aLoopbackEndpointIsReachedDirectlyWhateverTheProxySettings() throws {
+        let endpoint = try endpoint()
+        let home = try home()
+        let proxy = try LoopbackListener(.refuse)
+        let result = try ToolRunner.run("raxx-notify", arguments(endpoint.url, ca: endpoint.caFile, keyFile: home.keyFile),
+                                        environment: ["RAXX_HOME": home.home.path, "https_proxy": proxy.url, "HTTPS_PROXY": proxy.url,
+                                                      "all_proxy": proxy.url, "ALL_PROXY": proxy.url],
+                                        input: Self.lines(0..<5), timeout: 120)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Self.results(result.stdout).filter { $0["status"] as? String == "delivered" }.count == 5)
+        #expect(endpoint.stop() == 0)
+        #expect(endpoint.accepted().count == 5)
+    }
+
     @Test func anExpiredProviderTokenIsReplacedOnce() throws {
         let endpoint = try endpoint(["--expire-provider-tokens-after", "20"])
         let home = try home()
