@@ -37,9 +37,12 @@ extension Trait where Self == BlockingTrait {
 /// tests at a time as before they had lanes), all running the jobs of one `ThisThreadExecutor`:
 /// in the order they came, each to its end, on whichever lane is free.
 public enum BlockingLanes {
+    /// How many lanes there are.
+    public static let count = max(2, ProcessInfo.processInfo.activeProcessorCount)
+
     public static let shared: ThisThreadExecutor = {
         let executor = ThisThreadExecutor()
-        for _ in 0..<max(2, ProcessInfo.processInfo.activeProcessorCount) {
+        for _ in 0..<count {
             let thread = Thread {
                 Thread.current.threadDictionary[laneKey] = true
                 executor.runJobs(until: { false })

@@ -19,7 +19,10 @@ public func withSandbox(configuration: SandboxConfiguration = SandboxConfigurati
     let app = try buildApplication(configuration: configuration, database: db, clock: clock, logger: logger,
                                    onListening: { continuation.yield($0) })
     try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await app.run() }
+        // The server's tasks run on the concurrency pool, whoever starts it: a child task would
+        // otherwise inherit a `.blocking` test's lanes, which the end-to-end suites hold for
+        // seconds at a time while their tools run, and the sandbox would answer nothing meanwhile.
+        group.addTask(executorPreference: globalConcurrentExecutor) { try await app.run() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw SandboxProcess.SandboxError.didNotStart("no port") }
         do {
