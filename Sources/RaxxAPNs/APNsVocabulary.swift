@@ -1,4 +1,5 @@
 import Foundation
+import RaxxCore
 
 /// Apple's HTTP/2 provider API, as both sides of it here speak it: `raxx-notify push` and the
 /// sandbox's dispatcher (clients), and `raxx-sandbox apns` (a local endpoint). One copy of the
@@ -31,7 +32,7 @@ public enum APNs {
     public static func isWellFormedDeviceToken(_ token: some StringProtocol) -> Bool {
         var count = 0
         for byte in token.utf8 {
-            guard (byte >= 48 && byte <= 57) || (byte >= 97 && byte <= 102) || (byte >= 65 && byte <= 70) else { return false }
+            guard byte.isASCIIHexDigit else { return false }
             count += 1
         }
         return (64...200).contains(count) && count.isMultiple(of: 2)

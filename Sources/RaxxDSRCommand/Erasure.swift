@@ -85,7 +85,7 @@ extension RaxxDSR {
             // A plan hash is hex SHA-256: anything else is a mistyped argument, not a stale plan.
             // (In either case: the server writes it in lowercase.)
             let planHash = self.planHash.lowercased()
-            guard planHash.count == 64, planHash.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+            guard planHash.count == 64, planHash.utf8.allSatisfy(\.isASCIIHexDigit) else {
                 throw RaxxError.usage("--plan-hash takes the 64 hex characters of the plan_hash raxx-dsr plan showed, not '\(self.planHash)'.")
             }
             let confirmed = try confirm.map { text throws(RaxxError) in try DSRRequests.email(text, field: "confirm") }

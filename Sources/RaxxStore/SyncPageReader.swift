@@ -458,7 +458,7 @@ public enum SyncPageReader {
                          UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                         i += 2
                     case UInt8(ascii: "u"):
-                        guard i + 6 <= end, (2..<6).allSatisfy({ isHexDigit(base[i + $0]) }) else { throw unsupported("a bad escape") }
+                        guard i + 6 <= end, (2..<6).allSatisfy({ base[i + $0].isASCIIHexDigit }) else { throw unsupported("a bad escape") }
                         i += 6
                     default: throw unsupported("a bad escape")
                     }
@@ -471,10 +471,6 @@ public enum SyncPageReader {
                 throw unsupported("a string that is not UTF-8")
             }
             i += 1
-        }
-
-        private func isHexDigit(_ c: UInt8) -> Bool {
-            (0x30...0x39).contains(c) || (0x41...0x46).contains(c) || (0x61...0x66).contains(c)
         }
 
         /// A number by JSON's grammar.

@@ -1,5 +1,6 @@
 import Foundation
 import RaxxAPI
+import RaxxCore
 
 /// The `devices` tag: APNs registrations for push alerts. The whole token is kept (it is what a
 /// push is sent to) and never answered: a device shows only the token's last 8 characters.
@@ -17,7 +18,7 @@ struct DeviceHandlers: Sendable {
     func registerAPNsDevice(_ input: Operations.RegisterAPNsDevice.Input, caller: Caller) async throws -> Operations.RegisterAPNsDevice.Output {
         guard case .json(let r) = input.body else { throw ProblemError.badRequest("Expected JSON.") }
         // The spec's pattern: ^[0-9a-fA-F]{64,200}$ (the generated server does not check patterns).
-        guard (64...200).contains(r.token.utf8.count), r.token.utf8.allSatisfy(Self.isHexDigit) else {
+        guard (64...200).contains(r.token.utf8.count), r.token.utf8.allSatisfy(\.isASCIIHexDigit) else {
             throw ProblemError.badRequest("Field 'token' must be 64 to 200 hexadecimal characters.")
         }
         if let label = r.label, label.unicodeScalars.count > Self.maxLabel {
@@ -43,12 +44,5 @@ struct DeviceHandlers: Sendable {
         let id = input.path.deviceId
         guard try await devices.revoke(id: id, user: caller.userID, now: clock()) else { throw ProblemError.notFound("No device \(id).") }
         return .noContent(.init())
-    }
-
-    private static func isHexDigit(_ b: UInt8) -> Bool {
-        switch b {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
-        default: false
-        }
     }
 }
