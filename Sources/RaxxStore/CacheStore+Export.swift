@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import GRDBSQLite
 import RaxxCore
 
@@ -41,16 +40,13 @@ extension CacheStore {
         }
         let prefix = Array("{\"as_of\":\"\(RFC3339.string(from: asOf))\"".utf8)
         let keys = columns.map { Array(",\"\($0.0)\":".utf8) }
-        try read { db in
-            let statement = try db.makeStatement(sql: select + filter + order + limitClause(q))
-            try statement.setArguments(arguments)
-            let handle = statement.sqliteStatement
+        try readPlain { connection in
+            let statement = try SQLiteStatement(connection, select + filter + order + limitClause(q), arguments)
+            let handle = statement.handle
             var out: [UInt8] = []
             out.reserveCapacity(80 << 10)
             while true {
-                let step = sqlite3_step(handle)
-                if step == SQLITE_DONE { break }
-                guard step == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: step)) }
+                guard try statement.step() else { break }
                 out += prefix
                 for (i, (_, kind)) in columns.enumerated() {
                     let c = Int32(i)

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import RaxxCore
 import RaxxDomain
 
@@ -38,12 +37,12 @@ public struct CachedPortfolio: Sendable, Equatable {
 }
 
 extension CacheStore {
-    func filters(_ q: CacheQuery, time: String?) -> (String, StatementArguments) {
+    func filters(_ q: CacheQuery, time: String?) -> (String, [SQLiteArgument]) {
         var clauses: [String] = []
-        var arguments: StatementArguments = []
-        if let symbol = q.symbol { clauses.append("symbol = ?"); arguments += [symbol.uppercased()] }
-        if let since = q.since, let time { clauses.append("\(time) >= ?"); arguments += [since.timeIntervalSince1970] }
-        if let status = q.status { clauses.append("status = ?"); arguments += [status.rawValue] }
+        var arguments: [SQLiteArgument] = []
+        if let symbol = q.symbol { clauses.append("symbol = ?"); arguments.append(.text(symbol.uppercased())) }
+        if let since = q.since, let time { clauses.append("\(time) >= ?"); arguments.append(.real(since.timeIntervalSince1970)) }
+        if let status = q.status { clauses.append("status = ?"); arguments.append(.text(status.rawValue)) }
         let sql = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
         return (sql, arguments)
     }
@@ -52,52 +51,55 @@ extension CacheStore {
 
     public func positions(_ q: CacheQuery, _ each: (CachedPosition) throws -> Void) throws {
         let (filter, arguments) = filters(q, time: "updated_at")
-        try read { db in
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, symbol, qty, avg_price, updated_at FROM positions\(filter) ORDER BY symbol\(limitClause(q))",
-                                           arguments: arguments)
-            while let r = try rows.next() {
-                try each(CachedPosition(id: r[0], symbol: r[1], qty: r[2], avgPrice: r[3], updatedAt: Date(timeIntervalSince1970: r[4])))
+        try readPlain { connection in
+            let r = try SQLiteStatement(connection, "SELECT id, symbol, qty, avg_price, updated_at FROM positions\(filter) ORDER BY symbol\(limitClause(q))",
+                                        arguments)
+            while try r.step() {
+                try each(CachedPosition(id: r.text(0), symbol: r.text(1), qty: r.int64(2), avgPrice: r.text(3),
+                                        updatedAt: Date(timeIntervalSince1970: r.double(4))))
             }
         }
     }
 
     public func fills(_ q: CacheQuery, _ each: (CachedFill) throws -> Void) throws {
         let (filter, arguments) = filters(q, time: "filled_at")
-        try read { db in
-            let rows = try Row.fetchCursor(db, sql: """
+        try readPlain { connection in
+            let r = try SQLiteStatement(connection, """
                 SELECT id, order_id, symbol, side, qty, price, filled_at FROM fills\(filter) ORDER BY filled_at DESC, id\(limitClause(q))
-                """, arguments: arguments)
-            while let r = try rows.next() {
-                try each(CachedFill(id: r[0], orderID: r[1], symbol: r[2], side: r[3], qty: r[4], price: r[5],
-                                    filledAt: Date(timeIntervalSince1970: r[6])))
+                """, arguments)
+            while try r.step() {
+                try each(CachedFill(id: r.text(0), orderID: r.text(1), symbol: r.text(2), side: r.text(3), qty: r.int64(4), price: r.text(5),
+                                    filledAt: Date(timeIntervalSince1970: r.double(6))))
             }
         }
     }
 
     public func orders(_ q: CacheQuery, _ each: (CachedOrder) throws -> Void) throws {
         let (filter, arguments) = filters(q, time: "updated_at")
-        try read { db in
-            let rows = try Row.fetchCursor(db, sql: """
+        try readPlain { connection in
+            let r = try SQLiteStatement(connection, """
                 SELECT id, client_order_id, symbol, side, qty, type, limit_price, tif, status, filled_qty, avg_fill_price, reject_code,
                 mode, not_after, created_at, updated_at FROM orders\(filter) ORDER BY updated_at DESC, id\(limitClause(q))
-                """, arguments: arguments)
-            while let r = try rows.next() {
-                let notAfter: Double? = r[13]
-                try each(CachedOrder(id: r[0], clientOrderID: r[1], symbol: r[2], side: r[3], qty: r[4], type: r[5], limitPrice: r[6],
-                                     tif: r[7], status: r[8], filledQty: r[9], avgFillPrice: r[10], rejectCode: r[11], mode: r[12],
-                                     notAfter: notAfter.map { Date(timeIntervalSince1970: $0) },
-                                     createdAt: Date(timeIntervalSince1970: r[14]), updatedAt: Date(timeIntervalSince1970: r[15])))
+                """, arguments)
+            while try r.step() {
+                try each(CachedOrder(id: r.text(0), clientOrderID: r.text(1), symbol: r.text(2), side: r.text(3), qty: r.int64(4), type: r.text(5),
+                                     limitPrice: r.optionalText(6), tif: r.text(7), status: r.text(8), filledQty: r.int64(9),
+                                     avgFillPrice: r.optionalText(10), rejectCode: r.optionalText(11), mode: r.text(12),
+                                     notAfter: r.optionalDouble(13).map { Date(timeIntervalSince1970: $0) },
+                                     createdAt: Date(timeIntervalSince1970: r.double(14)), updatedAt: Date(timeIntervalSince1970: r.double(15))))
             }
         }
     }
 
     public func portfolio() throws -> CachedPortfolio? {
-        try read { db in
-            guard let r = try Row.fetchOne(db, sql: """
+        try readPlain { connection in
+            let r = try SQLiteStatement(connection, """
                 SELECT account_id, as_of, mode, cash, market_value, equity, buying_power, unrealized_pnl, positions_count FROM portfolio WHERE id = 1
-                """) else { return nil }
-            return CachedPortfolio(accountID: r[0], asOf: Date(timeIntervalSince1970: r[1]), mode: r[2], cash: r[3], marketValue: r[4],
-                                   equity: r[5], buyingPower: r[6], unrealizedPnl: r[7], positionsCount: r[8])
+                """)
+            guard try r.step() else { return nil }
+            return CachedPortfolio(accountID: r.text(0), asOf: Date(timeIntervalSince1970: r.double(1)), mode: r.text(2), cash: r.text(3),
+                                   marketValue: r.text(4), equity: r.text(5), buyingPower: r.text(6), unrealizedPnl: r.text(7),
+                                   positionsCount: Int(r.int64(8)))
         }
     }
 }

@@ -9,8 +9,17 @@ import RaxxCore
 /// raxx-cache's local copy of the account's portfolio, positions, fills and orders: SQLite (WAL).
 /// Commands only read it; the sync engine writes pages and sync state, and purge (and the
 /// retention policy after a refresh) evicts history. Migrations are append-only.
-public final class CacheStore: Sendable {
-    let writer: any DatabaseWriter
+public final class CacheStore: @unchecked Sendable {
+    /// How the file is open: a cache opened for reading starts on a plain connection (the offline
+    /// reads); the first write, or read through GRDB, opens a GRDB queue instead (migrating the
+    /// file first). A writable cache (`open(at:)`) and an in-memory one are GRDB's from the start.
+    private enum Connection {
+        case plain(SQLiteReadConnection)
+        case grdb(any DatabaseWriter)
+    }
+
+    private let lock = NSLock()
+    private var connection: Connection
     public let url: URL?
 
     /// Opens (creating it and its folder) the cache at `url`.
@@ -25,13 +34,30 @@ public final class CacheStore: Sendable {
     /// Opens the cache for reading, or answers nil when there is none yet (creating nothing).
     public static func openExisting(at url: URL) throws(RaxxError) -> CacheStore? {
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        // A file that every migration has reached is read as it is; any other (an older version's,
+        // a damaged one) goes through GRDB, which migrates it or says what is wrong.
+        if let plain = try? SQLiteReadConnection(path: url.path), (try? plain.read(isMigrated)) == true {
+            return CacheStore(plain: plain, url: url)
+        }
         do {
-            var config = Configuration()
-            config.busyMode = .timeout(10)
-            return try CacheStore(writer: DatabaseQueue(path: url.path, configuration: config), url: url)
+            return try CacheStore(writer: openQueue(at: url), url: url)
         } catch {
             throw unreadable(error, url)
         }
+    }
+
+    static func openQueue(at url: URL) throws -> DatabaseQueue {
+        var config = Configuration()
+        config.busyMode = .timeout(10)
+        return try DatabaseQueue(path: url.path, configuration: config)
+    }
+
+    /// Every migration this version knows has been applied, and no other.
+    static func isMigrated(_ connection: OpaquePointer) throws -> Bool {
+        let applied = try SQLiteStatement(connection, "SELECT identifier FROM grdb_migrations ORDER BY identifier")
+        var identifiers: [String] = []
+        while try applied.step() { identifiers.append(applied.text(0)) }
+        return identifiers == migrator.migrations.sorted()
     }
 
     /// Why a cache could not be opened, as a person needs to hear it.
@@ -59,9 +85,53 @@ public final class CacheStore: Sendable {
         }
     }
 
-    /// A read transaction, its failures as the error a person sees.
+    /// The GRDB connection, opened (and the file migrated) the first time something needs it.
+    var writer: any DatabaseWriter {
+        get throws {
+            try lock.withLock {
+                switch connection {
+                case .grdb(let writer):
+                    return writer
+                case .plain:
+                    guard let url else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "a plain connection without a file") }
+                    let writer = try Self.openQueue(at: url)
+                    try Self.migrator.migrate(writer)
+                    connection = .grdb(writer)
+                    return writer
+                }
+            }
+        }
+    }
+
+    /// The file is open on the plain connection (nothing has needed GRDB yet).
+    var isPlain: Bool {
+        lock.withLock { if case .plain = connection { true } else { false } }
+    }
+
+    /// A read transaction through GRDB, its failures as the error a person sees.
     func read<T>(_ body: (Database) throws -> T) throws -> T {
         do { return try writer.read(body) } catch { throw Self.storeError(error, url) }
+    }
+
+    /// A read transaction on the plain connection (or GRDB's, once that is open), its failures as
+    /// the error a person sees.
+    func readPlain<T>(_ body: (OpaquePointer) throws -> T) throws -> T {
+        do {
+            switch lock.withLock({ connection }) {
+            case .plain(let plain):
+                return try plain.read(body)
+            case .grdb(let writer):
+                return try writer.read { db in try body(try Self.handle(db)) }
+            }
+        } catch {
+            throw Self.storeError(error, url)
+        }
+    }
+
+    /// A GRDB database's own SQLite connection, for the statements written for the plain one.
+    static func handle(_ db: Database) throws -> OpaquePointer {
+        guard let handle = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the database is closed") }
+        return handle
     }
 
     /// A write transaction, its failures as the error a person sees.
@@ -75,9 +145,14 @@ public final class CacheStore: Sendable {
     }
 
     init(writer: any DatabaseWriter, url: URL?) throws {
-        self.writer = writer
+        connection = .grdb(writer)
         self.url = url
         try Self.migrator.migrate(writer)
+    }
+
+    private init(plain: SQLiteReadConnection, url: URL) {
+        connection = .plain(plain)
+        self.url = url
     }
 
     static let entityColumns = [
@@ -204,30 +279,39 @@ public struct SyncState: Sendable, Equatable {
 
 extension CacheStore {
     public func syncState() throws -> SyncState {
-        try read { db in try Self.syncState(db) }
+        try readPlain { try Self.syncState($0) }
     }
 
     static func syncState(_ db: Database) throws -> SyncState {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sync_state WHERE id = 1") else {
+        try syncState(try handle(db))
+    }
+
+    static func syncState(_ connection: OpaquePointer) throws -> SyncState {
+        let row = try SQLiteStatement(connection, """
+            SELECT account_id, cursor, rebuilding, rebuild_cursor, last_success_at, last_attempt_at, last_error_kind, last_error_at,
+            last_error_message, connectivity, connectivity_at, evicted_before FROM sync_state WHERE id = 1
+            """)
+        guard try row.step() else {
             // The migration writes this row; a file without it was not written by us, or was damaged.
             throw RaxxError.failure(code: "cache_damaged", "The cache has no sync state: it is damaged or was not written by raxx-cache.",
                                     hint: "Empty it and fill it again: raxx-cache purge --all, then raxx-cache refresh.")
         }
-        func date(_ column: String) -> Date? { (row[column] as Double?).map { Date(timeIntervalSince1970: $0) } }
+        func date(_ column: Int32) -> Date? { row.optionalDouble(column).map { Date(timeIntervalSince1970: $0) } }
         return SyncState(
-            accountID: row["account_id"], cursor: row["cursor"], rebuilding: .init(rawValue: row["rebuilding"]) ?? .none,
-            rebuildCursor: row["rebuild_cursor"], lastSuccessAt: date("last_success_at"), lastAttemptAt: date("last_attempt_at"),
-            lastErrorKind: row["last_error_kind"], lastErrorAt: date("last_error_at"), lastErrorMessage: row["last_error_message"],
-            connectivity: Connectivity(rawValue: row["connectivity"]) ?? .unknown, connectivityAt: date("connectivity_at"),
-            evictedBefore: date("evicted_before"))
+            accountID: row.optionalText(0), cursor: row.int64(1), rebuilding: .init(rawValue: Int(row.int64(2))) ?? .none,
+            rebuildCursor: row.int64(3), lastSuccessAt: date(4), lastAttemptAt: date(5),
+            lastErrorKind: row.optionalText(6), lastErrorAt: date(7), lastErrorMessage: row.optionalText(8),
+            connectivity: Connectivity(rawValue: row.text(9)) ?? .unknown, connectivityAt: date(10),
+            evictedBefore: date(11))
     }
 
     /// Row counts of the live tables.
     public func counts() throws -> [String: Int] {
-        try read { db in
+        try readPlain { connection in
             var result: [String: Int] = [:]
             for table in ["positions", "fills", "orders", "portfolio"] {
-                result[table] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0
+                let count = try SQLiteStatement(connection, "SELECT COUNT(*) FROM \(table)")
+                result[table] = try count.step() ? Int(count.int64(0)) : 0
             }
             return result
         }

@@ -1,0 +1,115 @@
+import GRDB
+import GRDBSQLite
+
+/// A plain SQLite connection for the cache's offline reads (`raxx-cache status|show`, `raxx-order
+/// list --cached`): these run often, in prompts and scripts, and answer in a few milliseconds, so
+/// they skip what a GRDB queue costs to set up and tear down (its dispatch queue, whose disposal
+/// starts a thread, function and collation tables, the migrator's check through the schema). It
+/// opens an existing file read-write, as GRDB would (so that the last connection to close still
+/// checkpoints and removes the WAL), and only ever runs SELECTs.
+final class SQLiteReadConnection: @unchecked Sendable {
+    let handle: OpaquePointer
+
+    /// Opens the database at `path`, which must exist; SQLite's failures as GRDB's `DatabaseError`.
+    init(path: String) throws {
+        var handle: OpaquePointer?
+        let code = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+        guard code == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) }
+            sqlite3_close_v2(handle)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message)
+        }
+        self.handle = handle
+        sqlite3_extended_result_codes(handle, 1)
+        // As the writable store: wait out a refresh's commit rather than fail.
+        sqlite3_busy_timeout(handle, 10_000)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// `body` in one read transaction: its statements see one state of the file.
+    func read<T>(_ body: (OpaquePointer) throws -> T) throws -> T {
+        try SQLiteStatement(handle, "BEGIN").run()
+        do {
+            let result = try body(handle)
+            try SQLiteStatement(handle, "COMMIT").run()
+            return result
+        } catch {
+            sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+            throw error
+        }
+    }
+}
+
+/// A value bound to a statement's `?`.
+enum SQLiteArgument: Sendable, Equatable {
+    case text(String)
+    case real(Double)
+}
+
+/// A prepared statement on a plain connection (this module's or a GRDB `Database`'s
+/// `sqliteConnection`): bound, stepped, read by column index, finalized when it goes.
+struct SQLiteStatement: ~Copyable {
+    let handle: OpaquePointer
+    private let connection: OpaquePointer
+    private let sql: String
+
+    init(_ connection: OpaquePointer, _ sql: String, _ arguments: [SQLiteArgument] = []) throws {
+        var handle: OpaquePointer?
+        let code = sqlite3_prepare_v2(connection, sql, -1, &handle, nil)
+        guard code == SQLITE_OK, let handle else {
+            sqlite3_finalize(handle)
+            throw Self.failure(code, connection, sql)
+        }
+        for (i, argument) in arguments.enumerated() {
+            let index = Int32(i + 1)
+            let bound = switch argument {
+            case .text(let text): sqlite3_bind_text(handle, index, text, -1, sqliteTransient)
+            case .real(let value): sqlite3_bind_double(handle, index, value)
+            }
+            guard bound == SQLITE_OK else {
+                let error = Self.failure(bound, connection, sql)
+                sqlite3_finalize(handle)
+                throw error
+            }
+        }
+        self.handle = handle
+        self.connection = connection
+        self.sql = sql
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// The next row: true when there is one, false when done.
+    func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        if code == SQLITE_ROW { return true }
+        if code == SQLITE_DONE { return false }
+        throw failure(code)
+    }
+
+    /// Steps through every row (a statement that answers none, or whose rows do not matter).
+    func run() throws { while try step() {} }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    func text(_ column: Int32) -> String {
+        guard let text = sqlite3_column_text(handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
+
+    private func failure(_ code: Int32) -> DatabaseError { Self.failure(code, connection, sql) }
+
+    private static func failure(_ code: Int32, _ connection: OpaquePointer, _ sql: String) -> DatabaseError {
+        DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+    }
+}
+
+/// SQLite copies a bound text before the call returns (SQLITE_TRANSIENT, a macro Swift cannot import).
+private let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
