@@ -178,6 +178,38 @@ func code(_ body: () throws -> Void) -> String? {
         #expect(again == contents)
     }
 
+    /// Decoding reads the keys encoding writes, every field of every type: set and, where it may
+    /// be, left out.
+    @Test func everyFieldEncodedIsDecodedBack() throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        let credential = try decoder.decode(StoredCredential.self, from: Data(#"""
+            {"credentialID":"Y3JlZA","rpID":"raxx.app","userHandle":"dQ","email":"t@example.com","publicKey":"cA","sealedPrivateKey":"cw",
+             "pinSalt":"c2FsdA","pinOpsLimit":2,"pinMemLimit":67108864,"signCount":7,"failedPINAttempts":1,"createdAt":1795000000}
+            """#.utf8))
+        #expect(credential.signCount == 7 && credential.failedPINAttempts == 1 && credential.pinSalt == "c2FsdA")
+        var issued = sampleSession
+        issued.accessIssuedAt = Date(timeIntervalSince1970: 1_799_999_500)
+        let contents = KeystoreContents(servers: [origin: ServerCredentials(credential: credential, session: issued),
+                                                  "http://127.0.0.1:8080": ServerCredentials(session: sampleSession),
+                                                  "http://127.0.0.1:9090": ServerCredentials(credential: credential)],
+                                        unboundCredential: credential)
+        let data = try encoder.encode(contents)
+        #expect(try decoder.decode(KeystoreContents.self, from: data) == contents)
+        // A missing required field is an error, not a default.
+        var object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        var servers = try #require(object["servers"] as? [String: Any])
+        var entry = try #require(servers[origin] as? [String: Any])
+        var session = try #require(entry["session"] as? [String: Any])
+        session.removeValue(forKey: "renewalToken")
+        entry["session"] = session
+        servers[origin] = entry
+        object["servers"] = servers
+        #expect(throws: DecodingError.self) { try decoder.decode(KeystoreContents.self, from: try JSONSerialization.data(withJSONObject: object)) }
+    }
+
     @Test func coreDumpsAndInspectionAreOff() {
         Hardening.disableCoreDumps()
         #expect(!Hardening.isDumpable)
