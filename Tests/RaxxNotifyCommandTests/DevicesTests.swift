@@ -36,6 +36,8 @@ import Testing
     @Test(arguments: [
         (["--token", "xyz", "--environment", "sandbox"], "field 'token'"),
         (["--token", String(repeating: "a", count: 63), "--environment", "sandbox"], "field 'token'"),
+        // Full-width digits are hex digits to `Character`, not to APNs (nor to the server).
+        (["--token", String(repeating: "ab\u{FF11}\u{FF12}", count: 16), "--environment", "sandbox"], "field 'token'"),
         (["--token", token, "--environment", "staging"], "field 'environment'"),
         (["--token", token, "--environment", "sandbox", "--alerts", "price_alert"], "field 'alerts'"),
     ])
