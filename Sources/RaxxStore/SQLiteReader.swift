@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import GRDBSQLite
 
@@ -9,6 +10,8 @@ import GRDBSQLite
 /// checkpoints and removes the WAL), and only ever runs SELECTs.
 final class SQLiteReadConnection: @unchecked Sendable {
     let handle: OpaquePointer
+    /// One read transaction at a time on the connection (a store may be shared between tasks).
+    private let lock = NSLock()
 
     /// Opens the database at `path`, which must exist; SQLite's failures as GRDB's `DatabaseError`.
     init(path: String) throws {
@@ -29,6 +32,8 @@ final class SQLiteReadConnection: @unchecked Sendable {
 
     /// `body` in one read transaction: its statements see one state of the file.
     func read<T>(_ body: (OpaquePointer) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
         try SQLiteStatement(handle, "BEGIN").run()
         do {
             let result = try body(handle)

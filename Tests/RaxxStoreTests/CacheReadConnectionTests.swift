@@ -51,6 +51,29 @@ import Testing
         #expect(try again.syncState().lastErrorMessage == "no route")
     }
 
+    @Test func tasksSharingAPlainStoreReadOneTransactionAtATime() async throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("cache.sqlite")
+        try filled(at: url)
+        let store = try #require(try CacheStore.openExisting(at: url))
+        #expect(store.isPlain)
+        let answers = try await withThrowingTaskGroup(of: [String].self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    var seen: [String] = []
+                    for _ in 0..<50 {
+                        seen.append("\(try store.syncState().cursor) \(try store.counts()["positions"] ?? -1) \(try symbols(store))")
+                    }
+                    return seen
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(answers.count == 400)
+        #expect(Set(answers) == ["3 2 [\"AAPL\", \"MSFT\"]"])
+    }
+
     @Test func aCacheAnOlderVersionLeftIsMigratedBeforeItIsRead() throws {
         let dir = try folder()
         defer { try? FileManager.default.removeItem(at: dir) }
