@@ -94,10 +94,15 @@ public final class CacheStore: @unchecked Sendable {
                     return writer
                 case .plain:
                     guard let url else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "a plain connection without a file") }
-                    let writer = try Self.openQueue(at: url)
-                    try Self.migrator.migrate(writer)
-                    connection = .grdb(writer)
-                    return writer
+                    // As openExisting says it when the file cannot be opened through GRDB.
+                    do {
+                        let writer = try Self.openQueue(at: url)
+                        try Self.migrator.migrate(writer)
+                        connection = .grdb(writer)
+                        return writer
+                    } catch {
+                        throw Self.unreadable(error, url)
+                    }
                 }
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import RaxxCore
 @testable import RaxxStore
 import Testing
@@ -49,6 +50,46 @@ import Testing
         #expect(again.isPlain)
         #expect(try again.syncState().connectivity == .offlineHard)
         #expect(try again.syncState().lastErrorMessage == "no route")
+    }
+
+    @Test func ordersPortfolioAndTheJSONExportReadPlainlyWithTheirNulls() throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("cache.sqlite")
+        let writable = try CacheStore.open(at: url)
+        try writable.beginRebuild(accountID: "acc_1")
+        let limit = #"{"id":"ord_1","client_order_id":"c-1","symbol":"MSFT","side":"buy","qty":10,"type":"limit","limit_price":"410.5","tif":"gtc","status":"partially_filled","filled_qty":4,"avg_fill_price":"410.25","reject_code":null,"mode":"paper","not_after":"2026-11-23T05:45:00.5Z","created_at":"2026-11-23T05:44:00Z","updated_at":"2026-11-23T05:44:30Z"}"#
+        let market = #"{"id":"ord_2","client_order_id":"c-2","symbol":"SPY","side":"sell","qty":1,"type":"market","tif":"day","status":"rejected","filled_qty":0,"reject_code":"buying_power","mode":"paper","created_at":"2026-11-23T05:40:00Z","updated_at":"2026-11-23T05:40:01Z"}"#
+        let json = """
+            {"changes":[{"seq":1,"entity":"order","op":"upsert","id":"ord_1","order":\(limit)},
+                        {"seq":2,"entity":"order","op":"upsert","id":"ord_2","order":\(market)}],
+             "cursor":2,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}
+            """
+        try Array(json.utf8).withUnsafeBytes { _ = try writable.apply(json: $0) }
+        try writable.finishRebuild(accountID: "acc_1")
+        try writable.savePortfolio(.init(accountId: "acc_1", asOf: Date(timeIntervalSince1970: 1_795_000_000), mode: .paper, cash: "1000.00",
+                                         marketValue: "0.00", equity: "1000.00", buyingPower: "1000.00", unrealizedPnl: "0.00", positionsCount: 0))
+        try writable.recordSuccess(at: Date(timeIntervalSince1970: 1_795_000_100))
+
+        let store = try #require(try CacheStore.openExisting(at: url))
+        #expect(store.isPlain)
+        var orders: [CachedOrder] = []
+        try store.orders(CacheQuery()) { orders.append($0) }
+        #expect(orders.map { $0.id } == ["ord_1", "ord_2"])
+        #expect(orders[0].limitPrice == "410.5" && orders[0].avgFillPrice == "410.25" && orders[0].rejectCode == nil)
+        #expect(orders[0].notAfter == Date(timeIntervalSince1970: 1_795_412_700.5))
+        #expect(orders[1].limitPrice == nil && orders[1].avgFillPrice == nil && orders[1].notAfter == nil && orders[1].rejectCode == "buying_power")
+        var rejected: [String] = []
+        try store.orders(CacheQuery(status: .rejected)) { rejected.append($0.id) }
+        #expect(rejected == ["ord_2"])
+        let portfolio = try #require(try store.portfolio())
+        #expect(portfolio.accountID == "acc_1" && portfolio.cash == "1000.00" && portfolio.positionsCount == 0)
+        var out: [UInt8] = []
+        try store.exportJSONLines(.orders, CacheQuery(), asOf: Date(timeIntervalSince1970: 1_795_000_100)) { out += $0 }
+        let lines = String(decoding: out, as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines[1].contains(#""reject_code":"buying_power""#) && !lines[1].contains("limit_price") && !lines[1].contains("not_after"))
+        #expect(store.isPlain)
     }
 
     @Test func tasksSharingAPlainStoreReadOneTransactionAtATime() async throws {
@@ -103,7 +144,7 @@ import Testing
         }
     }
 
-    @Test func aStatementsFailureNamesSQLitesReason() throws {
+    @Test func aFailureMidReadRollsBackAndTheConnectionReadsOn() throws {
         let dir = try folder()
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("cache.sqlite")
@@ -114,6 +155,16 @@ import Testing
         } throws: { error in
             (error as? DatabaseError)?.message?.contains("no such column: nope") == true
         }
+        // A failure after rows were read (the transaction under way) is rolled back too.
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try connection.read { c in
+                let rows = try SQLiteStatement(c, "SELECT id FROM positions")
+                _ = try rows.step()
+                throw Stop()
+            }
+        }
+        #expect(sqlite3_get_autocommit(connection.handle) != 0)
         // The failed transaction was rolled back: the connection reads on.
         let count = try connection.read { c in
             let statement = try SQLiteStatement(c, "SELECT COUNT(*) FROM positions WHERE symbol = ?", [.text("AAPL")])
