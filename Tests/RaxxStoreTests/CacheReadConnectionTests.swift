@@ -8,10 +8,12 @@ import Testing
 /// The offline reads open an existing cache on a plain SQLite connection; anything else (a write,
 /// a file an older version left, a damaged one) goes through GRDB as before.
 @Suite struct CacheReadConnectionTests {
-    func folder() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-plain-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+    /// A folder of the test's own (removed when the test is done), and the cache file's place in it.
+    final class Folder {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-plain-\(UUID().uuidString)", isDirectory: true)
+        var cache: URL { root.appendingPathComponent("cache.sqlite") }
+        init() throws { try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true) }
+        deinit { try? FileManager.default.removeItem(at: root) }
     }
 
     func filled(at url: URL) throws {
@@ -23,9 +25,8 @@ import Testing
     }
 
     @Test func aFilledCacheIsReadOnAPlainConnectionAndAWriteStillLands() throws {
-        let dir = try folder()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let url = dir.appendingPathComponent("cache.sqlite")
+        let folder = try Folder()
+        let url = folder.cache
         try filled(at: url)
 
         let store = try #require(try CacheStore.openExisting(at: url))
@@ -53,9 +54,8 @@ import Testing
     }
 
     @Test func ordersPortfolioAndTheJSONExportReadPlainlyWithTheirNulls() throws {
-        let dir = try folder()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let url = dir.appendingPathComponent("cache.sqlite")
+        let folder = try Folder()
+        let url = folder.cache
         let writable = try CacheStore.open(at: url)
         try writable.beginRebuild(accountID: "acc_1")
         let limit = #"{"id":"ord_1","client_order_id":"c-1","symbol":"MSFT","side":"buy","qty":10,"type":"limit","limit_price":"410.5","tif":"gtc","status":"partially_filled","filled_qty":4,"avg_fill_price":"410.25","reject_code":null,"mode":"paper","not_after":"2026-11-23T05:45:00.5Z","created_at":"2026-11-23T05:44:00Z","updated_at":"2026-11-23T05:44:30Z"}"#
@@ -93,9 +93,8 @@ import Testing
     }
 
     @Test func tasksSharingAPlainStoreReadOneTransactionAtATime() async throws {
-        let dir = try folder()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let url = dir.appendingPathComponent("cache.sqlite")
+        let folder = try Folder()
+        let url = folder.cache
         try filled(at: url)
         let store = try #require(try CacheStore.openExisting(at: url))
         #expect(store.isPlain)
@@ -116,9 +115,8 @@ import Testing
     }
 
     @Test func aCacheAnOlderVersionLeftIsMigratedBeforeItIsRead() throws {
-        let dir = try folder()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let url = dir.appendingPathComponent("cache.sqlite")
+        let folder = try Folder()
+        let url = folder.cache
         let first = try #require(CacheStore.migrator.migrations.first)
         try CacheStore.migrator.migrate(DatabaseQueue(path: url.path), upTo: first)
 
@@ -132,9 +130,8 @@ import Testing
     }
 
     @Test func aDamagedFileIsReportedAsDamaged() throws {
-        let dir = try folder()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let url = dir.appendingPathComponent("cache.sqlite")
+        let folder = try Folder()
+        let url = folder.cache
         try Data(repeating: 0x5A, count: 8192).write(to: url)
         #expect(throws: RaxxError.self) { try CacheStore.openExisting(at: url) }
         do {
@@ -145,9 +142,8 @@ import Testing
     }
 
     @Test func aFailureMidReadRollsBackAndTheConnectionReadsOn() throws {
-        let dir = try folder()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let url = dir.appendingPathComponent("cache.sqlite")
+        let folder = try Folder()
+        let url = folder.cache
         try filled(at: url)
         let connection = try SQLiteReadConnection(path: url.path)
         #expect {
