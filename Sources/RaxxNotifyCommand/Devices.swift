@@ -56,8 +56,7 @@ extension RaxxNotify.Devices {
 
         /// The registration, or exit 65 naming the field.
         func registration() throws(RaxxError) -> Components.Schemas.DeviceRegistration {
-            // ASCII hex as the server checks it (full-width digits are hex digits to `Character`).
-            guard (64...200).contains(token.utf8.count), token.utf8.allSatisfy(\.isASCIIHexDigit) else {
+            guard DeviceToken.isRegistrable(token) else {
                 throw RaxxError.badInput(field: "token", "must be the device's APNs token in hex, 64 to 200 characters")
             }
             guard let environment = Components.Schemas.DeviceRegistration.EnvironmentPayload(rawValue: environment) else {

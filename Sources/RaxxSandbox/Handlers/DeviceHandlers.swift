@@ -1,6 +1,6 @@
 import Foundation
 import RaxxAPI
-import RaxxCore
+import RaxxDomain
 
 /// The `devices` tag: APNs registrations for push alerts. The whole token is kept (it is what a
 /// push is sent to) and never answered: a device shows only the token's last 8 characters.
@@ -17,8 +17,7 @@ struct DeviceHandlers: Sendable {
     /// of this registration. Tokens are kept in lowercase.
     func registerAPNsDevice(_ input: Operations.RegisterAPNsDevice.Input, caller: Caller) async throws -> Operations.RegisterAPNsDevice.Output {
         guard case .json(let r) = input.body else { throw ProblemError.badRequest("Expected JSON.") }
-        // The spec's pattern: ^[0-9a-fA-F]{64,200}$ (the generated server does not check patterns).
-        guard (64...200).contains(r.token.utf8.count), r.token.utf8.allSatisfy(\.isASCIIHexDigit) else {
+        guard DeviceToken.isRegistrable(r.token) else {
             throw ProblemError.badRequest("Field 'token' must be 64 to 200 hexadecimal characters.")
         }
         if let label = r.label, label.unicodeScalars.count > Self.maxLabel {
