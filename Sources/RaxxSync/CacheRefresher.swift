@@ -97,8 +97,11 @@ public struct CacheRefresher: Sendable {
         var counting: Task<Void, Never>? = nil
         defer { counting?.cancel() }
         if rebuilding, cursor == 0, let expectedTotal { counting = Self.count(client, into: expectedTotal) }
-        var page = try await fetch(cursor: cursor, rebuild: rebuilding)
-        while true {
+        // The pages are fetched one after another while they are written: the server's work and
+        // ours overlap, and the server starts on a page as soon as the one before it is in.
+        let pages = PageQueue(ahead: Self.pagesAhead, from: cursor, rebuilding: rebuilding) { [self] in try await fetch(cursor: $0, rebuild: $1) }
+        defer { pages.cancel() }
+        while let page = try await pages.next() {
             try Task.checkCancellation()
             if page.reset && !rebuilding {
                 // The cursor is older than the server's change log: rebuild, starting with this page.
@@ -107,20 +110,10 @@ public struct CacheRefresher: Sendable {
                 wasReset = true
                 if let expectedTotal { counting = Self.count(client, into: expectedTotal) }
             }
-            // Ask for the next page while this one is written: the server's work and ours overlap.
-            let next: Task<Page, any Error>? = page.hasMore
-                ? Task { [cursor = page.cursor, rebuilding] in try await fetch(cursor: cursor, rebuild: rebuilding) } : nil
-            do {
-                applied += try apply(page)
-            } catch {
-                next?.cancel()
-                throw error
-            }
+            applied += try apply(page)
             progress(applied)
             cursor = page.cursor
-            guard let next else { break }
-            page = try await next.value
-            // Hand freed page memory back to the system, so a long sync's peak stays that of a page.
+            // Hand freed page memory back to the system, so a long sync's peak stays that of a few pages.
             Self.releaseFreedMemory()
         }
         if rebuilding {
@@ -130,6 +123,58 @@ public struct CacheRefresher: Sendable {
         try store.savePortfolio(try await portfolio.value.checked().ok.body.json)
         let evicted = try store.evict(before: clock().addingTimeInterval(-retention.seconds))
         return Outcome(changes: applied, full: rebuilding, reset: wasReset, cursor: cursor, evicted: evicted)
+    }
+
+    /// Pages fetched but not yet written, at most: the fetcher waits when it is this far ahead.
+    static let pagesAhead = 2
+
+    /// The sync's pages in order, fetched by a task of their own up to `ahead` pages before the
+    /// writer, each request sent as soon as the page before it is in (its cursor is the next one's).
+    /// A page that says the cursor was reset makes the pages after it rebuild pages, as the writer
+    /// makes them.
+    final class PageQueue: Sendable {
+        private let pages: AsyncThrowingStream<Page, any Error>
+        private let permits: AsyncStream<Void>.Continuation
+        private let fetcher: Task<Void, Never>
+        private nonisolated(unsafe) var iterator: AsyncThrowingStream<Page, any Error>.AsyncIterator
+
+        init(ahead: Int, from cursor: Int64, rebuilding: Bool, fetch: @escaping @Sendable (Int64, Bool) async throws -> Page) {
+            let (pages, delivered) = AsyncThrowingStream<Page, any Error>.makeStream()
+            let (permitStream, permits) = AsyncStream<Void>.makeStream()
+            for _ in 0..<ahead { permits.yield() }
+            fetcher = Task {
+                var cursor = cursor, rebuilding = rebuilding
+                var permit = permitStream.makeAsyncIterator()
+                do {
+                    while await permit.next() != nil {
+                        let page = try await fetch(cursor, rebuilding)
+                        delivered.yield(page)
+                        guard page.hasMore else { break }
+                        cursor = page.cursor
+                        rebuilding = rebuilding || page.reset
+                    }
+                    delivered.finish()
+                } catch {
+                    delivered.finish(throwing: error)
+                }
+            }
+            self.pages = pages
+            self.permits = permits
+            self.iterator = pages.makeAsyncIterator()
+        }
+
+        /// The next page (nil after the last), letting the fetcher one page further ahead. Called
+        /// by one task at a time.
+        func next() async throws -> Page? {
+            let page = try await iterator.next(isolation: nil)
+            if page != nil { permits.yield() }
+            return page
+        }
+
+        func cancel() {
+            fetcher.cancel()
+            permits.finish()
+        }
     }
 
     /// The rows a rebuild will bring (positions, fills and orders at the server), told to `total`
