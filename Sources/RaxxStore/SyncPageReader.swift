@@ -69,17 +69,18 @@ public enum SyncPageReader {
         var cursor: Int64?, hasMore: Bool?, reset: Bool?, asOf: Date?, changes: Range<Int>?
         try r.object { r, key in
             switch key {
-            case Keys.changes:
+            case "changes":
                 guard changes == nil else { throw r.unsupported("changes twice") }
                 r.skipWhitespace()
                 let start = r.i
                 guard r.peekByte() == UInt8(ascii: "[") else { throw r.unsupported("changes is not an array") }
-                try r.skipValue()
+                // Only its end is found here; its grammar is checked when the changes are read.
+                try r.skipBrackets()
                 changes = start..<r.i
-            case Keys.cursor: try once(&cursor, r.int64(), r)
-            case Keys.hasMore: try once(&hasMore, r.bool(), r)
-            case Keys.reset: try once(&reset, r.bool(), r)
-            case Keys.asOf: try once(&asOf, r.dateValue(), r)
+            case "cursor": try once(&cursor, r.int64(), r)
+            case "has_more": try once(&hasMore, r.bool(), r)
+            case "reset": try once(&reset, r.bool(), r)
+            case "as_of": try once(&asOf, r.dateValue(), r)
             default: try r.skipValue()
             }
         }
@@ -115,6 +116,8 @@ public enum SyncPageReader {
             try body(try change(&r))
             count += 1
         }
+        // The outline found the array's end by its brackets alone: JSON ends it there too.
+        guard r.i == range.upperBound else { throw r.unsupported("the changes end elsewhere") }
         return count
     }
 
@@ -123,28 +126,28 @@ public enum SyncPageReader {
         var position: Position??, fill: Fill??, order: Order??
         try r.object { r, key in
             switch key {
-            case Keys.seq: try once(&c.seq, r.int64(), r)
-            case Keys.entity:
+            case "seq": try once(&c.seq, r.int64(), r)
+            case "entity":
                 let value = try r.string()
                 guard c.entity == nil else { throw r.unsupported("entity twice") }
                 switch r.bytes(value) {
-                case Keys.position: c.entity = .position
-                case Keys.fill: c.entity = .fill
-                case Keys.order: c.entity = .order
+                case "position": c.entity = .position
+                case "fill": c.entity = .fill
+                case "order": c.entity = .order
                 default: throw r.unsupported("an unknown entity")
                 }
-            case Keys.op:
+            case "op":
                 let value = try r.string()
                 guard c.delete == nil else { throw r.unsupported("op twice") }
                 switch r.bytes(value) {
-                case Keys.upsert: c.delete = false
-                case Keys.delete: c.delete = true
+                case "upsert": c.delete = false
+                case "delete": c.delete = true
                 default: throw r.unsupported("an unknown op")
                 }
-            case Keys.id: try once(&c.id, r.string(), r)
-            case Keys.position: try once(&position, r.nullable { try Self.position(&$0) }, r)
-            case Keys.fill: try once(&fill, r.nullable { try Self.fill(&$0) }, r)
-            case Keys.order: try once(&order, r.nullable { try Self.order(&$0) }, r)
+            case "id": try once(&c.id, r.string(), r)
+            case "position": try once(&position, r.nullable { try Self.position(&$0) }, r)
+            case "fill": try once(&fill, r.nullable { try Self.fill(&$0) }, r)
+            case "order": try once(&order, r.nullable { try Self.order(&$0) }, r)
             default: try r.skipValue()
             }
         }
@@ -159,11 +162,11 @@ public enum SyncPageReader {
         var id: Range<Int>?, symbol: Range<Int>?, qty: Int64?, avgPrice: Range<Int>?, updatedAt: Double?
         try r.object { r, key in
             switch key {
-            case Keys.id: try once(&id, r.string(), r)
-            case Keys.symbol: try once(&symbol, r.string(), r)
-            case Keys.qty: try once(&qty, r.int64(), r)
-            case Keys.avgPrice: try once(&avgPrice, r.string(), r)
-            case Keys.updatedAt: try once(&updatedAt, r.date(), r)
+            case "id": try once(&id, r.string(), r)
+            case "symbol": try once(&symbol, r.string(), r)
+            case "qty": try once(&qty, r.int64(), r)
+            case "avg_price": try once(&avgPrice, r.string(), r)
+            case "updated_at": try once(&updatedAt, r.date(), r)
             default: try r.skipValue()
             }
         }
@@ -176,13 +179,13 @@ public enum SyncPageReader {
         var filledAt: Double?
         try r.object { r, key in
             switch key {
-            case Keys.id: try once(&id, r.string(), r)
-            case Keys.orderID: try once(&orderID, r.string(), r)
-            case Keys.symbol: try once(&symbol, r.string(), r)
-            case Keys.side: try once(&side, r.member(of: Enums.side), r)
-            case Keys.qty: try once(&qty, r.int64(), r)
-            case Keys.price: try once(&price, r.string(), r)
-            case Keys.filledAt: try once(&filledAt, r.date(), r)
+            case "id": try once(&id, r.string(), r)
+            case "order_id": try once(&orderID, r.string(), r)
+            case "symbol": try once(&symbol, r.string(), r)
+            case "side": try once(&side, r.member(of: Enums.side), r)
+            case "qty": try once(&qty, r.int64(), r)
+            case "price": try once(&price, r.string(), r)
+            case "filled_at": try once(&filledAt, r.date(), r)
             default: try r.skipValue()
             }
         }
@@ -198,22 +201,22 @@ public enum SyncPageReader {
         var rejectCode: Range<Int>??, mode: Range<Int>?, notAfter: Double??, createdAt: Double?, updatedAt: Double?
         try r.object { r, key in
             switch key {
-            case Keys.id: try once(&id, r.string(), r)
-            case Keys.clientOrderID: try once(&clientOrderID, r.string(), r)
-            case Keys.symbol: try once(&symbol, r.string(), r)
-            case Keys.side: try once(&side, r.member(of: Enums.side), r)
-            case Keys.qty: try once(&qty, r.int64(), r)
-            case Keys.type: try once(&type, r.member(of: Enums.orderType), r)
-            case Keys.limitPrice: try once(&limitPrice, r.nullable { try $0.string() }, r)
-            case Keys.tif: try once(&tif, r.member(of: Enums.tif), r)
-            case Keys.status: try once(&status, r.member(of: Enums.status), r)
-            case Keys.filledQty: try once(&filledQty, r.int64(), r)
-            case Keys.avgFillPrice: try once(&avgFillPrice, r.nullable { try $0.string() }, r)
-            case Keys.rejectCode: try once(&rejectCode, r.nullable { try $0.string() }, r)
-            case Keys.mode: try once(&mode, r.member(of: Enums.mode), r)
-            case Keys.notAfter: try once(&notAfter, r.nullable { try $0.date() }, r)
-            case Keys.createdAt: try once(&createdAt, r.date(), r)
-            case Keys.updatedAt: try once(&updatedAt, r.date(), r)
+            case "id": try once(&id, r.string(), r)
+            case "client_order_id": try once(&clientOrderID, r.string(), r)
+            case "symbol": try once(&symbol, r.string(), r)
+            case "side": try once(&side, r.member(of: Enums.side), r)
+            case "qty": try once(&qty, r.int64(), r)
+            case "type": try once(&type, r.member(of: Enums.orderType), r)
+            case "limit_price": try once(&limitPrice, r.nullable { try $0.string() }, r)
+            case "tif": try once(&tif, r.member(of: Enums.tif), r)
+            case "status": try once(&status, r.member(of: Enums.status), r)
+            case "filled_qty": try once(&filledQty, r.int64(), r)
+            case "avg_fill_price": try once(&avgFillPrice, r.nullable { try $0.string() }, r)
+            case "reject_code": try once(&rejectCode, r.nullable { try $0.string() }, r)
+            case "mode": try once(&mode, r.member(of: Enums.mode), r)
+            case "not_after": try once(&notAfter, r.nullable { try $0.date() }, r)
+            case "created_at": try once(&createdAt, r.date(), r)
+            case "updated_at": try once(&updatedAt, r.date(), r)
             default: try r.skipValue()
             }
         }
@@ -230,21 +233,6 @@ public enum SyncPageReader {
         slot = value
     }
 
-    /// The keys the reader knows, as bytes.
-    enum Keys {
-        static let changes = bytes("changes"), cursor = bytes("cursor"), hasMore = bytes("has_more"), reset = bytes("reset")
-        static let asOf = bytes("as_of"), seq = bytes("seq"), entity = bytes("entity"), op = bytes("op"), id = bytes("id")
-        static let position = bytes("position"), fill = bytes("fill"), order = bytes("order"), upsert = bytes("upsert")
-        static let delete = bytes("delete"), symbol = bytes("symbol"), qty = bytes("qty"), avgPrice = bytes("avg_price")
-        static let updatedAt = bytes("updated_at"), orderID = bytes("order_id"), side = bytes("side"), price = bytes("price")
-        static let filledAt = bytes("filled_at"), clientOrderID = bytes("client_order_id"), type = bytes("type")
-        static let limitPrice = bytes("limit_price"), tif = bytes("tif"), status = bytes("status"), filledQty = bytes("filled_qty")
-        static let avgFillPrice = bytes("avg_fill_price"), rejectCode = bytes("reject_code"), mode = bytes("mode")
-        static let notAfter = bytes("not_after"), createdAt = bytes("created_at")
-
-        static func bytes(_ s: String) -> ByteKey { ByteKey(Array(s.utf8)) }
-    }
-
     /// The enums' values, from the generated types (so a value added to the spec is known here too).
     enum Enums {
         static let side = values(Components.Schemas.Side.allCases.map(\.rawValue))
@@ -256,7 +244,7 @@ public enum SyncPageReader {
         static func values(_ raw: [String]) -> [ByteKey] { raw.map { ByteKey(Array($0.utf8)) } }
     }
 
-    /// A key or enum value's bytes, matched against a slice of the page.
+    /// An enum value's bytes, matched against a slice of the page.
     struct ByteKey: Sendable {
         let bytes: [UInt8]
         init(_ bytes: [UInt8]) { self.bytes = bytes }
@@ -307,8 +295,14 @@ public enum SyncPageReader {
         }
 
         mutating func expect(_ byte: UInt8) throws {
-            guard peekByte() == byte else { throw unsupported("expected '\(Character(Unicode.Scalar(byte)))'") }
+            guard peekByte() == byte else { throw expected(byte) }
             i += 1
+        }
+
+        /// The error of `expect`, out of its way (it runs for every string, key and object).
+        @inline(never)
+        func expected(_ byte: UInt8) -> Unsupported {
+            unsupported("expected '\(Character(Unicode.Scalar(byte)))'")
         }
 
 
@@ -368,18 +362,20 @@ public enum SyncPageReader {
         mutating func string() throws -> Range<Int> {
             try expect(UInt8(ascii: "\""))
             let start = i
-            var ascii = true
-            while i < end {
-                let c = base[i]
+            // In locals, not in `i`: the loop runs over every byte of every string of the page.
+            var j = start, high: UInt8 = 0
+            while j < end {
+                let c = base[j]
                 if c == UInt8(ascii: "\"") { break }
-                if c == UInt8(ascii: "\\") || c < 0x20 { throw unsupported("an escape or control character in a string") }
-                if c >= 0x80 { ascii = false }
-                i += 1
+                if c == UInt8(ascii: "\\") || c < 0x20 { i = j; throw unsupported("an escape or control character in a string") }
+                high |= c
+                j += 1
             }
-            guard i < end else { throw unsupported("an unterminated string") }
-            let range = start..<i
+            i = j
+            guard j < end else { throw unsupported("an unterminated string") }
+            let range = start..<j
             i += 1
-            if !ascii && String(validating: UnsafeBufferPointer(start: base + start, count: range.count), as: UTF8.self) == nil {
+            if high >= 0x80 && String(validating: UnsafeBufferPointer(start: base + start, count: range.count), as: UTF8.self) == nil {
                 throw unsupported("a string that is not UTF-8")
             }
             return range
@@ -473,6 +469,31 @@ public enum SyncPageReader {
             i += 1
         }
 
+        /// Skips the array or object starting here by its brackets and strings alone, without
+        /// checking what is between them: a quick pass over a page's changes to find their end.
+        mutating func skipBrackets() throws {
+            var j = i, depth = 0
+            while j < end {
+                switch base[j] {
+                case UInt8(ascii: "\""):
+                    j += 1
+                    while j < end && base[j] != UInt8(ascii: "\"") {
+                        j += base[j] == UInt8(ascii: "\\") ? 2 : 1
+                    }
+                case UInt8(ascii: "["), UInt8(ascii: "{"):
+                    depth += 1
+                case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                    depth -= 1
+                    if depth == 0 { i = j + 1; return }
+                default:
+                    break
+                }
+                j += 1
+            }
+            i = end
+            throw unsupported("an unterminated array or object")
+        }
+
         /// A number by JSON's grammar.
         private mutating func skipNumber() throws {
             if base[i] == UInt8(ascii: "-") { i += 1 }
@@ -495,4 +516,10 @@ public enum SyncPageReader {
             }
         }
     }
+}
+
+/// A key as the reader knows it (a string literal in a `case`), matched against a slice of the
+/// page: no global to look up for each of the millions of keys a refresh reads.
+private func ~= (key: StaticString, slice: UnsafeRawBufferPointer) -> Bool {
+    key.utf8CodeUnitCount == slice.count && memcmp(key.utf8Start, slice.baseAddress!, slice.count) == 0
 }

@@ -122,6 +122,22 @@ import Testing
         #expect(try dump(store) == before)
     }
 
+    @Test func bracketsAndQuotesInsideStringsDoNotEndTheChanges() throws {
+        // The outline finds the end of the changes by their brackets and strings alone.
+        try expectSameRows(#"{"changes":[{"seq":1,"entity":"position","op":"upsert","id":"pos_1","note":"]}\"[{","extra":[{"a":"]"},[]],"position":\#(Self.position)}],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}"#)
+    }
+
+    @Test(arguments: [
+        #"{"changes":[{"seq":1,"entity":"position","op":"delete","id":"p1"]}],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}"#,
+        #"{"changes":[{"seq":1,"entity":"position","op":"delete","id":"p1"}}],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}"#,
+        #"{"changes":[{"seq":1,"entity":"position","op":"delete","id":"p1"}"#,
+        #"{"changes":[{"seq":1,"entity":"position","op":"delete","id":"p1"}],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z","x":"]"#,
+    ])
+    func mismatchedBracketsAreLeftToTheDecoder(json: String) throws {
+        try leavesWhatItDoesNotTakeToTheDecoder(json: json)
+        #expect(throws: (any Error).self) { try Array(json.utf8).withUnsafeBytes { try SyncPageReader.decode($0) } }
+    }
+
     @Test func anEscapedStringIsReadByTheDecoderInstead() throws {
         // The refresher's fallback: the same page through the decoder writes the unescaped text.
         let json = #"{"changes":[{"seq":1,"entity":"position","op":"upsert","id":"p1","position":{"id":"p1","symbol":"A\u0042C","qty":1,"avg_price":"1","updated_at":"2026-11-23T05:44:22Z"}}],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}"#
