@@ -35,6 +35,8 @@ public enum SyncPageReader {
         public var hasMore: Bool
         public var reset: Bool
         public var asOf: Date
+        /// On the first page of a sync from the start: how many changes the whole sync sends.
+        public var total: Int64? = nil
     }
 
     public enum Entity: Sendable { case position, fill, order }
@@ -66,7 +68,7 @@ public enum SyncPageReader {
 
     /// The page's fields, its changes skipped (checked as JSON, read later by `changes`).
     static func header(_ r: inout Reader) throws -> (Header, changes: Range<Int>) {
-        var cursor: Int64?, hasMore: Bool?, reset: Bool?, asOf: Date?, changes: Range<Int>?
+        var cursor: Int64?, hasMore: Bool?, reset: Bool?, asOf: Date?, total: Int64??, changes: Range<Int>?
         try r.object { r, key in
             switch key {
             case "changes":
@@ -81,13 +83,14 @@ public enum SyncPageReader {
             case "has_more": try once(&hasMore, r.bool(), r)
             case "reset": try once(&reset, r.bool(), r)
             case "as_of": try once(&asOf, r.dateValue(), r)
+            case "total": try once(&total, r.nullable { try $0.int64() }, r)
             default: try r.skipValue()
             }
         }
         r.skipWhitespace()
         guard r.i == r.end else { throw r.unsupported("text after the page") }
         guard let cursor, let hasMore, let reset, let asOf, let changes else { throw r.unsupported("a page field is missing") }
-        return (Header(cursor: cursor, hasMore: hasMore, reset: reset, asOf: asOf), changes)
+        return (Header(cursor: cursor, hasMore: hasMore, reset: reset, asOf: asOf, total: total ?? nil), changes)
     }
 
     /// A page's fields, and where its changes are: read once, before the page is applied.

@@ -30,9 +30,8 @@ public struct CacheRefresher: Sendable {
     /// Hears that the pages are all in and a rebuild's last step begins: the new copy replacing
     /// the old one, its indexes built (seconds, on a large account).
     public var finishing: @Sendable () -> Void = {}
-    /// When set, a rebuild asks the server how many rows it is about to send (the sync summary's
-    /// counts, fetched beside the pages) and tells it here: a progress line's total. Unset (the
-    /// default, and whenever nobody watches) the summary is never asked for.
+    /// Hears how many changes a sync from the start brings, as its first page says (the server
+    /// counts them for that page only): a progress line's total.
     public var expectedTotal: (@Sendable (Int) -> Void)? = nil
 
     public init(store: CacheStore, client: any APIProtocol, accountID: String, retention: RaxxDuration, clock: @escaping @Sendable () -> Date) {
@@ -94,9 +93,6 @@ public struct CacheRefresher: Sendable {
         let client = self.client
         let portfolio = Task { try await client.getPortfolio() }
         defer { portfolio.cancel() }
-        var counting: Task<Void, Never>? = nil
-        defer { counting?.cancel() }
-        if rebuilding, cursor == 0, let expectedTotal { counting = Self.count(client, into: expectedTotal) }
         // The pages are fetched one after another while they are written: the server's work and
         // ours overlap, and the server starts on a page as soon as the one before it is in.
         let pages = PageQueue(ahead: Self.pagesAhead, from: cursor, rebuilding: rebuilding) { [self] in try await fetch(cursor: $0, rebuild: $1) }
@@ -108,8 +104,8 @@ public struct CacheRefresher: Sendable {
                 try store.beginRebuild(accountID: accountID)
                 rebuilding = true
                 wasReset = true
-                if let expectedTotal { counting = Self.count(client, into: expectedTotal) }
             }
+            if let total = page.total { expectedTotal?(Int(total)) }
             applied += try apply(page)
             progress(applied)
             cursor = page.cursor
@@ -177,15 +173,6 @@ public struct CacheRefresher: Sendable {
         }
     }
 
-    /// The rows a rebuild will bring (positions, fills and orders at the server), told to `total`
-    /// when the server answers; a failure only leaves the total unknown.
-    static func count(_ client: any APIProtocol, into total: @escaping @Sendable (Int) -> Void) -> Task<Void, Never> {
-        Task {
-            guard let summary = try? await client.getSyncSummary().checked().ok.body.json, !Task.isCancelled else { return }
-            total(Int(summary.positions.count + summary.fills.count + summary.orders.count))
-        }
-    }
-
     /// Pages' buffers (hundreds of kilobytes each) get their own mappings, handed back to the system
     /// when freed, instead of glibc raising its threshold and keeping them in the heap, where freed
     /// pages of several threads' arenas add up to the peak.
@@ -209,6 +196,7 @@ public struct CacheRefresher: Sendable {
         var cursor: Int64 { switch self { case .decoded(let p): p.cursor; case .raw(_, let o): o.header.cursor } }
         var hasMore: Bool { switch self { case .decoded(let p): p.hasMore; case .raw(_, let o): o.header.hasMore } }
         var reset: Bool { switch self { case .decoded(let p): p.reset; case .raw(_, let o): o.header.reset } }
+        var total: Int64? { switch self { case .decoded(let p): p.total; case .raw(_, let o): o.header.total } }
     }
 
     private func fetch(cursor: Int64, rebuild: Bool) async throws -> Page {

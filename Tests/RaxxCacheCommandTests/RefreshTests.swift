@@ -39,18 +39,18 @@ import Testing
         let world = world(stores)
         world.stderrIsTTY = true
         let clock = try #require(world.clock)
-        world.api.onGetSyncSummary { _ in
-            .ok(.init(body: .json(.init(cursor: 4, asOf: Fixtures.now, positions: .init(count: 2, checksum: ""),
-                                        fills: .init(count: 1, checksum: ""), orders: .init(count: 1, checksum: "")))))
-        }
+        // The first page says how many changes the sync brings: the line's total, with no other
+        // request (the summary, which checksums every row, is not asked for).
         world.api.onGetSyncChanges { _ in
             clock.advance(by: 2) // a slow page: the line is drawn after it
-            return .ok(.init(body: .json(Fixtures.syncPage())))
+            var page = Fixtures.syncPage()
+            page.total = 4
+            return .ok(.init(body: .json(page)))
         }
         world.api.onGetPortfolio { _ in .ok(.init(body: .json(Fixtures.portfolio()))) }
         #expect(try await world.run(RaxxCache.Refresh.self) == .ok)
         let stderr = world.stderr.contents
-        #expect(stderr.contains(ProgressLine.clearSequence + "refreshing: 4 "))
+        #expect(stderr.contains(ProgressLine.clearSequence + "refreshing: 4 of 4 changes  100%"), "\(stderr.debugDescription)")
         #expect(stderr.hasSuffix(ProgressLine.clearSequence), "the line is cleared at the end: \(stderr.debugDescription)")
         #expect(world.jsonLines.first?["changes"] as? Int == 4)
     }

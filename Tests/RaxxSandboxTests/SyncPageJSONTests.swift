@@ -131,8 +131,12 @@ import Testing
             if !page.hasMore { break }
         }
         #expect(seen == (try Self.expectedChanges(database, account: account, after: 0, limit: 100)))
+        let first = try SyncPageDecoding.decode(try Self.page(database, account: account, after: 0, limit: 3))
+        #expect(first.total == Int64(seen.count), "a sync from the start is told how many changes it gets")
+        let second = try SyncPageDecoding.decode(try Self.page(database, account: account, after: first.cursor, limit: 3))
+        #expect(second.total == nil)
         let reset = try SyncPageDecoding.decode(try Self.page(database, account: account, after: 0, limit: 10, reset: true))
-        #expect(reset.reset && !reset.hasMore)
+        #expect(reset.reset && !reset.hasMore && reset.total == Int64(seen.count))
         let empty = try SyncPageDecoding.decode(try Self.page(database, account: account, after: 1_000, limit: 10))
         #expect(empty.changes.isEmpty && empty.cursor == 1_000 && !empty.hasMore)
     }

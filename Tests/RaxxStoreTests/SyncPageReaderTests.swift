@@ -44,7 +44,8 @@ import Testing
         #expect(count == page.changes.count, sourceLocation: sourceLocation)
         #expect(try dump(fast) == dump(decoded), sourceLocation: sourceLocation)
         let header = try bytes.withUnsafeBytes { try SyncPageReader.header(of: $0) }
-        #expect(header == .init(cursor: page.cursor, hasMore: page.hasMore, reset: page.reset, asOf: page.asOf), sourceLocation: sourceLocation)
+        #expect(header == .init(cursor: page.cursor, hasMore: page.hasMore, reset: page.reset, asOf: page.asOf, total: page.total),
+                sourceLocation: sourceLocation)
     }
 
     static let position = #"{"id":"pos_1","symbol":"AAPL","qty":-19,"avg_price":"-23.2213","updated_at":"2026-11-23T05:44:22.123Z"}"#

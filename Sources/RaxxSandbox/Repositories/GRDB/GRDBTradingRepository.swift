@@ -229,7 +229,11 @@ struct GRDBTradingLedger: TradingLedger {
     func changePage(account: String, after from: Int64, limit: Int, reset: Bool, asOf: Date) throws -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(limit * 260 + 128)
-        try SyncPageJSON.write(db, account: account, after: from, limit: limit, reset: reset, asOf: asOf, to: &out)
+        // A sync from the start is told how many changes it will get (one count over the log's
+        // index), so that a progress line has its total without asking for the summary.
+        let total = from == 0
+            ? try Int64.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM change_log WHERE account_id = ?"), arguments: [account]) : nil
+        try SyncPageJSON.write(db, account: account, after: from, limit: limit, reset: reset, asOf: asOf, total: total, to: &out)
         return out
     }
 

@@ -15,7 +15,7 @@ enum SyncPageJSON {
     /// Appends the page's JSON to `out`; answers the page's cursor (the last change's sequence
     /// number, or `from` when there is none) and whether more changes follow.
     @discardableResult
-    static func write(_ db: Database, account: String, after from: Int64, limit: Int, reset: Bool, asOf: Date,
+    static func write(_ db: Database, account: String, after from: Int64, limit: Int, reset: Bool, asOf: Date, total: Int64? = nil,
                       to out: inout [UInt8]) throws -> (cursor: Int64, hasMore: Bool) {
         let statement = try db.cachedStatement(sql: sql)
         try statement.setArguments([account, from, limit + 1])
@@ -41,6 +41,11 @@ enum SyncPageJSON {
         RFC3339.appendDigits(cursor, to: &out)
         out += hasMore ? Keys.hasMoreTrue : Keys.hasMoreFalse
         out += reset ? Keys.resetTrue : Keys.resetFalse
+        if let total {
+            out += Keys.total
+            RFC3339.appendDigits(total, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
         return (cursor, hasMore)
     }
 
@@ -212,8 +217,9 @@ enum SyncPageJSON {
         static let cursor = Array(#"],"cursor":"#.utf8)
         static let hasMoreTrue = Array(#","has_more":true"#.utf8)
         static let hasMoreFalse = Array(#","has_more":false"#.utf8)
-        static let resetTrue = Array(#","reset":true}"#.utf8)
-        static let resetFalse = Array(#","reset":false}"#.utf8)
+        static let resetTrue = Array(#","reset":true"#.utf8)
+        static let resetFalse = Array(#","reset":false"#.utf8)
+        static let total = Array(#","total":"#.utf8)
         static let entity = Array(#"{"entity":"#.utf8)
         static let fill = Array(#","fill":{"#.utf8)
         static let id = Array(#","id":"#.utf8)
