@@ -18,7 +18,7 @@ public struct CacheRefresher: Sendable {
     public let client: any APIProtocol
     public let accountID: String
     public let clock: @Sendable () -> Date
-    /// Changes per page: two pages are in memory at once (one written, one fetched).
+    /// Changes per page: up to three pages are in memory at once (one written, two fetched ahead).
     public var pageSize = 5000
     /// Pages read as bytes, straight into the store, when the connection offers it; without it (a
     /// test's stub API) pages are decoded by the generated client.
@@ -129,7 +129,6 @@ public struct CacheRefresher: Sendable {
     /// A page that says the cursor was reset makes the pages after it rebuild pages, as the writer
     /// makes them.
     final class PageQueue: Sendable {
-        private let pages: AsyncThrowingStream<Page, any Error>
         private let permits: AsyncStream<Void>.Continuation
         private let fetcher: Task<Void, Never>
         private nonisolated(unsafe) var iterator: AsyncThrowingStream<Page, any Error>.AsyncIterator
@@ -154,7 +153,6 @@ public struct CacheRefresher: Sendable {
                     delivered.finish(throwing: error)
                 }
             }
-            self.pages = pages
             self.permits = permits
             self.iterator = pages.makeAsyncIterator()
         }
