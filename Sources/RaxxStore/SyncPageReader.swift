@@ -66,7 +66,7 @@ public enum SyncPageReader {
         var rejectCode: Range<Int>?, mode: Range<Int>, notAfter: Double?, createdAt: Double, updatedAt: Double
     }
 
-    /// The page's fields, its changes skipped (checked as JSON, read later by `changes`).
+    /// The page's fields, its changes skipped by their brackets (read, and checked, later by `changes`).
     static func header(_ r: inout Reader) throws -> (Header, changes: Range<Int>) {
         var cursor: Int64?, hasMore: Bool?, reset: Bool?, asOf: Date?, total: Int64??, changes: Range<Int>?
         try r.object { r, key in
@@ -99,7 +99,7 @@ public enum SyncPageReader {
         let changes: Range<Int>
     }
 
-    /// Reads the fields of the page in `bytes` (its changes only checked as JSON).
+    /// Reads the fields of the page in `bytes` (its changes only found, by their brackets).
     public static func outline(of bytes: UnsafeRawBufferPointer) throws -> Outline {
         var r = Reader(bytes)
         let read = try Self.header(&r)
