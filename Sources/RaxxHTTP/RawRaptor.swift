@@ -4,10 +4,11 @@ import OpenAPIRuntime
 import RaxxAPI
 import RaxxCore
 
-/// GETs to Raptor whose answers come back as bytes instead of generated values: for the answers
-/// too large to decode value by value (the sync pages, which the store reads straight into its
-/// tables). The same transport and middlewares as the generated client (connectivity, the server's
-/// clock, the session's token), so everything but the decoding is as `Client` does it.
+/// Requests to Raptor whose bodies go and come back as bytes instead of generated values: for the
+/// answers too large to decode value by value (the sync pages, which the store reads straight into
+/// its tables), and the orders of a batch (each encoded once, for the journal and the wire). The
+/// same transport and middlewares as the generated client (connectivity, the server's clock, the
+/// session's token), so everything but the coding is as `Client` does it.
 public struct RawRaptor: Sendable {
     public let serverURL: URL
     let transport: any ClientTransport
@@ -34,6 +35,34 @@ public struct RawRaptor: Sendable {
         var fields = HTTPFields()
         fields[.accept] = "application/json"
         let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: target, headerFields: fields)
+        let (status, bytes) = try await exchange(request, body: nil, operationID: operationID, maxBytes: maxBytes)
+        guard status == .ok else { throw Self.problem(bytes, status: status, operationID: operationID) }
+        return bytes
+    }
+
+    /// POSTs `body` (JSON, already encoded) to `path` with `headers` added; answers the status and
+    /// the body, at most `maxBytes` of it, whatever the status: the caller reads its own answers.
+    public func post(_ path: String, json body: [UInt8], headers: HTTPFields = [:], operationID: String,
+                     maxBytes: Int = 1 << 20) async throws -> (HTTPResponse.Status, [UInt8]) {
+        var fields = headers
+        fields[.contentType] = "application/json; charset=utf-8"
+        fields[.accept] = "application/json"
+        let request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: path, headerFields: fields)
+        return try await exchange(request, body: HTTPBody(body), operationID: operationID, maxBytes: maxBytes)
+    }
+
+    /// A problem answer's bytes as the error a person sees, as `checked()` makes it.
+    public static func problem(_ bytes: [UInt8], status: HTTPResponse.Status, operationID: String) -> RaxxError {
+        do {
+            return ErrorMapping.raxxError(problem: try JSONDecoder().decode(Components.Schemas.Problem.self, from: Data(bytes)))
+        } catch {
+            return RaxxError.failure(code: "unexpected_answer", "The server answered \(status.code) without saying why (\(operationID)).")
+        }
+    }
+
+    /// Sends the request through the middlewares and the transport; collects the answer's body.
+    private func exchange(_ request: HTTPRequest, body: HTTPBody?, operationID: String,
+                          maxBytes: Int) async throws -> (HTTPResponse.Status, [UInt8]) {
         let transport = self.transport
         var next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?) = { request, body, url in
             try await transport.send(request, body: body, baseURL: url, operationID: operationID)
@@ -44,28 +73,18 @@ public struct RawRaptor: Sendable {
                 try await middleware.intercept(request, body: body, baseURL: url, operationID: operationID, next: inner)
             }
         }
-        let (response, body) = try await next(request, nil, serverURL)
+        let (response, answer) = try await next(request, body, serverURL)
         // The chunks appended whole (OpenAPIRuntime's collecting copies element by element).
         var bytes: [UInt8] = []
-        if let body {
-            if case .known(let length) = body.length, length <= maxBytes { bytes.reserveCapacity(Int(length)) }
-            for try await chunk in body {
+        if let answer {
+            if case .known(let length) = answer.length, length <= maxBytes { bytes.reserveCapacity(Int(length)) }
+            for try await chunk in answer {
                 guard bytes.count + chunk.count <= maxBytes else {
                     throw RaxxError.failure(code: "answer_too_large", "The server's answer is larger than \(maxBytes) bytes (\(operationID)).")
                 }
                 bytes.append(contentsOf: chunk)
             }
         }
-        guard response.status == .ok else {
-            let problem: Components.Schemas.Problem
-            do {
-                problem = try JSONDecoder().decode(Components.Schemas.Problem.self, from: Data(bytes))
-            } catch {
-                throw RaxxError.failure(code: "unexpected_answer",
-                                        "The server answered \(response.status.code) without saying why (\(operationID)).")
-            }
-            throw ErrorMapping.raxxError(problem: problem)
-        }
-        return bytes
+        return (response.status, bytes)
     }
 }

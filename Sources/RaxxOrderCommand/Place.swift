@@ -117,14 +117,16 @@ extension RaxxOrder {
             let stores = try context.stores
             let lock = try await stores.lock(.orders, wait: .seconds(60))
             defer { lock.release() }
-            let desk = OrderDesk(client: api, journal: try stores.journal(), accountID: session.accountID, clock: context.clock, serverClock: context.world.serverNow,
+            var desk = OrderDesk(client: api, journal: try stores.journal(), accountID: session.accountID, clock: context.clock, serverClock: context.world.serverNow,
                                  deadline: deadline)
+            let raw = try context.signedInRaw()
+            desk.rawOrders = raw
             // 5. What an earlier run left unknown, and freshness.
             for settled in try await desk.reconcile() {
                 context.say("raxx-order: order \(settled.client_order_id): \(settled.message)")
             }
             try await desk.refreshIfStale(stores, accountID: session.accountID, freshness: Self.freshness,
-                                          retention: context.configuration.cacheRetention, rawPages: try context.signedInRaw())
+                                          retention: context.configuration.cacheRetention, rawPages: raw)
             // Every symbol must exist before any order goes.
             try await checkSymbols(intents, api: api)
 

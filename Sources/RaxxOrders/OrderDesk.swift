@@ -22,6 +22,8 @@ public struct OrderDesk: Sendable {
     public let serverClock: @Sendable () -> Date
     /// How long the server may take to receive an order before it refuses it.
     public let deadline: RaxxDuration
+    /// The same API for orders sent as bytes (see `send`), when the world has one.
+    public var rawOrders: RawRaptor? = nil
 
     public init(client: any APIProtocol, journal: OrderJournal, accountID: String, clock: @escaping @Sendable () -> Date,
                 serverClock: (@Sendable () -> Date)? = nil, deadline: RaxxDuration) {
@@ -36,28 +38,35 @@ public struct OrderDesk: Sendable {
     /// Confirms an order the server asked to step up (with the passkey): answers the grant.
     public typealias StepUp = @Sendable (_ intent: OrderIntent, _ actionHash: String) async throws -> String
 
-    /// The request as it goes on the wire, with its deadline from now.
-    public func request(_ intent: OrderIntent) -> Components.Schemas.OrderRequest {
-        intent.request(notAfter: serverClock().addingTimeInterval(deadline.seconds))
-    }
-
     /// Journals the order, and with it (one transaction) the outcomes in `settling`, then sends it.
     /// `settling` is emptied once written; a failed write sends nothing and throws `journal_unwritable`.
+    ///
+    /// The request is encoded once: the bytes journalled are the bytes sent (through `rawOrders`,
+    /// its answer read straight from its bytes). A step-up's retry, with its grant, goes through
+    /// the generated client.
     private func send(_ intent: OrderIntent, grant: String? = nil, settling: inout [OrderJournal.Outcome]) async throws
         -> Operations.PlaceOrder.Output
     {
-        let body = request(intent)
-        let line: String
-        do { line = try JSONLines.line(body) } catch {
-            throw RaxxError.failure(code: "internal", "Could not encode the order on line \(intent.line): \(error)")
-        }
+        let notAfter = serverClock().addingTimeInterval(deadline.seconds)
+        let json = intent.requestJSON(notAfter: notAfter)
         do {
-            try journal.recordSending(clientOrderID: intent.clientOrderID, accountID: accountID, request: line, at: clock(), settling: settling)
+            try journal.recordSending(clientOrderID: intent.clientOrderID, accountID: accountID, request: String(decoding: json, as: UTF8.self),
+                                      at: clock(), settling: settling)
         } catch {
             throw Self.journalFailure(error)
         }
         settling = []
-        return try await client.placeOrder(headers: .init(raxxStepUpGrant: grant), body: .json(body))
+        guard grant == nil, let rawOrders else {
+            return try await client.placeOrder(headers: .init(raxxStepUpGrant: grant), body: .json(intent.request(notAfter: notAfter)))
+        }
+        let (status, answer) = try await rawOrders.post("/api/orders", json: json, operationID: Operations.PlaceOrder.id)
+        switch status.code {
+        case 201: return .created(.init(body: .json(try OrderAnswerReader.order(answer))))
+        case 200: return .ok(.init(body: .json(try OrderAnswerReader.order(answer))))
+        default:
+            let problem = try JSONDecoder().decode(Components.Schemas.Problem.self, from: Data(answer))
+            return .default(statusCode: status.code, .init(body: .applicationProblemJson(problem)))
+        }
     }
 
     /// Places the batch in order; answers one result per intent and the error the run ends with.

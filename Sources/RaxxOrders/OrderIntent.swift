@@ -114,6 +114,36 @@ public struct OrderIntent: Sendable, Equatable {
               notAfter: notAfter, mode: .paper)
     }
 
+    /// That request's JSON, written as `JSONLines.line` writes it (compact, keys sorted, dates as
+    /// RFC 3339): the one encoding of an order of a batch, journalled and sent as it is.
+    public func requestJSON(notAfter: Date) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(192)
+        func key(_ name: StaticString) {
+            out.append(out.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            out += [UInt8(ascii: "\""), UInt8(ascii: ":")]
+        }
+        func string(_ value: String) {
+            var value = value
+            out.append(UInt8(ascii: "\""))
+            value.withUTF8 { JSONEscaping.append($0, to: &out) }
+            out.append(UInt8(ascii: "\""))
+        }
+        key("client_order_id"); string(clientOrderID)
+        if let limitPrice { key("limit_price"); string(limitPrice) }
+        key("mode"); string(Components.Schemas.TradingMode.paper.rawValue)
+        key("not_after"); out.append(UInt8(ascii: "\"")); RFC3339.append(notAfter, to: &out); out.append(UInt8(ascii: "\""))
+        key("qty"); RFC3339.appendDigits(qty, to: &out)
+        key("side"); string(side.rawValue)
+        key("symbol"); string(symbol)
+        key("tif"); string(tif.rawValue)
+        key("type"); string(type.rawValue)
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
     /// What a step-up for this order is bound to (paper mode: the only one the tools send).
     public var action: OrderAction {
         OrderAction(clientOrderID: clientOrderID, symbol: symbol, side: side, qty: qty, type: type, limitPrice: limitPrice, tif: tif,

@@ -305,8 +305,8 @@ private struct RowWriter {
             let s = order
             text(s, 1, o.id, r); text(s, 2, o.clientOrderID, r); text(s, 3, o.symbol, r); text(s, 4, o.side, r); int(s, 5, o.qty)
             text(s, 6, o.type, r); text(s, 7, o.limitPrice, r); text(s, 8, o.tif, r); text(s, 9, o.status, r); int(s, 10, o.filledQty)
-            text(s, 11, o.avgFillPrice, r); text(s, 12, o.rejectCode, r); text(s, 13, o.mode, r); real(s, 14, o.notAfter)
-            real(s, 15, o.createdAt); real(s, 16, o.updatedAt)
+            text(s, 11, o.avgFillPrice, r); text(s, 12, o.rejectCode, r); text(s, 13, o.mode, r); real(s, 14, o.notAfter?.timeIntervalSince1970)
+            real(s, 15, o.createdAt.timeIntervalSince1970); real(s, 16, o.updatedAt.timeIntervalSince1970)
             try run(s)
         }
     }

@@ -63,7 +63,7 @@ public enum SyncPageReader {
     struct Order {
         var id: Range<Int>, clientOrderID: Range<Int>, symbol: Range<Int>, side: Range<Int>, qty: Int64, type: Range<Int>
         var limitPrice: Range<Int>?, tif: Range<Int>, status: Range<Int>, filledQty: Int64, avgFillPrice: Range<Int>?
-        var rejectCode: Range<Int>?, mode: Range<Int>, notAfter: Double?, createdAt: Double, updatedAt: Double
+        var rejectCode: Range<Int>?, mode: Range<Int>, notAfter: Date?, createdAt: Date, updatedAt: Date
     }
 
     /// The page's fields, its changes skipped by their brackets (read, and checked, later by `changes`).
@@ -201,7 +201,7 @@ public enum SyncPageReader {
     static func order(_ r: inout Reader) throws -> Order {
         var id: Range<Int>?, clientOrderID: Range<Int>?, symbol: Range<Int>?, side: Range<Int>?, qty: Int64?, type: Range<Int>?
         var limitPrice: Range<Int>??, tif: Range<Int>?, status: Range<Int>?, filledQty: Int64?, avgFillPrice: Range<Int>??
-        var rejectCode: Range<Int>??, mode: Range<Int>?, notAfter: Double??, createdAt: Double?, updatedAt: Double?
+        var rejectCode: Range<Int>??, mode: Range<Int>?, notAfter: Date??, createdAt: Date?, updatedAt: Date?
         try r.object { r, key in
             switch key {
             case "id": try once(&id, r.string(), r)
@@ -217,9 +217,9 @@ public enum SyncPageReader {
             case "avg_fill_price": try once(&avgFillPrice, r.nullable { try $0.string() }, r)
             case "reject_code": try once(&rejectCode, r.nullable { try $0.string() }, r)
             case "mode": try once(&mode, r.member(of: Enums.mode), r)
-            case "not_after": try once(&notAfter, r.nullable { try $0.date() }, r)
-            case "created_at": try once(&createdAt, r.date(), r)
-            case "updated_at": try once(&updatedAt, r.date(), r)
+            case "not_after": try once(&notAfter, r.nullable { try $0.dateValue() }, r)
+            case "created_at": try once(&createdAt, r.dateValue(), r)
+            case "updated_at": try once(&updatedAt, r.dateValue(), r)
             default: try r.skipValue()
             }
         }

@@ -69,4 +69,24 @@ import Testing
         #expect(intent.action == expected)
         #expect(expected.hash.count == 43)
     }
+
+    /// The bytes journalled and sent are what the generated types' encoding (as JSONLines writes it) makes.
+    @Test func theRequestsJSONIsTheEncodersByteForByte() throws {
+        let intents = try parse(
+            #"{"symbol":"aapl","side":"buy","qty":10}"#,
+            #"{"symbol":"AAPL261218C00190000","side":"sell","qty":1000000,"type":"limit","limit_price":"3.5","tif":"gtc","client_order_id":"a.b_c:d-1"}"#,
+            #"{"symbol":"MSFT","side":"sell","qty":1,"type":"limit","limit_price":187,"client_order_id":"Z"}"#)
+        let deadlines = [Date(timeIntervalSince1970: 1_790_000_000), Date(timeIntervalSince1970: 1_790_000_000.125),
+                         Date(timeIntervalSince1970: 0)]
+        for intent in intents {
+            for notAfter in deadlines {
+                let expected = try JSONLines.line(intent.request(notAfter: notAfter))
+                #expect(String(decoding: intent.requestJSON(notAfter: notAfter), as: UTF8.self) == expected)
+            }
+        }
+        #expect(String(decoding: intents[1].requestJSON(notAfter: deadlines[1]), as: UTF8.self) == """
+            {"client_order_id":"a.b_c:d-1","limit_price":"3.5","mode":"paper","not_after":"2026-09-21T14:13:20.125Z","qty":1000000,\
+            "side":"sell","symbol":"AAPL261218C00190000","tif":"gtc","type":"limit"}
+            """)
+    }
 }
