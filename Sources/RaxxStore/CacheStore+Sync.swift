@@ -75,15 +75,15 @@ extension CacheStore {
     @discardableResult
     public func apply(json: UnsafeRawBufferPointer, outline: SyncPageReader.Outline) throws -> Int {
         // An outline of other bytes (a caller's mistake) is read again from these.
-        let outline = outline.changes.upperBound <= json.count ? outline : try SyncPageReader.outline(of: json)
+        let outline = (outline.changesEnd ?? outline.changesStart) < json.count ? outline : try SyncPageReader.outline(of: json)
         var reader = SyncPageReader.Reader(json)
         let page = SyncPageReader.Reader(json) // the rows' text is bound from here
-        let header = outline.header, changes = outline.changes
+        let header = outline.header
         return try write { db in
             let state = try Self.syncState(db)
             let statements = try RowWriter(db, staged: state.rebuilding != .none)
             defer { statements.clear() }
-            let count = try SyncPageReader.changes(&reader, in: changes) { change in
+            let count = try SyncPageReader.changes(&reader, of: outline) { change in
                 try statements.apply(change, page)
             }
             let column = state.rebuilding == .none ? "cursor" : "rebuild_cursor"

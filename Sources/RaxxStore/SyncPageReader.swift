@@ -66,44 +66,66 @@ public enum SyncPageReader {
         var rejectCode: Range<Int>?, mode: Range<Int>, notAfter: Date?, createdAt: Date, updatedAt: Date
     }
 
-    /// The page's fields, its changes skipped by their brackets (read, and checked, later by `changes`).
-    static func header(_ r: inout Reader) throws -> (Header, changes: Range<Int>) {
+    /// The page's fields, and where its changes start. When all the fields come before the
+    /// changes (as the sandbox writes a page), the reading stops there: the changes, and whatever
+    /// follows them, are read and checked when they are applied (`changes`). Otherwise the changes
+    /// are skipped by their brackets, to read the fields after them.
+    static func header(_ r: inout Reader) throws -> Outline {
         var cursor: Int64?, hasMore: Bool?, reset: Bool?, asOf: Date?, total: Int64??, changes: Range<Int>?
-        try r.object { r, key in
-            switch key {
-            case "changes":
-                guard changes == nil else { throw r.unsupported("changes twice") }
-                r.skipWhitespace()
-                let start = r.i
-                guard r.peekByte() == UInt8(ascii: "[") else { throw r.unsupported("changes is not an array") }
-                // Only its end is found here; its grammar is checked when the changes are read.
-                try r.skipBrackets()
-                changes = start..<r.i
-            case "cursor": try once(&cursor, r.int64(), r)
-            case "has_more": try once(&hasMore, r.bool(), r)
-            case "reset": try once(&reset, r.bool(), r)
-            case "as_of": try once(&asOf, r.dateValue(), r)
-            case "total": try once(&total, r.nullable { try $0.int64() }, r)
-            default: try r.skipValue()
+        var early: Outline? = nil
+        do {
+            try r.object { r, key in
+                switch key {
+                case "changes":
+                    guard changes == nil else { throw r.unsupported("changes twice") }
+                    r.skipWhitespace()
+                    let start = r.i
+                    guard r.peekByte() == UInt8(ascii: "[") else { throw r.unsupported("changes is not an array") }
+                    if let cursor, let hasMore, let reset, let asOf {
+                        early = Outline(header: Header(cursor: cursor, hasMore: hasMore, reset: reset, asOf: asOf, total: total ?? nil),
+                                        changesStart: start, changesEnd: nil)
+                        throw Stop()
+                    }
+                    // Only its end is found here; its grammar is checked when the changes are read.
+                    try r.skipBrackets()
+                    changes = start..<r.i
+                case "cursor": try once(&cursor, r.int64(), r)
+                case "has_more": try once(&hasMore, r.bool(), r)
+                case "reset": try once(&reset, r.bool(), r)
+                case "as_of": try once(&asOf, r.dateValue(), r)
+                case "total": try once(&total, r.nullable { try $0.int64() }, r)
+                default: try r.skipValue()
+                }
             }
+        } catch is Stop {
+            if let early { return early }
+            throw r.unsupported("a page field is missing")
         }
         r.skipWhitespace()
         guard r.i == r.end else { throw r.unsupported("text after the page") }
         guard let cursor, let hasMore, let reset, let asOf, let changes else { throw r.unsupported("a page field is missing") }
-        return (Header(cursor: cursor, hasMore: hasMore, reset: reset, asOf: asOf, total: total ?? nil), changes)
+        return Outline(header: Header(cursor: cursor, hasMore: hasMore, reset: reset, asOf: asOf, total: total ?? nil),
+                       changesStart: changes.lowerBound, changesEnd: changes.upperBound)
     }
+
+    /// Ends the reading of a page's fields at its changes.
+    private struct Stop: Error {}
 
     /// A page's fields, and where its changes are: read once, before the page is applied.
     public struct Outline: Sendable {
         public let header: Header
-        let changes: Range<Int>
+        /// Where the changes' array starts.
+        let changesStart: Int
+        /// Where it ends, when the fields after it were read; nil when the reading stopped at the
+        /// changes (no page field follows them).
+        let changesEnd: Int?
     }
 
-    /// Reads the fields of the page in `bytes` (its changes only found, by their brackets).
+    /// Reads the fields of the page in `bytes` (its changes only found: their start, and their end
+    /// when fields follow them).
     public static func outline(of bytes: UnsafeRawBufferPointer) throws -> Outline {
         var r = Reader(bytes)
-        let read = try Self.header(&r)
-        return Outline(header: read.0, changes: read.changes)
+        return try Self.header(&r)
     }
 
     /// Reads the fields of the page in `bytes`.
@@ -111,17 +133,40 @@ public enum SyncPageReader {
         try outline(of: bytes).header
     }
 
-    /// Calls `body` with each change of the array at `range`, in order; answers their count.
-    static func changes(_ r: inout Reader, in range: Range<Int>, _ body: (Change) throws -> Void) throws -> Int {
-        r.i = range.lowerBound
+    /// Calls `body` with each change of the page, in order; answers their count. When the outline
+    /// stopped at the changes, the rest of the page is read here: after them, no page field (it
+    /// would be one the outline did not see) and nothing after the page's end.
+    static func changes(_ r: inout Reader, of outline: Outline, _ body: (Change) throws -> Void) throws -> Int {
+        r.i = outline.changesStart
         var count = 0
         try r.array { r in
             try body(try change(&r))
             count += 1
         }
-        // The outline found the array's end by its brackets alone: JSON ends it there too.
-        guard r.i == range.upperBound else { throw r.unsupported("the changes end elsewhere") }
-        return count
+        if let end = outline.changesEnd {
+            // The outline found the array's end by its brackets alone: JSON ends it there too.
+            guard r.i == end else { throw r.unsupported("the changes end elsewhere") }
+            return count
+        }
+        while true {
+            switch r.peekByte() ?? 0 {
+            case UInt8(ascii: ","):
+                r.i += 1
+                let key = r.bytes(try r.string())
+                try r.expect(UInt8(ascii: ":"))
+                switch key {
+                case "changes", "cursor", "has_more", "reset", "as_of", "total": throw r.unsupported("a page field after the changes")
+                default: try r.skipValue()
+                }
+            case UInt8(ascii: "}"):
+                r.i += 1
+                r.skipWhitespace()
+                guard r.i == r.end else { throw r.unsupported("text after the page") }
+                return count
+            default:
+                throw r.unsupported("expected ',' or '}'")
+            }
+        }
     }
 
     static func change(_ r: inout Reader) throws -> Change {

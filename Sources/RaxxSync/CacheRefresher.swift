@@ -222,6 +222,15 @@ public struct CacheRefresher: Sendable {
             } catch is SyncPageReader.Unsupported {
                 // Something the fast reader leaves alone: the generated types read it as they always did.
                 let decoded = try bytes.withUnsafeBytes { try SyncPageReader.decode($0) }
+                // The next page was asked for by the fields read before the changes: the page read
+                // whole must say the same. A field given again after the changes could say otherwise
+                // to a decoder that kept a key's last value (JSONDecoder keeps its first, as the
+                // outline does).
+                let header = outline.header
+                guard decoded.cursor == header.cursor, decoded.hasMore == header.hasMore, decoded.reset == header.reset else {
+                    throw RaxxError.failure(code: "bad_response", "The server's sync page gives its cursor twice, differently.",
+                                            hint: "The server may run another version of the API.")
+                }
                 try store.apply(decoded)
                 return decoded.changes.count
             }

@@ -119,6 +119,21 @@ import Testing
         #expect(String(decoding: json, as: UTF8.self).contains(#""symbol":"Q\"uote\\back/slash""#))
     }
 
+    /// The page's own fields come before its changes, which end the page: a client knows where the
+    /// next page starts without reading them.
+    @Test func thePagesFieldsComeBeforeItsChanges() throws {
+        let (database, account) = try Self.awkwardDatabase()
+        for (after, limit) in [(0, 100), (0, 3), (1_000, 10)] as [(Int64, Int)] {
+            let text = String(decoding: try Self.page(database, account: account, after: after, limit: limit), as: UTF8.self)
+            let changes = try #require(text.range(of: #","changes":["#))
+            let fields = text[..<changes.lowerBound]
+            #expect(fields.hasPrefix(#"{"as_of":""#) && fields.contains(#""cursor":"#) && fields.contains(#""has_more":"#)
+                    && fields.contains(#""reset":"#))
+            #expect(text.hasSuffix("]}"))
+            #expect(!text[changes.upperBound...].contains(#""cursor":"#))
+        }
+    }
+
     @Test func pagesFollowTheCursorWithHasMoreAndReset() throws {
         let (database, account) = try Self.awkwardDatabase()
         var cursor: Int64 = 0, seen: [Components.Schemas.SyncChange] = []

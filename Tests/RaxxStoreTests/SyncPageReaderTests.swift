@@ -145,4 +145,35 @@ import Testing
         let page = try Array(json.utf8).withUnsafeBytes { try SyncPageReader.decode($0) }
         #expect(page.changes.first?.position?.symbol == "ABC")
     }
+
+    /// The sandbox's shape: the page's fields first, its changes last. The outline stops at the
+    /// changes; what follows them is read when they are applied.
+    static let head = #"{"as_of":"2026-11-23T05:44:40Z","cursor":4,"has_more":true,"reset":false,"total":9,"changes":"#
+
+    @Test func fieldsBeforeTheChangesAreReadWithoutTheChanges() throws {
+        let json = Self.head + #"[{"seq":4,"entity":"position","op":"upsert","id":"pos_1","position":\#(Self.position)}]}"#
+        // The outline never looks past the changes' opening bracket: a page cut short after it
+        // still gives its fields.
+        let cut = Array((Self.head + #"[{"seq":4,"#).utf8)
+        let outline = try cut.withUnsafeBytes { try SyncPageReader.outline(of: $0) }
+        #expect(outline.header == .init(cursor: 4, hasMore: true, reset: false, asOf: Date(timeIntervalSince1970: 1_795_412_680), total: 9))
+        #expect(outline.changesEnd == nil)
+        try expectSameRows(json)
+        try expectSameRows(Self.head + #"[], "unknown": {"a": [1]} } "#)
+    }
+
+    /// What follows the changes when the outline stopped at them: checked when they are applied,
+    /// and left to the decoder with nothing written when it is not just unknown keys and the end.
+    @Test(arguments: [
+        Self.head + #"[],"cursor":5}"#,
+        Self.head + #"[],"total":9}"#,
+        Self.head + #"[],"changes":[]}"#,
+        Self.head + #"[]} x"#,
+        Self.head + #"[]"#,
+        Self.head + #"[],}"#,
+        Self.head + #"[{"seq":4,"entity":"position","op":"delete","id":"p1"}]"#,
+    ])
+    func whatFollowsTheChangesIsChecked(json: String) throws {
+        try leavesWhatItDoesNotTakeToTheDecoder(json: json)
+    }
 }

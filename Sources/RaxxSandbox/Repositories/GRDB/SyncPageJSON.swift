@@ -8,9 +8,10 @@ import RaxxDomain
 /// A page of delta sync written as the spec's `SyncPage` JSON straight from SQLite's rows: the
 /// change log read by an index range (account, seq) and joined to each change's row, each value
 /// appended as bytes. No Codable value is made per change, so a page costs about what reading its
-/// rows does. The JSON is what the generated types encode (keys sorted, absent optionals left out,
-/// dates in RFC 3339, money as decimal strings, unknown enum values read as the generated mapping
-/// reads them), without the whitespace; `SyncPageJSONTests` holds it to the generated decoding.
+/// rows does. The JSON is what the generated types encode (absent optionals left out, dates in
+/// RFC 3339, money as decimal strings, unknown enum values read as the generated mapping reads
+/// them), without the whitespace; its keys are sorted, but for the page's `changes`, which come
+/// last. `SyncPageJSONTests` holds it to the generated decoding.
 enum SyncPageJSON {
     /// Appends the page's JSON to `out`; answers the page's cursor (the last change's sequence
     /// number, or `from` when there is none) and whether more changes follow.
@@ -21,9 +22,11 @@ enum SyncPageJSON {
         try statement.setArguments([account, from, limit + 1])
         let s = statement.sqliteStatement
         defer { sqlite3_reset(s) }
-        out += Keys.pageStart
-        RFC3339.append(asOf, to: &out)
-        out += Keys.changesStart
+        // The page's own fields go first and its changes last, so that a client learns where the
+        // next page starts without reading the changes: the changes are written first, here, and
+        // the fields put in front of them once the last change has told where the page ends.
+        let pageStart = out.count
+        out.append(UInt8(ascii: "["))
         var count = 0, cursor = from, hasMore = false
         while true {
             let code = sqlite3_step(s)
@@ -37,15 +40,19 @@ enum SyncPageJSON {
             cursor = sqlite3_column_int64(s, 0)
             change(s, to: &out)
         }
-        out += Keys.cursor
-        RFC3339.appendDigits(cursor, to: &out)
-        out += hasMore ? Keys.hasMoreTrue : Keys.hasMoreFalse
-        out += reset ? Keys.resetTrue : Keys.resetFalse
+        out += [UInt8(ascii: "]"), UInt8(ascii: "}")]
+        var fields = Keys.pageStart
+        RFC3339.append(asOf, to: &fields)
+        fields += Keys.cursor
+        RFC3339.appendDigits(cursor, to: &fields)
+        fields += hasMore ? Keys.hasMoreTrue : Keys.hasMoreFalse
+        fields += reset ? Keys.resetTrue : Keys.resetFalse
         if let total {
-            out += Keys.total
-            RFC3339.appendDigits(total, to: &out)
+            fields += Keys.total
+            RFC3339.appendDigits(total, to: &fields)
         }
-        out.append(UInt8(ascii: "}"))
+        fields += Keys.changes
+        out.insert(contentsOf: fields, at: pageStart)
         return (cursor, hasMore)
     }
 
@@ -213,8 +220,8 @@ enum SyncPageJSON {
     /// The fixed pieces of the JSON, in key order.
     enum Keys {
         static let pageStart = Array(#"{"as_of":""#.utf8)
-        static let changesStart = Array(#"","changes":["#.utf8)
-        static let cursor = Array(#"],"cursor":"#.utf8)
+        static let cursor = Array(#"","cursor":"#.utf8)
+        static let changes = Array(#","changes":"#.utf8)
         static let hasMoreTrue = Array(#","has_more":true"#.utf8)
         static let hasMoreFalse = Array(#","has_more":false"#.utf8)
         static let resetTrue = Array(#","reset":true"#.utf8)
