@@ -12,6 +12,7 @@ Per-order times come from raxx-order's own journal (sending → placed), as in b
 
 Usage: bench_dsr.py BIN_DIR WORK_DIR [POSITIONS FILLS]
 """
+import contextlib
 import json
 import os
 import shutil
@@ -60,8 +61,10 @@ tool("raxx-sandbox", "seed", "--db", db, "--email", trader, "--positions", "10",
 # RAXX_BENCH_CHUNK_ROWS caps the chunks at another size than the sandbox's default (20,000 rows;
 # within it, chunks are sized to hold the write lock about 1 ms each; RAXX_BENCH_CHUNK_TIME sizes them to another time).
 # A copy of the seeded database, for the reference: sqlite3 deleting the same rows in one go.
-with sqlite3.connect(db) as con:
-    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+with contextlib.closing(sqlite3.connect(db)) as con:
+    busy, frames, copied = con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    if busy or frames != copied:
+        sys.exit(f"bench: the seeded database's log could not be checkpointed ({busy}, {frames}, {copied})")
     account, = con.execute("SELECT a.id FROM accounts a JOIN users u ON u.id = a.user_id WHERE u.email = ?", (subject,)).fetchone()
 reference_db = os.path.join(work, "reference.sqlite")
 shutil.copyfile(db, reference_db)
@@ -121,9 +124,14 @@ finally:
 seconds = completed - started
 
 # The reference: sqlite3 deleting the account's history (the same tables' rows) from the copy in
-# one transaction, with no chunks, no other account's orders and no audit trail to pseudonymise.
+# one transaction, with no chunks, no other account's orders and no audit trail to pseudonymise;
+# the sandbox's settings (synchronous NORMAL, a 32 MiB page cache), after the erasure's writes are
+# written back.
+os.sync()
 start = time.perf_counter()
 subprocess.run(["sqlite3", reference_db], check=True, input=f"""
+    PRAGMA synchronous = NORMAL;
+    PRAGMA cache_size = -32768;
     PRAGMA foreign_keys = ON;
     BEGIN;
     DELETE FROM fills WHERE account_id = '{account}';

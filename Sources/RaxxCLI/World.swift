@@ -95,6 +95,9 @@ public struct CurlRaptorConnection: RaptorConnection {
     let tool: String
     let configuration: RaxxConfiguration
     let serverClock: ServerClock?
+    /// The clients of this connection (anonymous, signed in, raw) share one transport, made on
+    /// first use: a batch of orders goes over the connection its checks opened, not a new one.
+    private let shared = SharedTransport()
 
     public init(tool: String, configuration: RaxxConfiguration, serverClock: ServerClock? = nil) {
         self.tool = tool
@@ -103,13 +106,31 @@ public struct CurlRaptorConnection: RaptorConnection {
     }
 
     public func api(middlewares: [any ClientMiddleware]) -> any APIProtocol {
-        RaptorClient.make(tool: tool, configuration: configuration, serverClock: serverClock, middlewares: middlewares)
+        RaptorClient.make(tool: tool, configuration: configuration, serverClock: serverClock, middlewares: middlewares, transport: transport())
     }
 
     public func prepare() { CurlTransport.preload() }
 
     public func raw(middlewares: [any ClientMiddleware]) -> RawRaptor? {
-        RaptorClient.makeRaw(tool: tool, configuration: configuration, serverClock: serverClock, middlewares: middlewares)
+        RaptorClient.makeRaw(tool: tool, configuration: configuration, serverClock: serverClock, middlewares: middlewares, transport: transport())
+    }
+
+    private func transport() -> CurlTransport {
+        shared.get { RaptorClient.transport(tool: tool, configuration: configuration) }
+    }
+
+    private final class SharedTransport: @unchecked Sendable {
+        private let lock = NSLock()
+        private var transport: CurlTransport?
+
+        func get(_ make: () -> CurlTransport) -> CurlTransport {
+            lock.withLock {
+                if let transport { return transport }
+                let made = make()
+                transport = made
+                return made
+            }
+        }
     }
 }
 

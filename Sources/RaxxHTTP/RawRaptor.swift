@@ -8,7 +8,8 @@ import RaxxCore
 /// answers too large to decode value by value (the sync pages, which the store reads straight into
 /// its tables), and the orders of a batch (each encoded once, for the journal and the wire). The
 /// same transport and middlewares as the generated client (connectivity, the server's clock, the
-/// session's token), so everything but the coding is as `Client` does it.
+/// session's token) and the same Accept header; unlike it, an answer's Content-Type is not looked
+/// at (its bytes are read as JSON or refused), and answers are capped at `maxBytes`.
 public struct RawRaptor: Sendable {
     public let serverURL: URL
     let transport: any ClientTransport
@@ -26,14 +27,14 @@ public struct RawRaptor: Sendable {
     }
 
     /// GETs `path` with `query` (already in the spec's form: names and values as the generated
-    /// client writes them); answers the status and the body, at most `maxBytes` of it. A problem
-    /// answer (any status but 200) is thrown as the error a person sees, as `checked()` throws it.
+    /// client writes them); answers the body, at most `maxBytes` of it. A problem answer (any
+    /// status but 200) is thrown as the error a person sees, as `checked()` throws it.
     public func get(_ path: String, query: [(String, String)], operationID: String, maxBytes: Int = 64 << 20) async throws -> [UInt8] {
         var components = URLComponents()
         components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) }
         let target = path + (query.isEmpty ? "" : "?" + (components.percentEncodedQuery ?? ""))
         var fields = HTTPFields()
-        fields[.accept] = "application/json"
+        fields[.accept] = Self.accept
         let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: target, headerFields: fields)
         let (status, bytes) = try await exchange(request, body: nil, operationID: operationID, maxBytes: maxBytes)
         guard status == .ok else { throw Self.problem(bytes, status: status, operationID: operationID) }
@@ -46,10 +47,13 @@ public struct RawRaptor: Sendable {
                      maxBytes: Int = 1 << 20) async throws -> (HTTPResponse.Status, [UInt8]) {
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
-        fields[.accept] = "application/json"
+        fields[.accept] = Self.accept
         let request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: path, headerFields: fields)
         return try await exchange(request, body: HTTPBody(body), operationID: operationID, maxBytes: maxBytes)
     }
+
+    /// What the generated client accepts for an operation that answers JSON or a problem.
+    static let accept = "application/json, application/problem+json"
 
     /// A problem answer's bytes as the error a person sees, as `checked()` makes it.
     public static func problem(_ bytes: [UInt8], status: HTTPResponse.Status, operationID: String) -> RaxxError {

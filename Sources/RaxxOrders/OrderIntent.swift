@@ -115,7 +115,9 @@ public struct OrderIntent: Sendable, Equatable {
     }
 
     /// That request's JSON, written as `JSONLines.line` writes it (compact, keys sorted, dates as
-    /// RFC 3339): the one encoding of an order of a batch, journalled and sent as it is.
+    /// RFC 3339): the one encoding of an order of a batch, journalled and sent as it is. The same
+    /// bytes for every value validation lets through (JSONEncoder would write a backspace or form
+    /// feed as `\b` or `\f`, `JSONEscaping` as `\u0008` or `\u000c`; neither gets this far).
     public func requestJSON(notAfter: Date) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(192)

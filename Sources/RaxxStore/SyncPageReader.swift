@@ -117,7 +117,7 @@ public enum SyncPageReader {
         /// Where the changes' array starts.
         let changesStart: Int
         /// Where it ends, when the fields after it were read; nil when the reading stopped at the
-        /// changes (no page field follows them).
+        /// changes, every page field having come before them (`changes` checks that none follows).
         let changesEnd: Int?
     }
 
@@ -305,6 +305,8 @@ public enum SyncPageReader {
 
     /// A cursor over the page's bytes.
     struct Reader {
+        /// The deepest an unknown value is followed (the server's values are a few levels deep).
+        static let maxDepth = 64
         let base: UnsafePointer<UInt8>
         let end: Int
         var i = 0
@@ -471,11 +473,14 @@ public enum SyncPageReader {
             return date
         }
 
-        /// Skips any JSON value (an unknown key's), checking it is well-formed.
-        mutating func skipValue() throws {
+        /// Skips any JSON value (an unknown key's), checking it is well-formed. A value nested
+        /// deeper than `maxDepth` is not recursed into (a hostile answer could exhaust the stack):
+        /// it is left to the decoder, which refuses it past its own limit.
+        mutating func skipValue(depth: Int = 0) throws {
+            guard depth < Self.maxDepth else { throw unsupported("a value nested too deep") }
             switch peekByte() ?? 0 {
-            case UInt8(ascii: "{"): try object { r, _ in try r.skipValue() }
-            case UInt8(ascii: "["): try array { r in try r.skipValue() }
+            case UInt8(ascii: "{"): try object { r, _ in try r.skipValue(depth: depth + 1) }
+            case UInt8(ascii: "["): try array { r in try r.skipValue(depth: depth + 1) }
             case UInt8(ascii: "\""): try skipString()
             case UInt8(ascii: "t"): try literal("true")
             case UInt8(ascii: "f"): try literal("false")

@@ -57,4 +57,25 @@ import Testing
     func refusesWhatTheDecoderRefuses(_ json: String) {
         #expect(throws: DecodingError.self) { try OrderAnswerReader.order(Array(json.utf8)) }
     }
+
+    /// A key given twice: not the fast reader's; the decoder keeps the first value.
+    @Test func leavesADuplicatedKeyToTheDecoder() throws {
+        let json = Self.full.replacingOccurrences(of: #""status":"filled""#, with: #""status":"filled","status":"rejected""#)
+        #expect(throws: SyncPageReader.Unsupported.self) { try Array(json.utf8).withUnsafeBytes { try OrderAnswerReader.fast($0) } }
+        #expect(try OrderAnswerReader.order(Array(json.utf8)) == (try decoded(json)))
+    }
+
+    /// An unknown value nested deeper than the fast reader follows is the decoder's: taken when it
+    /// is within the decoder's limit, refused past it; no stack is exhausted either way.
+    @Test(arguments: [100, 100_000])
+    func leavesDeepNestingToTheDecoder(depth: Int) throws {
+        let json = Self.full.replacingOccurrences(of: #""mode":"paper""#,
+                                                  with: #""mode":"paper","x":"# + String(repeating: "[", count: depth) + String(repeating: "]", count: depth))
+        #expect(throws: SyncPageReader.Unsupported.self) { try Array(json.utf8).withUnsafeBytes { try OrderAnswerReader.fast($0) } }
+        if depth < 512 {
+            #expect(try OrderAnswerReader.order(Array(json.utf8)) == (try decoded(Self.full)))
+        } else {
+            #expect(throws: DecodingError.self) { try OrderAnswerReader.order(Array(json.utf8)) }
+        }
+    }
 }

@@ -112,6 +112,10 @@ import Testing
         #"{"changes":[],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"} x"#,
         #"{"changes":[{"seq":1,"entity":"position","op":"delete","id":"p1"},],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}"#,
         "",
+        // An unknown value nested past what the reader follows (a hostile page could nest until the stack ran out).
+        #"{"changes":[{"seq":1,"entity":"position","op":"delete","id":"p1","x":"# + String(repeating: "[", count: 100_000)
+            + String(repeating: "]", count: 100_000) + #"}],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}"#,
+        Self.head + #"[],"x":"# + String(repeating: "{\"a\":", count: 100_000) + "1" + String(repeating: "}", count: 100_000) + "}",
     ])
     func leavesWhatItDoesNotTakeToTheDecoder(json: String) throws {
         let store = try CacheStore.inMemory()

@@ -217,7 +217,8 @@ enum SyncPageJSON {
         static let mode = Vocabulary(Components.Schemas.TradingMode.allCases.map(\.rawValue), fallback: "paper")
     }
 
-    /// The fixed pieces of the JSON, in key order.
+    /// The fixed pieces of the JSON: the page's fields in key order, then its changes; each
+    /// change's keys in order.
     enum Keys {
         static let pageStart = Array(#"{"as_of":""#.utf8)
         static let cursor = Array(#"","cursor":"#.utf8)
