@@ -157,7 +157,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "RaxxDomainTests", dependencies: ["RaxxDomain", "RaxxAPI"]),
-        .testTarget(name: "RaxxOrdersTests", dependencies: ["RaxxOrders", "RaxxDomain", "RaxxCore", "RaxxAPI", "RaxxStore", "RaxxTestSupport",
+        .testTarget(name: "RaxxOrdersTests", dependencies: ["RaxxOrders", "RaxxDomain", "RaxxCore", "RaxxAPI", "RaxxHTTP", "RaxxStore", "RaxxTestSupport",
                                                            .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RaxxOrderCommandTests", dependencies: ["RaxxOrderCommand", "RaxxCLI", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxStore",
                                                                   "RaxxVault", "RaxxTestSupport"]),
