@@ -13,11 +13,7 @@ public enum OrderAnswerReader {
     public static func order(_ bytes: [UInt8]) throws -> Components.Schemas.Order {
         try bytes.withUnsafeBytes { buffer in
             if let order = try? fast(buffer) { return order }
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .custom { decoder in
-                try RFC3339DateTranscoder().decode(try decoder.singleValueContainer().decode(String.self))
-            }
-            return try decoder.decode(Components.Schemas.Order.self, from: Data(buffer))
+            return try SyncPageReader.generatedDecoder().decode(Components.Schemas.Order.self, from: Data(buffer))
         }
     }
 

@@ -22,11 +22,17 @@ public enum SyncPageReader {
     /// Decodes a page as the generated client does (JSONDecoder, dates by the shared transcoder):
     /// for the pages the fast reader leaves alone.
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws -> Components.Schemas.SyncPage {
+        try generatedDecoder().decode(Components.Schemas.SyncPage.self, from: Data(bytes))
+    }
+
+    /// A JSONDecoder reading dates as the generated client does (the shared transcoder): for what
+    /// the fast readers leave alone.
+    static func generatedDecoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             try RFC3339DateTranscoder().decode(try decoder.singleValueContainer().decode(String.self))
         }
-        return try decoder.decode(Components.Schemas.SyncPage.self, from: Data(bytes))
+        return decoder
     }
 
     /// The page's own fields (its changes are read while they are applied).
