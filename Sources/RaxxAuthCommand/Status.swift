@@ -25,6 +25,11 @@ extension RaxxAuth {
         public init() {}
 
         public func run(_ context: CommandContext) async throws {
+            try await Self.report(context)
+        }
+
+        /// The logic, which needs none of the parsed options (the output format is the context's).
+        static func report(_ context: CommandContext) async throws {
             let contents = try context.keystore.load()
             let now = context.clock()
             // The configured server first, then every other server this device holds anything for.
@@ -55,7 +60,7 @@ extension RaxxAuth {
 }
 
 /// What `register`, `login` and `status` print: never a token.
-struct SessionRecord: Encodable {
+struct SessionRecord: Encodable, JSONLineWritable {
     var server: String
     var signed_in: Bool
     var account: String?
@@ -86,6 +91,18 @@ struct SessionRecord: Encodable {
     }
 
     func emit(in context: CommandContext) throws { try Self.emit([self], in: context) }
+
+    func write(to json: inout JSONObjectWriter) {
+        json.add("access_expires_at", access_expires_at)
+        json.add("account", account)
+        json.add("account_id", account_id)
+        json.add("authenticator", authenticator)
+        json.add("keystore", keystore)
+        json.add("passkey", passkey)
+        json.add("server", server)
+        json.add("session_expires_at", session_expires_at)
+        json.add("signed_in", signed_in)
+    }
 
     static func emit(_ records: [SessionRecord], in context: CommandContext) throws {
         try context.emit(records, columns: [.init("Server"), .init("Signed in"), .init("Account"), .init("Access until"), .init("Session until")]) {

@@ -27,14 +27,15 @@ public struct CommandContext: Sendable {
         self.world = world
     }
 
-    /// The live context for `tool`, from the process's streams and environment.
-    public static func live(tool: String, requirement: ConnectivityRequirement, global: GlobalOptions,
+    /// The live context for `tool`, from the process's streams and environment, with the output
+    /// the global options asked for.
+    public static func live(tool: String, requirement: ConnectivityRequirement, output: OutputRequest,
                             io: CommandIO = .standard(),
-                            environment: [String: String] = RaxxConfiguration.processEnvironment(),
-                            services: (RaxxConfiguration) -> [any Sendable] = { _ in [] }) throws(RaxxError) -> CommandContext {
+                            environment: EnvironmentVariables = .process,
+                            services: (RaxxConfiguration) -> [Provided] = { _ in [] }) throws(RaxxError) -> CommandContext {
         let configuration = try RaxxConfiguration(environment: environment)
         return CommandContext(
-            tool: tool, io: io, format: global.resolvedFormat(stdoutIsTTY: io.stdoutIsTTY),
+            tool: tool, io: io, format: output.resolved(stdoutIsTTY: io.stdoutIsTTY),
             configuration: configuration, requirement: requirement,
             world: .live(tool: tool, configuration: configuration, services: services(configuration)))
     }
@@ -61,7 +62,7 @@ public struct CommandContext: Sendable {
     /// A service only some tools have (the cache and journal stores), by type.
     public func service<Service>(_ type: Service.Type = Service.self) throws(RaxxError) -> Service {
         for service in world.services {
-            if let found = service as? Service { return found }
+            if let found = service.value(as: Service.self) { return found }
         }
         throw RaxxError.failure(code: "internal", "\(tool) has no \(Service.self).")
     }
@@ -113,15 +114,25 @@ public struct CommandContext: Sendable {
 
     /// Writes records to stdout: JSON Lines, or one text table.
     public func emit<Record: Encodable>(_ records: [Record], columns: [Table.Column], row: (Record) -> [String]) throws(RaxxError) {
+        try emit(records, columns: columns, row: row) { record throws(RaxxError) in
+            do {
+                return try JSONLines.line(record)
+            } catch {
+                throw RaxxError.failure(code: "internal", "Could not encode the output: \(error)")
+            }
+        }
+    }
+
+    /// As `emit(_:columns:row:)`, for records that write their own JSON lines (the offline reads').
+    public func emit<Record: Encodable & JSONLineWritable>(_ records: [Record], columns: [Table.Column], row: (Record) -> [String]) throws(RaxxError) {
+        try emit(records, columns: columns, row: row) { record throws(RaxxError) in JSONLines.line(written: record) }
+    }
+
+    private func emit<Record>(_ records: [Record], columns: [Table.Column], row: (Record) -> [String],
+                              line: (Record) throws(RaxxError) -> String) throws(RaxxError) {
         switch format {
         case .json:
-            for record in records {
-                do {
-                    io.stdout.write(try JSONLines.line(record) + "\n")
-                } catch {
-                    throw RaxxError.failure(code: "internal", "Could not encode the output: \(error)")
-                }
-            }
+            for record in records { io.stdout.write(try line(record) + "\n") }
         case .text:
             io.stdout.write(Table(columns: columns, rows: records.map(row)).render())
         }

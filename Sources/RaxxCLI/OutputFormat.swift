@@ -29,6 +29,24 @@ public struct GlobalOptions: ParsableArguments, Sendable {
     public init() {}
 
     public func resolvedFormat(stdoutIsTTY: Bool) -> OutputFormat {
+        request.resolved(stdoutIsTTY: stdoutIsTTY)
+    }
+
+    /// What the options ask of the output.
+    public var request: OutputRequest { OutputRequest(format: format, json: json) }
+}
+
+/// The output the global options ask for (`--format`, `--json`), as a plain value.
+public struct OutputRequest: Sendable, Equatable {
+    public var format: OutputFormat?
+    public var json: Bool
+
+    public init(format: OutputFormat? = nil, json: Bool = false) {
+        self.format = format
+        self.json = json
+    }
+
+    public func resolved(stdoutIsTTY: Bool) -> OutputFormat {
         OutputFormat.resolve(format: format, json: json, stdoutIsTTY: stdoutIsTTY)
     }
 }

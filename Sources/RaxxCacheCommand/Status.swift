@@ -22,7 +22,7 @@ extension RaxxCache {
 
         public init() {}
 
-        struct Record: Encodable {
+        struct Record: Encodable, JSONLineWritable {
             var entity: String
             var rows: Int
             var last_success_at: Date?
@@ -40,19 +40,43 @@ extension RaxxCache {
             var retention: String
             var size_cap_bytes: Int64
             var low_disk_space: Bool
+
+            func write(to json: inout JSONObjectWriter) {
+                json.add("cache", cache)
+                json.add("connectivity", connectivity)
+                json.add("connectivity_at", connectivity_at)
+                json.add("cursor", cursor)
+                json.add("entity", entity)
+                json.add("evicted_before", evicted_before)
+                json.add("last_error_at", last_error_at)
+                json.add("last_error_kind", last_error_kind)
+                json.add("last_error_message", last_error_message)
+                json.add("last_success_at", last_success_at)
+                json.add("low_disk_space", low_disk_space)
+                json.add("rebuilding", rebuilding)
+                json.add("retention", retention)
+                json.add("rows", rows)
+                json.add("size_bytes", size_bytes)
+                json.add("size_cap_bytes", size_cap_bytes)
+            }
         }
 
         public func run(_ context: CommandContext) async throws {
+            try await Self.report(context)
+        }
+
+        /// The logic, which needs none of the parsed options (the output format is the context's).
+        static func report(_ context: CommandContext) async throws {
             let stores = try context.stores
             guard let store = try stores.existingCache() else { throw CacheReading.neverFilled }
             let path = stores.cacheLocation
             let state = try store.syncState()
-            let counts = try store.counts()
+            let counts = try store.counts(of: CacheStore.liveTables)
             let size = store.fileSize
             let limits = StorageLimits(retention: context.configuration.cacheRetention, sizeCap: context.configuration.cacheSizeCap,
                                        freeBytes: stores.freeBytes())
-            let records = ["portfolio", "positions", "fills", "orders"].map { entity in
-                Record(entity: entity, rows: counts[entity] ?? 0, last_success_at: state.lastSuccessAt, cursor: state.cursor,
+            let records = zip(CacheStore.liveTables, counts).map { entity, rows in
+                Record(entity: entity, rows: rows, last_success_at: state.lastSuccessAt, cursor: state.cursor,
                        rebuilding: state.rebuilding != .none, last_error_kind: state.lastErrorKind, last_error_at: state.lastErrorAt,
                        last_error_message: state.lastErrorMessage, connectivity: state.connectivity.rawValue,
                        connectivity_at: state.connectivityAt, evicted_before: state.evictedBefore, cache: path, size_bytes: size,

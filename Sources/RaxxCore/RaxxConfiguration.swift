@@ -40,6 +40,11 @@ public struct RaxxConfiguration: Sendable, Equatable {
     /// `RAXX_CONNECT_TIMEOUT`, `RAXX_TIMEOUT`, `RAXX_MACHINE_ID_FILE`, the `RAXX_CACHE_*` settings and
     /// `RAXX_CANCEL_AFTER`.
     public init(environment env: [String: String]) throws(RaxxError) {
+        try self.init(environment: EnvironmentVariables(env))
+    }
+
+    /// As `init(environment:)`, from `env`'s variables (the process's: `.process`).
+    public init(environment env: EnvironmentVariables) throws(RaxxError) {
         endpoint = try env["RAXX_API_URL"].flatMap { $0.isEmpty ? nil : $0 }.map { text throws(RaxxError) in
             try APIEndpoint(parsing: text)
         } ?? .production
@@ -78,32 +83,46 @@ public struct RaxxConfiguration: Sendable, Equatable {
         }
     }
 
-    /// The part of the process's environment `init(environment:)` reads — `HOME` and every
-    /// `RAXX_*` and `XDG_*` variable — as `ProcessInfo.processInfo.environment` has it (a repeated
-    /// name: the last one wins), without making a dictionary of every variable at each start.
-    public static func processEnvironment() -> [String: String] {
-        var result: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            if strncmp(pointer, "RAXX_", 5) == 0 || strncmp(pointer, "XDG_", 4) == 0 || strncmp(pointer, "HOME=", 5) == 0 {
-                let text = String(cString: pointer)
-                if let equals = text.firstIndex(of: "=") {
-                    result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-                }
-            }
-            entry += 1
-        }
-        return result
-    }
-
     /// The timeouts a dead man's switch takes (the server's bounds: 5 to 600 seconds).
     public static let cancelAfterRange = RaxxDuration.seconds(5)...RaxxDuration.seconds(600)
 
-    private static func duration(_ env: [String: String], _ name: String) throws(RaxxError) -> RaxxDuration? {
+    private static func duration(_ env: EnvironmentVariables, _ name: String) throws(RaxxError) -> RaxxDuration? {
         guard let text = env[name], !text.isEmpty else { return nil }
         guard let d = RaxxDuration(parsing: text), d.milliseconds > 0 else {
             throw RaxxError.usage("\(name) is not a duration: \(text)", hint: "Write durations like 500ms, 10s or 2m.")
         }
         return d
+    }
+}
+
+/// The environment variables a configuration is read from: a dictionary's, or the process's.
+public struct EnvironmentVariables: Sendable {
+    private let lookup: @Sendable (String) -> String?
+
+    public init(_ variables: [String: String]) {
+        lookup = { variables[$0] }
+    }
+
+    private init(lookup: @escaping @Sendable (String) -> String?) {
+        self.lookup = lookup
+    }
+
+    public subscript(name: String) -> String? { lookup(name) }
+
+    /// This process's environment, as `ProcessInfo.processInfo.environment` has it (a name given
+    /// twice: the last one wins), read from `environ` at each lookup: no dictionary of every
+    /// variable is made at each start (nor any dictionary: its first one, a generic type the
+    /// runtime instantiates, costs a scan of every conformance in the binary).
+    public static let process = EnvironmentVariables { name in
+        name.withCString { wanted -> String? in
+            let length = strlen(wanted)
+            var found: String?
+            var entry = environ
+            while let pointer = entry.pointee {
+                if strncmp(pointer, wanted, length) == 0, pointer[length] == 0x3D { found = String(cString: pointer + length + 1) }
+                entry += 1
+            }
+            return found
+        }
     }
 }

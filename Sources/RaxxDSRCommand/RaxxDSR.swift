@@ -32,7 +32,7 @@ protocol DSRVerb: RaxxCommand {}
 extension DSRVerb {
     public static var tool: String { "raxx-dsr" }
     public static var connectivity: ConnectivityRequirement { .networkRequired }
-    public static func liveServices(_ configuration: RaxxConfiguration) -> [any Sendable] { [FileDSRFiles(configuration)] }
+    public static func liveServices(_ configuration: RaxxConfiguration) -> [Provided] { [Provided(FileDSRFiles(configuration), as: (any DSRFiles).self)] }
 }
 
 /// Requests as table rows or JSON Lines (the spec's field names).

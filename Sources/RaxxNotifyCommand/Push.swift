@@ -62,8 +62,8 @@ extension RaxxNotify {
 
         public init() {}
 
-        public static func liveServices(_ configuration: RaxxConfiguration) -> [any Sendable] {
-            [LivePushService(stateDirectory: configuration.stateDirectory)]
+        public static func liveServices(_ configuration: RaxxConfiguration) -> [Provided] {
+            [Provided(LivePushService(stateDirectory: configuration.stateDirectory), as: (any PushService).self)]
         }
 
         public func validate() throws {

@@ -7,7 +7,7 @@ import RaxxStore
 public protocol StoreCommand: RaxxCommand {}
 
 extension StoreCommand {
-    public static func liveServices(_ configuration: RaxxConfiguration) -> [any Sendable] { [FileStores(configuration)] }
+    public static func liveServices(_ configuration: RaxxConfiguration) -> [Provided] { [Provided(FileStores(configuration), as: (any LocalStores).self)] }
 }
 
 extension CommandContext {

@@ -3,6 +3,7 @@ import OpenAPIRuntime
 import RaxxAPI
 import RaxxCLI
 import RaxxCore
+import RaxxStore
 import RaxxVault
 #if canImport(Testing)
 import Testing
@@ -31,8 +32,10 @@ public final class TestWorld: @unchecked Sendable {
     public let api = StubAPI()
     /// The keystore, when the test gives one.
     public var keystore: MemoryKeystore?
-    /// Services of the tool (its stores).
-    public var services: [any Sendable] = []
+    /// Services of the tool (its stores), each as the type its commands ask for.
+    public var services: [Provided] = []
+    /// The tool's stores (provided as `any LocalStores`), when the test gives them.
+    public var stores: (any LocalStores)?
     /// The environment the configuration is read from (nothing of it is touched).
     public var environment: [String: String] = ["RAXX_HOME": "/nonexistent/raxx-test-home"]
 
@@ -80,7 +83,7 @@ public final class TestWorld: @unchecked Sendable {
             pinEntry: FixedPINEntry(pin: pin),
             raptor: api,
             keystore: keystore ?? MemoryKeystore(unplanned: true),
-            services: services)
+            services: services + (stores.map { [Provided($0, as: (any LocalStores).self)] } ?? []))
         return CommandContext(tool: tool, io: io, format: format, configuration: try RaxxConfiguration(environment: environment),
                               requirement: requirement, world: world)
     }

@@ -18,11 +18,14 @@ import Testing
 
     @Test(arguments: recognised)
     func recognisedShapesAreWhatTheParserBuilds(arguments: [String]) throws {
-        let direct = try #require(RaxxAuth.direct(arguments[...]) as? RaxxAuth.Status)
+        let direct = try #require(RaxxAuth.direct(arguments[...]))
         let parsed = try #require(try RaxxAuth.parseAsRoot(arguments) as? RaxxAuth.Status)
-        #expect(Mirror(reflecting: direct).children.count == 1, "a new option: direct() must set it too")
-        #expect(direct.global.json == parsed.global.json)
-        #expect(direct.global.format == parsed.global.format)
+        #expect(ObjectIdentifier(direct.command) == ObjectIdentifier(RaxxAuth.Status.self))
+        #expect(direct.parsed == nil)
+        #expect(Mirror(reflecting: parsed).children.count == 1, "a new option: direct() must build the verb with it")
+        #expect(direct.live.output == parsed.global.request)
+        #expect(direct.live.requirement == parsed.requirement)
+        #expect(direct.live.tool == "raxx-auth")
     }
 
     @Test(arguments: leftToTheParser)

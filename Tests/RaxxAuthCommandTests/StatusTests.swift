@@ -1,5 +1,5 @@
 import Foundation
-import RaxxAuthCommand
+@testable import RaxxAuthCommand
 import RaxxCore
 import RaxxTestSupport
 import RaxxVault
@@ -49,5 +49,21 @@ import Testing
         #expect(world.jsonLines.map { $0["server"] as? String } == ["https://api.raxx.app", "http://127.0.0.1:8080", "https://staging.raxx.app"])
         #expect(world.jsonLines.map { $0["signed_in"] as? Bool } == [false, true, false])
         #expect(world.stderr.contents.contains("Not signed in to https://api.raxx.app."))
+    }
+
+    /// Through the Encodable overload, whatever else the value conforms to.
+    static func encoded<T: Encodable>(_ value: T) throws -> String { try JSONLines.line(value) }
+
+    @Test func theRecordWritesWhatItsEncodableConformanceWrites() throws {
+        let records = [
+            SessionRecord(server: "https://api.raxx.app", signedIn: true, account: "trader@example.com", accountID: "acc_1",
+                          accessExpiresAt: Date(timeIntervalSince1970: 1_795_000_000.25), sessionExpiresAt: Date(timeIntervalSince1970: 1_795_086_400),
+                          keystore: "/home/trader/.local/state/raxx/keystore", passkey: true, authenticator: "software"),
+            SessionRecord(server: "http://127.0.0.1:8080", signedIn: false, account: nil, accountID: nil, accessExpiresAt: nil,
+                          sessionExpiresAt: nil, keystore: "/tmp/raxx \"home\"/keystore", passkey: false, authenticator: nil),
+        ]
+        for record in records {
+            #expect(JSONLines.line(written: record) == (try Self.encoded(record)))
+        }
     }
 }

@@ -113,8 +113,8 @@ import Testing
 
     @Test func liveContextRefusesABadServerURL() {
         do {
-            _ = try CommandContext.live(tool: "t", requirement: .networkRequired, global: GlobalOptions(),
-                                        environment: ["HOME": "/tmp", "RAXX_API_URL": "http://example.com"])
+            _ = try CommandContext.live(tool: "t", requirement: .networkRequired, output: OutputRequest(),
+                                        environment: EnvironmentVariables(["HOME": "/tmp", "RAXX_API_URL": "http://example.com"]))
             Issue.record("accepted plain http to a remote host")
         } catch {
             #expect(error.status == .usage)

@@ -10,7 +10,7 @@ import Testing
     @Test func allEmptiesTheCache() async throws {
         let cache = try Fixtures.filledCache()
         let world = TestWorld()
-        world.services = [MemoryStores(cache: cache)]
+        world.stores = MemoryStores(cache: cache)
         #expect(try await world.run(RaxxCache.Purge.self, ["--all"]) == .ok)
         #expect(try cache.counts()["positions"] == 0)
         #expect(world.jsonLines.first?["emptied"] as? Bool == true)
@@ -20,7 +20,7 @@ import Testing
         let cache = try Fixtures.filledCache()
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now.addingTimeInterval(100 * 86400))
-        world.services = [MemoryStores(cache: cache)]
+        world.stores = MemoryStores(cache: cache)
         #expect(try await world.run(RaxxCache.Purge.self, ["--older-than", "30d"]) == .ok)
         #expect(world.jsonLines.first?["removed"] as? Int == 2) // the fill and its filled order
         #expect(try cache.counts()["positions"] == 2)
@@ -30,7 +30,7 @@ import Testing
         let stores = MemoryStores(cache: try Fixtures.filledCache())
         stores.hold(.refresh)
         let world = TestWorld()
-        world.services = [stores]
+        world.stores = stores
         #expect(try await world.run(RaxxCache.Purge.self, ["--all"]) == .temporary)
     }
 

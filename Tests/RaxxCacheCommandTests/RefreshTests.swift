@@ -13,7 +13,7 @@ import Testing
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now)
         world.keystore = Fixtures.signedIn()
-        world.services = [stores]
+        world.stores = stores
         return world
     }
 
@@ -93,7 +93,7 @@ import Testing
         #expect(try await world.run(RaxxCache.Refresh.self) == .ok)
         #expect(world.stderr.contents.contains("Low disk space: the cache keeps half its usual history for now (182d12h, at most 512 MiB)."))
         let status = TestWorld()
-        status.services = [stores]
+        status.stores = stores
         #expect(try await status.run(RaxxCache.Status.self) == .ok)
         let line = try #require(status.jsonLines.first)
         #expect(line["low_disk_space"] as? Bool == true && line["retention"] as? String == "182d12h")
@@ -103,7 +103,7 @@ import Testing
     @Test func withRoomToSpareTheLimitsAreTheConfiguredOnes() async throws {
         let stores = MemoryStores(cache: try Fixtures.filledCache(), freeBytes: 50_000_000_000)
         let status = TestWorld()
-        status.services = [stores]
+        status.stores = stores
         #expect(try await status.run(RaxxCache.Status.self) == .ok)
         #expect(status.jsonLines.first?["low_disk_space"] as? Bool == false)
         #expect(status.jsonLines.first?["retention"] as? String == "365d")

@@ -11,7 +11,7 @@ import Testing
     func world(now: Date, cache: CacheStore?) -> TestWorld {
         let world = TestWorld()
         world.clock = TestClock(now)
-        world.services = [MemoryStores(cache: cache)]
+        world.stores = MemoryStores(cache: cache)
         world.keystore = MemoryKeystore() // reads check whose cache it is, offline
         return world
     }

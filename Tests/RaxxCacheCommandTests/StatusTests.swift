@@ -1,5 +1,5 @@
 import Foundation
-import RaxxCacheCommand
+@testable import RaxxCacheCommand
 import RaxxCore
 import RaxxTestSupport
 import Testing
@@ -8,7 +8,7 @@ import Testing
 @Suite struct StatusTests {
     @Test func oneRecordPerEntity() async throws {
         let world = TestWorld()
-        world.services = [MemoryStores(cache: try Fixtures.filledCache())]
+        world.stores = MemoryStores(cache: try Fixtures.filledCache())
         #expect(try await world.run(RaxxCache.Status.self) == .ok)
         let lines = world.jsonLines
         #expect(lines.compactMap { $0["entity"] as? String } == ["portfolio", "positions", "fills", "orders"])
@@ -19,8 +19,32 @@ import Testing
 
     @Test func noCacheExits3() async throws {
         let world = TestWorld()
-        world.services = [MemoryStores()]
+        world.stores = MemoryStores()
         #expect(try await world.run(RaxxCache.Status.self) == .stale)
         #expect(world.stdout.contents.isEmpty)
+    }
+
+    /// Through the Encodable overload, whatever else the value conforms to.
+    static func encoded<T: Encodable>(_ value: T) throws -> String { try JSONLines.line(value) }
+
+    @Test func theRecordWritesWhatItsEncodableConformanceWrites() throws {
+        let full = RaxxCache.Status.Record(
+            entity: "fills", rows: 1_000_000, last_success_at: Date(timeIntervalSince1970: 1_795_000_000.5), cursor: 1_510_303,
+            rebuilding: true, last_error_kind: "offline", last_error_at: Date(timeIntervalSince1970: 1_795_000_100),
+            last_error_message: "No connection — \"api.raxx.app\" did not answer\n(timed out)", connectivity: "offline_soft",
+            connectivity_at: Date(timeIntervalSince1970: 1_795_000_100), evicted_before: Date(timeIntervalSince1970: 1_760_000_000),
+            cache: "/home/trader/.cache/raxx/api.raxx.app/cache.sqlite", size_bytes: 123_456_789, retention: "365d",
+            size_cap_bytes: 1 << 30, low_disk_space: false)
+        var empty = full
+        empty.last_success_at = nil
+        empty.last_error_kind = nil
+        empty.last_error_at = nil
+        empty.last_error_message = nil
+        empty.connectivity_at = nil
+        empty.evicted_before = nil
+        empty.low_disk_space = true
+        for record in [full, empty] {
+            #expect(JSONLines.line(written: record) == (try Self.encoded(record)))
+        }
     }
 }

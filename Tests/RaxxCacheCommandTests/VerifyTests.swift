@@ -12,7 +12,7 @@ import Testing
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now)
         world.keystore = Fixtures.signedIn()
-        world.services = [MemoryStores(cache: cache)]
+        world.stores = MemoryStores(cache: cache)
         return world
     }
 

@@ -126,16 +126,23 @@ import Testing
 
 /// The environment the tools read at start, taken from `environ` directly.
 @Suite struct ProcessEnvironmentTests {
-    @Test func holdsWhatProcessInfoHoldsForTheNamesItReads() {
+    @Test func holdsWhatProcessInfoHolds() {
         let name = "RAXX_TEST_ENV_\(UInt32.random(in: 0...UInt32.max))"
         setenv(name, "a=b=c", 1)
-        defer { unsetenv(name) }
-        let ours = RaxxConfiguration.processEnvironment()
-        #expect(ours[name] == "a=b=c")
-        let expected = ProcessInfo.processInfo.environment.filter { $0.key == "HOME" || $0.key.hasPrefix("RAXX_") || $0.key.hasPrefix("XDG_") }
-        // Other tests may set their own RAXX_ variables meanwhile: compare the ones both saw.
-        for (key, value) in ours where expected[key] != nil { #expect(expected[key] == value, "\(key)") }
-        #expect(ours["HOME"] == ProcessInfo.processInfo.environment["HOME"])
-        #expect(ours["PATH"] == nil)
+        setenv(name + "_LONGER", "other", 1)
+        defer { unsetenv(name); unsetenv(name + "_LONGER") }
+        #expect(EnvironmentVariables.process[name] == "a=b=c")
+        #expect(EnvironmentVariables.process[String(name.dropLast())] == nil)
+        #expect(EnvironmentVariables.process["HOME"] == ProcessInfo.processInfo.environment["HOME"])
+        #expect(EnvironmentVariables.process["PATH"] == ProcessInfo.processInfo.environment["PATH"])
+        #expect(EnvironmentVariables.process["RAXX_NOT_SET_\(UInt32.random(in: 0...UInt32.max))"] == nil)
+    }
+
+    @Test func readsTheConfigurationAsADictionaryWould() throws {
+        // Whatever this process's environment is (a variable set here would reach the tools other
+        // tests start meanwhile).
+        let fromDictionary = Result { () throws(RaxxError) in try RaxxConfiguration(environment: ProcessInfo.processInfo.environment) }
+        let fromProcess = Result { () throws(RaxxError) in try RaxxConfiguration(environment: .process) }
+        #expect(fromProcess == fromDictionary)
     }
 }

@@ -101,7 +101,7 @@ enum DSRFixtures {
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now)
         world.keystore = Fixtures.signedIn()
-        world.services = [files as any DSRFiles]
+        world.services = [Provided(files, as: (any DSRFiles).self)]
         return world
     }
 
@@ -210,7 +210,7 @@ enum DSRFixtures {
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now)
         world.keystore = Fixtures.signedIn()
-        world.services = [files as any DSRFiles]
+        world.services = [Provided(files, as: (any DSRFiles).self)]
         return world
     }
 
@@ -302,7 +302,7 @@ enum DSRFixtures {
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now)
         world.keystore = Fixtures.signedIn()
-        world.services = [files as any DSRFiles]
+        world.services = [Provided(files, as: (any DSRFiles).self)]
         return world
     }
 
@@ -412,7 +412,7 @@ enum DSRFixtures {
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now)
         world.keystore = Fixtures.signedIn()
-        world.services = [files as any DSRFiles]
+        world.services = [Provided(files, as: (any DSRFiles).self)]
         return world
     }
 

@@ -14,7 +14,7 @@ import Testing
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now)
         world.keystore = Fixtures.signedIn()
-        world.services = [MemoryStores()]
+        world.stores = MemoryStores()
         return world
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import RaxxAPNs
+import RaxxCLI
 import RaxxCore
 import RaxxNotifyCommand
 import RaxxPush
@@ -40,7 +41,7 @@ import Testing
     func world(_ lines: [String], ids: [String] = []) -> (TestWorld, PlannedPush) {
         let world = TestWorld()
         let push = PlannedPush()
-        world.services = [push]
+        world.services = [Provided(push, as: (any PushService).self)]
         world.stdin = lines.joined(separator: "\n") + "\n"
         world.ids = ids
         return (world, push)

@@ -13,7 +13,7 @@ import Testing
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now)
         world.keystore = Fixtures.signedIn()
-        world.services = [stores]
+        world.stores = stores
         return world
     }
 

@@ -11,7 +11,7 @@ import Testing
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now)
         world.keystore = Fixtures.signedIn()
-        world.services = [MemoryStores()]
+        world.stores = MemoryStores()
         world.api.onListOrders { input in
             #expect(input.query.status == .open)
             if input.query.before == nil {
@@ -27,7 +27,7 @@ import Testing
     @Test func cachedReadsTheCacheOnlyAndSaysHowOld() async throws {
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now.addingTimeInterval(2 * 86400))
-        world.services = [MemoryStores(cache: try Fixtures.filledCache())]
+        world.stores = MemoryStores(cache: try Fixtures.filledCache())
         world.keystore = MemoryKeystore() // reads check whose cache it is, offline
         #expect(try await world.run(RaxxOrder.List.self, ["--cached"]) == .ok)
         #expect(world.jsonLines.first?["as_of"] as? String == "2026-11-21T10:00:00Z")

@@ -17,7 +17,7 @@ import Testing
         world.keystore = Fixtures.signedIn()
         world.ids = ["0f8e2c1d-aaaa-bbbb-cccc-000000000001", "1a2b3c4d-aaaa-bbbb-cccc-000000000002"]
         let stores = try stores ?? MemoryStores(cache: try Fixtures.filledCache())
-        world.services = [stores]
+        world.stores = stores
         world.api.onGetSession { _ in .ok(.init(body: .json(Fixtures.serverSession()))) }
         world.api.onGetInstruments { input in
             .ok(.init(body: .json(.init(instruments: [], unknown: input.query.symbol.filter { $0 != "AAPL" }))))

@@ -12,7 +12,7 @@ import Testing
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now.addingTimeInterval(60))
         world.keystore = Fixtures.signedIn()
-        world.services = [stores]
+        world.stores = stores
         return world
     }
 

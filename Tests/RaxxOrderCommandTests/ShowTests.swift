@@ -28,7 +28,7 @@ import Testing
     @Test func cachedFindsItOffline() async throws {
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now)
-        world.services = [MemoryStores(cache: try Fixtures.filledCache())]
+        world.stores = MemoryStores(cache: try Fixtures.filledCache())
         world.keystore = MemoryKeystore() // reads check whose cache it is, offline
         #expect(try await world.run(RaxxOrder.Show.self, ["ord-1", "--cached"]) == .ok)
         #expect(world.jsonLines.first?["client_order_id"] as? String == "c-1")

@@ -50,7 +50,7 @@ final class SwitchServer: @unchecked Sendable {
         world.clock = clock
         world.keystore = Fixtures.signedIn()
         let stores = MemoryStores()
-        world.services = [stores]
+        world.stores = stores
         let server = SwitchServer(clock)
         world.api.onCancelOrdersAfter { try server.answer($0) }
         return (world, stores, server)
@@ -228,7 +228,7 @@ final class SwitchServer: @unchecked Sendable {
     @Test func placeWithCancelAfterArmsBeforeTheFirstOrderAndSaysUntilWhen() async throws {
         let (world, _, server) = world()
         let stores = MemoryStores(cache: try Fixtures.filledCache())
-        world.services = [stores]
+        world.stores = stores
         world.ids = ["0f8e2c1d-aaaa-bbbb-cccc-000000000001"]
         world.api.onGetSession { _ in .ok(.init(body: .json(Fixtures.serverSession()))) }
         world.api.onGetInstruments { _ in .ok(.init(body: .json(.init(instruments: [], unknown: [])))) }

@@ -129,6 +129,10 @@ import Testing
         #expect(try #require(try CacheStore.openExisting(at: url)).isPlain)
     }
 
+    @Test func theListOfMigrationsIsTheMigrators() {
+        #expect(CacheStore.migrationIdentifiers == CacheStore.migrator.migrations.sorted())
+    }
+
     @Test func aDamagedFileIsReportedAsDamaged() throws {
         let folder = try Folder()
         let url = folder.cache

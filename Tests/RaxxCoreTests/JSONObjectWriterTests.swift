@@ -1,0 +1,44 @@
+import Foundation
+import RaxxCore
+import Testing
+
+/// `JSONObjectWriter` writes what `JSONLines.line` (JSONEncoder) writes of the same record.
+@Suite struct JSONObjectWriterTests {
+    struct Sample: Encodable, JSONLineWritable {
+        var a_date: Date?
+        var b_flag: Bool?
+        var c_count: Int?
+        var d_big: Int64?
+        var e_text: String?
+
+        func write(to json: inout JSONObjectWriter) {
+            json.add("a_date", a_date)
+            json.add("b_flag", b_flag)
+            json.add("c_count", c_count)
+            json.add("d_big", d_big)
+            json.add("e_text", e_text)
+        }
+    }
+
+    /// Through the Encodable overload, whatever else the value conforms to.
+    static func encoded<T: Encodable>(_ value: T) throws -> String { try JSONLines.line(value) }
+
+    static let samples: [Sample] = [
+        Sample(),
+        Sample(a_date: Date(timeIntervalSince1970: 1_795_000_000.257), b_flag: true, c_count: 0, d_big: .max, e_text: ""),
+        Sample(a_date: Date(timeIntervalSince1970: 0), b_flag: false, c_count: -42, d_big: .min, e_text: "plain"),
+        Sample(e_text: #"quote " backslash \ slash / "# + "tab \t newline \n return \r é ✓ 🙂 \u{2028} del \u{7f}"),
+        Sample(c_count: 7, e_text: "/home/trader/.cache/raxx/http_127.0.0.1_8080/cache.sqlite"),
+    ]
+
+    @Test(arguments: samples)
+    func writesWhatTheEncoderWrites(sample: Sample) throws {
+        #expect(JSONLines.line(written: sample) == (try Self.encoded(sample)))
+    }
+
+    @Test func controlCharactersReadBackAlike() throws {
+        let sample = Sample(e_text: "bell \u{7} backspace \u{8} form feed \u{c} nul \u{0}")
+        let written = try JSONSerialization.jsonObject(with: Data(JSONLines.line(written: sample).utf8)) as? [String: String]
+        #expect(written == ["e_text": sample.e_text!])
+    }
+}
