@@ -33,7 +33,9 @@ public final class CacheStore: @unchecked Sendable {
 
     /// Opens the cache for reading, or answers nil when there is none yet (creating nothing).
     public static func openExisting(at url: URL) throws(RaxxError) -> CacheStore? {
-        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        // stat(2), as FileManager's fileExists asks it, without making the FileManager.
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { return nil }
         // A file that every migration has reached is read as it is; any other (an older version's,
         // a damaged one) goes through GRDB, which migrates it or says what is wrong.
         if let plain = try? SQLiteReadConnection(path: url.path), (try? plain.read(isMigrated)) == true {
@@ -325,11 +327,12 @@ extension CacheStore {
     /// Row counts of `tables`, in their order, read in one transaction (no dictionary: `raxx-cache
     /// status` makes none, each a generic type the runtime instantiates at its first use).
     public func counts(of tables: [String]) throws -> [Int] {
-        try readPlain { connection in
-            try tables.map { table in
-                let count = try SQLiteStatement(connection, "SELECT COUNT(*) FROM \(table)")
-                return try count.step() ? Int(count.int64(0)) : 0
-            }
+        guard !tables.isEmpty else { return [] }
+        return try readPlain { connection in
+            // One statement for them all: each statement prepared is a parse and a plan.
+            let counts = try SQLiteStatement(connection, "SELECT " + tables.map { "(SELECT COUNT(*) FROM \($0))" }.joined(separator: ", "))
+            guard try counts.step() else { return tables.map { _ in 0 } }
+            return tables.indices.map { Int(counts.int64(Int32($0))) }
         }
     }
 
