@@ -92,7 +92,7 @@ struct SessionRecord: Encodable, JSONLineWritable {
 
     func emit(in context: CommandContext) throws { try Self.emit([self], in: context) }
 
-    func write(to json: inout JSONObjectWriter) {
+    func write(to json: inout JSONLineWriter) {
         json.add("access_expires_at", access_expires_at)
         json.add("account", account)
         json.add("account_id", account_id)

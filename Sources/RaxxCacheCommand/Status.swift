@@ -41,7 +41,7 @@ extension RaxxCache {
             var size_cap_bytes: Int64
             var low_disk_space: Bool
 
-            func write(to json: inout JSONObjectWriter) {
+            func write(to json: inout JSONLineWriter) {
                 json.add("cache", cache)
                 json.add("connectivity", connectivity)
                 json.add("connectivity_at", connectivity_at)

@@ -45,6 +45,9 @@ public struct JSONLineWriter {
     /// The object and its newline.
     public mutating func line() -> String { text + "}\n" }
 
+    /// The object, without a newline.
+    public var object: String { text + "}" }
+
     /// Appends `s` as a JSON string literal.
     public static func quote(_ s: String, into out: inout String) {
         out += "\""
@@ -58,6 +61,9 @@ public struct JSONLineWriter {
                 case "\n": out += "\\n"
                 case "\r": out += "\\r"
                 case "\t": out += "\\t"
+                // As JSONEncoder writes them.
+                case "\u{8}": out += "\\b"
+                case "\u{c}": out += "\\f"
                 case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
                 default: out.unicodeScalars.append(scalar)
                 }

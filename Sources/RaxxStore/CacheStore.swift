@@ -328,6 +328,9 @@ extension CacheStore {
     /// status` makes none, each a generic type the runtime instantiates at its first use).
     public func counts(of tables: [String]) throws -> [Int] {
         guard !tables.isEmpty else { return [] }
+        for table in tables where !Self.liveTables.contains(table) {
+            throw RaxxError.failure(code: "internal", "The cache has no table \(table) to count.")
+        }
         return try readPlain { connection in
             // One statement for them all: each statement prepared is a parse and a plan.
             let counts = try SQLiteStatement(connection, "SELECT " + tables.map { "(SELECT COUNT(*) FROM \($0))" }.joined(separator: ", "))

@@ -81,7 +81,7 @@ public struct FileStores: LocalStores {
             guard rename(cacheFile.path + suffix, aside + suffix) == 0 else {
                 throw RaxxError.failure(code: "cache_unwritable",
                                         "Could not move the damaged cache aside: \(String(cString: strerror(errno))).",
-                                        hint: "Remove \(cacheFile.path) by hand, then refresh.")
+                                        hint: "Remove \(cacheFile.path) and its -wal and -shm by hand, then refresh.")
             }
         }
         return aside

@@ -129,6 +129,31 @@ import Testing
         #expect(try #require(try CacheStore.openExisting(at: url)).isPlain)
     }
 
+    /// A read that closes last leaves the -wal and -shm (the next read need not make them again),
+    /// the log checkpointed and cut to nothing, whatever the writer left in it.
+    @Test func aReadClosingLastLeavesAnEmptyLog() throws {
+        let folder = try Folder()
+        let url = folder.cache
+        try filled(at: url)
+        var writer: CacheStore? = try CacheStore.open(at: url)
+        try writer?.recordAttempt(at: Date(timeIntervalSince1970: 1_790_000_200)) // frames in the log
+        var reader: CacheStore? = try #require(try CacheStore.openExisting(at: url))
+        #expect(try reader?.syncState().lastAttemptAt == Date(timeIntervalSince1970: 1_790_000_200))
+        writer = nil // not the last to close: the log stays as it is
+        #expect(try size(url.path + "-wal") > 0)
+        reader = nil
+        #expect(try size(url.path + "-wal") == 0)
+        #expect(FileManager.default.fileExists(atPath: url.path + "-shm"))
+        let again = try #require(try CacheStore.openExisting(at: url))
+        #expect(try again.syncState().lastAttemptAt == Date(timeIntervalSince1970: 1_790_000_200))
+        #expect(try again.counts(of: CacheStore.liveTables) == [0, 2, 1, 0])
+        #expect(throws: RaxxError.self) { try again.counts(of: ["sync_state; DROP TABLE fills"]) }
+    }
+
+    func size(_ path: String) throws -> Int {
+        try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+    }
+
     @Test func theListOfMigrationsIsTheMigrators() {
         #expect(CacheStore.migrationIdentifiers == CacheStore.migrator.migrations.sorted())
     }
