@@ -20,9 +20,10 @@ public func buildApplication(
     onListening: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
     let router = Router()
+    let service = RaptorService(database: database, configuration: configuration, clock: clock)
+    router.middlewares.add(ActivityMiddleware(activity: service.activity))
     router.middlewares.add(ProblemMiddleware(probe: try QueryParameterProbe()))
     router.middlewares.add(BodyLimitMiddleware())
-    let service = RaptorService(database: database, configuration: configuration, clock: clock)
     try service.registerHandlers(on: router, configuration: .raxx, middlewares: [BearerTokenMiddleware(), PreEncodedBodyMiddleware()])
     let events = service.events, switches = service.switches
     let expiryScan = PeriodicScan(name: "session expiry scan", interval: .milliseconds(max(configuration.sessionScanInterval.milliseconds, 1)),

@@ -12,6 +12,8 @@ public struct RaptorService: APIProtocol {
     public let configuration: SandboxConfiguration
     public let market: Market
     public let clock: @Sendable () -> Date
+    /// When a request last came in (the application's middleware notes each one).
+    public let activity = RequestActivity()
 
     let gate: AccessGate
     let meta: MetaHandlers
@@ -49,7 +51,7 @@ public struct RaptorService: APIProtocol {
                                faults: FaultInjector(loseOrderReplies: configuration.loseOrderReplies))
         events = EventHandlers(events: r.events, notifier: database.notifier, clock: clock)
         devices = DeviceHandlers(devices: r.devices, clock: clock)
-        dsr = DSRHandlers(dsr: r.dsr, trail: r.trail, audit: r.audit, configuration: configuration, clock: clock)
+        dsr = DSRHandlers(dsr: r.dsr, trail: r.trail, audit: r.audit, configuration: configuration, clock: clock, activity: activity)
         audit = AuditHandlers(trail: r.trail)
     }
 

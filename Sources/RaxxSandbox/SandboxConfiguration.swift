@@ -34,6 +34,9 @@ public struct SandboxConfiguration: Sendable {
     public var erasureChunkBudget: Duration = .milliseconds(1)
     /// A pause between an erasure's chunks (tests stretch an erasure to crash it midway).
     public var erasureChunkPause: Duration = .zero
+    /// The pause after each of an erasure's chunks while other requests keep coming (none when
+    /// nobody else is asking): the erasure gives way to other accounts' orders.
+    public var erasureYield: Duration = .milliseconds(1)
     /// How often the background scan fires the dead man's switches whose deadline passed or whose
     /// session ended.
     public var cancelAfterScanInterval: RaxxDuration = .seconds(1)

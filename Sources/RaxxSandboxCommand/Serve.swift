@@ -82,6 +82,10 @@ extension RaxxSandboxTool {
                 help: ArgumentHelp("A pause between an erasure's chunks, for tests that crash one midway (e.g. 200ms).", valueName: "duration"))
         var erasureChunkPause = RaxxDuration(milliseconds: 0)
 
+        @Option(name: .customLong("erasure-yield"),
+                help: ArgumentHelp("While other requests keep coming, the pause after each of an erasure's chunks, so that other accounts' orders get the CPU (0ms for none).", valueName: "duration"))
+        var erasureYield = RaxxDuration(milliseconds: 1)
+
         @Option(name: .customLong("apns-url"),
                 help: ArgumentHelp("Push each new alert to its account's opted-in devices at this APNs endpoint (https).", valueName: "url"))
         var apnsURL: String?
@@ -144,6 +148,7 @@ extension RaxxSandboxTool {
             configuration.sessionScanInterval = sessionScanInterval
             configuration.erasureChunkRows = max(1, erasureChunkRows)
             configuration.erasureChunkPause = .milliseconds(erasureChunkPause.milliseconds)
+            configuration.erasureYield = .milliseconds(erasureYield.milliseconds)
             configuration.erasureChunkBudget = .milliseconds(max(1, erasureChunkTime.milliseconds))
             configuration.cancelAfterScanInterval = cancelAfterScanInterval
             let database: SandboxDatabase

@@ -23,11 +23,12 @@ struct DSRRig {
     let clock: MovableClock
     let service: RaptorService
 
-    init(now: Date = Date(timeIntervalSince1970: 1_795_000_000), chunkRows: Int = 5000) throws {
+    init(now: Date = Date(timeIntervalSince1970: 1_795_000_000), chunkRows: Int = 5000, erasureYield: Duration = .milliseconds(1)) throws {
         database = try SandboxDatabase(path: ":memory:")
         clock = MovableClock(now)
         var configuration = SandboxConfiguration()
         configuration.erasureChunkRows = chunkRows
+        configuration.erasureYield = erasureYield
         service = RaptorService(database: database, configuration: configuration, clock: { [clock] in clock.now })
     }
 
@@ -314,6 +315,27 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         #expect(try await rig.count("SELECT COUNT(*) FROM accounts WHERE id = ?", [s.account.id]) == 0)
     }
 
+    @Test func anErasureGivesWayWhileOtherRequestsKeepComing() async throws {
+        let rig = try DSRRig(chunkRows: 1, erasureYield: .milliseconds(40))
+        let s = try await setUp(rig)
+        let plan = try await rig.plan(s.staff, s.id)
+        let grant = try await rig.grant(userID: s.staffID, id: s.id, planHash: plan.planHash)
+        // Another account's requests keep coming while the erasure runs, a chunk (one row) at a time.
+        let others = Task {
+            while !Task.isCancelled {
+                rig.service.activity.note()
+                try? await Task.sleep(for: .milliseconds(2))
+            }
+        }
+        let started = ContinuousClock.now
+        let outcome = try await rig.apply(s.staff, s.id, planHash: plan.planHash, grant: grant)
+        let took = ContinuousClock.now - started
+        others.cancel()
+        #expect(outcome.request.status == .completed)
+        // At least the subject's order, its change-log entries and its events: chunks, each followed by 40 ms.
+        #expect(took >= .milliseconds(80), "the erasure took \(took)")
+    }
+
     @Test func raxx7PrintsTheErasureRulesTable() throws {
         let page = try String(contentsOfFile: #filePath.components(separatedBy: "/Tests/")[0] + "/man/raxx.7", encoding: .utf8)
         for rule in ErasureRules.table {
@@ -356,5 +378,28 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         var fast = ErasureChunkSizing(maxRows: 20_000, budget: .milliseconds(4))
         for _ in 0..<10 { fast.record(rows: fast.rows, took: .microseconds(10)) }
         #expect(fast.rows == 20_000)
+    }
+}
+
+/// An erasure gives way to other requests only while they keep coming.
+@Suite struct ErasureYieldTests {
+    @Test func pausesAfterAChunkOnlyWhileOthersAreActive() {
+        #expect(ErasureYield(pause: .milliseconds(1)) { true }.delay(fixedPause: .zero) == .milliseconds(1))
+        #expect(ErasureYield(pause: .milliseconds(1)) { false }.delay(fixedPause: .zero) == .zero)
+        #expect(ErasureYield(pause: .zero) { true }.delay(fixedPause: .zero) == .zero)
+        // A test's fixed pause between chunks stands, whichever is longer.
+        #expect(ErasureYield(pause: .milliseconds(1)) { true }.delay(fixedPause: .milliseconds(200)) == .milliseconds(200))
+        #expect(ErasureYield(pause: .milliseconds(1)) { false }.delay(fixedPause: .milliseconds(200)) == .milliseconds(200))
+        #expect(ErasureYield.never.delay(fixedPause: .zero) == .zero)
+    }
+
+    @Test func theActivityIsARecentRequest() {
+        let activity = RequestActivity()
+        let now = ContinuousClock.now
+        #expect(!activity.heard(within: .seconds(3600), now: now))
+        activity.note(at: now - .milliseconds(5))
+        #expect(activity.heard(within: ErasureYield.window, now: now))
+        #expect(!activity.heard(within: .milliseconds(5), now: now))
+        #expect(!activity.heard(within: ErasureYield.window, now: now + .milliseconds(20)))
     }
 }

@@ -386,7 +386,7 @@ protocol DSRRepository: Sendable {
         async throws -> ErasureStart
     /// The history of a started erasure, in chunks of one transaction each, sized by `sizing` (at
     /// most its rows, about its time each), with `pause` between them.
-    func eraseHistory(id: String, rules: [ErasureRule], sizing: ErasureChunkSizing, pause: Duration) async throws
+    func eraseHistory(id: String, rules: [ErasureRule], sizing: ErasureChunkSizing, pause: Duration, yield: ErasureYield) async throws
     /// The last transaction: the account and the user go, the requests' subject becomes its keyed
     /// hash, the receipt is signed and the request completed (audited). Idempotent.
     func completeErasure(id: String, rules: [ErasureRule], staffUserID: String, now: Date) async throws -> Components.Schemas.DSRRequest

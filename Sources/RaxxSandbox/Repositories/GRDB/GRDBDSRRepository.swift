@@ -348,9 +348,9 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
     /// The history goes in chunks, each its own transaction, chained on the writer's queue: a
     /// chunk that ends enqueues the next one behind whatever writes came meanwhile (other accounts'
     /// orders go first), and no chunk waits for another thread to wake up and send it.
-    func eraseHistory(id: String, rules: [ErasureRule], sizing: ErasureChunkSizing, pause: Duration) async throws {
+    func eraseHistory(id: String, rules: [ErasureRule], sizing: ErasureChunkSizing, pause: Duration, yield: ErasureYield) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            ErasureRun(writer: writer, erasing: erasing, id: id, rules: rules, sizing: sizing, pause: pause,
+            ErasureRun(writer: writer, erasing: erasing, id: id, rules: rules, sizing: sizing, pause: pause, yield: yield,
                        continuation: continuation).next()
         }
     }
@@ -586,19 +586,21 @@ private final class ErasureRun: @unchecked Sendable {
     let id: String
     let rules: [ErasureRule]
     let pause: Duration
+    let yield: ErasureYield
     let continuation: CheckedContinuation<Void, any Error>
     var sizing: ErasureChunkSizing
     var cursor: Int64 = 0
     var started = ContinuousClock.now
 
     init(writer: any DatabaseWriter, erasing: DecodedSubject, id: String, rules: [ErasureRule], sizing: ErasureChunkSizing,
-         pause: Duration, continuation: CheckedContinuation<Void, any Error>) {
+         pause: Duration, yield: ErasureYield, continuation: CheckedContinuation<Void, any Error>) {
         self.writer = writer
         self.erasing = erasing
         self.id = id
         self.rules = rules
         self.sizing = sizing
         self.pause = pause
+        self.yield = yield
         self.continuation = continuation
     }
 
@@ -614,10 +616,11 @@ private final class ErasureRun: @unchecked Sendable {
             case .success(let chunk):
                 sizing.record(rows: chunk.rows, took: ContinuousClock.now - started)
                 cursor = chunk.auditCursor
+                let delay = yield.delay(fixedPause: pause)
                 if chunk.done {
                     continuation.resume()
-                } else if pause > .zero {
-                    DispatchQueue.global().asyncAfter(deadline: .now() + pause / .seconds(1)) { self.next() }
+                } else if delay > .zero {
+                    DispatchQueue.global().asyncAfter(deadline: .now() + delay / .seconds(1)) { self.next() }
                 } else {
                     next()
                 }
