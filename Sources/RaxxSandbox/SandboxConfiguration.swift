@@ -36,7 +36,7 @@ public struct SandboxConfiguration: Sendable {
     public var erasureChunkPause: Duration = .zero
     /// The pause after each of an erasure's chunks while other requests keep coming (none when
     /// nobody else is asking): the erasure gives way to other accounts' orders.
-    public var erasureYield: Duration = .milliseconds(1)
+    public var erasureYield: Duration = .milliseconds(2)
     /// How often the background scan fires the dead man's switches whose deadline passed or whose
     /// session ended.
     public var cancelAfterScanInterval: RaxxDuration = .seconds(1)

@@ -84,7 +84,7 @@ extension RaxxSandboxTool {
 
         @Option(name: .customLong("erasure-yield"),
                 help: ArgumentHelp("While other requests keep coming, the pause after each of an erasure's chunks, so that other accounts' orders get the CPU (0ms for none).", valueName: "duration"))
-        var erasureYield = RaxxDuration(milliseconds: 1)
+        var erasureYield = RaxxDuration(milliseconds: 2)
 
         @Option(name: .customLong("apns-url"),
                 help: ArgumentHelp("Push each new alert to its account's opted-in devices at this APNs endpoint (https).", valueName: "url"))

@@ -203,8 +203,9 @@ enum DSRStateMachine {
 /// (one within `window`), each chunk is followed by `pause`. A chunk holds the write lock about
 /// 1 ms, and other writes queue behind it in turn; but chunks run back to back keep a core busy,
 /// and on a 2-core machine the requests then wait for the CPU: another account's order p99 rose
-/// 2.85x during an erasure, 1.79x with a 1 ms pause after each chunk. With nobody else asking,
-/// the erasure runs at full speed.
+/// 2.85x during an erasure; 1.81-1.91x with a 1 ms pause after each chunk while requests came,
+/// 1.60x with 2 ms (the sandbox's default), the erasure about as long (42-44 s for a million
+/// fills). With nobody else asking, the erasure runs at full speed.
 struct ErasureYield: Sendable {
     static let window = Duration.milliseconds(10)
     var pause: Duration
