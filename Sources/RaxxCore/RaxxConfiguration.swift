@@ -7,8 +7,13 @@ import Foundation
 /// (default `~/.cache/raxx`).
 public struct RaxxConfiguration: Sendable, Equatable {
     public var endpoint: APIEndpoint
-    public var stateDirectory: URL
-    public var cacheDirectory: URL
+    /// The state folder (keystore, journals), as a path: the stores build their files' paths from
+    /// it as text. `URL`'s path handling (`appendingPathComponent`, `.path`) makes, at its first
+    /// use, a `Set<UInt8>` the runtime instantiates by a scan of every conformance in the binary:
+    /// about a tenth of an offline read, which needs none of it.
+    public var stateDirectoryPath: String
+    /// The cache folder, as a path.
+    public var cacheDirectoryPath: String
     public var connectTimeout: RaxxDuration
     public var totalTimeout: RaxxDuration
     /// The file holding this machine's identity, which the keystore is bound to (default
@@ -27,11 +32,21 @@ public struct RaxxConfiguration: Sendable, Equatable {
     public static let defaultConnectTimeout = RaxxDuration.seconds(5)
     public static let defaultTotalTimeout = RaxxDuration.seconds(20)
 
+    public var stateDirectory: URL {
+        get { URL(fileURLWithPath: stateDirectoryPath, isDirectory: true) }
+        set { stateDirectoryPath = newValue.path }
+    }
+
+    public var cacheDirectory: URL {
+        get { URL(fileURLWithPath: cacheDirectoryPath, isDirectory: true) }
+        set { cacheDirectoryPath = newValue.path }
+    }
+
     public init(endpoint: APIEndpoint, stateDirectory: URL, cacheDirectory: URL,
                 connectTimeout: RaxxDuration = defaultConnectTimeout, totalTimeout: RaxxDuration = defaultTotalTimeout) {
         self.endpoint = endpoint
-        self.stateDirectory = stateDirectory
-        self.cacheDirectory = cacheDirectory
+        stateDirectoryPath = stateDirectory.path
+        cacheDirectoryPath = cacheDirectory.path
         self.connectTimeout = connectTimeout
         self.totalTimeout = totalTimeout
     }
@@ -49,20 +64,20 @@ public struct RaxxConfiguration: Sendable, Equatable {
             try APIEndpoint(parsing: text)
         } ?? .production
         if let home = env["RAXX_HOME"], !home.isEmpty {
-            let root = URL(fileURLWithPath: home, isDirectory: true)
-            stateDirectory = root.appendingPathComponent("state", isDirectory: true)
-            cacheDirectory = root.appendingPathComponent("cache", isDirectory: true)
+            let root = Self.absolute(home)
+            stateDirectoryPath = Self.joined(root, "state")
+            cacheDirectoryPath = Self.joined(root, "cache")
         } else {
             guard let userHome = env["HOME"], !userHome.isEmpty else {
                 throw RaxxError.usage("Neither RAXX_HOME nor HOME is set: there is nowhere to keep files.",
                                       hint: "Set RAXX_HOME to a folder of your own.")
             }
-            func xdg(_ name: String, _ fallback: String) -> URL {
-                if let dir = env[name], dir.hasPrefix("/") { return URL(fileURLWithPath: dir, isDirectory: true) }
-                return URL(fileURLWithPath: userHome, isDirectory: true).appendingPathComponent(fallback, isDirectory: true)
+            func xdg(_ name: String, _ fallback: String) -> String {
+                if let dir = env[name], dir.hasPrefix("/") { return Self.absolute(dir) }
+                return Self.joined(Self.absolute(userHome), fallback)
             }
-            stateDirectory = xdg("XDG_STATE_HOME", ".local/state").appendingPathComponent("raxx", isDirectory: true)
-            cacheDirectory = xdg("XDG_CACHE_HOME", ".cache").appendingPathComponent("raxx", isDirectory: true)
+            stateDirectoryPath = Self.joined(xdg("XDG_STATE_HOME", ".local/state"), "raxx")
+            cacheDirectoryPath = Self.joined(xdg("XDG_CACHE_HOME", ".cache"), "raxx")
         }
         connectTimeout = try Self.duration(env, "RAXX_CONNECT_TIMEOUT") ?? Self.defaultConnectTimeout
         totalTimeout = try Self.duration(env, "RAXX_TIMEOUT") ?? Self.defaultTotalTimeout
@@ -81,6 +96,19 @@ public struct RaxxConfiguration: Sendable, Equatable {
             }
             cacheSizeCap = mib << 20
         }
+    }
+
+    /// `path` as an absolute path without a trailing slash (a relative one is taken from the
+    /// current directory, as `URL(fileURLWithPath:)` takes it).
+    static func absolute(_ path: String) -> String {
+        var path = path.hasPrefix("/") ? path : joined(FileManager.default.currentDirectoryPath, path)
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
+
+    /// `component` inside the folder at `base`.
+    public static func joined(_ base: String, _ component: String) -> String {
+        base.hasSuffix("/") ? base + component : base + "/" + component
     }
 
     /// The timeouts a dead man's switch takes (the server's bounds: 5 to 600 seconds).

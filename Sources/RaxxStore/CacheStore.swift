@@ -21,6 +21,8 @@ public final class CacheStore: @unchecked Sendable {
     private let lock = NSLock()
     private var connection: Connection
     public let url: URL?
+    /// `url`'s path (see RaxxConfiguration.stateDirectoryPath).
+    private let path: String?
 
     /// Opens (creating it and its folder) the cache at `url`.
     public static func open(at url: URL) throws(RaxxError) -> CacheStore {
@@ -33,13 +35,19 @@ public final class CacheStore: @unchecked Sendable {
 
     /// Opens the cache for reading, or answers nil when there is none yet (creating nothing).
     public static func openExisting(at url: URL) throws(RaxxError) -> CacheStore? {
+        try openExisting(path: url.path)
+    }
+
+    /// As `openExisting(at:)`, for the file at `path`.
+    public static func openExisting(path: String) throws(RaxxError) -> CacheStore? {
         // stat(2), as FileManager's fileExists asks it, without making the FileManager.
         var info = stat()
-        guard stat(url.path, &info) == 0 else { return nil }
+        guard stat(path, &info) == 0 else { return nil }
+        let url = URL(fileURLWithPath: path, isDirectory: false)
         // A file that every migration has reached is read as it is; any other (an older version's,
         // a damaged one) goes through GRDB, which migrates it or says what is wrong.
-        if let plain = try? SQLiteReadConnection(path: url.path), (try? plain.read(isMigrated)) == true {
-            return CacheStore(plain: plain, url: url)
+        if let plain = try? SQLiteReadConnection(path: path), (try? plain.read(isMigrated)) == true {
+            return CacheStore(plain: plain, url: url, path: path)
         }
         do {
             return try CacheStore(writer: openQueue(at: url), url: url)
@@ -161,12 +169,14 @@ public final class CacheStore: @unchecked Sendable {
     init(writer: any DatabaseWriter, url: URL?) throws {
         connection = .grdb(writer)
         self.url = url
+        path = url?.path
         try Self.migrator.migrate(writer)
     }
 
-    private init(plain: SQLiteReadConnection, url: URL) {
+    private init(plain: SQLiteReadConnection, url: URL, path: String) {
         connection = .plain(plain)
         self.url = url
+        self.path = path
     }
 
     static let entityColumns = [
@@ -333,7 +343,12 @@ extension CacheStore {
         }
         return try readPlain { connection in
             // One statement for them all: each statement prepared is a parse and a plan.
-            let counts = try SQLiteStatement(connection, "SELECT " + tables.map { "(SELECT COUNT(*) FROM \($0))" }.joined(separator: ", "))
+            var sql = "SELECT "
+            for table in tables {
+                if sql.count > 7 { sql += ", " }
+                sql += "(SELECT COUNT(*) FROM " + table + ")"
+            }
+            let counts = try SQLiteStatement(connection, sql)
             guard try counts.step() else { return tables.map { _ in 0 } }
             return tables.indices.map { Int(counts.int64(Int32($0))) }
         }
@@ -344,9 +359,9 @@ extension CacheStore {
 
     /// The cache file's size on disk (with its WAL), in bytes.
     public var fileSize: Int64 {
-        guard let url else { return 0 }
+        guard let path else { return 0 }
         // lstat, as FileManager's attributes read them, without building their dictionary.
-        return [url.path, url.path + "-wal", url.path + "-shm"].reduce(Int64(0)) { total, path in
+        return [path, path + "-wal", path + "-shm"].reduce(Int64(0)) { total, path in
             var info = stat()
             return total + (lstat(path, &info) == 0 ? Int64(info.st_size) : 0)
         }

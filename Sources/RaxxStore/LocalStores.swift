@@ -58,18 +58,24 @@ public struct FileStores: LocalStores {
     public let journalFile: URL
     let cacheDirectory: URL
     let stateDirectory: URL
+    /// The paths, as text: the offline reads use these (see RaxxConfiguration.stateDirectoryPath).
+    let cacheDirectoryPath: String
+    let cacheFilePath: String
 
     public init(_ configuration: RaxxConfiguration) {
         let key = configuration.endpoint.storageKey
-        cacheDirectory = configuration.cacheDirectory.appendingPathComponent(key, isDirectory: true)
-        stateDirectory = configuration.stateDirectory.appendingPathComponent(key, isDirectory: true)
-        cacheFile = cacheDirectory.appendingPathComponent("cache.sqlite")
-        journalFile = stateDirectory.appendingPathComponent("orders.sqlite")
+        cacheDirectoryPath = RaxxConfiguration.joined(configuration.cacheDirectoryPath, key)
+        let stateDirectoryPath = RaxxConfiguration.joined(configuration.stateDirectoryPath, key)
+        cacheFilePath = RaxxConfiguration.joined(cacheDirectoryPath, "cache.sqlite")
+        cacheDirectory = URL(fileURLWithPath: cacheDirectoryPath, isDirectory: true)
+        stateDirectory = URL(fileURLWithPath: stateDirectoryPath, isDirectory: true)
+        cacheFile = URL(fileURLWithPath: cacheFilePath, isDirectory: false)
+        journalFile = URL(fileURLWithPath: RaxxConfiguration.joined(stateDirectoryPath, "orders.sqlite"), isDirectory: false)
     }
 
-    public var cacheLocation: String { cacheFile.path }
+    public var cacheLocation: String { cacheFilePath }
 
-    public func existingCache() throws(RaxxError) -> CacheStore? { try CacheStore.openExisting(at: cacheFile) }
+    public func existingCache() throws(RaxxError) -> CacheStore? { try CacheStore.openExisting(path: cacheFilePath) }
     public func cache() throws(RaxxError) -> CacheStore { try CacheStore.open(at: cacheFile) }
     public func journal() throws(RaxxError) -> OrderJournal { try OrderJournal.open(at: journalFile) }
     public func alerts() throws(RaxxError) -> AlertStore { try AlertStore.open(at: stateDirectory.appendingPathComponent("alerts.sqlite")) }
@@ -89,10 +95,13 @@ public struct FileStores: LocalStores {
 
     public func freeBytes() -> Int64? {
         // The cache's folder, or the nearest one that exists yet.
-        var directory = cacheDirectory
-        while !FileManager.default.fileExists(atPath: directory.path), directory.path != "/" { directory.deleteLastPathComponent() }
+        var directory = cacheDirectoryPath
+        var info = stat()
+        while stat(directory, &info) != 0, directory != "/", let slash = directory.lastIndex(of: "/") {
+            directory = slash == directory.startIndex ? "/" : String(directory[..<slash])
+        }
         var stats = statvfs()
-        guard statvfs(directory.path, &stats) == 0 else { return nil }
+        guard statvfs(directory, &stats) == 0 else { return nil }
         return Int64(stats.f_bavail) * Int64(stats.f_frsize)
     }
 

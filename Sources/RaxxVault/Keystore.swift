@@ -164,8 +164,16 @@ enum KeystoreKey: String, CodingKey {
 /// Layout: magic (8) ‖ key fingerprint (16) ‖ nonce (24) ‖ ciphertext+tag ‖ BLAKE2b checksum (32).
 /// The checksum tells a damaged file; the fingerprint tells a file sealed on another machine.
 public struct Keystore: KeystoreAccess {
-    public let url: URL
-    public let deviceKey: DeviceKey
+    /// The folder the keystore and the device's secret live in.
+    public let directory: URL
+    private let machineIDPath: String?
+
+    // Made when first used: an offline read that never opens the keystore (raxx-cache status)
+    // pays nothing for URL's path handling.
+    public var url: URL { directory.appendingPathComponent("keystore") }
+    public var deviceKey: DeviceKey {
+        DeviceKey(secretURL: directory.appendingPathComponent("device.secret"), machineIDPath: machineIDPath)
+    }
 
     static let magic: [UInt8] = Array("RAXXKS".utf8) + [0, 1]
 
@@ -173,9 +181,9 @@ public struct Keystore: KeystoreAccess {
     public let lockWait: RaxxDuration
 
     public init(directory: URL, machineIDPath: String? = nil, lockWait: RaxxDuration = .seconds(10)) {
-        self.url = directory.appendingPathComponent("keystore")
+        self.directory = directory
+        self.machineIDPath = machineIDPath
         self.lockWait = lockWait
-        self.deviceKey = DeviceKey(secretURL: directory.appendingPathComponent("device.secret"), machineIDPath: machineIDPath)
     }
 
     public var exists: Bool { FileManager.default.fileExists(atPath: url.path) }

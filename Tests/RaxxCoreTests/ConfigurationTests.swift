@@ -30,6 +30,23 @@ import Testing
         #expect(c.cacheDirectory.path == "/tmp/r/cache")
     }
 
+    /// The folders are kept as paths (the stores build their files' paths from them as text), the
+    /// same ones URL's path handling gave: absolute, without a trailing slash.
+    @Test func foldersAreTheSamePathsAsURLsGave() throws {
+        let cwd = FileManager.default.currentDirectoryPath
+        for (home, raxxHome) in [("/h/", "/tmp/r/"), ("/h", "rel/home"), ("/h", "/tmp/with space/ü"), ("/", "/")] as [(String, String)] {
+            let c = try RaxxConfiguration(environment: ["HOME": home, "RAXX_HOME": raxxHome])
+            let root = URL(fileURLWithPath: raxxHome, isDirectory: true)
+            #expect(c.stateDirectoryPath == root.appendingPathComponent("state", isDirectory: true).path, "\(raxxHome)")
+            #expect(c.cacheDirectoryPath == root.appendingPathComponent("cache", isDirectory: true).path, "\(raxxHome)")
+            #expect(c.stateDirectory.path == c.stateDirectoryPath)
+            let x = try RaxxConfiguration(environment: ["HOME": home])
+            #expect(x.stateDirectoryPath == URL(fileURLWithPath: home, isDirectory: true)
+                .appendingPathComponent(".local/state", isDirectory: true).appendingPathComponent("raxx", isDirectory: true).path, "\(home)")
+        }
+        #expect(try RaxxConfiguration(environment: ["HOME": "/h", "RAXX_HOME": "rel"]).cacheDirectoryPath == cwd + "/rel/cache")
+    }
+
     @Test func readsTimeouts() throws {
         let c = try RaxxConfiguration(environment: ["HOME": "/h", "RAXX_CONNECT_TIMEOUT": "750ms", "RAXX_TIMEOUT": "1m"])
         #expect(c.connectTimeout == RaxxDuration(milliseconds: 750))
