@@ -71,7 +71,8 @@ extension RaxxCache {
             guard let store = try stores.existingCache() else { throw CacheReading.neverFilled }
             let path = stores.cacheLocation
             let state = try store.syncState()
-            let counts = try store.counts(of: CacheStore.liveTables)
+            // A first fill under way writes the live tables, but reads show none of it until it ends.
+            let counts = state.rebuilding == .live ? CacheStore.liveTables.map { _ in 0 } : try store.counts(of: CacheStore.liveTables)
             let size = store.fileSize
             let limits = StorageLimits(retention: context.configuration.cacheRetention, sizeCap: context.configuration.cacheSizeCap,
                                        freeBytes: stores.freeBytes())

@@ -8,20 +8,26 @@ import RaxxDomain
 /// Applying sync pages: each page and its cursor in one transaction, so the cursor never runs
 /// ahead of the data; rebuilds out of readers' sight, staged in logs and applied at the end.
 extension CacheStore {
-    /// Starts a full rebuild for `accountID`. A cache of another account is wiped first. The pages
-    /// are staged in the rebuild's logs (`rebuild_*`) and applied to the live tables when it ends;
-    /// readers of an empty cache see "no data yet" until then, readers of a filled one its old copy.
+    /// Starts a full rebuild for `accountID`. A cache of another account is wiped first. An empty
+    /// cache is filled in place: its pages go to the live tables, whose indexes other than the key
+    /// are set aside until it ends, and readers see "no data yet" until then. A filled cache keeps
+    /// its old copy for its readers: the pages are staged in the rebuild's logs (`rebuild_*`) and
+    /// applied to the live tables when it ends.
     public func beginRebuild(accountID: String) throws {
         try write { db in
             let state = try Self.syncState(db)
             if state.accountID != nil && state.accountID != accountID {
                 try Self.wipe(db)
+            } else if state.rebuilding == .live {
+                // A first fill that is not carried on: what it wrote is no copy readers ever saw.
+                for table in Self.entityTables { try db.execute(sql: "DELETE FROM \(table)") }
             }
-            let empty = try ["positions", "fills", "orders"].allSatisfy {
+            let empty = try Self.entityTables.allSatisfy {
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (SELECT 1 FROM \($0) LIMIT 1)") == 0
             }
-            for table in ["positions", "fills", "orders"] { try db.execute(sql: "DELETE FROM rebuild_\(table)") }
+            for table in Self.entityTables { try db.execute(sql: "DELETE FROM rebuild_\(table)") }
             if empty {
+                try Self.setIndexesAside(db)
                 try db.execute(sql: "UPDATE sync_state SET rebuilding = 1, rebuild_cursor = 0, account_id = ?, last_success_at = NULL WHERE id = 1",
                                arguments: [accountID])
             } else {
@@ -30,12 +36,45 @@ extension CacheStore {
         }
     }
 
-    /// Applies one page: to the live tables and `cursor`, or, while rebuilding, to the rebuild's
-    /// logs and `rebuild_cursor`.
+    static let entityTables = ["positions", "fills", "orders"]
+
+    /// Drops the entity tables' indexes (all but their keys), keeping their definitions to build
+    /// them again (`restoreIndexes`). Filling a table page by page, each commit rewrote the pages of
+    /// its indexes that the page's rows fell in, most of them; one sorted pass at the end costs a
+    /// fraction of that.
+    static func setIndexesAside(_ db: Database) throws {
+        let indexes = try Row.fetchAll(db, sql: """
+            SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
+            AND tbl_name IN (\(entityTables.map { "'\($0)'" }.joined(separator: ", ")))
+            """)
+        for index in indexes {
+            let name: String = index["name"]
+            try db.execute(sql: "INSERT OR REPLACE INTO rebuild_set_aside_indexes (name, sql) VALUES (?, ?)", arguments: [name, index["sql"] as String])
+            try db.execute(sql: "DROP INDEX \"\(name)\"")
+        }
+    }
+
+    /// Builds the indexes `setIndexesAside` dropped, each in one sorted pass.
+    static func restoreIndexes(_ db: Database) throws {
+        let indexes = try Row.fetchAll(db, sql: """
+            SELECT a.sql FROM rebuild_set_aside_indexes a
+            WHERE NOT EXISTS (SELECT 1 FROM sqlite_master m WHERE m.type = 'index' AND m.name = a.name) ORDER BY a.name
+            """)
+        guard !indexes.isEmpty else { return }
+        // Each index sorts its table: with a worker thread SQLite sorts on two cores, not one.
+        // A larger page cache for the sort was slower and cost 20 MiB.
+        try db.execute(sql: "PRAGMA threads = \(Self.sortThreads)")
+        defer { try? db.execute(sql: "PRAGMA threads = 0") }
+        for index in indexes { try db.execute(sql: index[0] as String) }
+        try db.execute(sql: "DELETE FROM rebuild_set_aside_indexes")
+    }
+
+    /// Applies one page: to the live tables and `cursor`; while rebuilding, to the live tables (an
+    /// empty cache's first fill) or the rebuild's logs, and `rebuild_cursor`.
     public func apply(_ page: Components.Schemas.SyncPage) throws {
         try write { db in
             let state = try Self.syncState(db)
-            let sql = Self.writeSQL(staged: state.rebuilding != .none)
+            let sql = Self.writeSQL(staged: state.rebuilding == .shadow)
             let upsertPosition = try db.cachedStatement(sql: sql.upsert["positions"]!)
             let upsertFill = try db.cachedStatement(sql: sql.upsert["fills"]!)
             let upsertOrder = try db.cachedStatement(sql: sql.upsert["orders"]!)
@@ -81,7 +120,7 @@ extension CacheStore {
         let header = outline.header
         return try write { db in
             let state = try Self.syncState(db)
-            let statements = try RowWriter(db, staged: state.rebuilding != .none)
+            let statements = try RowWriter(db, staged: state.rebuilding == .shadow)
             defer { statements.clear() }
             let count = try SyncPageReader.changes(&reader, of: outline) { change in
                 try statements.apply(change, page)
@@ -105,42 +144,45 @@ extension CacheStore {
         return (upsert, delete)
     }
 
-    /// Ends a rebuild: its logs are applied to the live tables (emptied first when they held the
-    /// old copy), in one transaction: readers see the old copy or the new one. Each id's last change
-    /// wins, as if the pages had been applied one by one: the rows go in in the log's order, and the
-    /// tables' other indexes are built afterwards, each in one sorted pass.
+    /// Ends a rebuild, in one transaction. A first fill has its indexes built. A rebuild of a filled
+    /// cache has its logs applied to the live tables, emptied first: readers see the old copy or the
+    /// new one. Each id's last change wins, as if the pages had been applied one by one: the rows go
+    /// in in the log's order, and the tables' other indexes are built afterwards, each in one sorted
+    /// pass.
     public func finishRebuild(accountID: String) throws {
         try write { db in
-            // Each index sorts its table: with a worker thread SQLite sorts on two cores, not one.
-            // A larger page cache for the sort was slower and cost 20 MiB.
-            try db.execute(sql: "PRAGMA threads = \(Self.sortThreads)")
-            defer { try? db.execute(sql: "PRAGMA threads = 0") }
             let state = try Self.syncState(db)
-            for table in ["positions", "fills", "orders"] {
-                if state.rebuilding == .shadow { try db.execute(sql: "DELETE FROM \(table)") }
-                let staged = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (SELECT 1 FROM rebuild_\(table) LIMIT 1)") ?? 0
-                guard staged > 0 else { continue }
-                let columns = Self.entityColumnNames[table]!
-                let indexes = try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
-                                               arguments: [table])
-                for index in indexes { try db.execute(sql: "DROP INDEX \(index["name"] as String)") }
-                // Upserts in the log's order (its rowid order, which needs no sort), each id's later
-                // ones replacing its earlier ones. Sorting a million staged rows by id first, so that
-                // the key went in in order, cost twice what the key's random inserts cost.
-                try db.execute(sql: "INSERT OR REPLACE INTO \(table) (\(columns)) SELECT \(columns) FROM rebuild_\(table) WHERE symbol IS NOT NULL ORDER BY rowid")
-                // Then the ids whose last change is a tombstone go.
-                if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM rebuild_\(table) WHERE symbol IS NULL)") == true {
-                    try db.execute(sql: """
-                        DELETE FROM \(table) WHERE id IN (SELECT id FROM rebuild_\(table) GROUP BY id
-                        HAVING MAX(rowid) = MAX(CASE WHEN symbol IS NULL THEN rowid END))
-                        """)
+            if state.rebuilding == .shadow {
+                try Self.setIndexesAside(db)
+                for table in Self.entityTables {
+                    try db.execute(sql: "DELETE FROM \(table)")
+                    try Self.applyLog(db, table)
                 }
-                for index in indexes { try db.execute(sql: index["sql"] as String) }
-                try db.execute(sql: "DELETE FROM rebuild_\(table)")
             }
+            try Self.restoreIndexes(db)
             try db.execute(sql: "UPDATE sync_state SET cursor = rebuild_cursor, rebuild_cursor = 0, rebuilding = 0, account_id = ? WHERE id = 1",
                            arguments: [accountID])
         }
+    }
+
+    /// Applies the rebuild's log of `table` to the live table, and empties it: each id's last
+    /// change wins, as if the changes had been applied one by one.
+    static func applyLog(_ db: Database, _ table: String) throws {
+        let staged = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (SELECT 1 FROM rebuild_\(table) LIMIT 1)") ?? 0
+        guard staged > 0 else { return }
+        let columns = Self.entityColumnNames[table]!
+        // Upserts in the log's order (its rowid order, which needs no sort), each id's later
+        // ones replacing its earlier ones. Sorting a million staged rows by id first, so that
+        // the key went in in order, cost twice what the key's random inserts cost.
+        try db.execute(sql: "INSERT OR REPLACE INTO \(table) (\(columns)) SELECT \(columns) FROM rebuild_\(table) WHERE symbol IS NOT NULL ORDER BY rowid")
+        // Then the ids whose last change is a tombstone go.
+        if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM rebuild_\(table) WHERE symbol IS NULL)") == true {
+            try db.execute(sql: """
+                DELETE FROM \(table) WHERE id IN (SELECT id FROM rebuild_\(table) GROUP BY id
+                HAVING MAX(rowid) = MAX(CASE WHEN symbol IS NULL THEN rowid END))
+                """)
+        }
+        try db.execute(sql: "DELETE FROM rebuild_\(table)")
     }
 
     /// SQLite's sort workers during `finishRebuild`: one per core beyond the first, at most three.
@@ -217,6 +259,7 @@ extension CacheStore {
         for table in ["positions", "fills", "orders", "rebuild_positions", "rebuild_fills", "rebuild_orders", "portfolio"] {
             try db.execute(sql: "DELETE FROM \(table)")
         }
+        try restoreIndexes(db) // of empty tables: at once
         try db.execute(sql: """
             UPDATE sync_state SET account_id = NULL, cursor = 0, rebuilding = 0, rebuild_cursor = 0, last_success_at = NULL,
             evicted_before = NULL WHERE id = 1

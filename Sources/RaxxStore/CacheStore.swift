@@ -75,6 +75,7 @@ public final class CacheStore: @unchecked Sendable {
     static let migrationIdentifiers = [
         "v1: synced entities, rebuild shadows, portfolio, sync state",
         "v2: rebuilds staged in keyless logs, keyed and indexed once at the end",
+        "v3: indexes set aside while a first rebuild fills the live tables",
     ]
 
     /// Why a cache could not be opened, as a person needs to hear it.
@@ -247,6 +248,17 @@ public final class CacheStore: @unchecked Sendable {
                 try db.execute(sql: "INSERT INTO rebuild_\(table)_log SELECT * FROM rebuild_\(table)")
                 try db.execute(sql: "DROP TABLE rebuild_\(table)")
                 try db.execute(sql: "ALTER TABLE rebuild_\(table)_log RENAME TO rebuild_\(table)")
+            }
+        }
+        migrator.registerMigration("v3: indexes set aside while a first rebuild fills the live tables") { db in
+            // A rebuild of an empty cache writes its pages to the live tables themselves (readers
+            // see "no data yet" until it ends), keyed by id but without their other indexes, which
+            // wait here and are built once, each in one sorted pass, when it ends.
+            try db.execute(sql: "CREATE TABLE rebuild_set_aside_indexes (name TEXT PRIMARY KEY, sql TEXT NOT NULL)")
+            // A first fill under way staged its pages in the logs: they are applied to the live
+            // tables, where it carries on.
+            if try Bool.fetchOne(db, sql: "SELECT rebuilding = 1 FROM sync_state WHERE id = 1") == true {
+                for table in entityColumns.keys.sorted() { try applyLog(db, table) }
             }
         }
         return migrator

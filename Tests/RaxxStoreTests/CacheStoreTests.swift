@@ -78,6 +78,94 @@ func symbols(_ store: CacheStore) throws -> [String] {
         #expect(try store.syncState().rebuilding == .live)
     }
 
+    /// The entity tables' indexes other than their keys, by name.
+    func secondaryIndexes(_ store: CacheStore) throws -> [String] {
+        try store.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
+                AND tbl_name IN ('positions', 'fills', 'orders') ORDER BY name
+                """)
+        }
+    }
+
+    /// An empty cache's first fill writes the live tables themselves, out of readers' sight, with
+    /// only their keys: the other indexes are built once when it ends, and each id's last change wins.
+    @Test func aFirstFillWritesTheLiveTablesAndIndexesThemAtTheEnd() throws {
+        let store = try CacheStore.inMemory()
+        let indexes = try secondaryIndexes(store)
+        #expect(indexes == ["fills_symbol", "fills_time", "orders_status", "orders_symbol", "positions_symbol"])
+        try store.beginRebuild(accountID: "acc_1")
+        #expect(try store.syncState().rebuilding == .live)
+        #expect(try secondaryIndexes(store).isEmpty)
+        try store.apply(page([position("p1", "AAPL", seq: 1), position("p2", "MSFT", seq: 2), fill("f1", at: 1_000, seq: 3)], more: true))
+        try store.apply(page([position("p1", "AAPL", qty: 5, seq: 4), tombstone(.position, "p2", seq: 5), fill("f2", at: 2_000, seq: 6)], more: true))
+        // A tombstone then the id again: the later upsert stands.
+        try store.apply(page([tombstone(.fill, "f1", seq: 7), fill("f1", at: 1_500, seq: 8)]))
+        #expect(try store.syncState().cursor == 0)
+        #expect(try store.syncState().rebuildCursor == 8)
+        try store.finishRebuild(accountID: "acc_1")
+        #expect(try secondaryIndexes(store) == indexes)
+        #expect(try store.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM rebuild_set_aside_indexes") } == 0)
+        #expect(try store.syncState().rebuilding == .none)
+        #expect(try store.syncState().cursor == 8)
+        #expect(try symbols(store) == ["AAPL"])
+        var qty: Int64 = 0
+        try store.positions(CacheQuery()) { qty = $0.qty }
+        #expect(qty == 5)
+        #expect(try store.counts()["fills"] == 2)
+        #expect(try store.read { try Double.fetchOne($0, sql: "SELECT filled_at FROM fills WHERE id = 'f1'") } == 1_500)
+        // The query planner uses them again.
+        let plan = try store.read { try Row.fetchAll($0, sql: "EXPLAIN QUERY PLAN SELECT * FROM fills WHERE symbol = 'AAPL' ORDER BY filled_at") }
+        #expect(plan.map { $0["detail"] as String }.joined().contains("fills_symbol"))
+    }
+
+    /// A first fill that is started again (not carried on) begins from nothing: what the unfinished
+    /// one wrote goes, and its indexes stay set aside until the new one ends.
+    @Test func aFirstFillStartedAgainDropsWhatTheLastOneWrote() throws {
+        let store = try CacheStore.inMemory()
+        try store.beginRebuild(accountID: "acc_1")
+        try store.apply(page([position("p1", "AAPL", seq: 1)], more: true))
+        try store.beginRebuild(accountID: "acc_1")
+        #expect(try store.syncState().rebuilding == .live)
+        #expect(try store.counts()["positions"] == 0)
+        try store.apply(page([position("p2", "MSFT", seq: 2)]))
+        try store.finishRebuild(accountID: "acc_1")
+        #expect(try symbols(store) == ["MSFT"])
+        #expect(try secondaryIndexes(store).count == 5)
+    }
+
+    /// A purge in the middle of a first fill leaves a cache with all its indexes.
+    @Test func aPurgeDuringAFirstFillRestoresTheIndexes() throws {
+        let store = try CacheStore.inMemory()
+        try store.beginRebuild(accountID: "acc_1")
+        try store.apply(page([position("p1", "AAPL", seq: 1)], more: true))
+        try store.purgeAll()
+        #expect(try secondaryIndexes(store).count == 5)
+        #expect(try store.syncState().rebuilding == .none)
+    }
+
+    /// A cache left in the middle of a first fill by the version before (its pages staged in the
+    /// logs) has them applied to the live tables, where the fill carries on from where it stopped.
+    @Test func aFirstFillStagedByTheVersionBeforeCarriesOn() throws {
+        let queue = try DatabaseQueue()
+        try CacheStore.migrator.migrate(queue, upTo: "v2: rebuilds staged in keyless logs, keyed and indexed once at the end")
+        try queue.write { db in
+            try db.execute(sql: "UPDATE sync_state SET rebuilding = 1, rebuild_cursor = 3, account_id = 'acc_1' WHERE id = 1")
+            try db.execute(sql: """
+                INSERT INTO rebuild_positions (id, symbol, qty, avg_price, updated_at) VALUES
+                ('p1', 'AAPL', 1, '1.00', 0), ('p2', 'MSFT', 1, '1.00', 0), ('p1', NULL, NULL, NULL, NULL)
+                """)
+        }
+        let store = try CacheStore(writer: queue, url: nil)
+        #expect(try store.syncState().rebuilding == .live)
+        #expect(try store.syncState().rebuildCursor == 3)
+        #expect(try store.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM rebuild_positions") } == 0)
+        try store.apply(page([position("p3", "SPY", seq: 4)]))
+        try store.finishRebuild(accountID: "acc_1")
+        #expect(try symbols(store) == ["MSFT", "SPY"])
+        #expect(try secondaryIndexes(store).count == 5)
+    }
+
     @Test func failuresAreRecordedAndDataKept() throws {
         let store = try CacheStore.inMemory()
         try store.beginRebuild(accountID: "acc_1")
