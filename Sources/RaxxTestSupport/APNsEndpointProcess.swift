@@ -64,5 +64,8 @@ public final class APNsEndpointProcess: @unchecked Sendable {
     /// The accepted pushes in the log.
     public func accepted() -> [[String: Any]] { logLines().filter { $0["event"] as? String == "accepted" } }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
 }

@@ -32,6 +32,7 @@ import Testing
     @Test func pushesAreCheckedAnsweredAndLoggedAndStopFlushesTheLog() throws {
         let tokens = FileManager.default.temporaryDirectory.appendingPathComponent("unregistered-\(UUID().uuidString).txt")
         try "\(gone) 1700000000000\n".write(to: tokens, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: tokens) }
         let endpoint = try APNsEndpointProcess(keyID: keyID, teamID: teamID, publicKeyPEM: key.publicKey.pemRepresentation,
                                                arguments: ["--topic", topic, "--unregistered", tokens.path])
         #expect(endpoint.url.hasPrefix("https://127.0.0.1:") && endpoint.port > 0)
@@ -61,6 +62,7 @@ import Testing
     @Test func badKeyAndTokensFilesAreRefusedNamingTheFile() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("apns-bad-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
         let notAKey = dir.appendingPathComponent("key.pem")
         try "hello\n".write(to: notAKey, atomically: true, encoding: .utf8)
         let common = ["apns", "--port", "0", "--tls-dir", dir.appendingPathComponent("tls").path, "--team-id", teamID, "--key-id", keyID]

@@ -75,6 +75,7 @@ import Testing
     @Test func anUnregisteredTokenRevokesItsDevice() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-dispatch-410-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
         let unregistered = folder.appendingPathComponent("unregistered.txt")
         // APNs learnt the token was gone a minute from now: after the device was registered.
         let at = Int64((Date().timeIntervalSince1970 + 60) * 1000)

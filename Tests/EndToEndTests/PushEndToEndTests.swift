@@ -12,20 +12,26 @@ import Testing
     let teamID = "DEF123GHIJ"
     let topic = "app.raxx.ios"
 
-    /// A RAXX_HOME and a 0600 key file in a fresh folder.
-    func home() throws -> (home: URL, keyFile: String) {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-push-e2e-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let keyFile = home.appendingPathComponent("AuthKey_\(keyID).p8").path
-        FileManager.default.createFile(atPath: keyFile, contents: Data(key.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
-        return (home, keyFile)
+    /// A RAXX_HOME and a 0600 key file in a fresh folder, removed when the test is done with it.
+    final class Home: Sendable {
+        let home: URL
+        let keyFile: String
+        init(key: P256.Signing.PrivateKey, keyID: String) throws {
+            home = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-push-e2e-\(UUID().uuidString)", isDirectory: true)
+            try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            keyFile = home.appendingPathComponent("AuthKey_\(keyID).p8").path
+            FileManager.default.createFile(atPath: keyFile, contents: Data(key.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
+        }
+        deinit { try? FileManager.default.removeItem(at: home) }
     }
+
+    func home() throws -> Home { try Home(key: key, keyID: keyID) }
 
     func endpoint(_ arguments: [String] = []) throws -> APNsEndpointProcess {
         try APNsEndpointProcess(keyID: keyID, teamID: teamID, publicKeyPEM: key.publicKey.pemRepresentation, arguments: ["--topic", topic] + arguments)
     }
 
-    func push(_ endpoint: String, ca: String, home: (home: URL, keyFile: String), input: String, _ extra: [String] = []) throws -> ToolResult {
+    func push(_ endpoint: String, ca: String, home: Home, input: String, _ extra: [String] = []) throws -> ToolResult {
         try ToolRunner.run("raxx-notify", arguments(endpoint, ca: ca, keyFile: home.keyFile) + extra,
                            environment: ["RAXX_HOME": home.home.path], input: input, timeout: 240)
     }
@@ -162,6 +168,7 @@ import Testing
     @Test func malformedAndOversizedLinesAreRefusedAndUnregisteredCarriesItsTimestamp() throws {
         let gone = Self.token(999)
         let list = FileManager.default.temporaryDirectory.appendingPathComponent("unregistered-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: list) }
         try "\(gone) 1700000000123\n".write(to: list, atomically: true, encoding: .utf8)
         let endpoint = try endpoint(["--unregistered", list.path])
         let home = try home()

@@ -57,6 +57,7 @@ import Testing
                       _ body: (_ url: String, _ ca: String, _ log: String) async throws -> Void) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("apns-tls-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         var configuration = APNsEndpointConfiguration(tlsDirectory: dir + "/tls", teamID: Team.teamID, keys: team.keys)
         configuration.topic = Team.topic
         configuration.logPath = dir + "/log.jsonl"

@@ -7,6 +7,7 @@ import Testing
 @Suite struct PushDeskTests {
     let team = Team()
 
+    /// `name` in a folder of its own (the caller removes the folder).
     func temporaryPath(_ name: String) -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("apns-desk-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -55,6 +56,7 @@ import Testing
     @Test func anAcceptedPushIsAnsweredAndLoggedOnce() throws {
         let clock = ManualClock()
         let path = temporaryPath("log.jsonl")
+        defer { try? FileManager.default.removeItem(at: URL(fileURLWithPath: path).deletingLastPathComponent()) }
         let log = try PushLog(path: path)
         let desk = PushDesk(checks: PushChecks(topic: Team.topic), gate: ProviderTokenGate(teamID: Team.teamID, keys: team.keys),
                             log: log, clock: { clock.date })
@@ -110,6 +112,7 @@ import Testing
     @Test func failedPushesAreNotAcceptedAndDoNotCountAgainstTheToken() throws {
         let clock = ManualClock()
         let path = temporaryPath("log.jsonl")
+        defer { try? FileManager.default.removeItem(at: URL(fileURLWithPath: path).deletingLastPathComponent()) }
         let log = try PushLog(path: path)
         let desk = PushDesk(checks: PushChecks(), gate: ProviderTokenGate(teamID: Team.teamID, keys: team.keys, expireAfter: 5),
                             script: FailureScript(failRate: 0.5, seed: 42), log: log, clock: { clock.date })
