@@ -10,6 +10,8 @@ final class OrderHome: @unchecked Sendable {
     var sandbox: SandboxProcess!
     var proxy: LoopbackProxy?
     let email = "trader@example.com"
+    /// Other folders the test made for this home, removed with it.
+    var alsoRemove: [URL] = []
 
     /// With `throughProxy`, the tools reach the sandbox through a `LoopbackProxy` (from sign-in on:
     /// the proxy's address is the server's origin), which a test can cut.
@@ -28,6 +30,7 @@ final class OrderHome: @unchecked Sendable {
         proxy?.stop()
         sandbox?.stop()
         try? FileManager.default.removeItem(at: root)
+        for folder in alsoRemove { try? FileManager.default.removeItem(at: folder) }
     }
 
     var database: String { root.appendingPathComponent("sandbox.sqlite").path }

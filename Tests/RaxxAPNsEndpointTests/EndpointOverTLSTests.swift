@@ -53,8 +53,11 @@ import Testing
         }
     }
 
+    /// Runs `body` against an endpoint in a folder of its own, then `afterStop` with its log
+    /// (complete once the endpoint has stopped), then removes the folder.
     func withEndpoint(_ adjust: (inout APNsEndpointConfiguration) -> Void = { _ in },
-                      _ body: (_ url: String, _ ca: String, _ log: String) async throws -> Void) async throws {
+                      _ body: (_ url: String, _ ca: String, _ log: String) async throws -> Void,
+                      afterStop: (_ log: String) throws -> Void = { _ in }) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("apns-tls-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -72,6 +75,7 @@ import Testing
             throw error
         }
         await endpoint.stop()
+        try afterStop(dir + "/log.jsonl")
     }
 
     func pushArguments(ca: String, jwt: String, headers: [String] = [], payload: String = #"{"aps":{"alert":"hi"}}"#) -> [String] {
@@ -126,9 +130,7 @@ import Testing
     }
 
     @Test func goAwayAfterNStreamsMovesTheRestToANewConnectionAndEachPushLandsOnce() async throws {
-        var logPath = ""
-        try await withEndpoint({ $0.goAwayAfter = 2 }) { url, ca, log in
-            logPath = log
+        try await withEndpoint({ $0.goAwayAfter = 2 }) { url, ca, _ in
             let jwt = team.jwt(issuedAt: Int64(Date().timeIntervalSince1970))
             let target = "\(url)/3/device/\(Team.token)"
             let ids = (1...5).map { String(format: "00000000-0000-4000-8000-%012d", $0) }
@@ -141,17 +143,16 @@ import Testing
             let result = try await Self.curl(arguments)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.components(separatedBy: "\n2 200\n").count - 1 == 5, "\(result.stdout.debugDescription)")
-        } // stopping flushes the log
-        let accepted = try logLines(logPath).filter { $0["event"] as? String == "accepted" }
-        #expect(accepted.compactMap { $0["apns_id"] as? String } == (1...5).map { String(format: "00000000-0000-4000-8000-%012d", $0) })
-        // Two streams a connection: 1, 1, 2, 2, 3.
-        #expect(accepted.compactMap { $0["connection"] as? Int } == [1, 1, 2, 2, 3])
+        } afterStop: { log in // stopping flushes the log
+            let accepted = try logLines(log).filter { $0["event"] as? String == "accepted" }
+            #expect(accepted.compactMap { $0["apns_id"] as? String } == (1...5).map { String(format: "00000000-0000-4000-8000-%012d", $0) })
+            // Two streams a connection: 1, 1, 2, 2, 3.
+            #expect(accepted.compactMap { $0["connection"] as? Int } == [1, 1, 2, 2, 3])
+        }
     }
 
     @Test func streamsSentBeforeTheClientSawTheGoAwayAreRefusedAndTheOnesBelowAnswered() async throws {
-        var logPath = ""
         try await withEndpoint({ $0.goAwayAfter = 5 }) { url, _, log in
-            logPath = log
             let dir = (log as NSString).deletingLastPathComponent
             let payload = dir + "/payload.json"
             try Data(#"{"aps":{"alert":"hi"}}"#.utf8).write(to: URL(fileURLWithPath: payload))
@@ -172,8 +173,9 @@ import Testing
             let streams = result.stdout.split(separator: "\n").filter { $0.contains(":status: 200") }
                 .compactMap { $0.split(separator: "stream_id=").dropFirst().first?.prefix { $0.isNumber } }.compactMap { Int($0) }
             #expect(streams.max() == Int(lastStream))
+        } afterStop: { log in
+            let accepted = try logLines(log).filter { $0["event"] as? String == "accepted" }
+            #expect(accepted.count == 5)
         }
-        let accepted = try logLines(logPath).filter { $0["event"] as? String == "accepted" }
-        #expect(accepted.count == 5)
     }
 }
