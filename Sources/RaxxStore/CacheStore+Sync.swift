@@ -6,27 +6,34 @@ import RaxxCore
 import RaxxDomain
 
 /// Applying sync pages: each page and its cursor in one transaction, so the cursor never runs
-/// ahead of the data; rebuilds out of readers' sight, staged in logs and applied at the end.
+/// ahead of the data; rebuilds out of readers' sight (a first fill in the live tables, which
+/// readers do not read until it ends; a filled cache's rebuild staged in logs and applied at the end).
 extension CacheStore {
-    /// Starts a full rebuild for `accountID`. A cache of another account is wiped first. An empty
-    /// cache is filled in place: its pages go to the live tables, whose indexes other than the key
-    /// are set aside until it ends, and readers see "no data yet" until then. A filled cache keeps
-    /// its old copy for its readers: the pages are staged in the rebuild's logs (`rebuild_*`) and
-    /// applied to the live tables when it ends.
+    /// Starts a full rebuild for `accountID`. A cache of another account is wiped first. A cache
+    /// never filled is filled in place: its pages go to the live tables, whose indexes other than
+    /// the key are set aside until it ends, and readers see "no data yet" until then. A filled
+    /// cache (even one whose tables are empty) keeps its old copy for its readers: the pages are
+    /// staged in the rebuild's logs (`rebuild_*`) and applied to the live tables when it ends.
     public func beginRebuild(accountID: String) throws {
         try write { db in
             let state = try Self.syncState(db)
+            var neverFilled = state.lastSuccessAt == nil
             if state.accountID != nil && state.accountID != accountID {
                 try Self.wipe(db)
+                neverFilled = true
             } else if state.rebuilding == .live {
                 // A first fill that is not carried on: what it wrote is no copy readers ever saw.
                 for table in Self.entityTables { try db.execute(sql: "DELETE FROM \(table)") }
             }
+            // Indexes an earlier fill left set aside (one ended by an older version, say) come back.
+            try Self.restoreIndexes(db)
             let empty = try Self.entityTables.allSatisfy {
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (SELECT 1 FROM \($0) LIMIT 1)") == 0
             }
             for table in Self.entityTables { try db.execute(sql: "DELETE FROM rebuild_\(table)") }
-            if empty {
+            // Only a cache no reader can read is filled in place: a reader that found a last success
+            // never sees part of a fill.
+            if empty && neverFilled {
                 try Self.setIndexesAside(db)
                 try db.execute(sql: "UPDATE sync_state SET rebuilding = 1, rebuild_cursor = 0, account_id = ?, last_success_at = NULL WHERE id = 1",
                                arguments: [accountID])
@@ -50,7 +57,7 @@ extension CacheStore {
         for index in indexes {
             let name: String = index["name"]
             try db.execute(sql: "INSERT OR REPLACE INTO rebuild_set_aside_indexes (name, sql) VALUES (?, ?)", arguments: [name, index["sql"] as String])
-            try db.execute(sql: "DROP INDEX \"\(name)\"")
+            try db.execute(sql: "DROP INDEX \"\(name.replacingOccurrences(of: "\"", with: "\"\""))\"")
         }
     }
 
@@ -65,7 +72,14 @@ extension CacheStore {
         // A larger page cache for the sort was slower and cost 20 MiB.
         try db.execute(sql: "PRAGMA threads = \(Self.sortThreads)")
         defer { try? db.execute(sql: "PRAGMA threads = 0") }
-        for index in indexes { try db.execute(sql: index[0] as String) }
+        for index in indexes {
+            // One statement, and only an index's: what sqlite_master said when it was set aside.
+            let sql: String = index[0]
+            guard sql.uppercased().hasPrefix("CREATE INDEX ") || sql.uppercased().hasPrefix("CREATE UNIQUE INDEX ") else {
+                throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "rebuild_set_aside_indexes holds something other than an index: \(sql.prefix(80))")
+            }
+            try db.makeStatement(sql: sql).execute()
+        }
         try db.execute(sql: "DELETE FROM rebuild_set_aside_indexes")
     }
 

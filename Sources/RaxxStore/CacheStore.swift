@@ -240,7 +240,7 @@ public final class CacheStore: @unchecked Sendable {
         }
         migrator.registerMigration("v2: rebuilds staged in keyless logs, keyed and indexed once at the end") { db in
             // A rebuild's pages are appended here as they come (an upsert as its row, a tombstone as
-            // its id alone) and applied to the live tables in id order when the rebuild ends: keyed
+            // its id alone) and applied to the live tables in the log's order when the rebuild ends: keyed
             // tables filled page by page took their index entries at random places (ids are random),
             // rewriting most of each index's pages on every commit. A rebuild under way keeps its rows.
             for (table, columns) in entityColumns.sorted(by: { $0.key < $1.key }) {
@@ -250,6 +250,9 @@ public final class CacheStore: @unchecked Sendable {
                 try db.execute(sql: "ALTER TABLE rebuild_\(table)_log RENAME TO rebuild_\(table)")
             }
         }
+        // A migration that changes an index of positions, fills or orders must first build the ones a
+        // first fill under way set aside (`restoreIndexes`): otherwise the fill's end builds them again
+        // as they were.
         migrator.registerMigration("v3: indexes set aside while a first rebuild fills the live tables") { db in
             // A rebuild of an empty cache writes its pages to the live tables themselves (readers
             // see "no data yet" until it ends), keyed by id but without their other indexes, which
@@ -286,9 +289,10 @@ func openPool(at url: URL) throws -> DatabasePool {
 
 /// Where the sync stands, and what the last attempt saw.
 public struct SyncState: Sendable, Equatable {
-    /// A rebuild under way: of an empty cache (`live`: readers see "no data yet" until it ends) or
-    /// of a filled one (`shadow`: readers see the old copy until it ends). Either way its pages are
-    /// staged in the rebuild's logs and applied to the live tables at the end (`finishRebuild`).
+    /// A rebuild under way: of a cache never filled (`live`: its pages go to the live tables as they
+    /// come, and readers see "no data yet" until it ends) or of a filled one (`shadow`: its pages
+    /// are staged in the rebuild's logs and applied at the end, and readers see the old copy until
+    /// then). See `beginRebuild` and `finishRebuild`.
     public enum Rebuild: Int, Sendable { case none = 0, live = 1, shadow = 2 }
 
     public var accountID: String?

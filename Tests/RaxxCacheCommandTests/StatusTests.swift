@@ -1,6 +1,7 @@
 import Foundation
 @testable import RaxxCacheCommand
 import RaxxCore
+import RaxxStore
 import RaxxTestSupport
 import Testing
 
@@ -15,6 +16,21 @@ import Testing
         #expect(lines.first(where: { $0["entity"] as? String == "positions" })?["rows"] as? Int == 2)
         #expect(lines.allSatisfy { $0["cache"] as? String == "memory:cache" && $0["cursor"] as? Int == 4 })
         #expect(world.api.calls.isEmpty)
+    }
+
+    /// A first fill under way writes the live tables, but status counts what reads would show: none.
+    @Test func aFirstFillUnderWayShowsNoRows() async throws {
+        let store = try CacheStore.inMemory()
+        try store.beginRebuild(accountID: "acc_1")
+        try store.apply(.init(changes: [.init(seq: 1, entity: .position, op: .upsert, id: "p1",
+                                              position: .init(id: "p1", symbol: "AAPL", qty: 1, avgPrice: "1.00", updatedAt: Date()))],
+                              cursor: 1, hasMore: true, reset: false, asOf: Date()))
+        #expect(try store.counts()["positions"] == 1)
+        let world = TestWorld()
+        world.stores = MemoryStores(cache: store)
+        #expect(try await world.run(RaxxCache.Status.self) == .stale)
+        #expect(world.jsonLines.count == 4)
+        #expect(world.jsonLines.allSatisfy { $0["rows"] as? Int == 0 && $0["rebuilding"] as? Bool == true })
     }
 
     @Test func noCacheExits3() async throws {

@@ -134,6 +134,67 @@ func symbols(_ store: CacheStore) throws -> [String] {
         #expect(try secondaryIndexes(store).count == 5)
     }
 
+    /// A cache that was filled, even with nothing (an account with no positions, or all of it
+    /// evicted), is rebuilt out of its readers' sight: they keep the old copy and its age.
+    @Test func aFilledButEmptyCacheIsRebuiltInTheShadows() throws {
+        let store = try CacheStore.inMemory()
+        try store.beginRebuild(accountID: "acc_1")
+        try store.finishRebuild(accountID: "acc_1")
+        try store.recordSuccess(at: Date())
+        try store.beginRebuild(accountID: "acc_1")
+        #expect(try store.syncState().rebuilding == .shadow)
+        #expect(try store.syncState().lastSuccessAt != nil)
+        try store.apply(page([position("p1", "AAPL", seq: 1)]))
+        #expect(try store.counts()["positions"] == 0)
+        try store.finishRebuild(accountID: "acc_1")
+        #expect(try symbols(store) == ["AAPL"])
+        #expect(try secondaryIndexes(store).count == 5)
+    }
+
+    /// Another account's sign-in in the middle of a first fill: wiped, and a first fill again.
+    @Test func anotherAccountInTheMiddleOfAFirstFill() throws {
+        let store = try CacheStore.inMemory()
+        try store.beginRebuild(accountID: "acc_1")
+        try store.apply(page([position("p1", "AAPL", seq: 1)], more: true))
+        try store.beginRebuild(accountID: "acc_2")
+        #expect(try store.syncState().rebuilding == .live)
+        #expect(try store.syncState().accountID == "acc_2")
+        #expect(try store.counts()["positions"] == 0)
+        #expect(try store.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM rebuild_set_aside_indexes") } == 5)
+        try store.apply(page([position("p2", "MSFT", seq: 1)]))
+        try store.finishRebuild(accountID: "acc_2")
+        #expect(try symbols(store) == ["MSFT"])
+        #expect(try secondaryIndexes(store).count == 5)
+    }
+
+    /// Indexes left set aside by a fill that ended without building them (an older version ended
+    /// it, say) are built when the next rebuild begins.
+    @Test func indexesLeftAsideComeBackAtTheNextRebuild() throws {
+        let store = try CacheStore.inMemory()
+        try store.beginRebuild(accountID: "acc_1")
+        try store.apply(page([position("p1", "AAPL", seq: 1)]))
+        try store.write { try $0.execute(sql: "UPDATE sync_state SET rebuilding = 0, cursor = 1 WHERE id = 1") }
+        try store.recordSuccess(at: Date())
+        #expect(try secondaryIndexes(store).isEmpty)
+        try store.beginRebuild(accountID: "acc_1")
+        #expect(try store.syncState().rebuilding == .shadow)
+        #expect(try secondaryIndexes(store).count == 5)
+    }
+
+    /// What is set aside is built again only if it is an index, one statement.
+    @Test func onlyIndexesAreBuiltFromWhatWasSetAside() throws {
+        let store = try CacheStore.inMemory()
+        try store.beginRebuild(accountID: "acc_1")
+        try store.write { db in
+            try db.execute(sql: "INSERT INTO rebuild_set_aside_indexes (name, sql) VALUES ('x', 'DROP TABLE fills')")
+        }
+        // Read as a damaged cache, which a refresh sets aside and fills again.
+        let error = #expect(throws: RaxxError.self) { try store.finishRebuild(accountID: "acc_1") }
+        #expect(error?.message.contains("damaged") == true)
+        #expect(try store.read { try Bool.fetchOne($0, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'fills')") } == true)
+        #expect(try store.syncState().rebuilding == .live)
+    }
+
     /// A purge in the middle of a first fill leaves a cache with all its indexes.
     @Test func aPurgeDuringAFirstFillRestoresTheIndexes() throws {
         let store = try CacheStore.inMemory()
