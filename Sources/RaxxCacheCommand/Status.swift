@@ -91,6 +91,14 @@ extension RaxxCache {
                 context.say("Connectivity last observed: \(state.connectivity.rawValue)\(state.connectivityAt.map { " at " + RFC3339.string(from: $0) } ?? ""). "
                             + "Cache: \(path) (\(size >> 10) KiB). Limits: \(limits.retention) of history, \(limits.sizeCap >> 20) MiB"
                             + (limits.halved ? " (halved: the disk is low on space)." : "."))
+                switch state.rebuilding {
+                case .none: break
+                case .live:
+                    context.say("A first fill is under way or was interrupted (the next refresh carries on): reads show no data until it ends.")
+                case .shadow:
+                    context.say("A full rebuild is under way or was interrupted (the next refresh carries on): reads show the copy of "
+                                + "\(state.lastSuccessAt.map(RFC3339.string) ?? "the last refresh") until it ends.")
+                }
             }
             if state.lastSuccessAt == nil { throw CacheReading.neverFilled }
         }

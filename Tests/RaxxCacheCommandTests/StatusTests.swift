@@ -31,6 +31,11 @@ import Testing
         #expect(try await world.run(RaxxCache.Status.self) == .stale)
         #expect(world.jsonLines.count == 4)
         #expect(world.jsonLines.allSatisfy { $0["rows"] as? Int == 0 && $0["rebuilding"] as? Bool == true })
+
+        let text = TestWorld()
+        text.stores = MemoryStores(cache: store)
+        #expect(try await text.run(RaxxCache.Status.self, ["--format", "text"]) == .stale)
+        #expect(text.stderr.contents.contains("A first fill is under way or was interrupted (the next refresh carries on): reads show no data until it ends."))
     }
 
     @Test func noCacheExits3() async throws {
