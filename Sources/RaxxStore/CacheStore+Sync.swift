@@ -83,8 +83,8 @@ extension CacheStore {
         try db.execute(sql: "DELETE FROM rebuild_set_aside_indexes")
     }
 
-    /// Applies one page: to the live tables and `cursor`; while rebuilding, to the live tables (an
-    /// empty cache's first fill) or the rebuild's logs, and `rebuild_cursor`.
+    /// Applies one page: to the live tables and `cursor`; while rebuilding, to the live tables (the
+    /// first fill of a cache never filled) or the rebuild's logs, and `rebuild_cursor`.
     public func apply(_ page: Components.Schemas.SyncPage) throws {
         try write { db in
             let state = try Self.syncState(db)
@@ -158,7 +158,7 @@ extension CacheStore {
         return (upsert, delete)
     }
 
-    /// Ends a rebuild, in one transaction. A first fill has its indexes built. A rebuild of a filled
+    /// Ends a rebuild, in one transaction. A first fill has the indexes it set aside built. A rebuild of a filled
     /// cache has its logs applied to the live tables, emptied first: readers see the old copy or the
     /// new one. Each id's last change wins, as if the pages had been applied one by one: the rows go
     /// in in the log's order, and the tables' other indexes are built afterwards, each in one sorted
