@@ -43,6 +43,7 @@ extension CacheStore {
         }
     }
 
+    /// The synced entities' tables (the live tables but the portfolio), each with its rebuild log.
     static let entityTables = ["positions", "fills", "orders"]
 
     /// Drops the entity tables' indexes (all but their keys), keeping their definitions to build
@@ -270,7 +271,7 @@ extension CacheStore {
     }
 
     static func wipe(_ db: Database) throws {
-        for table in ["positions", "fills", "orders", "rebuild_positions", "rebuild_fills", "rebuild_orders", "portfolio"] {
+        for table in liveTables + entityTables.map({ "rebuild_" + $0 }) {
             try db.execute(sql: "DELETE FROM \(table)")
         }
         try restoreIndexes(db) // of empty tables: at once

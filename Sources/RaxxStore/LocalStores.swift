@@ -82,12 +82,12 @@ public struct FileStores: LocalStores {
 
     public func setDamagedCacheAside() throws(RaxxError) -> String {
         let stamp = RFC3339.string(from: Date()).replacingOccurrences(of: ":", with: "")
-        let aside = cacheFile.path + ".damaged-" + stamp
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: cacheFile.path + suffix) {
-            guard rename(cacheFile.path + suffix, aside + suffix) == 0 else {
+        let aside = cacheFilePath + ".damaged-" + stamp
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: cacheFilePath + suffix) {
+            guard rename(cacheFilePath + suffix, aside + suffix) == 0 else {
                 throw RaxxError.failure(code: "cache_unwritable",
                                         "Could not move the damaged cache aside: \(String(cString: strerror(errno))).",
-                                        hint: "Remove \(cacheFile.path) and its -wal and -shm by hand, then refresh.")
+                                        hint: "Remove \(cacheFilePath) and its -wal and -shm by hand, then refresh.")
             }
         }
         return aside
