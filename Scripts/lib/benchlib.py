@@ -3,7 +3,32 @@ import hashlib
 import os
 import sqlite3
 import subprocess
+import sys
+import tempfile
 import time
+
+# Linux carries a process's RSS high-water mark across exec, so a child forked from a (large)
+# Python would report at least that Python's RSS. A small helper forks the command instead and
+# writes the command's own time, peak RSS and exit status to a file.
+_MEASURE = """
+import os, sys, time
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(f"{time.perf_counter() - start} {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}")
+"""
+
+
+def measure(command, env, stdin=None, stdout=None, stderr=None):
+    """Runs command; answers (seconds, peak RSS in MiB, exit status) of that command alone."""
+    with tempfile.NamedTemporaryFile("r", suffix=".measure") as result:
+        subprocess.run([sys.executable, "-c", _MEASURE, result.name, *command], env=env,
+                       stdin=stdin, stdout=stdout, stderr=stderr, check=True)
+        seconds, rss, status = result.read().split()
+    return float(seconds), int(rss) / 1024, int(status)
 
 
 def register(bin_dir, env, email):
