@@ -28,8 +28,7 @@ email = "bench@raxx.app"
 db = os.path.join(work, "sandbox.sqlite")
 env = dict(os.environ, RAXX_HOME=os.path.join(work, "home"), RAXX_TIMEOUT="120s")
 failed = False
-# Rounds of the full refresh and of its reference (RAXX_BENCH_ROUNDS, 3 unless set).
-ROUNDS = max(1, int(os.environ.get("RAXX_BENCH_ROUNDS", "3")))
+ROUNDS = benchlib.ROUNDS
 
 
 def tool(name, *args, **kw):

@@ -33,8 +33,7 @@ apns_id = "B3D1A7C2-0000-4000-8000-000000000000"
 payload = {"aps": {"alert": {"title": "Order filled", "body": "Bought 10 AAPL at 190.25"}, "thread-id": "raxx.fill_confirmed"},
            "seq": 1, "type": "fill_confirmed"}
 home = os.path.join(work, "home")
-# Alternating rounds of the reference and of raxx-notify (RAXX_BENCH_ROUNDS, 3 unless set).
-ROUNDS = max(1, int(os.environ.get("RAXX_BENCH_ROUNDS", "3")))
+ROUNDS = benchlib.ROUNDS
 env = dict(os.environ, RAXX_HOME=home)
 
 

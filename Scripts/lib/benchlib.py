@@ -7,6 +7,10 @@ import sys
 import tempfile
 import time
 
+# Rounds of the benchmarks that alternate a reference and a tool and compare medians (the full
+# refresh, the pushes): RAXX_BENCH_ROUNDS, 3 unless set.
+ROUNDS = max(1, int(os.environ.get("RAXX_BENCH_ROUNDS", "3")))
+
 # Linux carries a process's RSS high-water mark across exec, so a child forked from a (large)
 # Python would report at least that Python's RSS. A small helper forks the command instead and
 # writes the command's own time, peak RSS and exit status to a file.
