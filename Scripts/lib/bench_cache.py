@@ -99,7 +99,7 @@ try:
         refresh_rss = max(refresh_rss, rss)
     curl_seconds, refresh_seconds = statistics.median(curl_runs), statistics.median(refresh_runs)
     ratio = refresh_seconds / curl_seconds
-    rounds = ", ".join(f"{r / c:.2f}x" for c, r in zip(curl_runs, refresh_runs))
+    rounds = benchlib.round_ratios(curl_runs, refresh_runs)
     print("\nFull refresh (release): 10,000 positions, 1,000,000 fills" if positions == 10_000 and fills == 1_000_000
           else f"\nFull refresh (release): {positions:,} positions, {fills:,} fills")
     print(f"  curl, same {len(urls)} pages (reference)  {curl_seconds:8.2f} s  median of {ROUNDS} ({spread(curl_runs)})")

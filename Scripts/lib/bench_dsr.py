@@ -36,11 +36,6 @@ def tool(name, *args, env=None, **kw):
     return subprocess.run([os.path.join(bin_dir, name), *args], env=env or os.environ, **kw)
 
 
-def percentile(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
-
-
 def place(batch, prefix):
     """Places `batch` market orders as the trader; answers (start, end) of each, from the journal."""
     stdin = "\n".join(json.dumps({"symbol": "AAPL", "side": "buy" if i % 2 == 0 else "sell", "qty": 1,
@@ -147,7 +142,7 @@ print(f"  sqlite3, the same rows in one transaction (reference)  {reference_seco
 print(f"  erasure, first transaction to last                     {seconds:7.2f} s   {seconds / reference_seconds:.2f}x the reference (goal <= 15 s: {'ok' if seconds <= 15 else 'OVER GOAL'})")
 if not during:
     sys.exit("bench: no order was placed while the erasure ran")
-p99_idle, p99_during = percentile(idle, 99), percentile(during, 99)
+p99_idle, p99_during = benchlib.percentile(idle, 99), benchlib.percentile(during, 99)
 print(f"  raxx-order place p99, no erasure (reference)  {p99_idle:7.2f} ms  ({len(idle)} orders)")
 print(f"  raxx-order place p99, during the erasure      {p99_during:7.2f} ms  ({len(during)} orders)")
 ratio = p99_during / p99_idle

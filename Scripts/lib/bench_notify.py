@@ -37,11 +37,6 @@ ROUNDS = benchlib.ROUNDS
 env = dict(os.environ, RAXX_HOME=home)
 
 
-def percentile(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
-
-
 # The provider key: a P-256 key in PKCS#8 PEM (as Apple's .p8), mode 0600, and its public key.
 key = os.path.join(work, f"AuthKey_{key_id}.p8")
 public = os.path.join(work, "key.pub.pem")
@@ -123,20 +118,16 @@ finally:
     endpoint.wait()
 
 
-def rates(values):
-    return ", ".join(f"{v:.0f}" for v in values)
-
-
 print(f"\nPushing {count:,} notifications (release) to raxx-sandbox apns on loopback, TLS + HTTP/2, "
       f"{connections} connections x {streams} streams, {ROUNDS} alternating rounds (median rate; latencies of all rounds)")
-print(f"  h2load, same requests (reference)  {h2_rate:8.0f} pushes/s  p50 {percentile(h2_latency, 50):7.2f} ms"
-      f"  p99 {percentile(h2_latency, 99):7.2f} ms  (rounds: {rates(h2_rates)}/s; {min(h2_ok)} of {count} answered 200 at least)")
-print(f"  raxx-notify push                   {our_rate:8.0f} pushes/s  p50 {percentile(latency, 50):7.2f} ms"
-      f"  p99 {percentile(latency, 99):7.2f} ms  (rounds: {rates(our_rates)}/s; {min(delivered)} of {count} delivered at least, "
+print(f"  h2load, same requests (reference)  {h2_rate:8.0f} pushes/s  p50 {benchlib.percentile(h2_latency, 50):7.2f} ms"
+      f"  p99 {benchlib.percentile(h2_latency, 99):7.2f} ms  (rounds: {benchlib.rates(h2_rates)}/s; {min(h2_ok)} of {count} answered 200 at least)")
+print(f"  raxx-notify push                   {our_rate:8.0f} pushes/s  p50 {benchlib.percentile(latency, 50):7.2f} ms"
+      f"  p99 {benchlib.percentile(latency, 99):7.2f} ms  (rounds: {benchlib.rates(our_rates)}/s; {min(delivered)} of {count} delivered at least, "
       f"exit {max(exits)}; peak RSS {rss_mib:.1f} MiB)")
 ratio = our_rate / h2_rate
 good = ratio >= 0.7 and our_rate >= 5000 and rss_mib <= 64 and min(delivered) == count
-each = ", ".join(f"{o / h:.2f}x" for h, o in zip(h2_rates, our_rates))
+each = benchlib.round_ratios(h2_rates, our_rates)
 print(f"  {ratio:.2f}x h2load's rate, median to median (each round: {each}) "
       f"(goals >= 0.7x, >= 5,000/s, RSS <= 64 MiB: {'ok' if good else 'UNDER GOAL'})")
 sys.exit(0 if good else 1)

@@ -33,11 +33,6 @@ def tool(name, *args, **kw):
     return subprocess.run([os.path.join(bin_dir, name), *args], env=env, check=True, **kw)
 
 
-def percentile(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
-
-
 def intent(i, prefix):
     # Buys and sells alternate, so cash stays put and no order is refused for buying power.
     return {"symbol": "AAPL", "side": "buy" if i % 2 == 0 else "sell", "qty": 1, "client_order_id": f"{prefix}-{i:05d}"}
@@ -93,15 +88,14 @@ finally:
     server.wait()
 
 curl_rate, our_rate = statistics.median(curl_rates), statistics.median(our_rates)
-rates = lambda values: ", ".join(f"{v:.0f}" for v in values)
 print(f"\nPlacing {count:,} orders (release), one process each side, keep-alive, {ROUNDS} alternating rounds (median rate; latencies of all rounds)")
-print(f"  curl, same requests (reference)  {curl_rate:8.0f} orders/s  p50 {percentile(curl_times, 50):6.2f} ms  p99 {percentile(curl_times, 99):6.2f} ms"
-      f"  (rounds: {rates(curl_rates)}/s)")
-print(f"  raxx-order place                 {our_rate:8.0f} orders/s  p50 {percentile(ours, 50):6.2f} ms  p99 {percentile(ours, 99):6.2f} ms"
-      f"  (rounds: {rates(our_rates)}/s; {ok} of {count * ROUNDS} placed; {statistics.median(walls):.2f} s for the whole command,"
+print(f"  curl, same requests (reference)  {curl_rate:8.0f} orders/s  p50 {benchlib.percentile(curl_times, 50):6.2f} ms  p99 {benchlib.percentile(curl_times, 99):6.2f} ms"
+      f"  (rounds: {benchlib.rates(curl_rates)}/s)")
+print(f"  raxx-order place                 {our_rate:8.0f} orders/s  p50 {benchlib.percentile(ours, 50):6.2f} ms  p99 {benchlib.percentile(ours, 99):6.2f} ms"
+      f"  (rounds: {benchlib.rates(our_rates)}/s; {ok} of {count * ROUNDS} placed; {statistics.median(walls):.2f} s for the whole command,"
       f" median, checks and cache refresh included)")
 ratio = our_rate / curl_rate
 good = ratio >= 0.9 and ok == count * ROUNDS
-each = ", ".join(f"{o / c:.2f}x" for c, o in zip(curl_rates, our_rates))
+each = benchlib.round_ratios(curl_rates, our_rates)
 print(f"  {ratio:.2f}x curl's rate, median to median (each round: {each}) (goal >= 0.9x: {'ok' if good else 'UNDER GOAL'})")
 sys.exit(0 if good else 1)

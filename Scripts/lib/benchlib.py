@@ -8,8 +8,25 @@ import tempfile
 import time
 
 # Rounds of the benchmarks that alternate a reference and a tool and compare medians (the full
-# refresh, the pushes): RAXX_BENCH_ROUNDS, 3 unless set.
+# refresh, the orders, the pushes): RAXX_BENCH_ROUNDS, 3 unless set.
 ROUNDS = max(1, int(os.environ.get("RAXX_BENCH_ROUNDS", "3")))
+
+
+def percentile(values, p):
+    """The p-th percentile of values (nearest rank)."""
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def rates(values):
+    """Each round's rate, for a result line: "548, 356, 448"."""
+    return ", ".join(f"{v:.0f}" for v in values)
+
+
+def round_ratios(reference, ours):
+    """Each round's figure over its reference's, for a result line: "0.67x, 1.09x, 0.88x"."""
+    return ", ".join(f"{o / r:.2f}x" for r, o in zip(reference, ours))
+
 
 # Linux carries a process's RSS high-water mark across exec, so a child forked from a (large)
 # Python would report at least that Python's RSS. A small helper forks the command instead and
