@@ -115,12 +115,8 @@ try:
     # build: what a refresh would take if writing the pages cost nothing.
     cache = os.path.join(cache_folder, "cache.sqlite")
     copy = os.path.join(work, "indexes.sqlite")
-    # Each connection is closed before the file is copied or another process opens it: closing any
-    # descriptor of a database file drops every POSIX lock this process holds on it, SQLite's too,
-    # and a connection left open across the copy later read the cache as malformed.
-    with contextlib.closing(sqlite3.connect(cache)) as con:
-        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    shutil.copyfile(cache, copy)
+    benchlib.copy_database(cache, copy)
+    # Closed before sqlite3 opens the copy.
     with contextlib.closing(sqlite3.connect(copy)) as con:
         indexes = [sql for sql, in con.execute(
             "SELECT sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"

@@ -15,7 +15,6 @@ Usage: bench_dsr.py BIN_DIR WORK_DIR [POSITIONS FILLS]
 import contextlib
 import json
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -56,13 +55,10 @@ tool("raxx-sandbox", "seed", "--db", db, "--email", trader, "--positions", "10",
 # RAXX_BENCH_CHUNK_ROWS caps the chunks at another size than the sandbox's default (20,000 rows;
 # within it, chunks are sized to hold the write lock about 1 ms each; RAXX_BENCH_CHUNK_TIME sizes them to another time).
 # A copy of the seeded database, for the reference: sqlite3 deleting the same rows in one go.
-with contextlib.closing(sqlite3.connect(db)) as con:
-    busy, frames, copied = con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-    if busy or frames != copied:
-        sys.exit(f"bench: the seeded database's log could not be checkpointed ({busy}, {frames}, {copied})")
-    account, = con.execute("SELECT a.id FROM accounts a JOIN users u ON u.id = a.user_id WHERE u.email = ?", (subject,)).fetchone()
 reference_db = os.path.join(work, "reference.sqlite")
-shutil.copyfile(db, reference_db)
+benchlib.copy_database(db, reference_db)
+with contextlib.closing(sqlite3.connect(db)) as con:
+    account, = con.execute("SELECT a.id FROM accounts a JOIN users u ON u.id = a.user_id WHERE u.email = ?", (subject,)).fetchone()
 # The seed and its copy are written back before anything is timed.
 os.sync()
 chunk = os.environ.get("RAXX_BENCH_CHUNK_ROWS")

@@ -1,6 +1,8 @@
 """Shared pieces of the Raxx benchmarks."""
+import contextlib
 import hashlib
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -26,6 +28,18 @@ def rates(values):
 def round_ratios(reference, ours):
     """Each round's figure over its reference's, for a result line: "0.67x, 1.09x, 0.88x"."""
     return ", ".join(f"{o / r:.2f}x" for r, o in zip(reference, ours))
+
+
+def copy_database(source, destination):
+    """Copies a WAL database whole: its log checkpointed into the file first (refused if that could
+    not finish), on a connection closed before the copy. Closing any descriptor of a database file
+    drops every POSIX lock this process holds on it, SQLite's too: a connection left open across
+    the copy later read its database as malformed."""
+    with contextlib.closing(sqlite3.connect(source)) as con:
+        busy, frames, copied = con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    if busy or frames != copied:
+        sys.exit(f"bench: the log of {source} could not be checkpointed ({busy}, {frames}, {copied})")
+    shutil.copyfile(source, destination)
 
 
 # Linux carries a process's RSS high-water mark across exec, so a child forked from a (large)
