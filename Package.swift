@@ -32,6 +32,13 @@ let releaseLinking: [LinkerSetting] = [
 ]
 let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
 
+/// The sandbox's targets build with warnings as errors. The one that matters most: "no 'async'
+/// operations occur within 'await' expression", which is how a blocking GRDB call looks when its
+/// closure returns a non-Sendable value (a `Row`): it resolves to the synchronous `read`, which
+/// waits for a connection on a thread of the cooperative pool. Under load that hung the sandbox
+/// for good (two threads here, both waiting for readers held by tasks that needed a thread).
+let sandboxWarnings: [SwiftSetting] = [.unsafeFlags(["-warnings-as-errors"])]
+
 /// A tool is a command library (one file per verb) plus a few-line entrypoint; each names only
 /// the libraries it uses, so a tool that never touches the cache does not link GRDB.
 func tool(_ executable: String, library: String, dependencies: [Target.Dependency]) -> [Target] {
@@ -116,7 +123,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            swiftSettings: sandboxWarnings
         ),
         // A local APNs endpoint: HTTP/2 over TLS, checking what Apple checks, with scripted failures.
         .target(
@@ -131,10 +139,12 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            swiftSettings: sandboxWarnings
         ),
         .target(name: "RaxxSandboxCommand", dependencies: ["RaxxSandbox", "RaxxAPNsEndpoint", "RaxxCore", "RaxxDomain", argumentParser,
-                                                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
+                                                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+                swiftSettings: sandboxWarnings),
         .executableTarget(name: "raxx-sandbox", dependencies: ["RaxxSandboxCommand", "RaxxCore"], linkerSettings: releaseLinking),
 
         .target(name: "RaxxTestSupport", dependencies: ["RaxxCLI", "RaxxCore", "RaxxHTTP", "RaxxAPI", "RaxxVault", "RaxxStore", "RaxxSandbox",

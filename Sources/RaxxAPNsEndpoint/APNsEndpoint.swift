@@ -97,6 +97,7 @@ public final class APNsEndpoint: Service, @unchecked Sendable {
         let goAwayAfter = configuration.goAwayAfter
         let desk = self.desk
 
+        let (http2Connection, http2Stream) = (connectionConfiguration, streamConfiguration) // immutable copies for the channels
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 256)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -109,7 +110,7 @@ public final class APNsEndpoint: Service, @unchecked Sendable {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(NIOSSLServerHandler(context: sslContext))
                     _ = try sync.configureHTTP2Pipeline(
-                        mode: .server, connectionConfiguration: connectionConfiguration, streamConfiguration: streamConfiguration
+                        mode: .server, connectionConfiguration: http2Connection, streamConfiguration: http2Stream
                     ) { stream in
                         stream.eventLoop.makeCompletedFuture {
                             try stream.pipeline.syncOperations.addHandler(PushStreamHandler(desk: desk, connection: connection))

@@ -157,19 +157,22 @@ struct GRDBSessionRepository: SessionRepository {
 
     func lookup(accessTokenHash: String, now: Date) async throws -> SessionLookup {
         let now = now.timeIntervalSince1970
-        let row = try await writer.read { db in
-            try Row.fetchOne(db.cachedStatement(sql: """
+        // The answer is made inside the read: a `Row` is not Sendable, and a closure returning one
+        // resolves to GRDB's blocking `read`, which waits for a reader connection on a thread of
+        // the cooperative pool (every request passes here: under load, both of this machine's
+        // threads waited for readers held by tasks that needed a thread to finish).
+        return try await writer.read { db -> SessionLookup in
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT sessions.id, sessions.user_id, sessions.access_expires_at, sessions.expires_at, sessions.revoked_at,
                        accounts.id AS account_id, users.staff
                 FROM sessions JOIN accounts ON accounts.user_id = sessions.user_id JOIN users ON users.id = sessions.user_id
                 WHERE sessions.access_token_hash = ?
-                """), arguments: [accessTokenHash])
+                """), arguments: [accessTokenHash]) else { return .unknown }
+            let revoked: Double? = row["revoked_at"]
+            guard revoked == nil else { return .revoked }
+            guard (row["access_expires_at"] as Double) > now, (row["expires_at"] as Double) > now else { return .expired }
+            return .live(Caller(userID: row["user_id"], accountID: row["account_id"], sessionID: row["id"], staff: (row["staff"] as Int) != 0))
         }
-        guard let row else { return .unknown }
-        let revoked: Double? = row["revoked_at"]
-        guard revoked == nil else { return .revoked }
-        guard (row["access_expires_at"] as Double) > now, (row["expires_at"] as Double) > now else { return .expired }
-        return .live(Caller(userID: row["user_id"], accountID: row["account_id"], sessionID: row["id"], staff: (row["staff"] as Int) != 0))
     }
 
     /// Starts `session` inside `db`'s transaction and answers the account it signs in to.
