@@ -24,7 +24,7 @@ public func buildApplication(
     router.middlewares.add(ActivityMiddleware(activity: service.activity))
     router.middlewares.add(ProblemMiddleware(probe: try QueryParameterProbe()))
     router.middlewares.add(BodyLimitMiddleware())
-    try service.registerHandlers(on: router, configuration: .raxx, middlewares: [BearerTokenMiddleware(), PreEncodedBodyMiddleware()])
+    try service.registerHandlers(on: router, configuration: .raxx, middlewares: [BearerTokenMiddleware(), SpecBoundsMiddleware(), PreEncodedBodyMiddleware()])
     let events = service.events, switches = service.switches
     let expiryScan = PeriodicScan(name: "session expiry scan", interval: .milliseconds(max(configuration.sessionScanInterval.milliseconds, 1)),
                                   logger: logger) { try await events.noteExpiringSessions() }
