@@ -18,9 +18,22 @@ public enum Receipts {
     }
 
     /// A receipt file's content (as `raxx-dsr receipt` writes it), or exit 65 when it is none.
+    ///
+    /// The signature covers the receipt as decoded, so a lenient reading would vouch for bytes
+    /// nobody signed: a field added inside the receipt (dropped by the decoder), a second
+    /// `"receipt"` key after the signed one (which jq and Python read instead), content after the
+    /// document. So the file must be exactly the receipt's canonical JSON (RFC 8785: sorted keys,
+    /// no insignificant white space), as `raxx-dsr receipt` prints it, with at most its one
+    /// newline; anything else is refused (exit 1) before the signature is checked.
     public static func parse(_ data: Data) throws(RaxxError) -> Components.Schemas.DSRReceipt {
         guard let receipt = try? JSONDecoder().decode(Components.Schemas.DSRReceipt.self, from: data) else {
             throw RaxxError.badInput(field: "receipt", "the file is not a raxx-dsr receipt (JSON with receipt, algorithm, key_id, signature)")
+        }
+        let text = data.last == UInt8(ascii: "\n") ? data.dropLast() : data[...]
+        guard let canonical = try? CanonicalJSON.data(receipt), canonical.elementsEqual(text) else {
+            throw RaxxError.failure(code: "receipt_invalid",
+                                    "The file is not exactly the signed receipt: it has a field added, repeated or reordered, or content after it.",
+                                    hint: "Keep the receipt as raxx-dsr receipt printed it (a reformatted copy, say by jq, is refused too).")
         }
         return receipt
     }

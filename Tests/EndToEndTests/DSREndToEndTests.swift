@@ -204,6 +204,29 @@ final class DSRHome: @unchecked Sendable {
         let tampered = try home.dsr(["verify-receipt", file.path, "--format", "text"])
         #expect(tampered.status == 1)
         #expect(tampered.stderr.contains("does not verify"))
+
+        // Content added around the signed bytes, as an attacker would try: a field inside the
+        // receipt (a lenient decoder drops it, so the signature still held), a second "receipt"
+        // key after the signed one (which jq and Python read), and a document after the receipt.
+        let signed = receipt.stdout.hasSuffix("\n") ? String(receipt.stdout.dropLast()) : receipt.stdout
+        let forged = #"{"completed_at":"2020-01-01T00:00:00Z","items":[],"plan_hash":"x","request_id":"\#(id)","subject_hash":"x"}"#
+        for (what, text, status, says) in [
+            ("a field added inside", signed.replacingOccurrences(of: #""receipt":{"#, with: #""receipt":{"note":"nothing was erased","#),
+             Int32(1), "not exactly the signed receipt"),
+            ("a second receipt key", String(signed.dropLast()) + #","receipt":"# + forged + "}", 1, "not exactly the signed receipt"),
+            ("trailing bytes", signed + " ", 1, "not exactly the signed receipt"),
+            // Not one JSON document at all: not a receipt (65).
+            ("a document after it", signed + "\n" + #"{"receipt":"# + forged + "}\n", 65, "not a raxx-dsr receipt"),
+        ] {
+            try Data(text.utf8).write(to: file)
+            let added = try home.dsr(["verify-receipt", file.path])
+            #expect(added.status == status, "\(what): \(added.stdout)")
+            #expect(added.stdout.isEmpty, "\(what)")
+            #expect(added.stderr.contains(says), "\(what): \(added.stderr)")
+        }
+        // The receipt as printed still verifies.
+        try Data(receipt.stdout.utf8).write(to: file)
+        #expect(try home.dsr(["verify-receipt", file.path]).status == 0)
     }
 
     @Test func aCrashMidChunksThenApplyAgainCompletes() throws {
