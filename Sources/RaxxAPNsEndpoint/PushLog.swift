@@ -94,7 +94,9 @@ public final class PushLog: @unchecked Sendable {
 
     /// Opens (creating or appending to) `path`.
     public init(path: String, capacity: Int = 64 * 1024, interval: Double = 0.2) throws {
-        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        // Device tokens are personal data: the log is 0600 whatever the umask, an old one narrowed.
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        if fd >= 0 { _ = fchmod(fd, 0o600) }
         guard fd >= 0 else {
             throw APNsEndpointConfiguration.FileError(path: path, message: "cannot open the log: " + String(cString: strerror(errno)))
         }

@@ -1,6 +1,11 @@
 import Foundation
 
 /// The Raptor server a tool talks to: HTTPS anywhere, plain HTTP only to a loopback host.
+///
+/// The address is normalised once, here: scheme and host lowercased, the scheme's default port
+/// dropped. Everything downstream (the transport's proxy rule, the keystore's origins, the
+/// per-server folders) sees only that form, so `HTTP://127.0.0.1` cannot slip past a rule that
+/// reads `http://`.
 public struct APIEndpoint: Sendable, Equatable, CustomStringConvertible {
     public static let production = APIEndpoint(validated: URL(string: "https://api.raxx.app")!)
 
@@ -31,7 +36,11 @@ public struct APIEndpoint: Sendable, Equatable, CustomStringConvertible {
         guard url.query == nil, url.fragment == nil, url.user == nil, url.password == nil else {
             throw RaxxError.usage("RAXX_API_URL must be a plain server address, without credentials, query or fragment.")
         }
-        self.url = url
+        let path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? ""
+        guard let normalised = URL(string: Self.origin(of: url) + path) else {
+            throw RaxxError.usage("RAXX_API_URL is not a valid URL: \(text)", hint: "Use e.g. https://api.raxx.app")
+        }
+        self.url = normalised
     }
 
     /// 127.0.0.0/8, ::1 and localhost.
@@ -50,7 +59,9 @@ public struct APIEndpoint: Sendable, Equatable, CustomStringConvertible {
     /// The server's origin — scheme, host and port (omitted when it is the scheme's default) — by
     /// which the keystore keys sessions and passkeys and the cache and journal their folders: a
     /// token is only ever sent to the origin that issued it.
-    public var origin: String {
+    public var origin: String { Self.origin(of: url) }
+
+    private static func origin(of url: URL) -> String {
         let scheme = url.scheme?.lowercased() ?? "https"
         var host = (url.host ?? "").lowercased()
         if host.contains(":") && !host.hasPrefix("[") { host = "[\(host)]" }

@@ -6,6 +6,14 @@ import RaxxCore
 /// RaxxPush's HTTP/2 engine): every option must take, and the options every request carries are
 /// set in one place.
 public enum CurlOptions {
+    /// Whether a request to `url` must not go through a proxy: plain http (which only ever goes to
+    /// loopback, and would hand a proxy the bearer token in the clear), whatever the case of its
+    /// scheme, and any loopback host. https elsewhere keeps honouring the proxy variables.
+    public static func bypassesProxy(_ url: String) -> Bool {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased() else { return true }
+        return scheme != "https" || APIEndpoint.isLoopback(host: parsed.host ?? "")
+    }
+
     /// Throws the failure naming `what` when libcurl refuses an option: a request sent without its
     /// timeout or its protocol limit is not the request the transport promises.
     public static func check(_ result: CURLcode, _ what: String) throws {

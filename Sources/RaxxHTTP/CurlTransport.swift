@@ -241,7 +241,7 @@ final class Exchange: @unchecked Sendable {
                                         errorBuffer: errbuf.baseAddress)
             // Plain http goes to loopback only, and never through a proxy (http_proxy would carry the
             // bearer token in the clear to it); https keeps honouring the proxy variables.
-            if url.hasPrefix("http://") { try set(raxx_curl_set_string(handle, CURLOPT_PROXY, ""), "no proxy for loopback") }
+            if CurlOptions.bypassesProxy(url) { try set(raxx_curl_set_string(handle, CURLOPT_PROXY, ""), "no proxy for loopback") }
             try set(raxx_curl_set_long(handle, CURLOPT_TCP_KEEPALIVE, 1), "keep-alive")
 
             // Method and body.

@@ -24,6 +24,7 @@ public final class SandboxDatabase: Sendable {
         if path == ":memory:" {
             writer = try DatabaseQueue(configuration: config)
         } else {
+            try Self.keepPrivate(path)
             let pool = try DatabasePool(path: path, configuration: config)
             // The one writer keeps 32 MiB of pages (SQLite's default is 2 MiB): an erasure or a
             // seed walks far more of the indexes than that, and each page read again is a system
@@ -32,6 +33,18 @@ public final class SandboxDatabase: Sendable {
             writer = pool
         }
         try Self.migrator.migrate(writer)
+    }
+
+    /// The database holds the receipt-signing key and the pseudonym key: anyone who reads it can
+    /// forge a receipt or re-identify an erased email. So it is made 0600 whatever the umask:
+    /// created so when new, narrowed to it when an older sandbox left it wider, with the logs
+    /// beside it (SQLite gives a new -wal and -shm the main file's mode).
+    static func keepPrivate(_ path: String) throws {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        guard fchmod(fd, 0o600) == 0 else { throw DatabaseError(resultCode: .SQLITE_PERM, message: String(cString: strerror(errno))) }
+        for log in ["-wal", "-shm", "-journal"] { _ = chmod(path + log, 0o600) } // absent ones stay absent
     }
 
     static var migrator: DatabaseMigrator {

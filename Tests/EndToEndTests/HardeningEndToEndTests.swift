@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import RaxxCore
 import RaxxTestSupport
@@ -33,6 +34,61 @@ import Glibc
         let records = home.lines(status.stdout)
         #expect(records.map { $0["server"] as? String } == [other.url, home.sandbox?.url])
         #expect(records.map { $0["signed_in"] as? Bool } == [false, true])
+    }
+
+    /// A proxy in the environment never sees a loopback server's tokens, however the URL's scheme
+    /// and host are written: the endpoint is normalised once, and the proxy rule reads that form.
+    @Test func aProxyNeverSeesLoopbackTokensWhateverTheURLsCase() throws {
+        let home = try AuthHome()
+        #expect(try home.auth(["register", "--email", "proxy@example.com"], pin: "246813").status == 0)
+        let proxy = try LoopbackListener(.respond(status: 200, headers: ["Content-Type": "application/json"], body: "{}"))
+        defer { proxy.stop() }
+        let port = home.sandbox.url.split(separator: ":").last.map(String.init) ?? ""
+        for url in ["HTTP://127.0.0.1:\(port)", "Http://127.0.0.1:\(port)/", "hTTp://127.0.0.1:\(port)"] {
+            let through = ["RAXX_API_URL": url, "http_proxy": proxy.url, "HTTP_PROXY": proxy.url, "ALL_PROXY": proxy.url, "all_proxy": proxy.url]
+            let whoami = try home.auth(["whoami"], environment: through)
+            #expect(whoami.status == 0, "\(url): \(whoami.stderr)")
+            #expect(home.json(whoami.stdout)["account"] as? String == "proxy@example.com", "\(url): \(whoami.stdout)")
+        }
+        #expect(proxy.connections == 0, "the proxy was contacted: \(proxy.requests)")
+        #expect(!proxy.requests.contains { $0.lowercased().contains("authorization") })
+    }
+
+    /// The sandbox's database holds the receipt-signing and pseudonym keys, and its push log device
+    /// tokens: under a usual umask they were 0644, and any local user forged receipts that
+    /// verified. Every file it writes is 0600, an older world-readable one narrowed.
+    @Test func theSandboxsFilesArePrivateWhateverTheUmask() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-e2e-modes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try "0123456789abcdef0123456789abcdef\n".write(to: folder.appendingPathComponent("machine-id"), atomically: true, encoding: .utf8)
+        let previous = umask(0o022)
+        defer { umask(previous) }
+        func mode(_ path: String) -> mode_t? {
+            var info = stat()
+            return stat(path, &info) == 0 ? info.st_mode & 0o777 : nil
+        }
+        let database = folder.appendingPathComponent("sandbox.sqlite").path
+        let seed = try ToolRunner.run("raxx-sandbox", ["seed", "--db", database, "--email", "modes@example.com", "--positions", "2", "--fills", "5"])
+        #expect(seed.status == 0, "\(seed.stderr)")
+        #expect(mode(database) == 0o600)
+        // As an older sandbox left it: world-readable, with its logs.
+        for suffix in ["", "-wal", "-shm"] where mode(database + suffix) != nil { chmod(database + suffix, 0o644) }
+        let sandbox = try SandboxProcess(database: database)
+        let register = try ToolRunner.run("raxx-auth", ["register", "--email", "other@example.com", "--pin-fd", "0"],
+                                          environment: ["RAXX_HOME": folder.appendingPathComponent("home").path, "RAXX_API_URL": sandbox.url,
+                                                        "RAXX_MACHINE_ID_FILE": folder.appendingPathComponent("machine-id").path],
+                                          input: "246813\n")
+        #expect(register.status == 0, "\(register.stderr)")
+        #expect(mode(database + "-wal") == 0o600, "the write-ahead log, written while serving")
+        #expect(mode(database + "-shm") == 0o600)
+        sandbox.stop()
+        #expect(mode(database) == 0o600)
+
+        let key = P256.Signing.PrivateKey()
+        let endpoint = try APNsEndpointProcess(keyID: "KEY1234567", teamID: "TEAM123456", publicKeyPEM: key.publicKey.pemRepresentation)
+        defer { endpoint.stop() }
+        #expect(mode(endpoint.logFile) == 0o600, "the push log holds device tokens")
     }
 
     @Test func eachServerHasItsOwnCache() throws {
