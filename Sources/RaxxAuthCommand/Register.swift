@@ -13,9 +13,14 @@ extension RaxxAuth {
             abstract: "Create a passkey on this device and sign in.",
             discussion: """
             Creates an ES256 (P-256) passkey in the software authenticator and registers it with Raptor. \
+            Raptor first emails a one-time code to the address (a run of digits, good once for 10 \
+            minutes, 5 tries): type it when asked, or pass it on a file descriptor with --code-fd. \
+            The same command adds a passkey on a new device to an existing account, and is the way \
+            back after a lost or locked passkey: the code proves the address is yours, and the \
+            account is emailed that a passkey was added. \
             The PIN you choose protects the passkey's private key: without it the passkey cannot sign. \
             On a terminal the PIN is asked twice; otherwise pass it on a file descriptor with --pin-fd. \
-            A PIN never comes from the command line or the environment. 
+            A PIN or a code never comes from the command line or the environment. 
             """ + connectivity.helpLine
         )
 
@@ -26,6 +31,7 @@ extension RaxxAuth {
         var displayName: String?
 
         @OptionGroup var pin: PINOptions
+        @OptionGroup var code: CodeOptions
         @OptionGroup public var global: GlobalOptions
 
         public init() {}
@@ -37,7 +43,8 @@ extension RaxxAuth {
         }
 
         public func run(_ context: CommandContext) async throws {
-            let session = try await context.ceremonies().register(email: email, displayName: displayName, pin: context.pinPrompt(pin.source))
+            let session = try await context.ceremonies().register(email: email, displayName: displayName, pin: context.pinPrompt(pin.source),
+                                                                  code: context.codePrompt(code.source))
             try SessionRecord(session, context: context).emit(in: context)
             if context.format == .text { context.say("Passkey created; signed in as \(session.email).") }
         }

@@ -104,6 +104,16 @@ public struct CommandContext: Sendable {
         }
     }
 
+    /// A prompt for the one-time code a registration's server emailed, from the terminal or `--code-fd`.
+    public func codePrompt(_ source: PINSource) -> Ceremonies.CodePrompt {
+        let entry = world.pinEntry
+        let say: @Sendable (String) -> Void = { [self] in self.say($0) }
+        return { email, digits in
+            say("A one-time code (\(digits) digits) was emailed to \(email); it works once, for 10 minutes.")
+            return try entry.readCode(from: source, prompt: "Code from the email: ")
+        }
+    }
+
     private func checkNetworkAllowed() throws(RaxxError) {
         guard requirement != .offlineCapable else {
             throw RaxxError.failure(code: "internal", "An offline-capable command tried to use the network.")

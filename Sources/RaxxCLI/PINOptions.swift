@@ -17,3 +17,20 @@ public struct PINOptions: ParsableArguments, Sendable {
     /// (`context.pinPrompt(pin.source)`).
     public var source: PINSource { pinFD.map(PINSource.fileDescriptor) ?? .terminal }
 }
+
+/// `--code-fd N`: where the one-time code a registration's server emails comes from, when there
+/// is no terminal to ask on.
+public struct CodeOptions: ParsableArguments, Sendable {
+    @Option(name: .customLong("code-fd"),
+            help: ArgumentHelp("Read the emailed one-time code (a line) from this open file descriptor instead of asking on the terminal.",
+                               valueName: "n"))
+    public var codeFD: Int32?
+
+    public init() {}
+
+    public func validate() throws {
+        if let fd = codeFD, fd < 0 { throw ValidationError("--code-fd takes a file descriptor number (0 or more).") }
+    }
+
+    public var source: PINSource { codeFD.map(PINSource.fileDescriptor) ?? .terminal }
+}

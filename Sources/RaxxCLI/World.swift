@@ -138,6 +138,8 @@ public struct CurlRaptorConnection: RaptorConnection {
 public protocol PINEntry: Sendable {
     /// Asks on the terminal (twice when `confirm`), or reads `--pin-fd`.
     func read(from source: PINSource, prompt: String, confirm: Bool) throws(RaxxError) -> SecretBytes
+    /// Asks on the terminal for an emailed one-time code, or reads `--code-fd`.
+    func readCode(from source: PINSource, prompt: String) throws(RaxxError) -> String
 }
 
 /// The controlling terminal (`/dev/tty`), or the file descriptor `--pin-fd` names.
@@ -146,6 +148,10 @@ public struct TerminalPINEntry: PINEntry {
 
     public func read(from source: PINSource, prompt: String, confirm: Bool) throws(RaxxError) -> SecretBytes {
         try PIN.read(from: source, prompt: prompt, confirm: confirm)
+    }
+
+    public func readCode(from source: PINSource, prompt: String) throws(RaxxError) -> String {
+        try PIN.readCode(from: source, prompt: prompt)
     }
 }
 

@@ -82,6 +82,9 @@ public enum ErrorMapping {
                              status: .temporary)
         case "unavailable":
             return .offline(.offlineSoft)
+        case "code_invalid", "code_expired":
+            // What happened, then what to do (tries left, or ask for a new code).
+            return RaxxError(code: problem.code, message: problem.title, hint: problem.detail, status: .dataError)
         case "bad_request", "unknown_symbol", "cursor_invalid", "payload_too_large":
             status = .dataError
         case "not_implemented":

@@ -8,9 +8,15 @@ public final class SandboxDatabase: Sendable {
     public let writer: any DatabaseWriter
     /// Signalled when a transaction that wrote an event for a user commits (long polls wait on it).
     public let notifier = EventNotifier()
+    /// Where the platform's email goes (a Maildir): one-time codes and notices.
+    public let mailer: Mailer
 
     /// Opens (creating if needed) the database at `path`, or an in-memory one for `:memory:`.
-    public init(path: String) throws {
+    /// Email goes to `mailDirectory`; by default a `mail` folder beside the database (a temporary
+    /// one for a database in memory).
+    public init(path: String, mailDirectory: String? = nil) throws {
+        mailer = mailDirectory.map(Mailer.init(directory:))
+            ?? (path == ":memory:" ? Mailer.temporary() : Mailer(directory: URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("mail").path))
         var config = Configuration()
         config.foreignKeysEnabled = true
         config.busyMode = .timeout(5)
@@ -371,6 +377,20 @@ public final class SandboxDatabase: Sendable {
                 CREATE INDEX change_log_tombstones ON change_log(op, at) WHERE op = 'delete';
                 """)
         }
+        migrator.registerMigration("v13: one-time registration codes, emailed") { db in
+            // One live code per address, found by a hash of the address (the address itself is
+            // not kept), the code itself only as a hash. Spent, expired and exhausted codes are
+            // deleted (Pruning.emailCodes).
+            try db.execute(sql: """
+                CREATE TABLE email_codes (
+                    email_hash TEXT PRIMARY KEY,
+                    code_hash TEXT NOT NULL,
+                    tries_left INTEGER NOT NULL,
+                    expires_at REAL NOT NULL,
+                    created_at REAL NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 
@@ -394,8 +414,8 @@ public final class SandboxDatabase: Sendable {
 
     /// The GRDB repositories over this database.
     var repositories: Repositories {
-        Repositories(health: GRDBHealthRepository(writer: writer), auth: GRDBAuthRepository(writer: writer, notifier: notifier),
-                     sessions: GRDBSessionRepository(writer: writer, notifier: notifier), audit: GRDBAuditRepository(writer: writer),
+        Repositories(health: GRDBHealthRepository(writer: writer), auth: GRDBAuthRepository(writer: writer, notifier: notifier, mailer: mailer),
+                     sessions: GRDBSessionRepository(writer: writer, notifier: notifier, mailer: mailer), audit: GRDBAuditRepository(writer: writer),
                      trading: GRDBTradingRepository(writer: writer, notifier: notifier),
                      events: GRDBEventRepository(writer: writer, notifier: notifier), devices: GRDBDeviceRepository(writer: writer),
                      dsr: GRDBDSRRepository(writer: writer), trail: GRDBDSRRepository(writer: writer),

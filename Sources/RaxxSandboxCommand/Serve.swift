@@ -18,6 +18,12 @@ extension RaxxSandboxTool {
             413 payload_too_large. Used and expired challenges, spent and expired step-up grants, and \
             sessions that ended more than a day ago are deleted as new ones are made.
 
+            Email goes where the platform would send it, one RFC 5322 message per email, into a \
+            Maildir (--mail-dir; by default a mail folder beside the database, named on stderr at \
+            start), 0700, each message 0600: the one-time code every registration needs (a new \
+            account, a seeded account's first passkey, a new device, a recovery), a passkey added, \
+            and a session signed out because its spent renewal token was presented again.
+
             GET /api/events answers alerts: fills, rejections, security alerts, and a session's \
             coming end, written once per session by a scan every --session-scan-interval for the \
             sessions within 15 minutes of their end. A long poll (wait) ends as soon as an alert \
@@ -33,6 +39,11 @@ extension RaxxSandboxTool {
 
         @Option(help: ArgumentHelp("The SQLite database file, or :memory: for a database that ends with the process.", valueName: "path"))
         var db = ":memory:"
+
+        @Option(name: .customLong("mail-dir"),
+                help: ArgumentHelp("The Maildir the platform's email goes to (one-time codes, notices); default: mail beside the database, or a new temporary folder.",
+                                   valueName: "dir"))
+        var mailDir: String?
 
         @Option(help: ArgumentHelp("The WebAuthn origin clients must report (default: https:// and the relying party ID).", valueName: "origin"))
         var origin: String?
@@ -153,11 +164,18 @@ extension RaxxSandboxTool {
             configuration.cancelAfterScanInterval = cancelAfterScanInterval
             let database: SandboxDatabase
             do {
-                database = try SandboxDatabase(path: db)
+                database = try SandboxDatabase(path: db, mailDirectory: mailDir)
             } catch {
                 printError("raxx-sandbox: cannot open the database \(db): \(error)")
                 throw ExitCode(ExitStatus.failure.rawValue)
             }
+            do {
+                try database.mailer.prepare()
+            } catch {
+                printError("raxx-sandbox: \(error)")
+                throw ExitCode(ExitStatus.failure.rawValue)
+            }
+            printError("raxx-sandbox: email goes to the Maildir \(database.mailer.directory)")
             var logger = Logger(label: "raxx-sandbox")
             logger.logLevel = level
             var pushSender: (any EventPushSending)?

@@ -12,6 +12,14 @@ import RaxxVault
 /// anything is signed.
 public struct Ceremonies: Sendable {
     public typealias PINPrompt = @Sendable (_ confirm: Bool) throws -> SecretBytes
+    /// Asks for the one-time code the server emailed to `email` (`digits` long).
+    public typealias CodePrompt = @Sendable (_ email: String, _ digits: Int) throws -> String
+
+    /// For a relying party that is known to send no code: asked for one, it fails.
+    public static let noCode: CodePrompt = { email, _ in
+        throw RaxxError(code: "code_required", message: "The server emailed a one-time code to \(email).",
+                        hint: "Give it on a terminal, or with --code-fd N.", status: .usage)
+    }
 
     public let keystore: any KeystoreAccess
     /// The API without a session (registration and sign-in need no token).
@@ -52,7 +60,10 @@ public struct Ceremonies: Sendable {
     // MARK: Registration
 
     /// Creates a passkey for `email` on this device and signs in.
-    public func register(email: String, displayName: String? = nil, pin: PINPrompt) async throws -> StoredSession {
+    /// The server asks for a one-time code emailed to the address first (it answers 202); only
+    /// then is `code` asked, and the options asked for again with it. A server that sends no code
+    /// answers the options at once.
+    public func register(email: String, displayName: String? = nil, pin: PINPrompt, code: CodePrompt = noCode) async throws -> StoredSession {
         try await keystore.withLock {
             var contents = try keystore.load()
             if let existing = contents[origin].credential {
@@ -61,11 +72,26 @@ public struct Ceremonies: Sendable {
                     hint: existing.email.caseInsensitiveCompare(email) == .orderedSame
                         ? "Sign in with it: raxx-auth login" : "Remove it first: raxx-auth logout --forget-device")
             }
-            let options: Components.Schemas.PublicKeyCredentialCreationOptionsJSON
-            switch try await client.registerOptions(body: .json(.init(email: email, displayName: displayName))) {
-            case .ok(let ok): options = try ok.body.json
-            case .default(_, let answer): throw try answer.raxxError
+            var options: Components.Schemas.PublicKeyCredentialCreationOptionsJSON? = nil
+            var given: String? = nil
+            while options == nil {
+                switch try await client.registerOptions(body: .json(.init(email: email, displayName: displayName, code: given))) {
+                case .ok(let ok):
+                    options = try ok.body.json
+                case .accepted(let sent) where given == nil:
+                    let sent = try sent.body.json
+                    let text = try code(sent.email, sent.digits).trimmingCharacters(in: .whitespaces)
+                    guard text.count == sent.digits, text.allSatisfy(\.isASCIIDigitCharacter) else {
+                        throw RaxxError.badInput(field: "code", "the code is \(sent.digits) digits, as the email to \(sent.email) shows")
+                    }
+                    given = text
+                case .accepted:
+                    throw RaxxError.failure(code: "bad_response", "The server sent a new code instead of taking the one given.")
+                case .default(_, let answer):
+                    throw try answer.raxxError
+                }
             }
+            guard let options else { throw RaxxError.failure(code: "bad_response", "The server sent no registration options.") }
             guard options.pubKeyCredParams.contains(where: { $0.alg == SoftwareAuthenticator.coseAlgorithmES256 }) else {
                 throw RaxxError.failure(code: "algorithm_unsupported", "The server does not accept ES256 passkeys.")
             }
@@ -263,4 +289,9 @@ public struct Ceremonies: Sendable {
         }
         return outcome
     }
+}
+
+extension Character {
+    /// 0 to 9 (not every Unicode digit: a code is ASCII).
+    var isASCIIDigitCharacter: Bool { isASCII && isNumber }
 }

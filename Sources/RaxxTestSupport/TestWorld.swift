@@ -28,6 +28,8 @@ public final class TestWorld: @unchecked Sendable {
     public var ids: [String]?
     /// The PIN typed at the prompt (or read from --pin-fd), when the test gives one.
     public var pin: String?
+    /// The one-time code "typed" when a registration asks for the emailed one.
+    public var code: String?
     /// The Raptor API's planned answers.
     public let api = StubAPI()
     /// The keystore, when the test gives one.
@@ -80,7 +82,7 @@ public final class TestWorld: @unchecked Sendable {
             },
             sleep: { [self] duration in lock.withLock { slept.append(duration) } },
             onInterrupt: { [self] action in lock.withLock { interruptActions.append(action) }; return 0 },
-            pinEntry: FixedPINEntry(pin: pin),
+            pinEntry: FixedPINEntry(pin: pin, code: code),
             raptor: api,
             keystore: keystore ?? MemoryKeystore(unplanned: true),
             services: services + (stores.map { [Provided($0, as: (any LocalStores).self)] } ?? []))
@@ -132,9 +134,18 @@ final class StringSource: InputSource, @unchecked Sendable {
     }
 }
 
-/// A PIN "typed" at the prompt.
+/// A PIN (and an emailed code) "typed" at the prompt.
 struct FixedPINEntry: PINEntry {
     let pin: String?
+    var code: String? = nil
+
+    func readCode(from source: PINSource, prompt: String) throws(RaxxError) -> String {
+        guard let code else {
+            recordUnplanned("Unplanned code prompt: \(prompt)")
+            throw RaxxError.usage("No code was planned.")
+        }
+        return code
+    }
 
     func read(from source: PINSource, prompt: String, confirm: Bool) throws(RaxxError) -> SecretBytes {
         guard let pin else {

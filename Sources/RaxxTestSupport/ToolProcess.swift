@@ -34,9 +34,13 @@ func childEnvironment(_ extra: [String: String]) -> [String: String] {
 
 /// Runs built executables the way a shell would, with a controlled environment.
 public enum ToolRunner {
-    /// Runs `tool` with `arguments`; stdin gets `input` (or nothing). Kills it after `timeout` seconds.
+    /// Runs `tool` with `arguments`; stdin gets `input` (or nothing), then what `later` answers
+    /// (asked on a thread of its own while the tool runs; it is told whether the tool still runs:
+    /// for what the tool is sent during its run, an emailed code). Kills it after `timeout` seconds.
     public static func run(_ tool: String, _ arguments: [String], environment: [String: String] = [:],
-                           input: String? = nil, timeout: Double = 60) throws -> ToolResult {
+                           input: String? = nil, later: (@Sendable (_ running: @Sendable () -> Bool) -> String?)? = nil,
+                           timeout: Double = 60) throws -> ToolResult {
+        signal(SIGPIPE, SIG_IGN) // a tool that ends before reading its input must not end the tests
         let process = Process()
         process.executableURL = URL(fileURLWithPath: BuiltTools.path(tool))
         process.arguments = arguments
@@ -52,7 +56,22 @@ public enum ToolRunner {
         // answers as it reads would otherwise fill stdout and stop reading stdin, and both wait.
         let outData = ReadAll(out.fileHandleForReading), errData = ReadAll(err.fileHandleForReading)
         if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
-        try? inPipe.fileHandleForWriting.close()
+        if let later {
+            let writer = inPipe.fileHandleForWriting
+            let running: @Sendable () -> Bool = { process.isRunning }
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                if let text = later(running), process.isRunning { try? writer.write(contentsOf: Data(text.utf8)) }
+                try? writer.close()
+                done.signal()
+            }.start()
+            let deadline = Date().addingTimeInterval(timeout)
+            while process.isRunning, Date() < deadline { usleep(5_000) }
+            if process.isRunning { process.terminate(); process.waitUntilExit() }
+            done.wait()
+        } else {
+            try? inPipe.fileHandleForWriting.close()
+        }
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline { usleep(5_000) }
         if process.isRunning { process.terminate(); process.waitUntilExit() }
@@ -100,10 +119,32 @@ public final class SandboxProcess: @unchecked Sendable {
     private let arguments: [String]
     private let database: String
 
+    /// Where its email goes (`--mail-dir`, a folder of its own unless the arguments name one).
+    public let mailbox: Mailbox
+
     public init(arguments: [String] = [], database: String = ":memory:") throws {
+        var arguments = arguments
+        if let given = arguments.firstIndex(of: "--mail-dir"), given + 1 < arguments.count {
+            mailbox = Mailbox(directory: arguments[given + 1])
+        } else {
+            mailbox = Mailbox(directory: FileManager.default.temporaryDirectory.appendingPathComponent("raxx-mail-\(UUID().uuidString)").path)
+            arguments += ["--mail-dir", mailbox.directory]
+        }
         self.arguments = arguments
         self.database = database
         (process, url) = try Self.start(port: 0, arguments: arguments, database: database)
+    }
+
+    /// `raxx-auth register --email EMAIL` as a person runs it: the code emailed to EMAIL read from
+    /// this sandbox's mail once it comes (on `--code-fd 0`), then the PIN (on `--pin-fd 0`).
+    public func register(_ email: String, pin: String, arguments extra: [String] = [], environment: [String: String],
+                         timeout: Double = 60) throws -> ToolResult {
+        let mailbox = self.mailbox
+        let before = mailbox.messages(to: email).count
+        return try ToolRunner.run("raxx-auth", ["register", "--email", email, "--code-fd", "0", "--pin-fd", "0"] + extra,
+                                  environment: environment, later: { running in
+                                      mailbox.code(for: email, after: before, timeout: timeout, while: running).map { $0 + "\n" + pin + "\n" }
+                                  }, timeout: timeout)
     }
 
     /// The port it listens on.
@@ -173,7 +214,10 @@ public final class SandboxProcess: @unchecked Sendable {
     /// Lets a suspended server go on (SIGCONT).
     public func resume() { kill(process.processIdentifier, SIGCONT) }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        if mailbox.directory.contains("/raxx-mail-") { try? FileManager.default.removeItem(atPath: mailbox.directory) }
+    }
 }
 
 /// The first line a child process writes to `pipe` (without its newline; empty when it ends first).

@@ -62,6 +62,27 @@ public enum PIN {
         return pin
     }
 
+    /// Reads a one-time code emailed for a registration: from `fd` (`--code-fd`), or asked on the
+    /// terminal, shown as typed (it is spent once used).
+    public static func readCode(from source: PINSource, prompt: String) throws(RaxxError) -> String {
+        let line: SecretBytes
+        switch source {
+        case .fileDescriptor(let fd):
+            line = try readLine(fd: fd, what: "--code-fd \(fd)", thing: "code")
+        case .terminal:
+            let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
+            guard tty >= 0 else {
+                throw RaxxError.usage("The server emailed a one-time code, and there is no terminal to ask for it.",
+                                      hint: "Run on a terminal, or pass the code on a file descriptor: --code-fd N")
+            }
+            defer { close(tty) }
+            _ = prompt.withCString { write(tty, $0, strlen($0)) }
+            line = try readLine(fd: tty, what: "the terminal", thing: "code")
+        }
+        defer { line.wipe() }
+        return line.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+    }
+
     private static func promptHidden(tty: Int32, prompt: String) throws(RaxxError) -> SecretBytes {
         _ = prompt.withCString { write(tty, $0, strlen($0)) }
         var saved = termios()
@@ -79,7 +100,7 @@ public enum PIN {
     }
 
     /// Reads up to a newline (or the end) from `fd`, byte by byte so nothing past the line is consumed.
-    static func readLine(fd: Int32, what: String) throws(RaxxError) -> SecretBytes {
+    static func readLine(fd: Int32, what: String, thing: String = "PIN") throws(RaxxError) -> SecretBytes {
         let buffer = SecretBytes(count: maximumLength + 2)
         var count = 0
         var byte: UInt8 = 0
@@ -88,7 +109,7 @@ public enum PIN {
             if n < 0 && errno == EINTR { continue }
             if n < 0 {
                 buffer.wipe()
-                throw RaxxError.usage("Could not read the PIN from \(what): \(String(cString: strerror(errno))).")
+                throw RaxxError.usage("Could not read the \(thing) from \(what): \(String(cString: strerror(errno))).")
             }
             if n == 0 || byte == UInt8(ascii: "\n") { break }
             if count >= maximumLength + 1 { continue } // too long: keep draining, reject below
@@ -97,7 +118,7 @@ public enum PIN {
         }
         byte = 0
         if count > 0, buffer.withUnsafeBytes({ $0[count - 1] }) == UInt8(ascii: "\r") { count -= 1 }
-        guard count > 0 else { throw RaxxError.badInput("No PIN was given on \(what).") }
+        guard count > 0 else { throw RaxxError.badInput("No \(thing) was given on \(what).") }
         let pin = SecretBytes(count: count)
         pin.withUnsafeMutableBytes { dst in buffer.withUnsafeBytes { src in dst.copyMemory(from: UnsafeRawBufferPointer(rebasing: src[..<count])) } }
         buffer.wipe()

@@ -116,7 +116,7 @@ public enum SoftwareAuthenticator {
 
     public static let pinLocked = RaxxError.notPermitted(
         code: "pin_locked", "Too many wrong PINs: this device's passkey is locked.",
-        hint: "Remove it with raxx-auth logout --forget-device, then raxx-auth register again.")
+        hint: "Remove it with raxx-auth logout --forget-device, then raxx-auth register again: the code emailed to you makes a new passkey for the same account.")
 
     static let flagUP: UInt8 = 0x01
     static let flagUV: UInt8 = 0x04

@@ -8,10 +8,10 @@ final class AuthHome: @unchecked Sendable {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-e2e-auth-\(UUID().uuidString)")
     let sandbox: SandboxProcess
 
-    init(sandboxArguments: [String] = []) throws {
+    init(sandboxArguments: [String] = [], database: String = ":memory:") throws {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         try "aaaabbbbccccddddeeeeffff00001111\n".write(to: root.appendingPathComponent("machine-id"), atomically: true, encoding: .utf8)
-        sandbox = try SandboxProcess(arguments: sandboxArguments)
+        sandbox = try SandboxProcess(arguments: sandboxArguments, database: database)
     }
 
     deinit {
@@ -26,9 +26,18 @@ final class AuthHome: @unchecked Sendable {
          "RAXX_MACHINE_ID_FILE": root.appendingPathComponent("machine-id").path]
     }
 
-    /// raxx-auth with the PIN on stdin (--pin-fd 0) when `pin` is given.
-    func auth(_ arguments: [String], pin: String? = nil, environment extra: [String: String] = [:]) throws -> ToolResult {
-        try ToolRunner.run("raxx-auth", arguments + (pin == nil ? [] : ["--pin-fd", "0"]),
+    /// raxx-auth with the PIN on stdin (--pin-fd 0) when `pin` is given; `register` as a person
+    /// runs it, with the code the sandbox emailed (`SandboxProcess.register`).
+    /// With `rawPIN`, the PIN goes on stdin as it is, nothing else: a run that no code reaches.
+    func auth(_ arguments: [String], pin: String? = nil, environment extra: [String: String] = [:], rawPIN: String? = nil) throws -> ToolResult {
+        if let rawPIN {
+            return try ToolRunner.run("raxx-auth", arguments, environment: environment.merging(extra) { _, new in new }, input: rawPIN + "\n")
+        }
+        if arguments.first == "register", let pin, let at = arguments.firstIndex(of: "--email"), at + 1 < arguments.count {
+            let rest = arguments.indices.filter { ![0, at, at + 1].contains($0) }.map { arguments[$0] }
+            return try sandbox.register(arguments[at + 1], pin: pin, arguments: rest, environment: environment.merging(extra) { _, new in new })
+        }
+        return try ToolRunner.run("raxx-auth", arguments + (pin == nil ? [] : ["--pin-fd", "0"]),
                            environment: environment.merging(extra) { _, new in new }, input: pin.map { $0 + "\n" })
     }
 
@@ -38,6 +47,59 @@ final class AuthHome: @unchecked Sendable {
 }
 
 @Suite(.serialized, .blocking) struct AuthEndToEndTests {
+    // MARK: Proof of email
+
+    /// Whoever reaches the sandbox first used to claim any seeded account, staff included. Now the
+    /// first passkey needs the code emailed to the account: an attacker who cannot read that email
+    /// gets nowhere, with no code, a guessed one, or one guessed at each of five tries.
+    @Test func aSeededAccountIsClaimedOnlyWithTheCodeEmailedToIt() throws {
+        let database = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-e2e-claim-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) } }
+        let seed = try ToolRunner.run("raxx-sandbox", ["seed", "--db", database, "--email", "staff@example.com", "--positions", "0", "--fills", "0", "--staff"])
+        #expect(seed.status == 0, "\(seed.stderr)")
+        let home = try AuthHome(database: database)
+        // No code at all: the code went to the account's email, and there is no terminal to ask on.
+        let none = try home.auth(["register", "--email", "staff@example.com", "--pin-fd", "0"], environment: [:], rawPIN: "246813")
+        #expect(none.status == 64, "\(none.stderr)")
+        #expect(none.stderr.contains("emailed a one-time code"))
+        // Guesses, each on a new run (each sends a new code).
+        for guess in ["00000000", "12345678"] {
+            let guessed = try ToolRunner.run("raxx-auth", ["register", "--email", "staff@example.com", "--code-fd", "0", "--pin-fd", "0"],
+                                             environment: home.environment, input: guess + "\n246813\n")
+            #expect(guessed.status == 65, "\(guessed.stderr)")
+            #expect(guessed.stderr.contains("code_invalid"), "\(guessed.stderr)")
+        }
+        #expect(try home.auth(["login", "--email", "staff@example.com"], pin: "246813").status != 0)
+        // The codes went to the account's owner, with what to do if it was not them.
+        let mail = home.sandbox.mailbox.messages(to: "staff@example.com")
+        #expect(mail.count == 3)
+        #expect(mail.allSatisfy { $0.code != nil && $0.body.contains("ignore this email") })
+        // The owner, reading the email, claims it.
+        let owner = try home.auth(["register", "--email", "staff@example.com"], pin: "246813")
+        #expect(owner.status == 0, "\(owner.stderr)")
+        #expect(home.json(try home.auth(["whoami"]).stdout)["account"] as? String == "staff@example.com")
+    }
+
+    /// Five wrong PINs lock this device's passkey; the way back is the emailed code: forget the
+    /// device, register again with the code, and the same account has a new passkey (and is told).
+    @Test func aLockedPasskeyIsRecoveredWithTheEmailedCode() throws {
+        let home = try AuthHome()
+        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "246813").status == 0)
+        let account = home.json(try home.auth(["whoami"]).stdout)["account_id"] as? String
+        #expect(try home.auth(["logout"]).status == 0)
+        for _ in 1...5 { _ = try home.auth(["login", "--format", "text"], pin: "999999") }
+        let locked = try home.auth(["login", "--format", "text"], pin: "246813")
+        #expect(locked.status == 77, "\(locked.stderr)")
+        #expect(locked.stderr.contains("logout --forget-device, then raxx-auth register again"))
+        #expect(try home.auth(["logout", "--forget-device"]).status == 0)
+        let again = try home.auth(["register", "--email", "t@example.com"], pin: "135791")
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(home.json(try home.auth(["whoami"]).stdout)["account_id"] as? String == account)
+        let notice = home.sandbox.mailbox.messages(to: "t@example.com").last
+        #expect(notice?.subject == "A passkey was added to your Raxx account")
+        #expect(notice?.body.contains("recovery") == true)
+    }
+
     @Test func registerStatusWhoamiLogout() throws {
         let home = try AuthHome()
         let register = try home.auth(["register", "--email", "trader@example.com"], pin: "246813")

@@ -27,7 +27,7 @@ final class CacheHome: @unchecked Sendable {
         seededCash = summary?["cash"] as? String
         sandbox = try SandboxProcess(arguments: sandboxArguments, database: database)
         if signIn {
-            let r = try ToolRunner.run("raxx-auth", ["register", "--email", email, "--pin-fd", "0"], environment: environment, input: "246813\n")
+            let r = try sandbox!.register(email, pin: "246813", environment: environment)
             guard r.status == 0 else { throw SandboxProcess.SandboxError.didNotStart(r.stderr) }
         }
     }

@@ -20,7 +20,7 @@ final class DSRHome: @unchecked Sendable {
         }
         sandbox = try SandboxProcess(arguments: sandboxArguments, database: database)
         for who in [staffEmail, subjectEmail] {
-            let r = try ToolRunner.run("raxx-auth", ["register", "--email", who, "--pin-fd", "0"], environment: environment(who), input: Self.pin)
+            let r = try sandbox.register(who, pin: Self.pin.trimmingCharacters(in: .newlines), environment: environment(who))
             guard r.status == 0 else { throw SandboxProcess.SandboxError.didNotStart(r.stderr) }
         }
     }

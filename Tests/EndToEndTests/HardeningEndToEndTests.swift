@@ -75,10 +75,9 @@ import Glibc
         // As an older sandbox left it: world-readable, with its logs.
         for suffix in ["", "-wal", "-shm"] where mode(database + suffix) != nil { chmod(database + suffix, 0o644) }
         let sandbox = try SandboxProcess(database: database)
-        let register = try ToolRunner.run("raxx-auth", ["register", "--email", "other@example.com", "--pin-fd", "0"],
-                                          environment: ["RAXX_HOME": folder.appendingPathComponent("home").path, "RAXX_API_URL": sandbox.url,
-                                                        "RAXX_MACHINE_ID_FILE": folder.appendingPathComponent("machine-id").path],
-                                          input: "246813\n")
+        let register = try sandbox.register("other@example.com", pin: "246813",
+                                            environment: ["RAXX_HOME": folder.appendingPathComponent("home").path, "RAXX_API_URL": sandbox.url,
+                                                          "RAXX_MACHINE_ID_FILE": folder.appendingPathComponent("machine-id").path])
         #expect(register.status == 0, "\(register.stderr)")
         #expect(mode(database + "-wal") == 0o600, "the write-ahead log, written while serving")
         #expect(mode(database + "-shm") == 0o600)
@@ -155,7 +154,7 @@ import Glibc
         let home = try AuthHome()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: BuiltTools.path("raxx-auth"))
-        process.arguments = ["register", "--email", "t@example.com", "--pin-fd", "0"]
+        process.arguments = ["register", "--email", "t@example.com", "--code-fd", "0", "--pin-fd", "0"]
         process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"].merging(home.environment) { _, b in b }
         let stdin = Pipe()
         process.standardInput = stdin
@@ -163,12 +162,12 @@ import Glibc
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { process.terminate() } }
-        // The first register: no keystore yet. Wait until it waits for the PIN…
-        Thread.sleep(forTimeInterval: 1.0)
+        // The first register: no keystore yet. Wait until it waits for the emailed code…
+        let code = try #require(home.sandbox.mailbox.code(for: "t@example.com", after: 0, while: { process.isRunning }))
         let limits = try String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)
         let core = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") }.map(String.init) ?? ""
         #expect(core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"], "\(core)")
-        try stdin.fileHandleForWriting.write(contentsOf: Data("246813\n".utf8))
+        try stdin.fileHandleForWriting.write(contentsOf: Data("\(code)\n246813\n".utf8))
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
     }

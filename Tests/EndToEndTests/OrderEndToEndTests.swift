@@ -22,7 +22,7 @@ final class OrderHome: @unchecked Sendable {
         guard seed.status == 0 else { throw SandboxProcess.SandboxError.didNotStart(seed.stderr) }
         sandbox = try SandboxProcess(arguments: sandboxArguments, database: database)
         if throughProxy { proxy = try LoopbackProxy(to: sandbox.port) }
-        let r = try ToolRunner.run("raxx-auth", ["register", "--email", email, "--pin-fd", "0"], environment: environment, input: "246813\n")
+        let r = try sandbox.register(email, pin: "246813", environment: environment)
         guard r.status == 0 else { throw SandboxProcess.SandboxError.didNotStart(r.stderr) }
     }
 

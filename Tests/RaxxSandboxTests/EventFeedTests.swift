@@ -161,8 +161,7 @@ extension HandlerRig {
         let mint = SessionMint(configuration: rig.configuration)
         func register(_ credentialID: String) async throws -> String {
             let passkey = NewPasskey(credentialID: credentialID, email: "p@example.com", displayName: nil,
-                                     userHandle: Array(repeating: 7, count: 32), publicKey: [0], signCount: 0, transports: nil,
-                                     challengeSessionID: nil)
+                                     userHandle: Array(repeating: 7, count: 32), publicKey: [0], signCount: 0, transports: nil)
             return try await rig.repositories.auth.register(passkey, session: mint.mint(now: HandlerRig.now, method: "registration").session,
                                                             now: HandlerRig.now, admit: { _ in }).userID
         }

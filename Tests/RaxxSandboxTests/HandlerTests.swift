@@ -187,22 +187,36 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
 
     @Test func optionsForNewAndExistingAccounts() async throws {
         let rig = try HandlerRig()
-        let options = try await rig.auth.registerOptions(.init(body: .json(.init(email: " New@Example.com "))), caller: { nil }).ok.body.json
+        // Without a code: one is emailed (202), and no options are given.
+        let sent = try await rig.auth.registerOptions(.init(body: .json(.init(email: " New@Example.com "))), caller: { nil }).accepted.body.json
+        #expect(sent.email == "new@example.com")
+        #expect(sent.digits == 8)
+        let code = try #require(rig.database.mailbox.messages(to: "new@example.com").last?.code)
+        let options = try await rig.auth.registerOptions(.init(body: .json(.init(email: " New@Example.com ", code: code))), caller: { nil })
+            .ok.body.json
         #expect(options.user.name == "new@example.com")
         #expect(Base64URL.decode(options.user.id)?.count == 32)
         #expect(options.excludeCredentials?.isEmpty ?? true)
         #expect(await problem { _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "nope"))), caller: { nil }) }?.code
                 == "bad_request")
-        // An account with a passkey takes another only from its own session.
+        // An account with a passkey takes another with the emailed code, and only with it: its own
+        // live session is not enough (a 15-minute token must not become a permanent passkey).
         let (caller, _) = try await rig.signIn("has@example.com")
         try await rig.database.writer.write { db in
             try db.execute(sql: "INSERT INTO passkeys (id, user_id, public_key, algorithm, created_at) VALUES ('cred', ?, x'00', -7, 0)",
                            arguments: [caller.userID])
         }
-        #expect(await problem { _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "has@example.com"))), caller: { nil }) }?.code
-                == "account_exists")
-        let own = try await rig.auth.registerOptions(.init(body: .json(.init(email: "has@example.com"))), caller: { caller }).ok.body.json
+        _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "has@example.com"))), caller: { caller }).accepted
+        #expect(await problem {
+            _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "has@example.com", code: "00000000"))), caller: { caller })
+        }?.code == "code_invalid")
+        let emailed = try #require(rig.database.mailbox.messages(to: "has@example.com").last?.code)
+        let own = try await rig.auth.registerOptions(.init(body: .json(.init(email: "has@example.com", code: emailed))), caller: { nil }).ok.body.json
         #expect(own.excludeCredentials?.map(\.id) == ["cred"])
+        // Spent: the same code again is refused.
+        #expect(await problem {
+            _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "has@example.com", code: emailed))), caller: { nil })
+        }?.code == "code_expired")
         let login = try await rig.auth.loginOptions(.init(body: .json(.init(email: "has@example.com")))).ok.body.json
         #expect(login.allowCredentials?.map(\.id) == ["cred"])
         let nobody = try await rig.auth.loginOptions(.init(body: .json(.init(email: "nobody@example.com")))).ok.body.json
@@ -210,6 +224,31 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         // A challenge is good for one try.
         #expect(try await rig.repositories.auth.consumeChallenge(login.challenge, purpose: .login, now: HandlerRig.now) != nil)
         #expect(try await rig.repositories.auth.consumeChallenge(login.challenge, purpose: .login, now: HandlerRig.now) == nil)
+    }
+
+    @Test func aCodeAllowsFiveTriesAndTenMinutesAndIsKeptOnlyAsAHash() async throws {
+        let rig = try HandlerRig()
+        func ask(_ code: String?) async -> String? {
+            await problem { _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "c@example.com", code: code))), caller: { nil }) }?.code
+        }
+        _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "c@example.com"))), caller: { nil }).accepted
+        let code = try #require(rig.database.mailbox.messages(to: "c@example.com").last?.code)
+        #expect((6...10).contains(code.count))
+        let stored = try await rig.database.writer.read { try String.fetchAll($0, sql: "SELECT email_hash || code_hash FROM email_codes") }
+        #expect(stored.count == 1 && !stored[0].contains(code) && !stored[0].contains("c@example.com"))
+        let wrong = code == "11111111" ? "22222222" : "11111111"
+        var answers: [String?] = []
+        for _ in 1...5 { answers.append(await ask(wrong)) }
+        #expect(answers == ["code_invalid", "code_invalid", "code_invalid", "code_invalid", "code_expired"])
+        #expect(await ask(code) == "code_expired") // the fifth wrong try spent it
+        // A new code, past its ten minutes.
+        _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "c@example.com"))), caller: { nil }).accepted
+        let late = try #require(rig.database.mailbox.messages(to: "c@example.com").last?.code)
+        let later = HandlerRig.now.addingTimeInterval(AuthHandlers.codeLifetime + 1)
+        let expired = AuthHandlers(auth: rig.repositories.auth, sessions: rig.repositories.sessions, audit: rig.repositories.audit,
+                                   configuration: rig.configuration, clock: { later })
+        #expect(await problem { _ = try await expired.registerOptions(.init(body: .json(.init(email: "c@example.com", code: late))), caller: { nil }) }?
+                .code == "code_expired")
     }
 
     @Test func healthReadsTheDatabase() async throws {

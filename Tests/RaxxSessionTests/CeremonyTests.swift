@@ -40,6 +40,9 @@ final class AuthRig: @unchecked Sendable {
         return Ceremonies(keystore: keystore, client: plain, authenticatedClient: authed, endpoint: endpoint, clock: clock.closure)
     }
 
+    /// The code a registration asks for, read from the sandbox's email as a person would.
+    var code: Ceremonies.CodePrompt { database.mailbox.codePrompt }
+
     func run(_ body: (URL) async throws -> Void) async throws {
         try await withSandbox(configuration: configuration, database: database, clock: clock.closure, body)
     }
@@ -79,7 +82,7 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
         let rig = try AuthRig()
         try await rig.run { url in
             let ceremonies = try rig.ceremonies(url)
-            let registered = try await ceremonies.register(email: "Trader@Example.com", pin: goodPIN)
+            let registered = try await ceremonies.register(email: "Trader@Example.com", pin: goodPIN, code: rig.code)
             #expect(registered.email == "trader@example.com")
             #expect(registered.sessionExpiresAt == rig.clock.now.addingTimeInterval(3600))
             let contents = try rig.keystore.load()
@@ -99,18 +102,41 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
             let status = try await generatedClient(url, middlewares: [BearerToken(session.accessToken)]).getSession()
             guard case .default(401, _) = status else { Issue.record("a revoked token still works: \(status)"); return }
         }
-        #expect(try rig.auditActions() == ["account.created", "passkey.registered", "session.started", "session.started", "session.revoked"])
+        #expect(try rig.auditActions() == ["registration.code_sent", "account.created", "passkey.registered", "session.started", "session.started",
+                                           "session.revoked"])
     }
 
-    @Test func aSecondRegistrationOfTheSameAccountIsRefused() async throws {
+    @Test func anotherDeviceWithoutTheEmailedCodeCannotAddAPasskey() async throws {
         let rig = try AuthRig()
         try await rig.run { url in
-            _ = try await rig.ceremonies(url).register(email: "t@example.com", pin: goodPIN)
-            // Another device (another keystore) may not take over an account that has a passkey.
+            _ = try await rig.ceremonies(url).register(email: "t@example.com", pin: goodPIN, code: rig.code)
+            // Another device (another keystore) that cannot read the account's email: no code, or
+            // a guessed one.
             let other = try AuthRig()
             let intruder = Ceremonies(keystore: other.keystore, client: try generatedClient(url), authenticatedClient: try generatedClient(url),
                                       endpoint: try APIEndpoint(parsing: url.absoluteString), clock: rig.clock.closure)
-            #expect(await raxxCode { _ = try await intruder.register(email: "t@example.com", pin: goodPIN) } == "account_exists")
+            #expect(await raxxCode { _ = try await intruder.register(email: "t@example.com", pin: goodPIN) } == "code_required")
+            for guess in ["00000001", "12345678", "99999999"] {
+                #expect(await raxxCode { _ = try await intruder.register(email: "t@example.com", pin: goodPIN, code: { _, _ in guess }) }
+                        == "code_invalid")
+            }
+            #expect(try await rig.database.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM passkeys") } == 1)
+        }
+    }
+
+    @Test func aNewDeviceWithTheEmailedCodeAddsAPasskeyAndTheAccountHearsOfIt() async throws {
+        let rig = try AuthRig()
+        try await rig.run { url in
+            let first = try await rig.ceremonies(url).register(email: "t@example.com", pin: goodPIN, code: rig.code)
+            let other = try AuthRig()
+            let device = Ceremonies(keystore: other.keystore, client: try generatedClient(url), authenticatedClient: try generatedClient(url),
+                                    endpoint: try APIEndpoint(parsing: url.absoluteString), clock: rig.clock.closure)
+            let second = try await device.register(email: "t@example.com", pin: goodPIN, code: rig.code)
+            #expect(second.accountID == first.accountID)
+            #expect(try await rig.database.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM passkeys") } == 2)
+            let mail = rig.database.mailbox.messages(to: "t@example.com")
+            #expect(mail.map(\.subject) == ["Your Raxx registration code", "Your Raxx passkey is ready",
+                                             "Your Raxx registration code", "A passkey was added to your Raxx account"])
         }
     }
 
@@ -118,7 +144,7 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
         let rig = try AuthRig()
         try await rig.run { url in
             let ceremonies = try rig.ceremonies(url)
-            _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN)
+            _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN, code: rig.code)
             #expect(await raxxCode { _ = try await ceremonies.login(email: nil, pin: badPIN) } == "wrong_pin")
             #expect(try rig.keystore.load().onlyServer.credential?.failedPINAttempts == 1)
             for _ in 2...PIN.maximumAttempts { _ = await raxxCode { _ = try await ceremonies.login(email: nil, pin: badPIN) } }
@@ -131,7 +157,7 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
         try await rig.run { url in
             let recorder = Recorder()
             let ceremonies = try rig.ceremonies(url, recorder: recorder)
-            _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN)
+            _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN, code: rig.code)
             _ = try await ceremonies.login(email: nil, pin: goodPIN)
             let replay = try #require(recorder.body(of: "loginVerify"))
             let body = try JSONDecoder().decode(Components.Schemas.AuthenticationResponseJSON.self, from: Data(replay))
@@ -147,7 +173,7 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
         try await rig.run { url in
             let recorder = Recorder()
             let ceremonies = try rig.ceremonies(url, recorder: recorder)
-            _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN)
+            _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN, code: rig.code)
             _ = try await ceremonies.login(email: nil, pin: goodPIN)
             var body = try JSONDecoder().decode(Components.Schemas.AuthenticationResponseJSON.self, from: Data(recorder.body(of: "loginVerify")!))
             let forged = #"{"type":"webauthn.get","challenge":"bm90LWEtcmVhbC1jaGFsbGVuZ2U","origin":"https://localhost","crossOrigin":false}"#
@@ -161,7 +187,7 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
     @Test func aServerWithAnotherOriginRefusesTheRegistration() async throws {
         let rig = try AuthRig(origin: "https://trading.example")
         try await rig.run { url in
-            #expect(await raxxCode { _ = try await rig.ceremonies(url).register(email: "t@example.com", pin: goodPIN) } == "origin_mismatch")
+            #expect(await raxxCode { _ = try await rig.ceremonies(url).register(email: "t@example.com", pin: goodPIN, code: rig.code) } == "origin_mismatch")
             let kept = try rig.keystore.load().onlyServer.credential
             #expect(kept == nil) // nothing kept from a refused registration
         }
@@ -171,7 +197,7 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
         let rig = try AuthRig(tokenTTL: .seconds(60), sessionTTL: .seconds(600))
         try await rig.run { url in
             let ceremonies = try rig.ceremonies(url)
-            let first = try await ceremonies.register(email: "t@example.com", pin: goodPIN)
+            let first = try await ceremonies.register(email: "t@example.com", pin: goodPIN, code: rig.code)
             rig.clock.advance(by: 90)
             let session = try await ceremonies.authenticatedClient.getSession().ok.body.json
             #expect(session.account.email == "t@example.com")
@@ -187,7 +213,7 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
         let rig = try AuthRig(tokenTTL: .seconds(60), sessionTTL: .seconds(120))
         try await rig.run { url in
             let ceremonies = try rig.ceremonies(url)
-            _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN)
+            _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN, code: rig.code)
             rig.clock.advance(by: 121)
             #expect(await raxxCode { _ = try await ceremonies.authenticatedClient.getSession() } == "sign_in_required")
             // A session revoked on the server while the client still has time is over too.
@@ -205,7 +231,7 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
         let rig = try AuthRig()
         try await rig.run { url in
             let ceremonies = try rig.ceremonies(url)
-            let session = try await ceremonies.register(email: "t@example.com", pin: goodPIN)
+            let session = try await ceremonies.register(email: "t@example.com", pin: goodPIN, code: rig.code)
             let actionHash = Base64URL.encode([UInt8](repeating: 7, count: 32))
             let grant = try await ceremonies.stepUp(actionHash: actionHash, pin: goodPIN)
             #expect(grant.actionHash == actionHash)
@@ -231,7 +257,7 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
         let rig = try AuthRig()
         try await rig.run { url in
             let ceremonies = try rig.ceremonies(url)
-            _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN)
+            _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN, code: rig.code)
             func request(_ id: String, qty: Int64) -> Components.Schemas.OrderRequest {
                 .init(clientOrderId: id, symbol: "MSFT", side: .buy, qty: qty, _type: .market, tif: .day,
                       notAfter: rig.clock.now.addingTimeInterval(10), mode: .paper)
@@ -266,10 +292,15 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
         let rig = try AuthRig()
         try await rig.run { url in
             let client = try generatedClient(url)
-            // The attacker asks for options for the victim's address before the victim registers…
-            let options = try await client.registerOptions(body: .json(.init(email: "victim@example.com"))).ok.body.json
-            // …the victim registers…
-            _ = try await rig.ceremonies(url).register(email: "victim@example.com", pin: goodPIN)
+            // The attacker asks for options for the victim's address: a code goes to the victim, and
+            // no options to the attacker…
+            let early = try await client.registerOptions(body: .json(.init(email: "victim@example.com")))
+            guard case .accepted = early else { Issue.record("options without the emailed code: \(early)"); return }
+            // …an attacker who read that code (over the victim's shoulder) takes options with it…
+            let code = try rig.code("victim@example.com", 8)
+            let options = try await client.registerOptions(body: .json(.init(email: "victim@example.com", code: code))).ok.body.json
+            // …the victim registers (with a new code)…
+            _ = try await rig.ceremonies(url).register(email: "victim@example.com", pin: goodPIN, code: rig.code)
             // …and the attacker's verification, over the earlier options, is refused.
             let clientData = ClientData.json(type: "webauthn.create", challenge: options.challenge, rpID: "localhost")
             let made = try SoftwareAuthenticator.makeCredential(rpID: "localhost", userHandle: Base64URL.decode(options.user.id)!, email: "victim@example.com",
@@ -289,7 +320,7 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
         let rig = try AuthRig(stepUpNotional: 1_000_000)
         try await rig.run { url in
             let ceremonies = try rig.ceremonies(url)
-            _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN)
+            _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN, code: rig.code)
             let client = ceremonies.authenticatedClient
             func limitBuy(_ id: String, qty: Int64, price: String) async throws -> Operations.PlaceOrder.Output {
                 try await client.placeOrder(body: .json(.init(clientOrderId: id, symbol: "SPY", side: .buy, qty: qty, _type: .limit,

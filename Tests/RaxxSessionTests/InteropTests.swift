@@ -11,7 +11,7 @@ import Testing
         let recorder = Recorder()
         try await rig.run { url in
             let ceremonies = try rig.ceremonies(url, recorder: recorder)
-            _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN)
+            _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN, code: rig.code)
             _ = try await ceremonies.login(email: nil, pin: goodPIN)
         }
         let registration = rig.folder.appendingPathComponent("registration.json")

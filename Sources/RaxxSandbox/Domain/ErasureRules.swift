@@ -35,7 +35,7 @@ public enum ErasureRules {
               action: .delete, ground: noObligation, retention: "none", phase: .identifiers),
         .init(id: "device_tokens", table: "device_tokens", what: "APNs device tokens",
               action: .delete, ground: noObligation, retention: "none", phase: .identifiers),
-        .init(id: "challenges", table: "challenges", what: "pending sign-in and step-up challenges",
+        .init(id: "challenges", table: "challenges", what: "pending sign-in and step-up challenges, and emailed registration codes",
               action: .delete, ground: noObligation, retention: "none", phase: .identifiers),
         .init(id: "step_up_grants", table: "step_up_grants", what: "step-up grants",
               action: .delete, ground: noObligation, retention: "none", phase: .identifiers),

@@ -13,6 +13,17 @@ struct AuthHandlers: Sendable {
 
     static let challengeLifetime: TimeInterval = 300
     static let stepUpGrantLifetime: TimeInterval = 120
+    /// How long an emailed registration code works, and how many digits it has.
+    static let codeLifetime: TimeInterval = 600
+    static let codeDigits = 8
+
+    /// A new one-time code: `codeDigits` random digits.
+    static func newCode() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let number = UInt64.random(in: 0..<100_000_000, using: &generator)
+        let digits = String(number)
+        return String(repeating: "0", count: codeDigits - digits.count) + digits
+    }
 
     var verifier: WebAuthnVerifier { WebAuthnVerifier(rpID: configuration.relyingPartyID, origin: configuration.origin) }
     var mint: SessionMint { SessionMint(configuration: configuration) }
@@ -47,8 +58,13 @@ struct AuthHandlers: Sendable {
 
     // MARK: Registration
 
-    /// `caller` is looked up only once the body is known to be good (a registration may come
-    /// from a session of the account it adds a passkey to).
+    /// Every registration is proven by a one-time code emailed to the address: asked without one,
+    /// the code is sent (202); asked with it, the code is spent and the creation options answered.
+    /// The code, not a session, is what proves the address is the person's: a live access token
+    /// alone never adds a passkey (it would turn a 15-minute token into a permanent one), and a
+    /// seeded account is claimed only by whoever reads its email. The same code is the way back
+    /// after a lost or locked passkey.
+    /// `caller` is looked up only once the body is known to be good.
     func registerOptions(_ input: Operations.RegisterOptions.Input, caller: () async throws -> Caller?) async throws
         -> Operations.RegisterOptions.Output
     {
@@ -58,19 +74,31 @@ struct AuthHandlers: Sendable {
             throw ProblemError.badRequest("Field 'display_name' must be at most 64 characters.")
         }
         let caller = try await caller()
-        let challenge = Tokens.random()
         let now = clock()
+        guard let code = body.code else {
+            let expires = now.addingTimeInterval(Self.codeLifetime)
+            try await auth.sendRegistrationCode(email: email, code: Self.newCode(), expiresAt: expires, now: now)
+            await record(actor: caller?.userID ?? "anonymous", action: "registration.code_sent", subject: email)
+            return .accepted(.init(body: .json(.init(email: email, digits: Self.codeDigits, expiresAt: expires))))
+        }
+        switch try await auth.spendRegistrationCode(email: email, code: code, now: now) {
+        case .accepted:
+            break
+        case .wrong(let left):
+            await record(actor: caller?.userID ?? "anonymous", action: "registration.code_refused", subject: email, details: ["reason": "code_invalid"])
+            throw ProblemError(400, code: "code_invalid", title: "That is not the code we emailed.",
+                               detail: "\(left) tr\(left == 1 ? "y" : "ies") left before the code must be sent again.")
+        case .expired:
+            await record(actor: caller?.userID ?? "anonymous", action: "registration.code_refused", subject: email, details: ["reason": "code_expired"])
+            throw ProblemError(400, code: "code_expired", title: "The code expired, was used, or had too many wrong tries.",
+                               detail: "Ask for a new one: start the registration again.")
+        }
+        let challenge = Tokens.random()
         let offer = try await auth.offerRegistration(
             RegistrationChallenge(challenge: challenge, email: email, displayName: body.displayName, newHandle: newUserHandle(),
                                   sessionID: caller?.sessionID, expiresAt: now.addingTimeInterval(Self.challengeLifetime)),
             now: now
-        ) { existing in
-            // An account that has a passkey adds another only from a session of its own.
-            if let existing, !existing.credentialIDs.isEmpty, caller?.userID != existing.id {
-                throw ProblemError(409, code: "account_exists", title: "This account already has a passkey.",
-                                   detail: "Sign in with it (raxx-auth login) to add another.")
-            }
-        }
+        ) { _ in }
         return .ok(.init(body: .json(.init(
             rp: .init(id: configuration.relyingPartyID, name: "Raxx"),
             user: .init(id: Base64URL.encode(offer.handle), name: email, displayName: body.displayName ?? email),
@@ -104,21 +132,15 @@ struct AuthHandlers: Sendable {
         let now = clock()
         let minted = mint.mint(now: now, method: "registration")
         let passkey = NewPasskey(credentialID: body.id, email: email, displayName: challenge.displayName, userHandle: handle,
-                                 publicKey: credential.publicKey, signCount: credential.signCount, transports: body.response.transports,
-                                 challengeSessionID: challenge.sessionID)
+                                 publicKey: credential.publicKey, signCount: credential.signCount, transports: body.response.transports)
         let registered = try await auth.register(passkey, session: minted.session, now: now) { facts in
             // The account may have changed since the options were issued: it must still be the one
-            // offered (same user handle), and one that has a passkey takes another only from its
-            // own live session.
-            if let existing = facts.existing {
-                guard existing.handle == handle else {
-                    throw ProblemError(409, code: "account_exists", title: "This account was registered meanwhile.",
-                                       detail: "Sign in with its passkey (raxx-auth login) to add another.")
-                }
-                if existing.hasPasskey && !existing.fromOwnSession {
-                    throw ProblemError(409, code: "account_exists", title: "This account already has a passkey.",
-                                       detail: "Sign in with it (raxx-auth login) to add another.")
-                }
+            // offered (same user handle). The emailed code, spent before the options, proved the
+            // address: an account that has passkeys takes another with it (a new device, or a
+            // recovery), and is emailed about it.
+            if let existing = facts.existing, existing.handle != handle {
+                throw ProblemError(409, code: "account_exists", title: "This account was registered meanwhile.",
+                                   detail: "Start the registration again.")
             }
             if facts.credentialTaken {
                 throw ProblemError(409, code: "conflict", title: "This passkey is already registered.")

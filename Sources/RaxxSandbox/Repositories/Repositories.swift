@@ -147,13 +147,19 @@ struct RegistrationOffer: Sendable, Equatable {
 }
 
 /// What the database says about a registration at verify time, for the handler to judge.
+/// What became of a registration code presented.
+enum CodeCheck: Sendable, Equatable {
+    case accepted
+    case wrong(triesLeft: Int)
+    /// Expired, exhausted, spent, or never sent.
+    case expired
+}
+
 struct RegistrationFacts: Sendable, Equatable {
     struct Existing: Sendable, Equatable {
         var userID: String
         var handle: [UInt8]
         var hasPasskey: Bool
-        /// The challenge was asked for from a live session of this very user.
-        var fromOwnSession: Bool
     }
     /// The account under the email, if there is one already.
     var existing: Existing?
@@ -170,8 +176,6 @@ struct NewPasskey: Sendable {
     var publicKey: [UInt8]
     var signCount: UInt32
     var transports: [String]?
-    /// The session the registration challenge was asked for from, if any.
-    var challengeSessionID: String?
 }
 
 /// A registered passkey, for verifying an assertion.
@@ -187,6 +191,12 @@ protocol AuthRepository: Sendable {
     /// any) and may refuse by throwing, in which case nothing is recorded.
     func offerRegistration(_ challenge: RegistrationChallenge, now: Date, admit: @escaping @Sendable (RegisteredUser?) throws -> Void)
         async throws -> RegistrationOffer
+    /// Keeps a new one-time registration code for `email` (only its hash; replacing any earlier
+    /// one) and emails it, in one transaction.
+    func sendRegistrationCode(email: String, code: String, expiresAt: Date, now: Date) async throws
+    /// Spends `email`'s code if `code` is it; a wrong one costs a try, and the last try, like
+    /// expiry, deletes the code.
+    func spendRegistrationCode(email: String, code: String, now: Date) async throws -> CodeCheck
     /// Records a sign-in challenge (for `email`'s account, when it has one) and answers that
     /// account's credential IDs, oldest first.
     func offerLogin(challenge: String, email: String?, expiresAt: Date, now: Date) async throws -> [String]

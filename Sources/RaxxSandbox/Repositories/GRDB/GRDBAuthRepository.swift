@@ -1,6 +1,8 @@
+import Crypto
 import Foundation
 import GRDB
 import RaxxAPI
+import RaxxCore
 
 /// `HealthRepository` on SQLite.
 struct GRDBHealthRepository: HealthRepository {
@@ -24,6 +26,62 @@ struct GRDBAuditRepository: AuditRepository {
 struct GRDBAuthRepository: AuthRepository {
     let writer: any DatabaseWriter
     let notifier: EventNotifier
+    let mailer: Mailer
+
+    /// How an address is found among the codes: a hash, so the table does not keep it.
+    static func emailHash(_ email: String) -> String {
+        SHA256.hash(data: Data(("raxx-email-code:" + email).utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func codeHash(_ code: String, emailHash: String) -> String {
+        SHA256.hash(data: Data((emailHash + ":" + code).utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// How many wrong tries a code allows.
+    static let codeTries = 5
+
+    func sendRegistrationCode(email: String, code: String, expiresAt: Date, now: Date) async throws {
+        let mailer = self.mailer
+        try await writer.write { db in
+            try Pruning.emailCodes(db, now: now)
+            let hash = Self.emailHash(email)
+            try db.execute(sql: """
+                INSERT OR REPLACE INTO email_codes (email_hash, code_hash, tries_left, expires_at, created_at) VALUES (?, ?, ?, ?, ?)
+                """, arguments: [hash, Self.codeHash(code, emailHash: hash), Self.codeTries, expiresAt.timeIntervalSince1970,
+                                 now.timeIntervalSince1970])
+            let minutes = max(Int((expiresAt.timeIntervalSince(now) / 60).rounded()), 1)
+            mailer.send(db, Mail(to: email, subject: "Your Raxx registration code", body: """
+                Your one-time code to register a passkey with Raxx:
+
+                \(code)
+
+                It works once, for \(minutes) minutes. If you did not ask for it, ignore this email: \
+                nobody can add a passkey to your account without it.
+                """))
+        }
+    }
+
+    func spendRegistrationCode(email: String, code: String, now: Date) async throws -> CodeCheck {
+        try await writer.write { db -> CodeCheck in
+            try Pruning.emailCodes(db, now: now)
+            let hash = Self.emailHash(email)
+            guard let row = try Row.fetchOne(db, sql: "SELECT code_hash, tries_left FROM email_codes WHERE email_hash = ?", arguments: [hash]) else {
+                return .expired
+            }
+            let stored: String = row["code_hash"]
+            if stored == Self.codeHash(code, emailHash: hash) {
+                try db.execute(sql: "DELETE FROM email_codes WHERE email_hash = ?", arguments: [hash])
+                return db.changesCount == 1 ? .accepted : .expired
+            }
+            let left = (row["tries_left"] as Int) - 1
+            if left <= 0 {
+                try db.execute(sql: "DELETE FROM email_codes WHERE email_hash = ?", arguments: [hash])
+                return .expired
+            }
+            try db.execute(sql: "UPDATE email_codes SET tries_left = ? WHERE email_hash = ?", arguments: [left, hash])
+            return .wrong(triesLeft: left)
+        }
+    }
 
     func offerRegistration(_ c: RegistrationChallenge, now: Date, admit: @escaping @Sendable (RegisteredUser?) throws -> Void)
         async throws -> RegistrationOffer
@@ -92,11 +150,7 @@ struct GRDBAuthRepository: AuthRepository {
             if let user = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, handle FROM users WHERE email = ?"), arguments: [p.email]) {
                 let userID: String = user["id"]
                 let hasPasskey = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM passkeys WHERE user_id = ?"), arguments: [userID]) == true
-                let fromOwnSession = try p.challengeSessionID.map {
-                    try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM sessions WHERE id = ? AND user_id = ? AND revoked_at IS NULL AND expires_at > ?"),
-                                      arguments: [$0, userID, now.timeIntervalSince1970]) == true
-                } ?? false
-                existing = .init(userID: userID, handle: [UInt8](user["handle"] as Data), hasPasskey: hasPasskey, fromOwnSession: fromOwnSession)
+                existing = .init(userID: userID, handle: [UInt8](user["handle"] as Data), hasPasskey: hasPasskey)
             }
             let taken = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM passkeys WHERE id = ?"), arguments: [p.credentialID]) == true
             try admit(RegistrationFacts(existing: existing, credentialTaken: taken))
@@ -116,6 +170,22 @@ struct GRDBAuthRepository: AuthRepository {
                                                  body: "If this was not you, sign in and remove it, and sign out your other sessions.",
                                                  reason: "passkey_added", at: now), notifier: notifier)
             }
+            // Every passkey added is emailed; to an account that had one, as the recovery (or the
+            // new device) it is.
+            let when = RFC3339.string(from: now)
+            mailer.send(db, existing?.hasPasskey == true
+                ? Mail(to: p.email, subject: "A passkey was added to your Raxx account", body: """
+                    A new passkey was added to your Raxx account at \(when), with the one-time code we emailed \
+                    you: a new device, or a recovery after a lost or locked passkey. Your other passkeys still work.
+
+                    If this was not you, sign in with one of them, remove the new passkey (raxx-auth passkeys \
+                    remove), and sign out your other sessions.
+                    """)
+                : Mail(to: p.email, subject: "Your Raxx passkey is ready", body: """
+                    A passkey was registered for your Raxx account at \(when), with the one-time code we emailed you.
+
+                    If this was not you, tell us by replying to this email.
+                    """))
             let apiAccount = try GRDBSessionRepository.start(db, session, userID: account.userID, now: now)
             return (account.userID, apiAccount)
         }
@@ -154,6 +224,7 @@ struct GRDBAuthRepository: AuthRepository {
 struct GRDBSessionRepository: SessionRepository {
     let writer: any DatabaseWriter
     let notifier: EventNotifier
+    let mailer: Mailer
 
     func lookup(accessTokenHash: String, now: Date) async throws -> SessionLookup {
         let now = now.timeIntervalSince1970
@@ -194,11 +265,11 @@ struct GRDBSessionRepository: SessionRepository {
     }
 
     func renew(renewalTokenHash: String, now: Date, tokens: @escaping @Sendable (Date) -> RenewedTokens) async throws -> RenewalOutcome {
-        let notifier = self.notifier
+        let notifier = self.notifier, mailer = self.mailer
         return try await writer.write { db -> RenewalOutcome in
             guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, user_id, expires_at, revoked_at FROM sessions WHERE renewal_token_hash = ?"),
                                              arguments: [renewalTokenHash]) else {
-                if let reused = try Self.reuse(db, renewalTokenHash: renewalTokenHash, now: now, notifier: notifier) { return reused }
+                if let reused = try Self.reuse(db, renewalTokenHash: renewalTokenHash, now: now, notifier: notifier, mailer: mailer) { return reused }
                 try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "anonymous", action: "session.renewal_refused", subject: "unknown",
                                                          details: ["reason": "unknown_token"]))
                 return .refused
@@ -225,7 +296,7 @@ struct GRDBSessionRepository: SessionRepository {
     /// A spent renewal token presented again, inside `db`'s transaction: nil when the token was
     /// never spent. Otherwise the token's session is revoked (if still live) with a security alert
     /// for its user, and the refusal is audited; all of it commits with the refusal.
-    static func reuse(_ db: Database, renewalTokenHash: String, now: Date, notifier: EventNotifier) throws -> RenewalOutcome? {
+    static func reuse(_ db: Database, renewalTokenHash: String, now: Date, notifier: EventNotifier, mailer: Mailer) throws -> RenewalOutcome? {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT sessions.id, sessions.user_id, sessions.revoked_at FROM spent_renewal_tokens
             JOIN sessions ON sessions.id = spent_renewal_tokens.session_id WHERE spent_renewal_tokens.token_hash = ?
@@ -240,6 +311,14 @@ struct GRDBSessionRepository: SessionRepository {
                                              title: "A session was signed out to protect your account.",
                                              body: "A renewal token was used twice, so someone may hold a copy of it. Sign in again.",
                                              reason: "renewal_token_reused", at: now), notifier: notifier)
+            if let email = try String.fetchOne(db, sql: "SELECT email FROM users WHERE id = ?", arguments: [userID]) {
+                mailer.send(db, Mail(to: email, subject: "A Raxx session was signed out to protect your account", body: """
+                    At \(RFC3339.string(from: now)) a renewal token of one of your sessions was presented a second time, \
+                    so someone may hold a copy of it. That session is signed out; your passkeys are untouched.
+
+                    Sign in again on the device you use. If it keeps happening, check that device for software you do not know.
+                    """))
+            }
         }
         try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "anonymous", action: "session.renewal_refused", subject: userID,
                                                  details: ["session_id": sessionID, "reason": "renewal_reused"]))

@@ -195,7 +195,9 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
         case "sessions": return try n("SELECT COUNT(*) FROM sessions WHERE user_id = ?", [s.userID])
         case "passkeys": return try n("SELECT COUNT(*) FROM passkeys WHERE user_id = ?", [s.userID])
         case "device_tokens": return try n("SELECT COUNT(*) FROM device_tokens WHERE user_id = ?", [s.userID])
-        case "challenges": return try n("SELECT COUNT(*) FROM challenges WHERE user_id = ? OR email = ?", [s.userID, s.email])
+        case "challenges":
+            return try n("SELECT COUNT(*) FROM challenges WHERE user_id = ? OR email = ?", [s.userID, s.email])
+                + n("SELECT COUNT(*) FROM email_codes WHERE email_hash = ?", [GRDBAuthRepository.emailHash(s.email)])
         case "step_up_grants": return try n("SELECT COUNT(*) FROM step_up_grants WHERE user_id = ?", [s.userID])
         case "users": return try n("SELECT COUNT(*) FROM users WHERE id = ?", [s.userID])
         case "fills":
@@ -332,6 +334,7 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
                 try db.execute(sql: "DELETE FROM passkeys WHERE user_id = ?", arguments: [s.userID])
                 try db.execute(sql: "DELETE FROM device_tokens WHERE user_id = ?", arguments: [s.userID])
                 try db.execute(sql: "DELETE FROM challenges WHERE user_id = ? OR email = ?", arguments: [s.userID, s.email])
+                try db.execute(sql: "DELETE FROM email_codes WHERE email_hash = ?", arguments: [GRDBAuthRepository.emailHash(s.email)])
                 try db.execute(sql: "DELETE FROM step_up_grants WHERE user_id = ?", arguments: [s.userID])
                 try db.execute(sql: """
                     UPDATE users SET email = ?, display_name = NULL, handle = randomblob(32), staff = 0 WHERE id = ?

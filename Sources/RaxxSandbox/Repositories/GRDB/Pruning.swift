@@ -28,4 +28,9 @@ enum Pruning {
     static func grants(_ db: Database, now: Date) throws {
         try db.execute(sql: "DELETE FROM step_up_grants WHERE used_at IS NOT NULL OR expires_at <= ?", arguments: [now.timeIntervalSince1970])
     }
+
+    /// Deletes expired registration codes.
+    static func emailCodes(_ db: Database, now: Date) throws {
+        try db.execute(sql: "DELETE FROM email_codes WHERE expires_at <= ?", arguments: [now.timeIntervalSince1970])
+    }
 }
