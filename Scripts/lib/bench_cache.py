@@ -65,7 +65,7 @@ server = subprocess.Popen([os.path.join(bin_dir, "raxx-sandbox"), "serve", "--po
 try:
     url = server.stdout.readline().strip().removeprefix("listening on ")
     env["RAXX_API_URL"] = url
-    benchlib.register(bin_dir, env, email)
+    benchlib.register(bin_dir, env, email, os.path.join(os.path.dirname(db), "mail"))
 
     # The reference: curl alone fetching the same pages. The token is minted straight into the
     # sandbox database (raxx-auth never reveals its own), and the page cursors come from the log.

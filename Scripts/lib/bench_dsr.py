@@ -71,7 +71,7 @@ try:
     url = server.stdout.readline().strip().removeprefix("listening on ")
     for who in (staff, trader):
         homes[who]["RAXX_API_URL"] = url
-        benchlib.register(bin_dir, homes[who], who)
+        benchlib.register(bin_dir, homes[who], who, os.path.join(os.path.dirname(db), "mail"))
     tool("raxx-cache", "refresh", "--quiet", env=homes[trader], check=True)
 
     # The reference: the trader's p99 with no erasure running, placed the same way as during the

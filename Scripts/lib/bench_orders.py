@@ -45,7 +45,7 @@ server = subprocess.Popen([os.path.join(bin_dir, "raxx-sandbox"), "serve", "--po
 try:
     url = server.stdout.readline().strip().removeprefix("listening on ")
     env["RAXX_API_URL"] = url
-    benchlib.register(bin_dir, env, email)
+    benchlib.register(bin_dir, env, email, os.path.join(os.path.dirname(db), "mail"))
     tool("raxx-cache", "refresh", "--quiet")
 
     # The reference: the same POSTs from one curl process (keep-alive), with a minted token. One

@@ -33,7 +33,7 @@ server = subprocess.Popen([os.path.join(bin_dir, "raxx-sandbox"), "serve", "--po
                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 try:
     env["RAXX_API_URL"] = server.stdout.readline().strip().removeprefix("listening on ")
-    benchlib.register(bin_dir, env, email)
+    benchlib.register(bin_dir, env, email, os.path.join(os.path.dirname(db), "mail"))
     tool("raxx-cache", "refresh", "--quiet")
 finally:
     server.terminate()

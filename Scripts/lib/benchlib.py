@@ -66,14 +66,52 @@ def measure(command, env, stdin=None, stdout=None, stderr=None):
     return float(seconds), int(rss) / 1024, int(status)
 
 
-def register(bin_dir, env, email):
-    """Creates the account's passkey (PIN on a file descriptor) and signs in."""
-    r, w = os.pipe()
-    os.write(w, b"246813\n")
-    os.close(w)
-    subprocess.run([os.path.join(bin_dir, "raxx-auth"), "register", "--email", email, "--pin-fd", str(r)],
-                   env=env, check=True, stdout=subprocess.DEVNULL, pass_fds=(r,))
-    os.close(r)
+def emailed_code(mail_dir, email, after, timeout=30):
+    """The one-time code in the first message to `email` in the sandbox's Maildir after the first
+    `after` of them (waits for it, up to `timeout` seconds)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        messages = []
+        folder = os.path.join(mail_dir, "new")
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            with open(os.path.join(folder, name), encoding="utf-8", newline="") as f:
+                text = f.read()
+            if f"\r\nTo: <{email}>\r\n" in "\r\n" + text:
+                messages.append(text)
+        for text in messages[after:]:
+            for line in text.split("\r\n\r\n", 1)[-1].splitlines():
+                if line.strip().isdigit() and 6 <= len(line.strip()) <= 10:
+                    return line.strip()
+        time.sleep(0.02)
+    raise RuntimeError(f"no code was emailed to {email} in {mail_dir}")
+
+
+def mail_count(mail_dir, email):
+    folder = os.path.join(mail_dir, "new")
+    count = 0
+    for name in os.listdir(folder) if os.path.isdir(folder) else []:
+        with open(os.path.join(folder, name), encoding="utf-8", newline="") as f:
+            count += f"\r\nTo: <{email}>\r\n" in "\r\n" + f.read()
+    return count
+
+
+def register(bin_dir, env, email, mail_dir):
+    """Creates the account's passkey and signs in: the code the sandbox emails (read from its
+    Maildir, `mail_dir`) and the PIN on file descriptors."""
+    before = mail_count(mail_dir, email)
+    code_r, code_w = os.pipe()
+    pin_r, pin_w = os.pipe()
+    os.write(pin_w, b"246813\n")
+    os.close(pin_w)
+    process = subprocess.Popen([os.path.join(bin_dir, "raxx-auth"), "register", "--email", email,
+                                "--code-fd", str(code_r), "--pin-fd", str(pin_r)],
+                               env=env, stdout=subprocess.DEVNULL, pass_fds=(code_r, pin_r))
+    os.close(code_r)
+    os.close(pin_r)
+    os.write(code_w, (emailed_code(mail_dir, email, before) + "\n").encode())
+    os.close(code_w)
+    if process.wait() != 0:
+        raise RuntimeError(f"raxx-auth register --email {email} failed")
 
 
 def mint_token(db, email, session_id):
