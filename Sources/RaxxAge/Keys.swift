@@ -133,6 +133,9 @@ public final class AgePassphrase: @unchecked Sendable {
 
     private init(secret: SecretBuffer) { self.secret = secret }
 
+    /// Its length in characters (UTF-8 sequences), counted without copying it out.
+    public var characters: Int { secret.bytes.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) } }
+
     /// Copies `bytes`; wipe the caller's copy too. An empty passphrase is bad input.
     public convenience init(copying bytes: UnsafeRawBufferPointer) throws(RaxxError) {
         guard bytes.count > 0 else { throw RaxxError.badInput(field: "passphrase", "The passphrase is empty.") }

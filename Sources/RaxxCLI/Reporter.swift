@@ -17,7 +17,21 @@ public struct Reporter: Sendable {
         var error: Body
     }
 
+    /// The most of a message or hint an error shows, in characters: an error may quote what it
+    /// refused (a field's value, a server's answer), and that may be 30 MB of a file.
+    public static let maxQuoted = 1_000
+
+    /// `text` cut to `maxQuoted` characters, saying how much was left out.
+    static func capped(_ text: String) -> String {
+        guard text.utf8.count > maxQuoted, text.count > maxQuoted else { return text }
+        let kept = text.prefix(maxQuoted)
+        return kept + "… (\(text.count - kept.count) more characters)"
+    }
+
     public func render(_ error: RaxxError) -> String {
+        var error = error
+        error.message = Self.capped(error.message)
+        error.hint = error.hint.map(Self.capped)
         switch format {
         case .json:
             let envelope = Envelope(error: .init(code: error.code, message: error.message, hint: error.hint))

@@ -32,19 +32,24 @@ public enum TerminalText {
             || (0xFF00...0xFF60).contains(v) || (0xFFE0...0xFFE6).contains(v) || (0x20000...0x3FFFD).contains(v)
     }
 
-    /// `text` without control characters; new lines stay when `keepingNewlines` (messages), and
-    /// tabs become spaces.
+    /// `text` without control characters or bidirectional overrides, embeddings and isolates
+    /// (U+202A to U+202E, U+2066 to U+2069: a server's string must not reorder what the terminal
+    /// shows after it); new lines stay when `keepingNewlines` (messages), and tabs become spaces.
     public static func printable(_ text: String, keepingNewlines: Bool = false) -> String {
-        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
+        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || isBidiControl($0) }) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\n" where keepingNewlines: out.append(scalar)
             case "\t": out.append(" ")
-            case _ where scalar.properties.generalCategory == .control: continue
+            case _ where scalar.properties.generalCategory == .control || isBidiControl(scalar): continue
             default: out.append(scalar)
             }
         }
         return String(out)
+    }
+
+    static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
+        (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
     }
 }

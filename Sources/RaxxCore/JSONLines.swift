@@ -15,7 +15,7 @@ public enum JSONLines {
 
     /// One line, without its newline.
     public static func line<T: Encodable>(_ value: T) throws -> String {
-        String(decoding: try encoder().encode(value), as: UTF8.self)
+        String(decoding: JSONEscaping.escapingC1(Array(try encoder().encode(value))), as: UTF8.self)
     }
 }
 

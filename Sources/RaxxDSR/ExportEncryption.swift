@@ -17,6 +17,18 @@ public enum ExportEncryption {
         return .recipients(recipients)
     }
 
+    /// The shortest passphrase a personal-data export is sealed with: the file may travel by
+    /// email or a shared drive, where anyone can guess offline at scrypt's pace.
+    public static let minimumPassphraseCharacters = 12
+
+    /// `--passphrase-fd`'s passphrase, held to `minimumPassphraseCharacters` (exit 65).
+    public static func checkedPassphrase(_ passphrase: AgePassphrase) throws(RaxxError) -> ExportEncryption {
+        guard passphrase.characters >= minimumPassphraseCharacters else {
+            throw RaxxError.badInput(field: "passphrase", "A personal-data export's passphrase has at least \(minimumPassphraseCharacters) characters.")
+        }
+        return .passphrase(passphrase)
+    }
+
     /// The bytes to write: `plaintext` itself, or an age file of it. The passphrase is wiped once used.
     public func seal(_ plaintext: Data) throws(RaxxError) -> Data {
         let sink = Collected()

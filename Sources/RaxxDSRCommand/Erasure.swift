@@ -36,7 +36,7 @@ extension RaxxDSR {
             case .text:
                 let table = Table(columns: [.init("Table"), .init("Rows", .right), .init("Action"), .init("Retention"), .init("Ground"), .init("What")],
                                   rows: plan.items.map { [$0.table, "\($0.rows)", $0.action.rawValue, $0.retention, $0.ground, $0.what] })
-                context.io.stdout.write(table.render() + "plan_hash \(plan.planHash)\n")
+                context.io.stdout.write(table.render() + "plan_hash \(TerminalText.printable(plan.planHash))\n")
             }
             context.io.stdout.flush()
             context.say("Apply it with: raxx-dsr apply \(id) --plan-hash \(plan.planHash)")

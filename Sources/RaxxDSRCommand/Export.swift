@@ -32,7 +32,8 @@ extension RaxxDSR {
         @Option(name: .customLong("encrypt-to"), help: ArgumentHelp("Encrypt to this age recipient (age1…); repeatable.", valueName: "recipient"))
         var encryptTo: [String] = []
         @Option(name: .customLong("passphrase-fd"),
-                help: ArgumentHelp("Encrypt with the passphrase read from this open file descriptor (age's scrypt).", valueName: "n"))
+                help: ArgumentHelp("Encrypt with the passphrase (at least 12 characters) read from this open file descriptor (age's scrypt).",
+                                   valueName: "n"))
         var passphraseFD: Int32?
         @OptionGroup public var global: GlobalOptions
 
@@ -58,7 +59,7 @@ extension RaxxDSR {
             let files: any DSRFiles = try context.service()
             // Everything a person typed is checked, and the passphrase read, before anything is sent.
             let encryption: ExportEncryption = if let fd = passphraseFD {
-                .passphrase(try files.passphrase(fd: fd))
+                try ExportEncryption.checkedPassphrase(try files.passphrase(fd: fd))
             } else if !encryptTo.isEmpty {
                 try ExportEncryption.recipients(encryptTo)
             } else {

@@ -68,6 +68,19 @@ import Testing
             == #"{"error":{"code":"offline","hint":"No route.","message":"This action requires an internet connection. Try again when online."}}"# + "\n")
     }
 
+    /// An error quoting a 30 MB value shows a thousand characters of it and says how much is left out.
+    @Test func whatAnErrorQuotesIsCapped() throws {
+        let huge = String(repeating: "A", count: 30_000_000)
+        let e = RaxxError.badInput(line: 1, field: "symbol", "'\(huge)' is not a symbol.")
+        for format in [OutputFormat.text, .json] {
+            let out = Reporter(tool: "raxx-order", format: format).render(e)
+            #expect(out.utf8.count < 1_200, "\(format)")
+            #expect(out.contains("29999"), "\(format): the count left out")
+        }
+        let short = RaxxError.usage(String(repeating: "b", count: 1_000))
+        #expect(Reporter(tool: "t", format: .text).render(short) == "t: " + String(repeating: "b", count: 1_000) + "\n")
+    }
+
     @Test func jsonWithoutHintOmitsIt() {
         let e = RaxxError.usage("Bad.")
         #expect(Reporter(tool: "t", format: .json).render(e) == #"{"error":{"code":"usage","message":"Bad."}}"# + "\n")
@@ -140,5 +153,17 @@ import Testing
         sink.write("lost\n")
         sink.flush()
         #expect(sink.failure == "Bad file descriptor")
+    }
+}
+
+/// A server's string in a table or a message cannot reorder the terminal's text after it.
+@Suite struct BidiNeutralisingTests {
+    @Test func overridesEmbeddingsAndIsolatesAreDropped() {
+        let evil = "ord-1\u{202E}lleh\u{202C} \u{2066}x\u{2069}\u{202A}\u{202B}\u{202D}\u{2067}\u{2068}"
+        #expect(TerminalText.printable(evil) == "ord-1lleh x")
+        let table = Table(columns: [.init("Id"), .init("Note")], rows: [[evil, "ok"]]).render()
+        #expect(!table.unicodeScalars.contains { (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value) })
+        // Marks that only shape text stay (a right-to-left name still reads right).
+        #expect(TerminalText.printable("שלום \u{200F}") == "שלום \u{200F}")
     }
 }

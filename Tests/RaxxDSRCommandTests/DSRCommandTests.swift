@@ -276,6 +276,20 @@ enum DSRFixtures {
         #expect(opened.data == (try ExportDocument.bytes(try Self.export())))
     }
 
+    @Test func aShortPassphraseIsRefusedBeforeAnythingIsSent() async throws {
+        for (typed, status) in [("x", ExitStatus.dataError), ("elevenchars", .dataError), ("twelve chars", .ok), ("ééééééééééé", .dataError)] {
+            let world = world()
+            files.descriptors[3] = typed
+            world.api.onExportDSRData { _ in .ok(.init(body: .json(try Self.export()))) }
+            #expect(try await world.run(RaxxDSR.Export.self, ["dsr_1", "--out", "/tmp/s.age", "--passphrase-fd", "3", "--format", "text"]) == status,
+                    "\(typed)")
+            if status != .ok {
+                #expect(world.api.calls.isEmpty, "\(typed)")
+                #expect(world.stderr.contents.contains("at least 12 characters"), "\(typed)")
+            }
+        }
+    }
+
     @Test func aBadRecipientOrBothKindsSendNothing() async throws {
         let world = world()
         #expect(try await world.run(RaxxDSR.Export.self, ["dsr_1", "--out", "/tmp/b.age", "--encrypt-to", "age1nope", "--format", "text"])

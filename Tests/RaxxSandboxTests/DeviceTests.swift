@@ -32,7 +32,9 @@ func apnsToken(_ tail: String = "0badcafe") -> String {
         let device = try await rig.register(caller, token: token, label: "Phone")
         #expect(device.tokenSuffix == "0badcafe")
         #expect(device.environment == .sandbox && device.label == "Phone" && device.createdAt == HandlerRig.now)
-        #expect(device.alerts == [.fillConfirmed, .orderRejected, .sessionExpiring, .securityAlert]) // all four by default
+        // Every alert type by default, order_cancelled among them.
+        #expect(device.alerts == Components.Schemas.EventType.allCases)
+        #expect(device.alerts == [.fillConfirmed, .orderRejected, .orderCancelled, .sessionExpiring, .securityAlert])
         #expect(device.id.hasPrefix("dev_"))
         // No answer carries the whole token.
         let encoded = String(decoding: try JSONEncoder().encode(device), as: UTF8.self)

@@ -8,8 +8,9 @@ struct DeviceHandlers: Sendable {
     let devices: any DeviceRepository
     let clock: @Sendable () -> Date
 
-    /// The alerts a device gets when its registration names none.
-    static let allAlerts: [Components.Schemas.EventType] = [.fillConfirmed, .orderRejected, .sessionExpiring, .securityAlert]
+    /// The alerts a device gets when its registration names none: every type there is, from the
+    /// type's own list (a list written out here once missed order_cancelled).
+    static let allAlerts = Components.Schemas.EventType.allCases
     static let maxLabel = 64
 
     /// Registers the caller's device (201). The same token again answers the same device (its ID
