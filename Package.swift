@@ -190,7 +190,7 @@ let package = Package(
                                                                   .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "EndToEndTests", dependencies: ["RaxxTestSupport", "RaxxCore", "RaxxStore", "RaxxAPNs", crypto]),
     ]
-    + tool("raxx-auth", library: "RaxxAuthCommand", dependencies: ["RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxSession"])
+    + tool("raxx-auth", library: "RaxxAuthCommand", dependencies: ["RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxHTTP", "RaxxVault", "RaxxSession"])
     + tool("raxx-cache", library: "RaxxCacheCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
                                                                       "RaxxStore", "RaxxSync"])
     + tool("raxx-order", library: "RaxxOrderCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",

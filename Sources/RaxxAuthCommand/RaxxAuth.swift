@@ -12,7 +12,7 @@ public struct RaxxAuth: AsyncParsableCommand {
         file that only this device can open.
         """,
         version: RaxxVersion.current,
-        subcommands: [Register.self, Login.self, Status.self, WhoAmI.self, Logout.self, Ping.self, Activity.self]
+        subcommands: [Register.self, Login.self, Status.self, WhoAmI.self, Logout.self, Ping.self, Activity.self, Passkeys.self]
     )
 
     public init() {}

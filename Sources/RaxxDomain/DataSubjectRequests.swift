@@ -15,6 +15,14 @@ public struct ErasureApplyAction: StepUpAction, Equatable {
     }
 }
 
+/// What a step-up to remove a passkey is bound to: removing exactly this passkey.
+public struct PasskeyRemovalAction: StepUpAction, Equatable {
+    public var action = "passkey.remove"
+    public var passkey_id: String
+
+    public init(passkeyID: String) { passkey_id = passkeyID }
+}
+
 /// A calendar day in UTC, written `YYYY-MM-DD`: what GDPR deadlines are counted in.
 public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertible {
     public var year: Int

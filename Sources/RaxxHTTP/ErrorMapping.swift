@@ -82,6 +82,8 @@ public enum ErrorMapping {
                              status: .temporary)
         case "unavailable":
             return .offline(.offlineSoft)
+        case "last_passkey":
+            return RaxxError(code: problem.code, message: problem.title, hint: problem.detail, status: .notPermitted)
         case "code_invalid", "code_expired":
             // What happened, then what to do (tries left, or ask for a new code).
             return RaxxError(code: problem.code, message: problem.title, hint: problem.detail, status: .dataError)

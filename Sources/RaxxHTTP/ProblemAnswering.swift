@@ -22,6 +22,8 @@ extension ProblemAnswering {
 extension Operations.GetHealth.Output: ProblemAnswering {}
 extension Operations.RegisterOptions.Output: ProblemAnswering {}
 extension Operations.RegisterVerify.Output: ProblemAnswering {}
+extension Operations.ListPasskeys.Output: ProblemAnswering {}
+extension Operations.RemovePasskey.Output: ProblemAnswering {}
 extension Operations.LoginOptions.Output: ProblemAnswering {}
 extension Operations.LoginVerify.Output: ProblemAnswering {}
 extension Operations.StepUpOptions.Output: ProblemAnswering {}

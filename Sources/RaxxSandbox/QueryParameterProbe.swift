@@ -98,6 +98,8 @@ struct DecodeOnlyAPI: APIProtocol {
     func loginVerify(_ input: Operations.LoginVerify.Input) async throws -> Operations.LoginVerify.Output { throw Decoded() }
     func stepUpOptions(_ input: Operations.StepUpOptions.Input) async throws -> Operations.StepUpOptions.Output { throw Decoded() }
     func stepUpVerify(_ input: Operations.StepUpVerify.Input) async throws -> Operations.StepUpVerify.Output { throw Decoded() }
+    func listPasskeys(_ input: Operations.ListPasskeys.Input) async throws -> Operations.ListPasskeys.Output { throw Decoded() }
+    func removePasskey(_ input: Operations.RemovePasskey.Input) async throws -> Operations.RemovePasskey.Output { throw Decoded() }
     func renewSession(_ input: Operations.RenewSession.Input) async throws -> Operations.RenewSession.Output { throw Decoded() }
     func logout(_ input: Operations.Logout.Input) async throws -> Operations.Logout.Output { throw Decoded() }
     func getSession(_ input: Operations.GetSession.Input) async throws -> Operations.GetSession.Output { throw Decoded() }

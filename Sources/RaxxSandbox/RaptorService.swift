@@ -87,6 +87,14 @@ public struct RaptorService: APIProtocol {
         try await auth.stepUpVerify(input, caller: gate.caller(Operations.StepUpVerify.id))
     }
 
+    public func listPasskeys(_ input: Operations.ListPasskeys.Input) async throws -> Operations.ListPasskeys.Output {
+        try await auth.listPasskeys(input, caller: gate.caller(Operations.ListPasskeys.id))
+    }
+
+    public func removePasskey(_ input: Operations.RemovePasskey.Input) async throws -> Operations.RemovePasskey.Output {
+        try await auth.removePasskey(input, caller: gate.caller(Operations.RemovePasskey.id))
+    }
+
     // MARK: session
 
     public func renewSession(_ input: Operations.RenewSession.Input) async throws -> Operations.RenewSession.Output {

@@ -109,6 +109,16 @@ public final class StubAPI: RaptorConnection, @unchecked Sendable {
         plan(Operations.RegisterVerify.id, answer)
     }
 
+    /// Plans the answer to `listPasskeys`.
+    public func onListPasskeys(_ answer: @escaping @Sendable (Operations.ListPasskeys.Input) async throws -> Operations.ListPasskeys.Output) {
+        plan(Operations.ListPasskeys.id, answer)
+    }
+
+    /// Plans the answer to `removePasskey`.
+    public func onRemovePasskey(_ answer: @escaping @Sendable (Operations.RemovePasskey.Input) async throws -> Operations.RemovePasskey.Output) {
+        plan(Operations.RemovePasskey.id, answer)
+    }
+
     /// Plans the answer to `loginOptions`.
     public func onLoginOptions(_ answer: @escaping @Sendable (Operations.LoginOptions.Input) async throws -> Operations.LoginOptions.Output) {
         plan(Operations.LoginOptions.id, answer)
@@ -293,6 +303,14 @@ public final class StubAPI: RaptorConnection, @unchecked Sendable {
     
         public func loginOptions(_ input: Operations.LoginOptions.Input) async throws -> Operations.LoginOptions.Output {
             try await stub.call(Operations.LoginOptions.id, input, middlewares: middlewares)
+        }
+
+        public func listPasskeys(_ input: Operations.ListPasskeys.Input) async throws -> Operations.ListPasskeys.Output {
+            try await stub.call(Operations.ListPasskeys.id, input, middlewares: middlewares)
+        }
+
+        public func removePasskey(_ input: Operations.RemovePasskey.Input) async throws -> Operations.RemovePasskey.Output {
+            try await stub.call(Operations.RemovePasskey.id, input, middlewares: middlewares)
         }
     
         public func loginVerify(_ input: Operations.LoginVerify.Input) async throws -> Operations.LoginVerify.Output {

@@ -80,6 +80,38 @@ final class AuthHome: @unchecked Sendable {
         #expect(home.json(try home.auth(["whoami"]).stdout)["account"] as? String == "staff@example.com")
     }
 
+    /// Two devices of one account: each registered with the emailed code, listed with this
+    /// device's marked; one removed from the other with a step-up (and the account is told); the
+    /// last one is never removed.
+    @Test func passkeysAreListedAndRemovedWithAStepUpButNeverTheLast() throws {
+        let home = try AuthHome()
+        #expect(try home.auth(["register", "--email", "two@example.com"], pin: "246813").status == 0)
+        let laptop = ["RAXX_HOME": home.root.appendingPathComponent("laptop").path]
+        #expect(try home.auth(["register", "--email", "two@example.com"], pin: "135791", environment: laptop).status == 0)
+        let list = try home.auth(["passkeys", "list"])
+        #expect(list.status == 0, "\(list.stderr)")
+        let records = list.stdout.split(separator: "\n").map { home.json(String($0)) }
+        #expect(records.count == 2)
+        #expect(records.map { $0["this_device"] as? Bool } == [true, false])
+        let other = try #require(records.last?["id"] as? String), mine = try #require(records.first?["id"] as? String)
+        // From the laptop: its own list marks the other one.
+        #expect(home.json(String(try home.auth(["passkeys", "list"], environment: laptop).stdout.split(separator: "\n").last ?? ""))["this_device"]
+                as? Bool == true)
+        // A wrong PIN removes nothing.
+        #expect(try home.auth(["passkeys", "remove", other, "--pin-fd", "0"], environment: [:], rawPIN: "999999").status != 0)
+        let removed = try home.auth(["passkeys", "remove", other, "--pin-fd", "0"], environment: [:], rawPIN: "246813")
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(home.json(removed.stdout)["removed"] as? Bool == true)
+        #expect(home.sandbox.mailbox.messages(to: "two@example.com").last?.subject == "A passkey was removed from your Raxx account")
+        let left = try home.auth(["passkeys", "list"])
+        #expect(left.stdout.split(separator: "\n").map { home.json(String($0))["id"] as? String } == [mine])
+        // The last one stays.
+        let last = try home.auth(["passkeys", "remove", mine, "--pin-fd", "0", "--format", "text"], environment: [:], rawPIN: "246813")
+        #expect(last.status == 77, "\(last.stderr)")
+        #expect(last.stderr.contains("only passkey"))
+        #expect(try home.auth(["passkeys", "list"]).stdout.split(separator: "\n").count == 1)
+    }
+
     /// Five wrong PINs lock this device's passkey; the way back is the emailed code: forget the
     /// device, register again with the code, and the same account has a new passkey (and is told).
     @Test func aLockedPasskeyIsRecoveredWithTheEmailedCode() throws {

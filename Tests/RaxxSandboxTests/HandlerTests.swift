@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import RaxxAPI
+import RaxxDomain
 import RaxxCore
 @testable import RaxxSandbox
 import Testing
@@ -224,6 +225,34 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         // A challenge is good for one try.
         #expect(try await rig.repositories.auth.consumeChallenge(login.challenge, purpose: .login, now: HandlerRig.now) != nil)
         #expect(try await rig.repositories.auth.consumeChallenge(login.challenge, purpose: .login, now: HandlerRig.now) == nil)
+    }
+
+    /// A session alone (a stolen token) never removes a passkey: it takes a grant bound to that
+    /// very passkey's removal.
+    @Test func removingAPasskeyNeedsAStepUpBoundToIt() async throws {
+        let rig = try HandlerRig()
+        let (caller, _) = try await rig.signIn("p@example.com")
+        try await rig.database.writer.write { db in
+            for id in ["cred-a", "cred-b"] {
+                try db.execute(sql: "INSERT INTO passkeys (id, user_id, public_key, algorithm, created_at) VALUES (?, ?, x'00', -7, 0)",
+                               arguments: [id, caller.userID])
+            }
+        }
+        let bare = await problem { _ = try await rig.auth.removePasskey(.init(path: .init(passkeyId: "cred-b")), caller: caller) }
+        #expect(bare?.code == "step_up_required")
+        #expect(bare?.actionHash == PasskeyRemovalAction(passkeyID: "cred-b").actionHash)
+        // A grant bound to another passkey's removal does not do.
+        let grant = Tokens.random()
+        try await rig.repositories.auth.grantStepUp(grantHash: Tokens.hash(grant), userID: caller.userID,
+                                                     actionHash: PasskeyRemovalAction(passkeyID: "cred-a").actionHash,
+                                                     expiresAt: HandlerRig.now.addingTimeInterval(60), now: HandlerRig.now)
+        #expect(await problem {
+            _ = try await rig.auth.removePasskey(.init(path: .init(passkeyId: "cred-b"), headers: .init(raxxStepUpGrant: grant)), caller: caller)
+        }?.code == "step_up_invalid")
+        _ = try await rig.auth.removePasskey(.init(path: .init(passkeyId: "cred-a"), headers: .init(raxxStepUpGrant: grant)), caller: caller)
+            .noContent
+        #expect(try await rig.database.writer.read { try String.fetchAll($0, sql: "SELECT id FROM passkeys") } == ["cred-b"])
+        #expect(try await rig.auditActions().contains("passkey.removed"))
     }
 
     @Test func aCodeAllowsFiveTriesAndTenMinutesAndIsKeptOnlyAsAHash() async throws {

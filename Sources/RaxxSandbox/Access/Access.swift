@@ -34,6 +34,8 @@ public enum Access: Sendable, Equatable {
         Operations.LoginVerify.id: .anonymous,
         Operations.StepUpOptions.id: .signedIn,
         Operations.StepUpVerify.id: .signedIn,
+        Operations.ListPasskeys.id: .signedIn,
+        Operations.RemovePasskey.id: .stepUp, // bound to the passkey removed
         // session
         Operations.RenewSession.id: .anonymous, // the renewal token in the body is the credential
         Operations.Logout.id: .signedIn,

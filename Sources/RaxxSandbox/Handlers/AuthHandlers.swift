@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import RaxxAPI
 import RaxxCore
+import RaxxDomain
 
 /// The `auth` tag: passkey registration and sign-in, and step-up.
 struct AuthHandlers: Sendable {
@@ -147,6 +148,40 @@ struct AuthHandlers: Sendable {
             }
         }
         return .ok(.init(body: .json(mint.grant(minted, account: registered.account))))
+    }
+
+    // MARK: Passkeys
+
+    func listPasskeys(_ input: Operations.ListPasskeys.Input, caller: Caller) async throws -> Operations.ListPasskeys.Output {
+        .ok(.init(body: .json(.init(passkeys: try await auth.passkeys(userID: caller.userID)))))
+    }
+
+    /// Removes one of the caller's passkeys, with a step-up bound to it (`PasskeyRemovalAction`):
+    /// a session alone, which a stolen token is, never removes a passkey.
+    func removePasskey(_ input: Operations.RemovePasskey.Input, caller: Caller) async throws -> Operations.RemovePasskey.Output {
+        let id = input.path.passkeyId
+        let actionHash = PasskeyRemovalAction(passkeyID: id).actionHash
+        let now = clock()
+        guard let grant = input.headers.raxxStepUpGrant else {
+            var problem = ProblemError(403, code: "step_up_required", title: "Removing a passkey needs a step-up.",
+                                       detail: "Confirm it with a passkey of the account; the grant must be bound to action_hash.")
+            problem.actionHash = actionHash
+            await record(actor: caller.userID, action: "step_up.required", subject: caller.userID, details: ["credential_id": id])
+            throw problem
+        }
+        switch try await auth.removePasskey(id: id, userID: caller.userID, grantHash: Tokens.hash(grant), actionHash: actionHash, now: now) {
+        case .removed:
+            return .noContent(.init())
+        case .notFound:
+            throw ProblemError.notFound("No passkey \(id) on this account.")
+        case .last:
+            throw ProblemError(409, code: "last_passkey", title: "This is the account's only passkey.",
+                               detail: "Register another first (raxx-auth register on another device), then remove this one.")
+        case .grantRefused:
+            await record(actor: caller.userID, action: "step_up.refused", subject: caller.userID,
+                         details: ["credential_id": id, "reason": "grant_invalid"])
+            throw ProblemError(403, code: "step_up_invalid", title: "The step-up grant is not valid for removing this passkey.")
+        }
     }
 
     // MARK: Sign-in

@@ -147,6 +147,17 @@ struct RegistrationOffer: Sendable, Equatable {
 }
 
 /// What the database says about a registration at verify time, for the handler to judge.
+/// What became of a passkey's removal.
+enum PasskeyRemoval: Sendable, Equatable {
+    case removed
+    /// No passkey of the user's has that ID.
+    case notFound
+    /// It is the user's only passkey.
+    case last
+    /// The grant is unknown, spent, expired, or bound to another action or user.
+    case grantRefused
+}
+
 /// What became of a registration code presented.
 enum CodeCheck: Sendable, Equatable {
     case accepted
@@ -213,6 +224,11 @@ protocol AuthRepository: Sendable {
     func passkey(id: String) async throws -> StoredPasskey?
     /// Remembers a passkey's newest signature counter and when it was used.
     func recordAssertion(credentialID: String, signCount: UInt32, now: Date) async throws
+    /// The user's passkeys, oldest first.
+    func passkeys(userID: String) async throws -> [Components.Schemas.Passkey]
+    /// Removes the user's passkey `id` in one transaction with the grant that approves it (spent),
+    /// its audit record, a security alert and an email; never the user's last passkey.
+    func removePasskey(id: String, userID: String, grantHash: String, actionHash: String, now: Date) async throws -> PasskeyRemoval
     /// Records a step-up grant (by hash) for `actionHash` (audited).
     func grantStepUp(grantHash: String, userID: String, actionHash: String, expiresAt: Date, now: Date) async throws
 }

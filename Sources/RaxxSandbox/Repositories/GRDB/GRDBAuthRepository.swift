@@ -191,6 +191,45 @@ struct GRDBAuthRepository: AuthRepository {
         }
     }
 
+    func passkeys(userID: String) async throws -> [Components.Schemas.Passkey] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, created_at, last_used_at, transports FROM passkeys WHERE user_id = ? ORDER BY created_at, id",
+                             arguments: [userID]).map { row in
+                let used: Double? = row["last_used_at"], transports: String? = row["transports"]
+                return Components.Schemas.Passkey(id: row["id"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
+                                                  lastUsedAt: used.map(Date.init(timeIntervalSince1970:)),
+                                                  transports: transports.map { $0.split(separator: ",").map(String.init) })
+            }
+        }
+    }
+
+    func removePasskey(id: String, userID: String, grantHash: String, actionHash: String, now: Date) async throws -> PasskeyRemoval {
+        let notifier = self.notifier, mailer = self.mailer
+        return try await writer.write { db -> PasskeyRemoval in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM passkeys WHERE id = ? AND user_id = ?", arguments: [id, userID]) == true else {
+                return .notFound
+            }
+            guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM passkeys WHERE user_id = ?", arguments: [userID]) ?? 0 > 1 else { return .last }
+            guard try StepUpGrants.consume(db, grantHash: grantHash, actionHash: actionHash, userID: userID, now: now) else { return .grantRefused }
+            try db.execute(sql: "DELETE FROM passkeys WHERE id = ? AND user_id = ?", arguments: [id, userID])
+            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: "passkey.removed", subject: userID,
+                                                     details: ["credential_id": id]))
+            try EventLog.insert(db, NewEvent(user: userID, type: "security_alert", order: nil,
+                                             title: "A passkey was removed from your account.",
+                                             body: "If this was not you, sign in with another passkey and sign out your other sessions.",
+                                             reason: "passkey_removed", at: now), notifier: notifier)
+            if let email = try String.fetchOne(db, sql: "SELECT email FROM users WHERE id = ?", arguments: [userID]) {
+                mailer.send(db, Mail(to: email, subject: "A passkey was removed from your Raxx account", body: """
+                    A passkey (\(id.prefix(12))…) was removed from your Raxx account at \(RFC3339.string(from: now)), \
+                    confirmed with another of its passkeys.
+
+                    If this was not you, sign in with a passkey you still have and sign out your other sessions.
+                    """))
+            }
+            return .removed
+        }
+    }
+
     func passkey(id: String) async throws -> StoredPasskey? {
         try await writer.read { db -> StoredPasskey? in
             guard let row = try Row.fetchOne(db.cachedStatement(sql: """
