@@ -418,7 +418,7 @@ public final class SandboxDatabase: Sendable {
                      sessions: GRDBSessionRepository(writer: writer, notifier: notifier, mailer: mailer), audit: GRDBAuditRepository(writer: writer),
                      trading: GRDBTradingRepository(writer: writer, notifier: notifier),
                      events: GRDBEventRepository(writer: writer, notifier: notifier), devices: GRDBDeviceRepository(writer: writer),
-                     dsr: GRDBDSRRepository(writer: writer), trail: GRDBDSRRepository(writer: writer),
+                     dsr: GRDBDSRRepository(writer: writer, mailer: mailer), trail: GRDBDSRRepository(writer: writer, mailer: mailer),
                      pushDispatch: GRDBPushDispatchRepository(writer: writer))
     }
 }

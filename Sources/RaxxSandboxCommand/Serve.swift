@@ -21,8 +21,9 @@ extension RaxxSandboxTool {
             Email goes where the platform would send it, one RFC 5322 message per email, into a \
             Maildir (--mail-dir; by default a mail folder beside the database, named on stderr at \
             start), 0700, each message 0600: the one-time code every registration needs (a new \
-            account, a seeded account's first passkey, a new device, a recovery), a passkey added, \
-            and a session signed out because its spent renewal token was presented again.
+            account, a seeded account's first passkey, a new device, a recovery), a passkey added or \
+            removed, a session signed out because its spent renewal token was presented again, and \
+            each staff action on a data-subject request (its extension with the reason, its completion).
 
             GET /api/events answers alerts: fills, rejections, security alerts, and a session's \
             coming end, written once per session by a scan every --session-scan-interval for the \

@@ -184,6 +184,10 @@ final class DSRHome: @unchecked Sendable {
         // The subject's tools: sign in again.
         let whoami = try ToolRunner.run("raxx-auth", ["whoami"], environment: home.environment(home.subjectEmail))
         #expect(whoami.status == 4)
+        // The subject was told of each step, the erasure last.
+        let told = home.sandbox.mailbox.messages(to: home.subjectEmail).filter { $0.subject == "Your Raxx data request \(id)" }
+        #expect(told.first?.body.contains("We received your request to erase") == true)
+        #expect(told.last?.body.contains("Your personal data was erased") == true)
         // Applying again changes nothing, and says so.
         let twice = try home.dsr(["apply", id, "--plan-hash", fresh, "--confirm", home.subjectEmail])
         #expect(twice.status == 0)
@@ -283,6 +287,10 @@ final class DSRHome: @unchecked Sendable {
             .first?["id"] as? String)
         #expect(try home.dsr(["extend", fresh, "--reason", "numerous requests"]).status == 0)
         #expect(try home.dsr(["extend", fresh, "--reason", "again"]).status == 1)
+        // The subject is emailed of the request and of its extension, with the reason and the new date.
+        let notices = home.sandbox.mailbox.messages(to: home.subjectEmail).filter { $0.subject == "Your Raxx data request \(fresh)" }
+        #expect(notices.count == 2)
+        #expect(notices.last?.body.contains("extended to") == true && notices.last?.body.contains("because: numerous requests") == true)
         #expect(try home.dsr(["open", "--email", "nope", "--kind", "access", "--ticket", "T"]).status == 65)
         #expect(try home.dsr(["show", "dsr_unknown"]).status == 1)
         // Own trail and staff view of it.

@@ -11,6 +11,7 @@ import Synchronization
 /// plans and their execution, receipts, and reading the audit trail.
 struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
     let writer: any DatabaseWriter
+    let mailer: Mailer
     /// The subject of the erasure in progress, decoded once rather than once per chunk.
     private let erasing = DecodedSubject()
 
@@ -26,7 +27,12 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
                                  r.now.timeIntervalSince1970, r.now.timeIntervalSince1970])
             try Self.audit(db, r.id, staffUserID: r.staffUserID, action: "dsr.opened", ticket: r.ticket, now: r.now,
                            details: ["kind": r.kind.rawValue, "due_on": r.dueOn])
-            return try Self.fetch(db, id: r.id, now: r.now)!
+            mailer.send(db, Self.notice(to: r.email, request: r.id, """
+                We received your request to \(r.kind == .erasure ? "erase" : "receive a copy of") your personal data \
+                (request \(r.id)). We will answer by \(r.dueOn); first we confirm it is you who asked.
+                """))
+            guard let opened = try Self.fetch(db, id: r.id, now: r.now) else { throw ProblemError.internalError }
+            return opened
         }
     }
 
@@ -62,6 +68,19 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
             if let c = u.closedReason { sets.append("closed_reason = :closed"); args["closed"] = c }
             try db.execute(sql: "UPDATE dsr_requests SET \(sets.joined(separator: ", ")) WHERE id = :id", arguments: StatementArguments(args))
             try Self.audit(db, id, staffUserID: staffUserID, action: u.auditAction, ticket: state.ticket, now: now, details: u.auditDetails)
+            // The subject hears of every staff action on their request; an extension with its
+            // reason and new date, as Art. 12(3) requires.
+            let text: String
+            if let reason = u.extensionReason, let due = u.dueOn {
+                text = "The answer to your request \(id) is extended to \(due), as the GDPR (Art. 12(3)) allows, because: \(reason)"
+            } else if u.verificationMethod != nil {
+                text = "We confirmed it is you who asked (request \(id)); we are now preparing the answer."
+            } else if let status = u.status, let reason = u.closedReason {
+                text = "Your request \(id) was \(status.rawValue): \(reason)"
+            } else {
+                text = "Your request \(id) was updated by our support staff (\(u.auditAction))."
+            }
+            mailer.send(db, Self.notice(to: state.subject, request: id, text))
             return try Self.fetch(db, id: id, now: now)
         }
     }
@@ -89,6 +108,10 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
                 """, arguments: [now.timeIntervalSince1970, id])
             try Self.audit(db, id, staffUserID: staffUserID, action: "dsr.exported", ticket: state.ticket, now: now,
                            details: ["tables": "\(manifest.count)", "rows": "\(manifest.reduce(0) { $0 + $1.rows })"])
+            mailer.send(db, Self.notice(to: state.subject, request: id, """
+                The copy of your personal data (request \(id)) is ready: \(manifest.reduce(0) { $0 + $1.rows }) records from \
+                \(manifest.count) tables. Our support staff send it to you encrypted; your request is complete.
+                """))
             return Components.Schemas.DSRExport(
                 manifest: .init(requestId: id, subject: state.subject, generatedAt: RFC3339.string(from: now), tables: manifest),
                 tables: .init(additionalProperties: payload))
@@ -426,6 +449,11 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
                 try db.execute(sql: "DELETE FROM users WHERE id = ?", arguments: [s.userID])
             }
             let email = subject?.email ?? state.subject
+            // The last email to the address, sent with the change that forgets it.
+            mailer.send(db, Self.notice(to: email, request: id, """
+                Your personal data was erased (request \(id)). What the law obliges us to keep is kept under a pseudonym, \
+                for the periods the receipt names; nothing links it to this address any more.
+                """))
             let hashed = keys.subjectHash(email)
             try db.execute(sql: "UPDATE dsr_requests SET subject = ? WHERE subject = ?", arguments: [hashed, email])
             let itemsJSON = try String.fetchOne(db, sql: "SELECT plan FROM dsr_requests WHERE id = ?", arguments: [id]) ?? "[]"
@@ -492,6 +520,11 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
     }
 
     // MARK: Rows
+
+    /// An email to a data subject about their request.
+    static func notice(to email: String, request id: String, _ text: String) -> Mail {
+        Mail(to: email, subject: "Your Raxx data request \(id)", body: text + "\n\nReply to this email with any question about it.")
+    }
 
     static func staffEmail(_ db: Database, _ userID: String) throws -> String {
         try String.fetchOne(db, sql: "SELECT email FROM users WHERE id = ?", arguments: [userID]) ?? userID
