@@ -115,6 +115,10 @@ final class DSRHome: @unchecked Sendable {
         #expect(r.status == 0, "\(r.stderr)")
         let attributes = try FileManager.default.attributesOfItem(atPath: out)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        // The export goes to the subject: the staff member who handled it appears by role.
+        let exported = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(!exported.contains(home.staffEmail))
+        #expect(exported.contains("support staff"))
         let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as? [String: Any])
         let manifest = try #require((document["manifest"] as? [String: Any])?["tables"] as? [[String: Any]])
         let rows = Dictionary(uniqueKeysWithValues: manifest.map { ($0["table"] as? String ?? "", $0["rows"] as? Int ?? -1) })
@@ -297,8 +301,14 @@ final class DSRHome: @unchecked Sendable {
         let activity = try ToolRunner.run("raxx-auth", ["activity"], environment: home.environment(home.subjectEmail))
         #expect(activity.status == 0)
         #expect(home.lines(activity.stdout).contains { $0["action"] as? String == "session.started" })
+        // The subject sees the staff member's role, staff see the person.
+        let openedEvent = home.lines(activity.stdout).first { $0["action"] as? String == "dsr.opened" }
+        #expect(openedEvent?["actor"] as? String == "support staff")
+        #expect((openedEvent?["details"] as? [String: Any])?["staff"] as? String == "support staff")
+        #expect(!activity.stdout.contains(home.staffEmail))
         let audit = try home.dsr(["audit", "--email", home.subjectEmail])
         #expect(audit.status == 0)
         #expect(home.lines(audit.stdout).contains { $0["action"] as? String == "dsr.opened" })
+        #expect(audit.stdout.contains(home.staffEmail))
     }
 }

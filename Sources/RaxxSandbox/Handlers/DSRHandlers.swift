@@ -137,7 +137,7 @@ struct DSRHandlers: Sendable {
         guard let subject = try await trail.subject(email: email) else {
             return .ok(.init(body: .json(.init(events: [], cursor: input.query.cursor ?? 0, hasMore: false))))
         }
-        let page = try await trail.trail(of: subject, after: input.query.cursor ?? 0, limit: limit)
+        let page = try await trail.trail(of: subject, after: input.query.cursor ?? 0, limit: limit, seenBySubject: false)
         return .ok(.init(body: .json(.init(events: page.events, cursor: page.events.last?.seq ?? input.query.cursor ?? 0, hasMore: page.hasMore))))
     }
 

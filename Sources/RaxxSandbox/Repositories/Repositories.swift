@@ -325,7 +325,9 @@ struct AuditTrailPage: Sendable {
 
 protocol AuditTrailRepository: Sendable {
     /// One page of `subject`'s trail after `cursor`, oldest first.
-    func trail(of subject: AuditSubject, after cursor: Int64, limit: Int) async throws -> AuditTrailPage
+    /// The subject's audit events after `cursor`. `seenBySubject`: staff members appear by their
+    /// role ("support staff"), not their identity, as the subject sees them (staff see the person).
+    func trail(of subject: AuditSubject, after cursor: Int64, limit: Int, seenBySubject: Bool) async throws -> AuditTrailPage
     /// The user and account under `email`, if any.
     func subject(email: String) async throws -> AuditSubject?
 }

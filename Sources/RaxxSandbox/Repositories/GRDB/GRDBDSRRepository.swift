@@ -150,6 +150,18 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
             SELECT seq, at, actor, action, subject, details FROM audit_events
             WHERE actor = ?1 OR subject IN (?1, ?2) OR subject IN (SELECT 'dsr:' || id FROM dsr_requests WHERE subject = ?3) ORDER BY seq
             """, [user, account, email])
+        // The export goes to the subject: staff members appear by their role.
+        if let at = tables.firstIndex(where: { $0.0 == "audit_events" }) {
+            let staff = try staffIDs(db)
+            tables[at].1 = tables[at].1.map { row in
+                var row = row
+                let details = ((row["details"] ?? nil) as? String).flatMap { try? JSONDecoder().decode([String: String].self, from: Data($0.utf8)) } ?? [:]
+                let seen = asSeenBySubject(actor: ((row["actor"] ?? nil) as? String) ?? "", details: details, subject: user, staff: staff)
+                row["actor"] = seen.actor
+                if !seen.details.isEmpty, let json = try? JSONEncoder.sorted.encode(seen.details) { row["details"] = String(decoding: json, as: UTF8.self) }
+                return row
+            }
+        }
         try add("dsr_requests", """
             SELECT id, kind, ticket, status, received_at, due_on, extended, extension_reason, verification_method, verified_at,
                    closed_reason, created_at, completed_at FROM dsr_requests WHERE subject = ? ORDER BY created_at
@@ -492,8 +504,9 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
 
     // MARK: The audit trail
 
-    func trail(of subject: AuditSubject, after cursor: Int64, limit: Int) async throws -> AuditTrailPage {
+    func trail(of subject: AuditSubject, after cursor: Int64, limit: Int, seenBySubject: Bool) async throws -> AuditTrailPage {
         try await writer.read { db in
+            let staff = seenBySubject ? try Self.staffIDs(db) : []
             let rows = try Row.fetchAll(db, sql: """
                 SELECT seq, at, actor, action, subject, details FROM audit_events
                 WHERE seq > ?1 AND (actor = ?2 OR subject IN (?2, ?3)
@@ -501,8 +514,10 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
                 ORDER BY seq LIMIT ?4
                 """, arguments: [cursor, subject.userID, subject.accountID ?? subject.userID, limit + 1])
             let events = rows.prefix(limit).map { row in
-                let details = (try? JSONDecoder().decode([String: String].self, from: Data((row["details"] as String).utf8))) ?? [:]
-                return Components.Schemas.AuditEvent(seq: row["seq"], at: Date(timeIntervalSince1970: row["at"]), actor: row["actor"],
+                var details = (try? JSONDecoder().decode([String: String].self, from: Data((row["details"] as String).utf8))) ?? [:]
+                var actor: String = row["actor"]
+                if seenBySubject { (actor, details) = Self.asSeenBySubject(actor: actor, details: details, subject: subject.userID, staff: staff) }
+                return Components.Schemas.AuditEvent(seq: row["seq"], at: Date(timeIntervalSince1970: row["at"]), actor: actor,
                                                      action: row["action"], subject: row["subject"],
                                                      details: details.isEmpty ? nil : .init(additionalProperties: details))
             }
@@ -520,6 +535,24 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
     }
 
     // MARK: Rows
+
+    /// What the subject sees of a staff member: the role, never the person.
+    static let staffRole = "support staff"
+
+    /// The IDs of users who are, or were, staff (a DSR action names its staff member in its details).
+    static func staffIDs(_ db: Database) throws -> Set<String> {
+        Set(try String.fetchAll(db, sql: "SELECT id FROM users WHERE staff = 1"))
+    }
+
+    /// An audit event's actor and details as the subject sees them: a staff member by role.
+    static func asSeenBySubject(actor: String, details: [String: String], subject: String, staff: Set<String>)
+        -> (actor: String, details: [String: String])
+    {
+        var details = details
+        let byStaff = details["staff"] != nil || (actor != subject && staff.contains(actor))
+        if details["staff"] != nil { details["staff"] = staffRole }
+        return (byStaff && actor != subject ? staffRole : actor, details)
+    }
 
     /// An email to a data subject about their request.
     static func notice(to email: String, request id: String, _ text: String) -> Mail {
