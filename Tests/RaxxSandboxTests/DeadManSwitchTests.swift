@@ -192,6 +192,26 @@ extension RaptorService {
         #expect(try await rig.order(other, foreign.id).status == .open)
     }
 
+    /// One session of an account cannot silently take an order off another live session's switch.
+    @Test func anOrderUnderAnotherSessionsSwitchStaysThere() async throws {
+        let rig = try SwitchRig()
+        let phone = try await rig.signIn()
+        let laptop = try await rig.signIn() // a second session of the same account
+        let order = try await rig.rest(phone, "guarded")
+        #expect(try await rig.set(phone, 30, orders: [order.id]).orders == 1)
+        let refused = await problem { _ = try await rig.set(laptop, 60, orders: [order.id]) }
+        #expect(refused?.status == 409)
+        #expect(refused?.detail?.contains(order.id) == true)
+        // Nothing changed: the laptop armed nothing, and the phone's deadline still covers the order.
+        #expect(try await rig.set(laptop, 0).orders == 0)
+        rig.clock.advance(by: 31)
+        #expect(try await rig.service.switches.fireDue() == 1)
+        #expect(try await rig.order(phone, order.id).status == .cancelled)
+        // Once the phone's switch is gone, the laptop may take an order.
+        let next = try await rig.rest(phone, "next")
+        #expect(try await rig.set(laptop, 60, orders: [next.id]).orders == 1)
+    }
+
     @Test func signingOutFiresItAtOnce() async throws {
         let rig = try SwitchRig()
         let caller = try await rig.signIn()

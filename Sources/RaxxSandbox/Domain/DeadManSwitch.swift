@@ -36,8 +36,14 @@ struct DeadManSwitch: Sendable {
             try ledger.audit(AuditEntry(at: now, actor: caller.userID, action: "cancel_after.armed", subject: caller.accountID,
                                         details: ["session_id": caller.sessionID, "timeout_s": "\(timeout)"]))
         }
-        let foreign = try ledger.cover(orderIDs: orderIDs, session: caller.sessionID, account: caller.accountID)
-        if let id = foreign.first { throw ProblemError.notFound("No order \(id).") }
+        let covered = try ledger.cover(orderIDs: orderIDs, session: caller.sessionID, account: caller.accountID)
+        if let id = covered.foreign.first { throw ProblemError.notFound("No order \(id).") }
+        // Another live session's switch guards that order: taking it silently would leave that
+        // session believing its orders are covered by its own deadline.
+        if let id = covered.heldElsewhere.first {
+            throw ProblemError(409, code: "conflict", title: "The order is under another session's dead man's switch.",
+                               detail: "Order \(id) is covered by the switch of another of your sessions; disarm it there first.")
+        }
         return Self.answer(armed, orders: try ledger.coveredOpenOrderIDs(session: caller.sessionID).count)
     }
 

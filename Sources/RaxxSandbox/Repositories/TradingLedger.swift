@@ -163,8 +163,10 @@ protocol TradingLedger {
     func saveSwitch(_ armed: ArmedSwitch) throws
     /// Ends `session`'s switch; with `release`, the orders under it are no longer covered.
     func removeSwitch(session: String, release: Bool) throws
-    /// Puts the account's open orders among `ids` under `session`'s switch; answers the IDs not the account's.
-    func cover(orderIDs ids: [String], session: String, account: String) throws -> [String]
+    /// Puts the account's open orders among `ids` under `session`'s switch. Answers the IDs not the
+    /// account's (`foreign`) and those under another session's armed switch (`heldElsewhere`),
+    /// which it leaves where they are.
+    func cover(orderIDs ids: [String], session: String, account: String) throws -> (foreign: [String], heldElsewhere: [String])
     /// The open (pending, open, partially filled) orders under `session`'s switch, oldest first.
     func coveredOpenOrderIDs(session: String) throws -> [String]
     /// Switches due at `now` (deadline passed, or session revoked or over), of `account` only when given.

@@ -168,15 +168,20 @@ struct GRDBTradingLedger: TradingLedger {
         }
     }
 
-    func cover(orderIDs ids: [String], session: String, account: String) throws -> [String] {
-        var foreign: [String] = []
+    func cover(orderIDs ids: [String], session: String, account: String) throws -> (foreign: [String], heldElsewhere: [String]) {
+        var foreign: [String] = [], heldElsewhere: [String] = []
         for id in ids {
             guard try ownedOrderID(id, account: account) != nil else { foreign.append(id); continue }
+            let holder = try String.fetchOne(db, sql: """
+                SELECT orders.switch_session_id FROM orders JOIN cancel_after ON cancel_after.session_id = orders.switch_session_id
+                WHERE orders.id = ? AND orders.switch_session_id != ?
+                """, arguments: [id, session])
+            guard holder == nil else { heldElsewhere.append(id); continue }
             try db.execute(sql: """
                 UPDATE orders SET switch_session_id = ? WHERE id = ? AND status IN (\(OrderStatus.workingSQLList))
                 """, arguments: [session, id])
         }
-        return foreign
+        return (foreign, heldElsewhere)
     }
 
     func coveredOpenOrderIDs(session: String) throws -> [String] {
