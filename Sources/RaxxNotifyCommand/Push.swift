@@ -31,10 +31,13 @@ extension RaxxNotify {
             GOAWAY and unanswered streams are sent again with jittered backoff for up to --retry-for; \
             an expired provider token is replaced once. A malformed or oversized line gets a malformed \
             result naming the line and field, and the stream goes on. Exit 0 all delivered, 1 some not \
-            delivered (failed or unregistered), 65 some lines malformed, 69 the endpoint unreachable \
-            (what was not sent is listed as not_sent): an endpoint that cannot be reached before it \
-            ever answered is given up on at once; one that answered and then cannot be reached is \
-            tried again for up to --retry-for. Progress goes to stderr on a terminal. 
+            delivered (failed or unregistered), 65 some lines malformed, 69 the endpoint unreachable, \
+            its certificate refused (trust a local endpoint's CA with --ca-file) or not HTTP/2 (what \
+            was not sent is listed as not_sent, and the rest of the input is not tried): an endpoint \
+            that cannot be reached before it ever answered is given up on at once; one that answered \
+            and then cannot be reached is tried again for up to --retry-for. The summary on stderr \
+            counts what was delivered, unregistered, failed, not sent and malformed. Progress goes to \
+            stderr on a terminal. 
             """ + connectivity.helpLine
         )
 
@@ -121,11 +124,12 @@ extension RaxxNotify {
                             try await group.next()
                             inFlight -= 1
                         }
-                        // Once the endpoint is found unreachable, the rest is listed, not sent.
-                        if output.unreachable {
+                        // Once the endpoint is found unreachable, or one we may not talk to (its
+                        // certificate refused, not HTTP/2), the rest is listed, not sent.
+                        if let stop = output.stopped {
                             output.settled(line: line.number, notification,
-                                           PushResult(status: .notSent, reason: "Unreachable", apnsID: notification.apnsID,
-                                                      detail: "not sent: the endpoint was unreachable"))
+                                           PushResult(status: .notSent, reason: stop.reason, apnsID: notification.apnsID,
+                                                      detail: "not sent: " + stop.why))
                             continue
                         }
                         inFlight += 1
@@ -277,7 +281,14 @@ final class PushOutput: @unchecked Sendable {
     private var counts: [String: Int] = [:]
     private var inputLines = 0
     private var sentCount = 0
-    private var unreachableSeen = false
+    /// Why the rest of the input is not sent: the endpoint unreachable, or refused (TLS, not HTTP/2).
+    struct Stop: Sendable {
+        var reason: String
+        var why: String
+        /// The first refusal's own words (the certificate problem).
+        var detail: String?
+    }
+    private var stop: Stop?
     /// On a terminal: how many settled, and how.
     private let progress: ProgressLine
 
@@ -286,7 +297,7 @@ final class PushOutput: @unchecked Sendable {
         progress = context.progressLine("pushing", unit: "settled")
     }
 
-    var unreachable: Bool { lock.withLock { unreachableSeen } }
+    var stopped: Stop? { lock.withLock { stop } }
 
     func sent() { lock.withLock { sentCount += 1 } }
 
@@ -310,7 +321,14 @@ final class PushOutput: @unchecked Sendable {
         w.add("status", result.status.rawValue)
         w.add("timestamp", result.timestamp.map { Date(timeIntervalSince1970: Double($0) / 1000) })
         w.add("token", notification.tokenSuffix)
-        if result.status == .notSent && result.reason == "Unreachable" { lock.withLock { unreachableSeen = true } }
+        if result.status == .notSent || result.status == .failed {
+            switch result.reason {
+            case "Unreachable": lock.withLock { if stop == nil { stop = Stop(reason: "Unreachable", why: "the endpoint was unreachable") } }
+            case "TLS": lock.withLock { if stop == nil { stop = Stop(reason: "TLS", why: "the endpoint's TLS was refused", detail: result.detail) } }
+            case "NotHTTP2": lock.withLock { if stop == nil { stop = Stop(reason: "NotHTTP2", why: "the endpoint does not speak HTTP/2") } }
+            default: break
+            }
+        }
         write(w, status: result.status.rawValue,
               row: ["\(line)", "…" + notification.tokenSuffix, result.status.rawValue, result.reason ?? "-", result.apnsID ?? "-"])
     }
@@ -352,13 +370,28 @@ final class PushOutput: @unchecked Sendable {
         let notSent = counts["not_sent", default: 0]
         let malformed = counts["malformed", default: 0]
         let undelivered = counts["failed", default: 0] + counts["unregistered", default: 0]
-        if unreachableSeen {
-            return RaxxError(code: "unavailable", message: "The APNs endpoint could not be reached: \(notSent) of \(total) notifications were not sent.",
+        let delivered = counts["delivered", default: 0]
+        // What really happened, in one sentence: no "the others were sent" when none were.
+        let tally = "\(delivered) delivered, \(counts["unregistered", default: 0]) unregistered, \(counts["failed", default: 0]) failed, "
+            + "\(notSent) not sent, \(malformed) malformed, of \(total)"
+        switch stop?.reason {
+        case "Unreachable":
+            return RaxxError(code: "unavailable", message: "The APNs endpoint could not be reached: \(tally).",
                              hint: "Check --endpoint and the network, then send the not_sent lines again (they keep their apns_id).",
                              status: .unavailable, connectivity: .offlineHard)
+        case "TLS":
+            let why = stop?.detail.map { " (\($0))" } ?? ""
+            return RaxxError(code: "tls_refused", message: "The APNs endpoint's certificate was refused\(why): \(tally).",
+                             hint: "Check --endpoint; a local endpoint's CA is trusted with --ca-file FILE. Then send the not_sent lines again.",
+                             status: .unavailable)
+        case "NotHTTP2":
+            return RaxxError(code: "not_http2", message: "The endpoint does not speak HTTP/2, as APNs does: \(tally).",
+                             hint: "Check --endpoint.", status: .unavailable)
+        default:
+            break
         }
         if malformed > 0 {
-            return RaxxError(code: "bad_input", message: "\(malformed) of \(total) lines were malformed (see their results); the others were sent.",
+            return RaxxError(code: "bad_input", message: "\(malformed) of \(total) lines were malformed (see their results): \(tally).",
                              status: .dataError)
         }
         if undelivered + notSent > 0 {

@@ -53,6 +53,28 @@ import Testing
         stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     }
 
+    /// An endpoint whose certificate is not trusted: the first refusal stops the run (exit 69,
+    /// naming the certificate problem and --ca-file), every line is listed not_sent, and the
+    /// summary says what happened, never "the others were sent".
+    @Test func anUntrustedCertificateStopsTheRunAndTheSummaryTellsTheTruth() throws {
+        let endpoint = try endpoint()
+        let home = try home()
+        let count = 2_000
+        let args = ["push", "--endpoint", endpoint.url, "--key-file", home.keyFile, "--key-id", keyID, "--team-id", teamID, "--topic", topic]
+        let input = #"{"device_token":"nothex"}"# + "\n" + Self.lines(0..<count)
+        let result = try ToolRunner.run("raxx-notify", args, environment: ["RAXX_HOME": home.home.path], input: input, timeout: 120)
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("certificate was refused"), "\(result.stderr)")
+        #expect(result.stderr.contains("--ca-file"))
+        #expect(!result.stderr.contains("the others were sent"))
+        #expect(result.stderr.contains("0 delivered"))
+        let results = Self.results(result.stdout)
+        #expect(results.count == count + 1)
+        #expect(results.filter { $0["status"] as? String == "not_sent" }.count == count)
+        #expect(endpoint.stop() == 0)
+        #expect(endpoint.accepted().isEmpty)
+    }
+
     @Test func throttlingOutagesAndGoAwayAreRetriedAndEveryPushIsDeliveredExactlyOnce() throws {
         let endpoint = try endpoint(["--fail-rate", "0.2", "--seed", "7", "--goaway-after", "60", "--max-concurrent-streams", "8"])
         let home = try home()
