@@ -74,8 +74,17 @@ extension RaxxDSR {
             }.checked().ok.body.json
             let bytes = try encryption.seal(try ExportDocument.bytes(export))
             let rows = export.manifest.tables.reduce(0) { $0 + $1.rows }
+            // The request completes only once the copy is written and synced (or flushed): a write
+            // that fails leaves it verified, to export again.
             if let out, out != "-" {
-                try files.writeNew(path: out, data: bytes)
+                do {
+                    try files.writeNew(path: out, data: bytes)
+                } catch {
+                    throw RaxxError(code: error.code, message: error.message,
+                                    hint: [error.hint, "\(id) is not completed: export it again."].compactMap { $0 }.joined(separator: " "),
+                                    status: error.status)
+                }
+                _ = try await api.confirmDSRExport(path: .init(requestId: id)).checked().ok
                 try context.emit([Record(request_id: id, out: out, tables: export.manifest.tables.count, rows: rows, encryption: how)],
                                  columns: [.init("Request"), .init("File"), .init("Tables", .right), .init("Rows", .right), .init("Encryption")]) {
                     [$0.request_id, $0.out, "\($0.tables)", "\($0.rows)", $0.encryption]
@@ -83,7 +92,8 @@ extension RaxxDSR {
             } else {
                 bytes.withUnsafeBytes { context.io.stdout.write(bytes: $0) }
                 context.io.stdout.flush()
-                context.say("Exported \(rows) rows from \(export.manifest.tables.count) tables.")
+                _ = try await api.confirmDSRExport(path: .init(requestId: id)).checked().ok
+                context.say("Exported \(rows) rows from \(export.manifest.tables.count) tables; \(id) is completed.")
             }
         }
     }

@@ -23,6 +23,7 @@ extension Operations.GetHealth.Output: ProblemAnswering {}
 extension Operations.RegisterOptions.Output: ProblemAnswering {}
 extension Operations.RegisterVerify.Output: ProblemAnswering {}
 extension Operations.ListPasskeys.Output: ProblemAnswering {}
+extension Operations.ConfirmDSRExport.Output: ProblemAnswering {}
 extension Operations.RemovePasskey.Output: ProblemAnswering {}
 extension Operations.LoginOptions.Output: ProblemAnswering {}
 extension Operations.LoginVerify.Output: ProblemAnswering {}

@@ -201,6 +201,10 @@ public struct RaptorService: APIProtocol {
         try await dsr.exportDSRData(input, caller: gate.caller(Operations.ExportDSRData.id))
     }
 
+    public func confirmDSRExport(_ input: Operations.ConfirmDSRExport.Input) async throws -> Operations.ConfirmDSRExport.Output {
+        try await dsr.confirmDSRExport(input, caller: gate.caller(Operations.ConfirmDSRExport.id))
+    }
+
     public func planDSRErasure(_ input: Operations.PlanDSRErasure.Input) async throws -> Operations.PlanDSRErasure.Output {
         try await dsr.planDSRErasure(input, caller: gate.caller(Operations.PlanDSRErasure.id))
     }

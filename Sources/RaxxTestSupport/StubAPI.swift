@@ -109,6 +109,11 @@ public final class StubAPI: RaptorConnection, @unchecked Sendable {
         plan(Operations.RegisterVerify.id, answer)
     }
 
+    /// Plans the answer to `confirmDSRExport`.
+    public func onConfirmDSRExport(_ answer: @escaping @Sendable (Operations.ConfirmDSRExport.Input) async throws -> Operations.ConfirmDSRExport.Output) {
+        plan(Operations.ConfirmDSRExport.id, answer)
+    }
+
     /// Plans the answer to `listPasskeys`.
     public func onListPasskeys(_ answer: @escaping @Sendable (Operations.ListPasskeys.Input) async throws -> Operations.ListPasskeys.Output) {
         plan(Operations.ListPasskeys.id, answer)
@@ -303,6 +308,10 @@ public final class StubAPI: RaptorConnection, @unchecked Sendable {
     
         public func loginOptions(_ input: Operations.LoginOptions.Input) async throws -> Operations.LoginOptions.Output {
             try await stub.call(Operations.LoginOptions.id, input, middlewares: middlewares)
+        }
+
+        public func confirmDSRExport(_ input: Operations.ConfirmDSRExport.Input) async throws -> Operations.ConfirmDSRExport.Output {
+            try await stub.call(Operations.ConfirmDSRExport.id, input, middlewares: middlewares)
         }
 
         public func listPasskeys(_ input: Operations.ListPasskeys.Input) async throws -> Operations.ListPasskeys.Output {

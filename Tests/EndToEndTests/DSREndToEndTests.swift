@@ -152,6 +152,23 @@ final class DSRHome: @unchecked Sendable {
         #expect(home.lines(try home.dsr(["show", id]).stdout).first?["status"] as? String == "completed")
     }
 
+    /// An export that could not be written leaves the request verified, to export again: it is
+    /// completed only once its file is written and synced.
+    @Test func aFailedExportDoesNotCompleteTheRequest() throws {
+        let home = try DSRHome(fills: 5)
+        let id = try home.verifiedRequest("access")
+        let out = home.root.appendingPathComponent("taken.json").path
+        try Data("someone else's file\n".utf8).write(to: URL(fileURLWithPath: out))
+        let failed = try home.dsr(["export", id, "--out", out, "--format", "text"])
+        #expect(failed.status == 1)
+        #expect(failed.stderr.contains("\(id) is not completed: export it again."), "\(failed.stderr)")
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == "someone else's file\n")
+        #expect(home.lines(try home.dsr(["show", id]).stdout).first?["status"] as? String == "verified")
+        let retried = try home.dsr(["export", id, "--out", out + ".2"])
+        #expect(retried.status == 0, "\(retried.stderr)")
+        #expect(home.lines(try home.dsr(["show", id]).stdout).first?["status"] as? String == "completed")
+    }
+
     @Test func planApplyWithAStepUpErasesEverythingOnceAndSignsAReceipt() throws {
         let home = try DSRHome()
         let token = String(repeating: "c0ffee", count: 11)

@@ -226,13 +226,17 @@ enum DSRFixtures {
     @Test func writesTheCheckedDocumentToANewFile() async throws {
         let world = world()
         world.api.onExportDSRData { _ in .ok(.init(body: .json(try Self.export()))) }
+        world.api.onConfirmDSRExport { _ in .ok(.init(body: .json(DSRFixtures.request(status: .completed)))) }
         #expect(try await world.run(RaxxDSR.Export.self, ["dsr_1", "--out", "/tmp/x.json"]) == .ok)
         let written = try #require(files.written["/tmp/x.json"])
         let document = try #require(try JSONSerialization.jsonObject(with: written) as? [String: Any])
         #expect(((document["tables"] as? [String: Any])?["orders"] as? [[String: Any]])?.first?["id"] as? String == "ord_1")
         #expect(world.jsonLines.first?["rows"] as? Int == 1)
-        // Never over an existing file.
+        #expect(world.api.operations.filter { $0 == "confirmDSRExport" }.count == 1)
+        // Never over an existing file, and then the request is not completed.
         #expect(try await world.run(RaxxDSR.Export.self, ["dsr_1", "--out", "/tmp/x.json", "--format", "text"]) == .failure)
+        #expect(world.api.operations.filter { $0 == "confirmDSRExport" }.count == 1)
+        #expect(world.stderr.contents.contains("dsr_1 is not completed: export it again."))
         #expect(world.stderr.contents.contains("exists already"))
     }
 
@@ -254,6 +258,7 @@ enum DSRFixtures {
     @Test func encryptsToAnAgeRecipient() async throws {
         let world = world()
         world.api.onExportDSRData { _ in .ok(.init(body: .json(try Self.export()))) }
+        world.api.onConfirmDSRExport { _ in .ok(.init(body: .json(DSRFixtures.request(status: .completed)))) }
         let identity = try AgeX25519Identity.generate()
         #expect(try await world.run(RaxxDSR.Export.self, ["dsr_1", "--out", "/tmp/e.age", "--encrypt-to", identity.recipient.description]) == .ok)
         let sealed = try #require(files.written["/tmp/e.age"])
@@ -268,6 +273,7 @@ enum DSRFixtures {
         let world = world()
         files.descriptors[3] = "correct horse battery staple"
         world.api.onExportDSRData { _ in .ok(.init(body: .json(try Self.export()))) }
+        world.api.onConfirmDSRExport { _ in .ok(.init(body: .json(DSRFixtures.request(status: .completed)))) }
         #expect(try await world.run(RaxxDSR.Export.self, ["dsr_1", "--out", "/tmp/p.age", "--passphrase-fd", "3"]) == .ok)
         let sealed = try #require(files.written["/tmp/p.age"])
         let opened = MemoryAgeSink()
@@ -281,6 +287,7 @@ enum DSRFixtures {
             let world = world()
             files.descriptors[3] = typed
             world.api.onExportDSRData { _ in .ok(.init(body: .json(try Self.export()))) }
+        world.api.onConfirmDSRExport { _ in .ok(.init(body: .json(DSRFixtures.request(status: .completed)))) }
             #expect(try await world.run(RaxxDSR.Export.self, ["dsr_1", "--out", "/tmp/s.age", "--passphrase-fd", "3", "--format", "text"]) == status,
                     "\(typed)")
             if status != .ok {
@@ -304,6 +311,7 @@ enum DSRFixtures {
     @Test func writesToAPipe() async throws {
         let world = world()
         world.api.onExportDSRData { _ in .ok(.init(body: .json(try Self.export()))) }
+        world.api.onConfirmDSRExport { _ in .ok(.init(body: .json(DSRFixtures.request(status: .completed)))) }
         #expect(try await world.run(RaxxDSR.Export.self, ["dsr_1"]) == .ok)
         #expect(world.stdout.contents.hasPrefix("{\"manifest\""))
     }

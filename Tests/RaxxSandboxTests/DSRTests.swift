@@ -192,7 +192,20 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
             let sha = SHA256.hash(data: try CanonicalJSON.data(rows)).map { String(format: "%02x", $0) }.joined()
             #expect(sha == entry.sha256)
         }
+        // The request completes only once the export is confirmed delivered (the file written).
+        #expect(try await rig.as(staff) { try await rig.service.getDSRRequest(.init(path: .init(requestId: r.id))).ok.body.json }.status == .verified)
+        _ = try await rig.as(staff) { try await rig.service.confirmDSRExport(.init(path: .init(requestId: r.id))).ok }
         #expect(try await rig.as(staff) { try await rig.service.getDSRRequest(.init(path: .init(requestId: r.id))).ok.body.json }.status == .completed)
+    }
+
+    @Test func anExportIsConfirmedDeliveredOnlyOnceMade() async throws {
+        let rig = try DSRRig()
+        let (staff, _) = try await rig.signIn("staff@example.com", staff: true)
+        _ = try await rig.signIn("s@example.com")
+        let r = try await rig.open(staff, email: "s@example.com", kind: .access)
+        _ = try await rig.verify(staff, r.id)
+        let early = await problem { _ = try await rig.as(staff) { try await rig.service.confirmDSRExport(.init(path: .init(requestId: r.id))).ok } }
+        #expect(early?.code == "invalid_state")
     }
 }
 

@@ -67,6 +67,7 @@ public enum Access: Sendable, Equatable {
         Operations.ExtendDSRRequest.id: .staff,
         Operations.CloseDSRRequest.id: .staff,
         Operations.ExportDSRData.id: .staff,
+        Operations.ConfirmDSRExport.id: .staff,
         Operations.PlanDSRErasure.id: .staff,
         Operations.ApplyDSRErasure.id: .staffStepUp,
         Operations.GetDSRReceipt.id: .staff,

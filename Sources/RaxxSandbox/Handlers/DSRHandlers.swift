@@ -78,6 +78,12 @@ struct DSRHandlers: Sendable {
         return .ok(.init(body: .json(export)))
     }
 
+    func confirmDSRExport(_ input: Operations.ConfirmDSRExport.Input, caller: Caller) async throws -> Operations.ConfirmDSRExport.Output {
+        let id = input.path.requestId
+        guard let request = try await dsr.confirmExport(id: id, staffUserID: caller.userID, now: clock()) else { throw Self.unknown(id) }
+        return .ok(.init(body: .json(request)))
+    }
+
     func planDSRErasure(_ input: Operations.PlanDSRErasure.Input, caller: Caller) async throws -> Operations.PlanDSRErasure.Output {
         let id = input.path.requestId
         guard let plan = try await dsr.plan(id: id, rules: rules, staffUserID: caller.userID, now: clock(), check: DSRStateMachine.checkPlan)

@@ -400,9 +400,12 @@ protocol DSRRepository: Sendable {
     func update(id: String, staffUserID: String, now: Date, _ change: @escaping @Sendable (DSRState) throws -> DSRUpdate)
         async throws -> Components.Schemas.DSRRequest?
     /// Everything held about the subject of request `id`, once `check` admits the request; the
-    /// request is completed and the export audited, in the same transaction.
+    /// export is audited in the same transaction (the request completes at `confirmExport`).
     func export(id: String, staffUserID: String, now: Date, check: @escaping @Sendable (DSRState) throws -> Void)
         async throws -> Components.Schemas.DSRExport?
+    /// The export of access request `id` was delivered: the request is completed (audited, the
+    /// subject emailed). Refused (`invalid_state`) before an export was made; nil when unknown.
+    func confirmExport(id: String, staffUserID: String, now: Date) async throws -> Components.Schemas.DSRRequest?
     /// The erasure plan of request `id` under `rules`, once `check` admits it; the request is
     /// `planned` with this plan's hash.
     func plan(id: String, rules: [ErasureRule], staffUserID: String, now: Date, check: @escaping @Sendable (DSRState) throws -> Void)

@@ -103,18 +103,33 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
                 payload[name] = containers
                 manifest.append(.init(table: name, rows: Int64(containers.count), sha256: try Self.sha256Hex(CanonicalJSON.data(containers))))
             }
-            try db.execute(sql: """
-                UPDATE dsr_requests SET status = 'completed', completed_at = COALESCE(completed_at, ?1), updated_at = ?1 WHERE id = ?2
-                """, arguments: [now.timeIntervalSince1970, id])
             try Self.audit(db, id, staffUserID: staffUserID, action: "dsr.exported", ticket: state.ticket, now: now,
                            details: ["tables": "\(manifest.count)", "rows": "\(manifest.reduce(0) { $0 + $1.rows })"])
-            mailer.send(db, Self.notice(to: state.subject, request: id, """
-                The copy of your personal data (request \(id)) is ready: \(manifest.reduce(0) { $0 + $1.rows }) records from \
-                \(manifest.count) tables. Our support staff send it to you encrypted; your request is complete.
-                """))
             return Components.Schemas.DSRExport(
                 manifest: .init(requestId: id, subject: state.subject, generatedAt: RFC3339.string(from: now), tables: manifest),
                 tables: .init(additionalProperties: payload))
+        }
+    }
+
+    func confirmExport(id: String, staffUserID: String, now: Date) async throws -> Components.Schemas.DSRRequest? {
+        try await writer.write { db -> Components.Schemas.DSRRequest? in
+            guard let state = try Self.state(db, id: id) else { return nil }
+            if state.status == .completed { return try Self.fetch(db, id: id, now: now) }
+            let exported = try Bool.fetchOne(db, sql: "SELECT 1 FROM audit_events WHERE subject = ? AND action = 'dsr.exported'",
+                                             arguments: ["dsr:" + id]) == true
+            guard state.kind == .access, state.status == .verified, exported else {
+                throw ProblemError(409, code: "invalid_state", title: "Only an access request whose export was made is completed this way.",
+                                   detail: "\(id) is \(state.status.rawValue); export it first (raxx-dsr export).")
+            }
+            try db.execute(sql: """
+                UPDATE dsr_requests SET status = 'completed', completed_at = ?1, updated_at = ?1 WHERE id = ?2
+                """, arguments: [now.timeIntervalSince1970, id])
+            try Self.audit(db, id, staffUserID: staffUserID, action: "dsr.export_delivered", ticket: state.ticket, now: now)
+            mailer.send(db, Self.notice(to: state.subject, request: id, """
+                The copy of your personal data (request \(id)) is ready, and our support staff send it to you encrypted: \
+                your request is complete.
+                """))
+            return try Self.fetch(db, id: id, now: now)
         }
     }
 
