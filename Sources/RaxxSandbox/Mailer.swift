@@ -58,6 +58,13 @@ public final class Mailer: Sendable {
         db.afterNextTransaction(onCommit: { [self] _ in try? deliver(mail, at: Date()) })
     }
 
+    /// Delivers mail to the user `userID`'s address when `db`'s transaction commits (none when the
+    /// user is gone).
+    func send(_ db: Database, toUser userID: String, subject: String, body: String) throws {
+        guard let email = try String.fetchOne(db, sql: "SELECT email FROM users WHERE id = ?", arguments: [userID]) else { return }
+        send(db, Mail(to: email, subject: subject, body: body))
+    }
+
     /// Writes `mail` into `new/` now.
     func deliver(_ mail: Mail, at date: Date) throws {
         try makeFolders()

@@ -52,6 +52,9 @@ extension HandlerRig {
             try String.fetchAll(db, sql: "SELECT type FROM events WHERE user_id = ?", arguments: [caller.userID])
         }
         #expect(alerts == ["security_alert"])
+        // And by email, its only contact channel.
+        let mail = rig.database.mailbox.messages(to: "t@example.com")
+        #expect(mail.map(\.subject) == ["A Raxx session was signed out to protect your account"])
         let trail = try await rig.auditTrail()
         #expect(trail.contains { $0.action == "session.revoked" && $0.details["reason"] == "renewal_reused"
                                  && $0.details["session_id"] == caller.sessionID })

@@ -218,14 +218,12 @@ struct GRDBAuthRepository: AuthRepository {
                                              title: "A passkey was removed from your account.",
                                              body: "If this was not you, sign in with another passkey and sign out your other sessions.",
                                              reason: "passkey_removed", at: now), notifier: notifier)
-            if let email = try String.fetchOne(db, sql: "SELECT email FROM users WHERE id = ?", arguments: [userID]) {
-                mailer.send(db, Mail(to: email, subject: "A passkey was removed from your Raxx account", body: """
-                    A passkey (\(id.prefix(12))…) was removed from your Raxx account at \(RFC3339.string(from: now)), \
-                    confirmed with another of its passkeys.
+            try mailer.send(db, toUser: userID, subject: "A passkey was removed from your Raxx account", body: """
+                A passkey (\(id.prefix(12))…) was removed from your Raxx account at \(RFC3339.string(from: now)), \
+                confirmed with another of its passkeys.
 
-                    If this was not you, sign in with a passkey you still have and sign out your other sessions.
-                    """))
-            }
+                If this was not you, sign in with a passkey you still have and sign out your other sessions.
+                """)
             return .removed
         }
     }
@@ -350,14 +348,12 @@ struct GRDBSessionRepository: SessionRepository {
                                              title: "A session was signed out to protect your account.",
                                              body: "A renewal token was used twice, so someone may hold a copy of it. Sign in again.",
                                              reason: "renewal_token_reused", at: now), notifier: notifier)
-            if let email = try String.fetchOne(db, sql: "SELECT email FROM users WHERE id = ?", arguments: [userID]) {
-                mailer.send(db, Mail(to: email, subject: "A Raxx session was signed out to protect your account", body: """
-                    At \(RFC3339.string(from: now)) a renewal token of one of your sessions was presented a second time, \
-                    so someone may hold a copy of it. That session is signed out; your passkeys are untouched.
+            try mailer.send(db, toUser: userID, subject: "A Raxx session was signed out to protect your account", body: """
+                At \(RFC3339.string(from: now)) a renewal token of one of your sessions was presented a second time, \
+                so someone may hold a copy of it. That session is signed out; your passkeys are untouched.
 
-                    Sign in again on the device you use. If it keeps happening, check that device for software you do not know.
-                    """))
-            }
+                Sign in again on the device you use. If it keeps happening, check that device for software you do not know.
+                """)
         }
         try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "anonymous", action: "session.renewal_refused", subject: userID,
                                                  details: ["session_id": sessionID, "reason": "renewal_reused"]))
