@@ -10,6 +10,8 @@ public final class SandboxDatabase: Sendable {
     public let notifier = EventNotifier()
     /// Where the platform's email goes (a Maildir): one-time codes and notices.
     public let mailer: Mailer
+    /// The Maildir is a temporary one of this database's own (a database in memory), removed with it.
+    private let ownsMailer: Bool
 
     /// Opens (creating if needed) the database at `path`, or an in-memory one for `:memory:`.
     /// Email goes to `mailDirectory`; by default a `mail` folder beside the database (a temporary
@@ -17,6 +19,7 @@ public final class SandboxDatabase: Sendable {
     public init(path: String, mailDirectory: String? = nil) throws {
         mailer = mailDirectory.map(Mailer.init(directory:))
             ?? (path == ":memory:" ? Mailer.temporary() : Mailer(directory: URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("mail").path))
+        ownsMailer = mailDirectory == nil && path == ":memory:"
         var config = Configuration()
         config.foreignKeysEnabled = true
         config.busyMode = .timeout(5)
@@ -39,6 +42,11 @@ public final class SandboxDatabase: Sendable {
             writer = pool
         }
         try Self.migrator.migrate(writer)
+    }
+
+    deinit {
+        // A database in memory ends with its process or its last reference: so does its mail.
+        if ownsMailer { try? FileManager.default.removeItem(atPath: mailer.directory) }
     }
 
     /// The database holds the receipt-signing key and the pseudonym key: anyone who reads it can

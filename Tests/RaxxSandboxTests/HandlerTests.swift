@@ -4,6 +4,7 @@ import RaxxAPI
 import RaxxDomain
 import RaxxCore
 @testable import RaxxSandbox
+import RaxxTestSupport
 import Testing
 
 /// The handlers called directly (no HTTP, no access gate), over the GRDB repositories of an
@@ -253,6 +254,17 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
             .noContent
         #expect(try await rig.database.writer.read { try String.fetchAll($0, sql: "SELECT id FROM passkeys") } == ["cred-b"])
         #expect(try await rig.auditActions().contains("passkey.removed"))
+    }
+
+    /// A database in memory makes a temporary Maildir at its first email, and takes it with it.
+    @Test func aDatabaseInMemoryTakesItsMailWithIt() async throws {
+        var database: SandboxDatabase? = try SandboxDatabase(path: ":memory:")
+        let directory = try #require(database?.mailer.directory)
+        try await database?.repositories.auth.sendRegistrationCode(email: "m@example.com", code: "12345678",
+                                                                    expiresAt: HandlerRig.now.addingTimeInterval(600), now: HandlerRig.now)
+        #expect(Mailbox(directory: directory).messages(to: "m@example.com").count == 1)
+        database = nil
+        #expect(!FileManager.default.fileExists(atPath: directory))
     }
 
     @Test func aCodeAllowsFiveTriesAndTenMinutesAndIsKeptOnlyAsAHash() async throws {
