@@ -99,7 +99,7 @@ struct AuthHandlers: Sendable {
             RegistrationChallenge(challenge: challenge, email: email, displayName: body.displayName, newHandle: newUserHandle(),
                                   sessionID: caller?.sessionID, expiresAt: now.addingTimeInterval(Self.challengeLifetime)),
             now: now
-        ) { _ in }
+        )
         return .ok(.init(body: .json(.init(
             rp: .init(id: configuration.relyingPartyID, name: "Raxx"),
             user: .init(id: Base64URL.encode(offer.handle), name: email, displayName: body.displayName ?? email),

@@ -118,7 +118,6 @@ struct Challenge: Sendable, Equatable {
     var email: String?
     var displayName: String?
     var userHandle: [UInt8]?
-    var sessionID: String?
 }
 
 /// The account already under an email a registration is for.
@@ -198,10 +197,9 @@ struct StoredPasskey: Sendable, Equatable {
 }
 
 protocol AuthRepository: Sendable {
-    /// Records a registration challenge. `admit` sees the account already under the email (if
-    /// any) and may refuse by throwing, in which case nothing is recorded.
-    func offerRegistration(_ challenge: RegistrationChallenge, now: Date, admit: @escaping @Sendable (RegisteredUser?) throws -> Void)
-        async throws -> RegistrationOffer
+    /// Records a registration challenge (the emailed code, spent before, proved the address) and
+    /// answers the user handle to offer and the credentials to exclude.
+    func offerRegistration(_ challenge: RegistrationChallenge, now: Date) async throws -> RegistrationOffer
     /// Keeps a new one-time registration code for `email` (only its hash; replacing any earlier
     /// one) and emails it, in one transaction.
     func sendRegistrationCode(email: String, code: String, expiresAt: Date, now: Date) async throws

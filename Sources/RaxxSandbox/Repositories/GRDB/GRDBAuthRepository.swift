@@ -83,9 +83,7 @@ struct GRDBAuthRepository: AuthRepository {
         }
     }
 
-    func offerRegistration(_ c: RegistrationChallenge, now: Date, admit: @escaping @Sendable (RegisteredUser?) throws -> Void)
-        async throws -> RegistrationOffer
-    {
+    func offerRegistration(_ c: RegistrationChallenge, now: Date) async throws -> RegistrationOffer {
         try await writer.write { db -> RegistrationOffer in
             try Pruning.challenges(db, now: now)
             var existing: RegisteredUser? = nil
@@ -95,7 +93,6 @@ struct GRDBAuthRepository: AuthRepository {
                     id: id, handle: [UInt8](user["handle"] as Data),
                     credentialIDs: try String.fetchAll(db.cachedStatement(sql: "SELECT id FROM passkeys WHERE user_id = ?"), arguments: [id]))
             }
-            try admit(existing)
             let handle = existing?.handle ?? c.newHandle
             try db.cachedStatement(sql: """
                 INSERT INTO challenges (challenge, purpose, user_id, email, display_name, user_handle, session_id, expires_at)
@@ -130,14 +127,14 @@ struct GRDBAuthRepository: AuthRepository {
         let now = now.timeIntervalSince1970
         return try await writer.write { db -> Challenge? in
             guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-                SELECT user_id, action_hash, email, display_name, user_handle, session_id, expires_at, used_at FROM challenges
+                SELECT user_id, action_hash, email, display_name, user_handle, expires_at, used_at FROM challenges
                 WHERE challenge = ? AND purpose = ?
                 """), arguments: [challenge, purpose.rawValue]) else { return nil }
             try db.cachedStatement(sql: "UPDATE challenges SET used_at = ? WHERE challenge = ? AND used_at IS NULL").execute(arguments: [now, challenge])
             guard db.changesCount == 1 && (row["expires_at"] as Double) > now else { return nil }
             let handle: Data? = row["user_handle"]
             return Challenge(userID: row["user_id"], actionHash: row["action_hash"], email: row["email"],
-                             displayName: row["display_name"], userHandle: handle.map { [UInt8]($0) }, sessionID: row["session_id"])
+                             displayName: row["display_name"], userHandle: handle.map { [UInt8]($0) })
         }
     }
 
@@ -214,7 +211,7 @@ struct GRDBAuthRepository: AuthRepository {
             try db.execute(sql: "DELETE FROM passkeys WHERE id = ? AND user_id = ?", arguments: [id, userID])
             try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: "passkey.removed", subject: userID,
                                                      details: ["credential_id": id]))
-            try EventLog.insert(db, NewEvent(user: userID, type: "security_alert", order: nil,
+            try EventLog.insert(db, NewEvent(user: userID, type: Components.Schemas.EventType.securityAlert.rawValue, order: nil,
                                              title: "A passkey was removed from your account.",
                                              body: "If this was not you, sign in with another passkey and sign out your other sessions.",
                                              reason: "passkey_removed", at: now), notifier: notifier)
