@@ -28,6 +28,9 @@ public struct ProblemError: Error, Sendable, Equatable {
 
     public static let unauthorized = ProblemError(401, code: "unauthorized", title: "Sign-in required.")
     public static let sessionExpired = ProblemError(401, code: "session_expired", title: "The session has expired; sign in again.")
+    /// A token of a session of an account that was erased: the device drops what it keeps of it.
+    public static let accountClosed = ProblemError(401, code: "account_closed", title: "This account no longer exists.",
+                                                   detail: "Its data was erased on request.")
     public static let staffOnly = ProblemError(403, code: "staff_only", title: "Staff only.")
 
     public static func notFound(_ what: String) -> ProblemError {

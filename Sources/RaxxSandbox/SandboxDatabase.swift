@@ -399,6 +399,18 @@ public final class SandboxDatabase: Sendable {
                 );
                 """)
         }
+        migrator.registerMigration("v14: the tokens of erased accounts' sessions, to tell their devices") { db in
+            // An erasure deletes the subject's sessions; their tokens' hashes are kept here until
+            // the session would have ended, so that a device presenting one is told its account is
+            // gone (account_closed) and drops what it keeps of it. A hash of a random token, tied
+            // to no user: nothing personal is kept. Expired rows are deleted (Pruning.sessions).
+            try db.execute(sql: """
+                CREATE TABLE closed_account_tokens (
+                    token_hash TEXT PRIMARY KEY,
+                    expires_at REAL NOT NULL
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 

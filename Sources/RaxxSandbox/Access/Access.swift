@@ -149,6 +149,7 @@ struct AccessGate: Sendable {
     func authenticate(_ token: String) async throws -> Caller {
         switch try await sessions.lookup(accessTokenHash: Tokens.hash(token), now: clock()) {
         case .unknown, .revoked: throw ProblemError.unauthorized
+        case .accountClosed: throw ProblemError.accountClosed
         case .expired: throw ProblemError.sessionExpired
         case .live(let caller): return caller
         }

@@ -46,6 +46,7 @@ struct SessionHandlers: Sendable {
         }
         // A reused (spent) token answers as any refused one: sign in again. The session behind it
         // is revoked by now, whoever presented it.
+        if outcome == .accountClosed { throw ProblemError.accountClosed }
         guard case .renewed(let sessionEnd, let account) = outcome else { throw ProblemError.sessionExpired }
         let accessEnd = min(now.addingTimeInterval(accessTTL), sessionEnd)
         return .ok(.init(body: .json(.init(accessToken: access, tokenType: .bearer, expiresAt: accessEnd, renewalToken: renewal,

@@ -47,6 +47,8 @@ protocol AuditRepository: Sendable {
 enum SessionLookup: Sendable, Equatable {
     case unknown
     case revoked
+    /// A token of an erased account's session.
+    case accountClosed
     /// The access token or the whole session is past its end.
     case expired
     case live(Caller)
@@ -76,6 +78,8 @@ enum RenewalOutcome: Sendable, Equatable {
     /// The token was spent already (rotated by an earlier renewal): someone holds a copy. The
     /// session is revoked, and the refusal, the revocation and a security alert are recorded.
     case reused
+    /// A renewal token of an erased account's session.
+    case accountClosed
     case renewed(sessionExpiresAt: Date, account: Components.Schemas.Account)
 }
 

@@ -272,12 +272,20 @@ struct GRDBSessionRepository: SessionRepository {
                        accounts.id AS account_id, users.staff
                 FROM sessions JOIN accounts ON accounts.user_id = sessions.user_id JOIN users ON users.id = sessions.user_id
                 WHERE sessions.access_token_hash = ?
-                """), arguments: [accessTokenHash]) else { return .unknown }
+                """), arguments: [accessTokenHash]) else {
+                return try Self.isClosedAccountToken(db, accessTokenHash, now: now) ? .accountClosed : .unknown
+            }
             let revoked: Double? = row["revoked_at"]
             guard revoked == nil else { return .revoked }
             guard (row["access_expires_at"] as Double) > now, (row["expires_at"] as Double) > now else { return .expired }
             return .live(Caller(userID: row["user_id"], accountID: row["account_id"], sessionID: row["id"], staff: (row["staff"] as Int) != 0))
         }
+    }
+
+    /// Whether `tokenHash` is a token of an erased account's session (until it would have ended).
+    static func isClosedAccountToken(_ db: Database, _ tokenHash: String, now: Double) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM closed_account_tokens WHERE token_hash = ? AND expires_at >= ?"),
+                          arguments: [tokenHash, now]) ?? false
     }
 
     /// Starts `session` inside `db`'s transaction and answers the account it signs in to.
@@ -304,9 +312,10 @@ struct GRDBSessionRepository: SessionRepository {
             guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, user_id, expires_at, revoked_at FROM sessions WHERE renewal_token_hash = ?"),
                                              arguments: [renewalTokenHash]) else {
                 if let reused = try Self.reuse(db, renewalTokenHash: renewalTokenHash, now: now, notifier: notifier, mailer: mailer) { return reused }
+                let closed = try Self.isClosedAccountToken(db, renewalTokenHash, now: now.timeIntervalSince1970)
                 try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "anonymous", action: "session.renewal_refused", subject: "unknown",
-                                                         details: ["reason": "unknown_token"]))
-                return .refused
+                                                         details: ["reason": closed ? "account_closed" : "unknown_token"]))
+                return closed ? .accountClosed : .refused
             }
             let sessionID: String = row["id"], userID: String = row["user_id"]
             let revoked: Double? = row["revoked_at"]

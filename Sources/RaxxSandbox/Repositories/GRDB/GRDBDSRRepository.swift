@@ -380,6 +380,12 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
             // The first transaction: the subject's access and identifiers go at once.
             let saved = String(decoding: try JSONEncoder.sorted.encode(subject), as: UTF8.self)
             if let s = subject {
+                // Its devices are told the account is gone when they next present a token.
+                try db.execute(sql: """
+                    INSERT OR IGNORE INTO closed_account_tokens (token_hash, expires_at)
+                    SELECT access_token_hash, expires_at FROM sessions WHERE user_id = ? AND revoked_at IS NULL
+                    UNION ALL SELECT renewal_token_hash, expires_at FROM sessions WHERE user_id = ? AND revoked_at IS NULL
+                    """, arguments: [s.userID, s.userID])
                 try db.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [s.userID])
                 try db.execute(sql: "DELETE FROM passkeys WHERE user_id = ?", arguments: [s.userID])
                 try db.execute(sql: "DELETE FROM device_tokens WHERE user_id = ?", arguments: [s.userID])
