@@ -178,7 +178,7 @@ let package = Package(
         .testTarget(name: "RaxxOrderCommandTests", dependencies: ["RaxxOrderCommand", "RaxxCLI", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxStore",
                                                                   "RaxxVault", "RaxxTestSupport"]),
         .testTarget(name: "RaxxNotifyCommandTests", dependencies: ["RaxxNotifyCommand", "RaxxAlerts", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxStore",
-                                                                   "RaxxHTTP", "RaxxPush", "RaxxTestSupport"]),
+                                                                   "RaxxHTTP", "RaxxPush", "RaxxVault", "RaxxTestSupport"]),
         .testTarget(name: "RaxxCacheCommandTests", dependencies: ["RaxxCacheCommand", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxStore", "RaxxVault",
                                                                   "RaxxTestSupport"]),
         .testTarget(name: "RaxxAuthCommandTests", dependencies: ["RaxxAuthCommand", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxSession",

@@ -87,7 +87,7 @@ try:
     # seed's 600 MB, then each refresh's 300 MB, are written back before the next command is timed).
     # One pair of runs is no verdict: on these machines either side moves 15 % and more from one run
     # to the next, so the medians are compared and every round's ratio is shown.
-    cache_folder = os.path.join(work, "home", "cache", benchlib.server_folder(url))
+    cache_folder = benchlib.account_folder(os.path.join(work, "home"), url, "cache")
     curl_runs, refresh_runs, refresh_rss = [], [], 0.0
     for _ in range(ROUNDS):
         os.sync()
@@ -167,7 +167,7 @@ finally:
 # some 400 MB of dirty pages; flushed first, their write-back does not land on one command's runs
 # and not the other's (hyperfine runs the two one after the other).
 os.sync()
-cache = os.path.join(work, "home", "cache", benchlib.server_folder(env["RAXX_API_URL"]), "cache.sqlite")
+cache = os.path.join(benchlib.account_folder(os.path.join(work, "home"), env["RAXX_API_URL"], "cache"), "cache.sqlite")
 out = os.path.join(work, "show.json")
 subprocess.run(["hyperfine", "-N", "--warmup", "5", "--runs", "30", "--style", "none", "--export-json", out,
                 f"sqlite3 -json {cache} 'SELECT * FROM positions'", f"{bin_dir}/raxx-cache show positions --json"],

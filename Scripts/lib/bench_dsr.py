@@ -40,7 +40,7 @@ def place(batch, prefix):
     stdin = "\n".join(json.dumps({"symbol": "AAPL", "side": "buy" if i % 2 == 0 else "sell", "qty": 1,
                                   "client_order_id": f"{prefix}-{i:05d}"}) for i in range(batch)) + "\n"
     tool("raxx-order", "place", env=homes[trader], input=stdin, capture_output=True, text=True)
-    journal = os.path.join(homes[trader]["RAXX_HOME"], "state", benchlib.server_folder(homes[trader]["RAXX_API_URL"]), "orders.sqlite")
+    journal = os.path.join(benchlib.account_folder(homes[trader]["RAXX_HOME"], homes[trader]["RAXX_API_URL"], "state"), "orders.sqlite")
     with sqlite3.connect(journal) as con:
         return con.execute("""
             SELECT s.at, p.at FROM journal_history s JOIN journal_history p ON p.client_order_id = s.client_order_id

@@ -53,7 +53,7 @@ try:
     # one day, so the rounds alternate curl and raxx-order and the medians are compared.
     token, _ = benchlib.mint_token(db, email, "ses_bench_orders")
     deadline = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3600))
-    journal = os.path.join(work, "home", "state", benchlib.server_folder(env["RAXX_API_URL"]), "orders.sqlite")
+    journal = os.path.join(benchlib.account_folder(os.path.join(work, "home"), env["RAXX_API_URL"], "state"), "orders.sqlite")
     curl_rates, our_rates, curl_times, ours, walls, ok = [], [], [], [], [], 0
     for round_ in range(1, ROUNDS + 1):
         config = os.path.join(work, f"orders{round_}.curl")

@@ -137,3 +137,13 @@ def server_folder(url):
     default = "443" if scheme == "https" else "80"
     key = ("" if scheme == "https" else scheme + "_") + host.lower() + (f"_{port}" if port and port != default else "")
     return "".join(c if c.isalnum() or c in "._-" else "-" for c in key)
+
+
+def account_folder(home, url, kind):
+    """The folder of the account last signed in to `url` from RAXX_HOME `home`, in its `kind`
+    ("state" or "cache") folder (AccountFolders): home/kind/<server>/accounts/<account>."""
+    server = server_folder(url)
+    with open(os.path.join(home, "state", server, "account")) as f:
+        account = f.read().strip()
+    name = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "".join(f"%{b:02X}" for b in c.encode()) for c in account)
+    return os.path.join(home, kind, server, "accounts", name)

@@ -29,6 +29,7 @@ extension RaxxAuth {
 
         public func run(_ context: CommandContext) async throws {
             let session = try await context.ceremonies().login(email: email, pin: context.pinPrompt(pin.source))
+            try context.signedIn(session)
             try SessionRecord(session, context: context).emit(in: context)
             if context.format == .text { context.say("Signed in as \(session.email).") }
         }

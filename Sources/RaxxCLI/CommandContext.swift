@@ -59,6 +59,39 @@ public struct CommandContext: Sendable {
         return session
     }
 
+    /// The account whose data this device keeps and shows for this server: the one signed in
+    /// (adopted as this device's account when another was before it), or, signed out, the last
+    /// one signed in here; nil when none ever was.
+    public func localAccount() throws(RaxxError) -> String? {
+        let kept = try world.accounts.current()
+        guard let signedIn = try keystore.load()[origin].session?.accountID else { return kept }
+        if signedIn != kept { try world.accounts.adopt(signedIn) }
+        return signedIn
+    }
+
+    /// `session` was just started here: its account's data is the one kept and shown from now on.
+    public func signedIn(_ session: StoredSession) throws(RaxxError) {
+        try world.accounts.adopt(session.accountID)
+    }
+
+    /// The server says this device's account no longer exists (it was erased): everything the
+    /// device keeps of it goes, its passkey and session as well as its local data. Answers whether
+    /// all of it went.
+    public func forgetClosedAccount() async -> Bool {
+        do {
+            let account = try? localAccount()
+            try await keystore.withLock {
+                var contents = try keystore.load()
+                contents[origin] = ServerCredentials()
+                try keystore.save(contents)
+            }
+            if let account { try world.accounts.forget(account) }
+            return true
+        } catch {
+            return false
+        }
+    }
+
     /// A service only some tools have (the cache and journal stores), by type.
     public func service<Service>(_ type: Service.Type = Service.self) throws(RaxxError) -> Service {
         for service in world.services {

@@ -83,7 +83,10 @@ public struct LiveRun {
             try context.io.checkOutput()
             return .ok
         } catch {
-            let raxxError = ErrorMapping.raxxError(from: error)
+            var raxxError = ErrorMapping.raxxError(from: error)
+            if raxxError.code == RaxxError.accountClosed.code, !(await context.forgetClosedAccount()) {
+                raxxError.hint = "What this device kept of it could not all be removed: raxx-auth logout --forget-device removes the rest."
+            }
             return Reporter(tool: context.tool, format: context.format).report(raxxError, to: context.io)
         }
     }

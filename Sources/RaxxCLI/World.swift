@@ -30,6 +30,8 @@ public struct World: Sendable {
     public var raptor: any RaptorConnection
     /// This device's keystore.
     public var keystore: any KeystoreAccess
+    /// Whose data this device keeps for the server: the account folders of the local stores.
+    public var accounts: any LocalAccounts
     /// What only some tools have (the cache and the order journal), found by type with
     /// `CommandContext.service()`: so a tool that does not use them does not link them.
     public var services: [Provided]
@@ -39,7 +41,7 @@ public struct World: Sendable {
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
                 onInterrupt: @escaping @Sendable (_ action: @escaping @Sendable () -> Void) -> any Sendable = { _ in 0 },
                 pinEntry: any PINEntry, raptor: any RaptorConnection,
-                keystore: any KeystoreAccess, services: [Provided] = []) {
+                keystore: any KeystoreAccess, accounts: any LocalAccounts, services: [Provided] = []) {
         self.now = now
         self.serverNow = serverNow ?? now
         self.monotonic = monotonic
@@ -49,6 +51,7 @@ public struct World: Sendable {
         self.pinEntry = pinEntry
         self.raptor = raptor
         self.keystore = keystore
+        self.accounts = accounts
         self.services = services
     }
 
@@ -70,6 +73,7 @@ public struct World: Sendable {
             // the transport's own bound for a request.
             keystore: Keystore(directory: configuration.stateDirectory, machineIDPath: configuration.machineIDPath,
                                lockWait: configuration.totalTimeout),
+            accounts: FileLocalAccounts(configuration),
             services: services)
     }
 }

@@ -62,6 +62,15 @@ extension RaxxError {
         status: .signInRequired
     )
 
+    /// The server says the signed-in account no longer exists (it was erased). What this device
+    /// kept of it is removed before the error is reported (`LiveRun`).
+    public static let accountClosed = RaxxError(
+        code: "account_closed",
+        message: "This account no longer exists: its data was erased on request.",
+        hint: "What this device kept of it (passkey, session, cache, orders, alerts) is removed. To trade again, open a new account: raxx-auth register --email you@example.com",
+        status: .signInRequired
+    )
+
     public static func notPermitted(code: String = "not_permitted", _ message: String, hint: String? = nil) -> RaxxError {
         RaxxError(code: code, message: message, hint: hint, status: .notPermitted)
     }

@@ -73,6 +73,8 @@ public enum ErrorMapping {
         switch problem.code {
         case "unauthorized", "session_expired":
             return .signInRequired
+        case RaxxError.accountClosed.code:
+            return .accountClosed
         case "forbidden", "staff_only", "step_up_required", "step_up_invalid", "live_trading_refused":
             status = .notPermitted
         case "rate_limited":

@@ -5,7 +5,7 @@ import RaxxCore
 import Glibc
 #endif
 
-/// The local databases a command may open — the cache and the order journal — and the locks that
+/// The local databases a command may open — the cache, the order journal, the alerts — and the locks that
 /// keep two processes from writing them at once. `FileStores` is the live set, in the cache and
 /// state folders; tests give in-memory ones. Commands reach these only through their context.
 public protocol LocalStores: Sendable {
@@ -26,6 +26,9 @@ public protocol LocalStores: Sendable {
     func setDamagedCacheAside() throws(RaxxError) -> String
     /// Free space on the cache's file system, in bytes (nil when unknown).
     func freeBytes() -> Int64?
+    /// These stores for the account `resolve` answers (asked once, when a store first needs it):
+    /// each account's data is kept apart from every other's (see `FileStores`).
+    func forAccount(_ resolve: @escaping @Sendable () throws(RaxxError) -> String?) -> any LocalStores
 }
 
 /// The stores' locks, each with the error a person sees when it is busy.
@@ -48,39 +51,67 @@ public enum StoreLock: Sendable, Hashable {
     }
 }
 
-/// The stores on disk, one set per server (by origin): the cache in the cache folder, the journal
-/// (beside the keystore) in the state folder, each in a folder named for the server
-/// (`api.raxx.app`, `http_127.0.0.1_8080`), with their lock files beside them. What was fetched
-/// from one server is never shown or settled as another's, and switching back finds the first
-/// server's cache as it was.
+/// The stores on disk, one set per server (by origin) and account: the cache in the cache folder,
+/// the journal and the alerts (beside the keystore) in the state folder, each in the account's
+/// folder within the server's (`api.raxx.app/accounts/<account>`, see `AccountFolders`), with
+/// their lock files beside them. What was fetched from one server, or for one account, is never
+/// shown or settled as another's, and switching back finds the first one's stores as they were.
+///
+/// The account is the one a context resolves (`forAccount`): the signed-in one, or the last one
+/// signed in here. Asked before any account signed in, a read finds nothing and a write is
+/// refused (exit 4).
 public struct FileStores: LocalStores {
-    public let cacheFile: URL
-    public let journalFile: URL
-    let cacheDirectory: URL
-    let stateDirectory: URL
-    /// The paths, as text: the offline reads use these (see RaxxConfiguration.stateDirectoryPath).
-    let cacheDirectoryPath: String
-    let cacheFilePath: String
+    let folders: AccountFolders
+    let origin: String
+    private let account: ResolvedAccount
 
     public init(_ configuration: RaxxConfiguration) {
-        let key = configuration.endpoint.storageKey
-        cacheDirectoryPath = RaxxConfiguration.joined(configuration.cacheDirectoryPath, key)
-        let stateDirectoryPath = RaxxConfiguration.joined(configuration.stateDirectoryPath, key)
-        cacheFilePath = RaxxConfiguration.joined(cacheDirectoryPath, "cache.sqlite")
-        cacheDirectory = URL(fileURLWithPath: cacheDirectoryPath, isDirectory: true)
-        stateDirectory = URL(fileURLWithPath: stateDirectoryPath, isDirectory: true)
-        cacheFile = URL(fileURLWithPath: cacheFilePath, isDirectory: false)
-        journalFile = URL(fileURLWithPath: RaxxConfiguration.joined(stateDirectoryPath, "orders.sqlite"), isDirectory: false)
+        self.init(folders: AccountFolders(configuration), origin: configuration.endpoint.origin) { () throws(RaxxError) in nil }
+    }
+
+    init(folders: AccountFolders, origin: String, account: @escaping @Sendable () throws(RaxxError) -> String?) {
+        self.folders = folders
+        self.origin = origin
+        self.account = ResolvedAccount(account)
+    }
+
+    public func forAccount(_ resolve: @escaping @Sendable () throws(RaxxError) -> String?) -> any LocalStores {
+        FileStores(folders: folders, origin: origin, account: resolve)
+    }
+
+    /// The account's cache folder (the server's, before any account signed in: for messages).
+    var cacheDirectoryPath: String { ((try? account.value()) ?? nil).map(folders.cachePath) ?? folders.cacheServerPath }
+    var cacheFilePath: String { RaxxConfiguration.joined(cacheDirectoryPath, "cache.sqlite") }
+
+    /// The account's folders, or exit 4 when no account signed in here yet.
+    private func accountPaths() throws(RaxxError) -> (state: String, cache: String) {
+        guard let id = try account.value() else {
+            throw RaxxError(code: "sign_in_required", message: "Not signed in to \(origin): raxx-auth login", status: .signInRequired)
+        }
+        return (folders.statePath(id), folders.cachePath(id))
     }
 
     public var cacheLocation: String { cacheFilePath }
 
-    public func existingCache() throws(RaxxError) -> CacheStore? { try CacheStore.openExisting(path: cacheFilePath) }
-    public func cache() throws(RaxxError) -> CacheStore { try CacheStore.open(at: cacheFile) }
-    public func journal() throws(RaxxError) -> OrderJournal { try OrderJournal.open(at: journalFile) }
-    public func alerts() throws(RaxxError) -> AlertStore { try AlertStore.open(at: stateDirectory.appendingPathComponent("alerts.sqlite")) }
+    public func existingCache() throws(RaxxError) -> CacheStore? {
+        guard try account.value() != nil else { return nil }
+        return try CacheStore.openExisting(path: cacheFilePath)
+    }
+
+    public func cache() throws(RaxxError) -> CacheStore {
+        try CacheStore.open(at: URL(fileURLWithPath: RaxxConfiguration.joined(try accountPaths().cache, "cache.sqlite"), isDirectory: false))
+    }
+
+    public func journal() throws(RaxxError) -> OrderJournal {
+        try OrderJournal.open(at: URL(fileURLWithPath: RaxxConfiguration.joined(try accountPaths().state, "orders.sqlite"), isDirectory: false))
+    }
+
+    public func alerts() throws(RaxxError) -> AlertStore {
+        try AlertStore.open(at: URL(fileURLWithPath: RaxxConfiguration.joined(try accountPaths().state, "alerts.sqlite"), isDirectory: false))
+    }
 
     public func setDamagedCacheAside() throws(RaxxError) -> String {
+        let cacheFilePath = self.cacheFilePath
         let stamp = RFC3339.string(from: Date()).replacingOccurrences(of: ":", with: "")
         let aside = cacheFilePath + ".damaged-" + stamp
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: cacheFilePath + suffix) {
@@ -106,12 +137,31 @@ public struct FileStores: LocalStores {
     }
 
     public func lock(_ lock: StoreLock, wait: RaxxDuration?) async throws -> any HeldLock {
+        let paths = try accountPaths()
         let (directory, name) = switch lock {
-        case .refresh: (cacheDirectory, "refresh.lock")
-        case .orders: (stateDirectory, "orders.lock")
+        case .refresh: (paths.cache, "refresh.lock")
+        case .orders: (paths.state, "orders.lock")
         }
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        return try await FileLock.acquire(path: directory.appendingPathComponent(name).path, wait: wait, busy: lock.busy(wait: wait))
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return try await FileLock.acquire(path: RaxxConfiguration.joined(directory, name), wait: wait, busy: lock.busy(wait: wait))
+    }
+}
+
+/// An account resolved once, when a store first needs it.
+final class ResolvedAccount: @unchecked Sendable {
+    private let lock = NSLock()
+    private let resolve: @Sendable () throws(RaxxError) -> String?
+    private var resolved: String??
+
+    init(_ resolve: @escaping @Sendable () throws(RaxxError) -> String?) { self.resolve = resolve }
+
+    func value() throws(RaxxError) -> String? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let resolved { return resolved }
+        let value = try resolve()
+        resolved = .some(value)
+        return value
     }
 }
 

@@ -11,15 +11,20 @@ extension StoreCommand {
 }
 
 extension CommandContext {
-    /// The cache and journal stores of this tool's world.
+    /// The stores of this tool's world, for the account signed in here (or the last one signed in;
+    /// see `localAccount()`), resolved when a store is first opened.
     public var stores: any LocalStores {
-        get throws(RaxxError) { try service() }
+        get throws(RaxxError) {
+            let context = self
+            return try service((any LocalStores).self).forAccount { () throws(RaxxError) in try context.localAccount() }
+        }
     }
 
-    /// Opens this server's cache for reading (exit 3 when it was never filled, or filled for another
-    /// account than the one signed in here).
+    /// Opens this account's cache for reading (exit 3 when it was never filled, or filled for
+    /// another account than the one signed in here).
     public func cacheReading() throws(RaxxError) -> CacheReading {
-        try CacheReading(try stores, accountID: try keystore.load()[origin].session?.accountID)
+        let account = try localAccount()
+        return try CacheReading(try service((any LocalStores).self).forAccount { account }, accountID: account)
     }
 
     /// Says on stderr how old the cached data is, when that needs saying.

@@ -21,6 +21,10 @@ public final class MemoryStores: LocalStores, @unchecked Sendable {
 
     public func freeBytes() -> Int64? { free }
 
+    /// The same stores whatever the account (tests of one account; the account folders are
+    /// tested on disk, end to end).
+    public func forAccount(_ resolve: @escaping @Sendable () throws(RaxxError) -> String?) -> any LocalStores { self }
+
     public func setDamagedCacheAside() throws(RaxxError) -> String {
         lock.withLock { cacheStore = nil }
         return "memory:cache.damaged"

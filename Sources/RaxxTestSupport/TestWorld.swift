@@ -34,6 +34,8 @@ public final class TestWorld: @unchecked Sendable {
     public let api = StubAPI()
     /// The keystore, when the test gives one.
     public var keystore: MemoryKeystore?
+    /// Whose data the device keeps (in memory: what was adopted and forgotten).
+    public var accounts = MemoryLocalAccounts()
     /// Services of the tool (its stores), each as the type its commands ask for.
     public var services: [Provided] = []
     /// The tool's stores (provided as `any LocalStores`), when the test gives them.
@@ -85,6 +87,7 @@ public final class TestWorld: @unchecked Sendable {
             pinEntry: FixedPINEntry(pin: pin, code: code),
             raptor: api,
             keystore: keystore ?? MemoryKeystore(unplanned: true),
+            accounts: accounts,
             services: services + (stores.map { [Provided($0, as: (any LocalStores).self)] } ?? []))
         return CommandContext(tool: tool, io: io, format: format, configuration: try RaxxConfiguration(environment: environment),
                               requirement: requirement, world: world)
@@ -153,6 +156,27 @@ struct FixedPINEntry: PINEntry {
             throw RaxxError.usage("No PIN was planned.")
         }
         return SecretBytes(copying: Array(pin.utf8))
+    }
+}
+
+/// `LocalAccounts` in memory: the account kept, and those forgotten.
+public final class MemoryLocalAccounts: LocalAccounts, @unchecked Sendable {
+    private let lock = NSLock()
+    private var kept: String?
+    private var gone: [String] = []
+
+    public init(current: String? = nil) { kept = current }
+
+    /// The accounts forgotten, in order.
+    public var forgotten: [String] { lock.withLock { gone } }
+
+    public func current() throws(RaxxError) -> String? { lock.withLock { kept } }
+    public func adopt(_ accountID: String) throws(RaxxError) { lock.withLock { kept = accountID } }
+    public func forget(_ accountID: String) throws(RaxxError) {
+        lock.withLock {
+            gone.append(accountID)
+            if kept == accountID { kept = nil }
+        }
     }
 }
 

@@ -38,10 +38,13 @@ final class CacheHome: @unchecked Sendable {
     }
 
     var database: String { root.appendingPathComponent("sandbox.sqlite").path }
-    /// The cache of this home's sandbox (each server has its own folder).
+    /// The cache of this home's sandbox and signed-in account (each server and account has its own folder).
     var cacheFile: URL {
-        let key = (try? APIEndpoint(parsing: sandbox?.url ?? "http://127.0.0.1:9").storageKey) ?? "none"
-        return root.appendingPathComponent("home/cache/\(key)/cache.sqlite")
+        guard let configuration = try? RaxxConfiguration(environment: environment),
+              let account = try? FileLocalAccounts(configuration).current() else {
+            return root.appendingPathComponent("home/cache/none/cache.sqlite")
+        }
+        return URL(fileURLWithPath: AccountFolders(configuration).cachePath(account)).appendingPathComponent("cache.sqlite")
     }
 
     var environment: [String: String] {
@@ -165,7 +168,7 @@ final class CacheHome: @unchecked Sendable {
     /// about one run in 300 died of SIGSEGV instead of exiting 75 (seen in CI). The race is a
     /// matter of timing, so this runs it many times, three at once.
     @Test func aRefreshTurnedAwayByTheLockNeverCrashes() throws {
-        let home = try CacheHome(signIn: false)
+        let home = try CacheHome(positions: 0, fills: 0)
         let directory = home.cacheFile.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let fd = open(directory.appendingPathComponent("refresh.lock").path, O_RDWR | O_CREAT, 0o600)

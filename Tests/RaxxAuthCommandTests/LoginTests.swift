@@ -36,6 +36,9 @@ import Testing
         #expect(world.stderr.contents == "Signed in as \(Fixtures.email).\n")
         #expect(keystore.current?[Fixtures.origin].session?.renewalToken == "renewal-1")
         #expect(keystore.current?[Fixtures.origin].credential?.signCount == credential.signCount + 1)
+        // The account signed in is the one whose local data this device keeps and shows now.
+        #expect(try world.accounts.current() == keystore.current?[Fixtures.origin].session?.accountID)
+        #expect(try world.accounts.current() != nil)
     }
 
     @Test func aWrongPINIsRefusedCountedAndNothingIsSent() async throws {

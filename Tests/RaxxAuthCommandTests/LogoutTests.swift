@@ -33,6 +33,22 @@ import Testing
         #expect(keystore.current == nil)
     }
 
+    /// Only --forget-device removes what the device keeps of the account (its cache, journal and
+    /// alerts): a plain sign-out keeps it for the account's next sign-in here.
+    @Test func forgetDeviceAlsoRemovesTheAccountsLocalData() async throws {
+        for forget in [false, true] {
+            let world = TestWorld()
+            world.clock = TestClock(Fixtures.now)
+            let keystore = Fixtures.signedIn()
+            world.keystore = keystore
+            let account = try #require(keystore.current?[Fixtures.origin].session?.accountID)
+            world.api.onLogout { _ in .noContent(.init()) }
+            #expect(try await world.run(RaxxAuth.Logout.self, ["--json"] + (forget ? ["--forget-device"] : [])) == .ok)
+            #expect(world.accounts.forgotten == (forget ? [account] : []))
+            #expect(world.jsonLines.first?["local_data_removed"] as? Bool == forget)
+        }
+    }
+
     @Test func notSignedInHasNothingToRevoke() async throws {
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now)

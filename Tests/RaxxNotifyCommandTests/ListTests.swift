@@ -5,6 +5,7 @@ import RaxxHTTP
 import RaxxNotifyCommand
 import RaxxStore
 import RaxxTestSupport
+import RaxxVault
 import Testing
 
 /// `raxx-notify list` in-process: fetched, kept, printed newest last; offline from what was kept.
@@ -51,6 +52,23 @@ import Testing
         #expect(world.stderr.contents.contains("No alerts fetched yet"))
         #expect(world.api.calls.isEmpty)
         #expect(try RaxxNotify.List.parse(["--cached"]).requirement == .offlineCapable)
+    }
+
+    /// The server says the account was erased: the device forgets its passkey, session and local
+    /// data before the error is reported (exit 4, no HTTP status).
+    @Test func anAccountThatNoLongerExistsIsForgottenHere() async throws {
+        let world = world()
+        let passkey = try SoftwareAuthenticator.makeCredential(rpID: "raxx.app", userHandle: [1, 2, 3], email: Fixtures.email,
+                                                               clientDataHash: [UInt8](repeating: 0, count: 32),
+                                                               pin: SecretBytes(copying: Array("246813".utf8)), now: Fixtures.now).credential
+        world.keystore = Fixtures.keystore(credential: passkey, session: Fixtures.session(at: Fixtures.now))
+        let account = try #require(world.keystore?.current?[Fixtures.origin].session?.accountID)
+        world.api.onListEvents { _ in .default(statusCode: 401, Fixtures.problem(401, code: "account_closed", title: "This account no longer exists.")) }
+        #expect(try await world.run(RaxxNotify.List.self, ["--format", "text"]) == .signInRequired)
+        #expect(world.stderr.contents.contains("This account no longer exists"))
+        #expect(!world.stderr.contents.contains("401"))
+        #expect(world.keystore?.current?[Fixtures.origin].isEmpty == true)
+        #expect(world.accounts.forgotten == [account])
     }
 
     @Test func anUnknownTypeIsAUsageError() {

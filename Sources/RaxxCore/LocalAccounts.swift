@@ -1,0 +1,196 @@
+import Crypto
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Whose data this device keeps for one server. Everything a device keeps of an account — the
+/// cache, the order journal, the alerts and their cursors — lives in that account's own folders,
+/// so what one account fetched is never shown to another signed in on the same device. The
+/// account whose data is shown is the one last signed in here, named in a small file beside the
+/// keystore (`state/<server>/account`): an offline read learns it without unsealing the keystore.
+public protocol LocalAccounts: Sendable {
+    /// The account last signed in to this server on this device (nil when none was, or it was
+    /// forgotten since).
+    func current() throws(RaxxError) -> String?
+    /// `accountID` signed in here: its data is the one kept and shown from now on. The first
+    /// account a device adopts for a server takes over what a version that kept one set of files
+    /// per server left there (see `AccountFolders.takeOverUnkeyedFiles`).
+    func adopt(_ accountID: String) throws(RaxxError)
+    /// Removes everything this device keeps of `accountID` at this server (its cache, order
+    /// journal, alerts and cursors), and forgets it was signed in here.
+    func forget(_ accountID: String) throws(RaxxError)
+}
+
+/// Where one server's accounts keep their files: `state/<server>/accounts/<account>/` (the order
+/// journal, the alerts) and `cache/<server>/accounts/<account>/` (the cache), with the locks of
+/// each store beside it.
+public struct AccountFolders: Sendable, Equatable {
+    /// `state/<server>`: the keystore's server folder.
+    public let stateServerPath: String
+    /// `cache/<server>`.
+    public let cacheServerPath: String
+
+    public init(_ configuration: RaxxConfiguration) {
+        let key = configuration.endpoint.storageKey
+        stateServerPath = RaxxConfiguration.joined(configuration.stateDirectoryPath, key)
+        cacheServerPath = RaxxConfiguration.joined(configuration.cacheDirectoryPath, key)
+    }
+
+    /// The file naming the account last signed in here.
+    public var markerPath: String { RaxxConfiguration.joined(stateServerPath, "account") }
+
+    /// `accountID`'s state folder (journal, alerts).
+    public func statePath(_ accountID: String) -> String {
+        RaxxConfiguration.joined(RaxxConfiguration.joined(stateServerPath, "accounts"), Self.folderName(accountID))
+    }
+
+    /// `accountID`'s cache folder.
+    public func cachePath(_ accountID: String) -> String {
+        RaxxConfiguration.joined(RaxxConfiguration.joined(cacheServerPath, "accounts"), Self.folderName(accountID))
+    }
+
+    /// An account ID as a folder name: letters, digits, `-` and `_` as they are, any other byte
+    /// as `%XX` (so no ID names `.`, `..` or a path), and an ID too long for a file name by its
+    /// SHA-256. Two IDs never share a folder.
+    public static func folderName(_ accountID: String) -> String {
+        var name = ""
+        for byte in accountID.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"):
+                name.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                name += "%" + hex([byte]).uppercased()
+            }
+        }
+        if name.isEmpty { return "%" }
+        guard name.utf8.count <= 128 else { return "sha256-" + hex(Array(SHA256.hash(data: Array(accountID.utf8)))) }
+        return name
+    }
+
+    private static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".unicodeScalars)
+        var text = String.UnicodeScalarView()
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0xf)])
+        }
+        return String(text)
+    }
+
+    /// The files a version that kept one set per server left in the server folders, by the store
+    /// they belong to: the journal and the cache carry the account of each of their rows and
+    /// refuse another's, so they move into the first account adopted here; the alerts carry
+    /// none, so they are removed (the next `raxx-notify list` fetches them again).
+    static let unkeyedJournal = "orders.sqlite", unkeyedCache = "cache.sqlite", unkeyedAlerts = "alerts.sqlite"
+    static let sqliteSuffixes = ["", "-wal", "-shm"]
+}
+
+/// The live `LocalAccounts`: the marker file and the account folders on disk.
+public struct FileLocalAccounts: LocalAccounts {
+    public let folders: AccountFolders
+
+    public init(_ configuration: RaxxConfiguration) { folders = AccountFolders(configuration) }
+
+    public func current() throws(RaxxError) -> String? {
+        let fd = open(folders.markerPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw Self.failure("Could not read \(folders.markerPath)")
+        }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var count = 0
+        while count < buffer.count {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+            if n < 0, errno == EINTR { continue }
+            guard n >= 0 else { throw Self.failure("Could not read \(folders.markerPath)") }
+            if n == 0 { break }
+            count += n
+        }
+        let text = String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .newlines)
+        return text.isEmpty ? nil : text
+    }
+
+    public func adopt(_ accountID: String) throws(RaxxError) {
+        let previous = try current()
+        guard previous != accountID else { return }
+        try Self.makeFolder(folders.stateServerPath)
+        try Self.writeAtomically(Array((accountID + "\n").utf8), to: folders.markerPath)
+        if previous == nil { try takeOverUnkeyedFiles(for: accountID) }
+    }
+
+    public func forget(_ accountID: String) throws(RaxxError) {
+        for path in [folders.statePath(accountID), folders.cachePath(accountID)] {
+            do {
+                if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
+            } catch {
+                throw RaxxError.failure(code: "local_data_unwritable", "Could not remove \(path): \(error.localizedDescription)",
+                                        hint: "Remove the folder by hand.")
+            }
+        }
+        if try current() == accountID, unlink(folders.markerPath) != 0, errno != ENOENT {
+            throw Self.failure("Could not remove \(folders.markerPath)")
+        }
+    }
+
+    /// Moves what an earlier version kept per server into `accountID`'s folders (the journal and
+    /// the cache, which check the account of their rows themselves), and removes its alerts
+    /// (which carry no account). A file already in the account's folder is never replaced.
+    func takeOverUnkeyedFiles(for accountID: String) throws(RaxxError) {
+        let moves = [(folders.stateServerPath, folders.statePath(accountID), AccountFolders.unkeyedJournal),
+                     (folders.cacheServerPath, folders.cachePath(accountID), AccountFolders.unkeyedCache)]
+        for (from, to, name) in moves {
+            let source = RaxxConfiguration.joined(from, name), target = RaxxConfiguration.joined(to, name)
+            guard access(source, F_OK) == 0, access(target, F_OK) != 0 else { continue }
+            try Self.makeFolder(to)
+            for suffix in AccountFolders.sqliteSuffixes where access(source + suffix, F_OK) == 0 {
+                guard rename(source + suffix, target + suffix) == 0 else { throw Self.failure("Could not move \(source + suffix) to \(to)") }
+            }
+        }
+        for suffix in AccountFolders.sqliteSuffixes {
+            let path = RaxxConfiguration.joined(folders.stateServerPath, AccountFolders.unkeyedAlerts) + suffix
+            guard unlink(path) == 0 || errno == ENOENT else { throw Self.failure("Could not remove \(path)") }
+        }
+    }
+
+    /// Creates `path` and its parents, private to the user (0700).
+    static func makeFolder(_ path: String) throws(RaxxError) {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw RaxxError.failure(code: "local_data_unwritable", "Could not create \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Writes `bytes` to `path` (0600) through a temporary file renamed over it.
+    static func writeAtomically(_ bytes: [UInt8], to path: String) throws(RaxxError) {
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw failure("Could not write \(path)") }
+        _ = fchmod(fd, 0o600)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else {
+                close(fd)
+                unlink(temporary)
+                throw failure("Could not write \(path)")
+            }
+            offset += n
+        }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard synced, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw failure("Could not write \(path)")
+        }
+    }
+
+    static func failure(_ what: String) -> RaxxError {
+        RaxxError.failure(code: "local_data_unwritable", "\(what): \(String(cString: strerror(errno))).")
+    }
+}
