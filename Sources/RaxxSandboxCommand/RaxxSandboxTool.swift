@@ -12,7 +12,7 @@ public struct RaxxSandboxTool: AsyncParsableCommand {
         keeps real accounts, sessions, orders, fills and a change log. It listens on loopback by default.
         """,
         version: RaxxVersion.current,
-        subcommands: [Serve.self, Seed.self, Churn.self, Staff.self, APNs.self]
+        subcommands: [Serve.self, Seed.self, Churn.self, Staff.self, APNs.self, ErasureRules.self]
     )
 
     public init() {}

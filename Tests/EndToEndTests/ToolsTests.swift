@@ -37,7 +37,7 @@ let tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr",
         "raxx-notify": ["list", "watch", "devices", "push"],
         "raxx-dsr": ["open", "verify-identity", "extend", "list", "show", "cancel", "refuse", "export", "plan", "apply", "receipt",
                      "verify-receipt", "audit"],
-        "raxx-sandbox": ["serve", "seed", "churn", "staff", "apns"],
+        "raxx-sandbox": ["serve", "seed", "churn", "staff", "apns", "erasure-rules"],
     ]
 
     /// Each tool lists its verbs by the names they have always had, and each answers its own --help

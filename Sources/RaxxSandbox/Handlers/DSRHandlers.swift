@@ -13,7 +13,7 @@ struct DSRHandlers: Sendable {
     let configuration: SandboxConfiguration
     let clock: @Sendable () -> Date
     var activity = RequestActivity()
-    var rules: [ErasureRule] = ErasureRules.table
+    var rules: [ErasureRule] = ErasureRule.allCases
 
     static func unknown(_ id: String) -> ProblemError { ProblemError.notFound("No data-subject request \(id).") }
 

@@ -133,55 +133,40 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
         }
     }
 
-    /// Every table holding the subject's personal data, as rows of plain values.
+    /// Every table holding the subject's personal data, as rows of plain values: what each erasure
+    /// rule exports, in the rules' order.
     static func exportTables(_ db: Database, subject: Subject?, email: String) throws -> [(String, [[String: (any Sendable)?]])] {
+        let arguments = try ruleArguments(subject, email: email)
         var tables: [(String, [[String: (any Sendable)?]])] = []
-        func add(_ name: String, _ sql: String, _ arguments: StatementArguments) throws {
-            tables.append((name, try Row.fetchAll(db, sql: sql, arguments: arguments).map(plain)))
-        }
-        let user = subject?.userID ?? "", account = subject?.accountID ?? ""
-        try add("account", """
-            SELECT users.id AS user_id, users.email, users.display_name, users.staff, users.created_at,
-                   accounts.id AS account_id, accounts.mode, accounts.cash_ticks, accounts.created_at AS account_created_at
-            FROM users JOIN accounts ON accounts.user_id = users.id WHERE users.id = ?
-            """, [user])
-        try add("passkeys", "SELECT id AS credential_id, algorithm, sign_count, transports, created_at, last_used_at FROM passkeys WHERE user_id = ? ORDER BY created_at", [user])
-        try add("sessions", "SELECT id, created_at, access_expires_at, expires_at, revoked_at FROM sessions WHERE user_id = ? ORDER BY created_at", [user])
-        try add("devices", """
-            SELECT id, environment, substr(token, -8) AS token_suffix, label, alerts, created_at, revoked_at FROM device_tokens
-            WHERE user_id = ? ORDER BY created_at
-            """, [user])
-        try add("orders", """
-            SELECT id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status, filled_qty, avg_fill_price_ticks,
-                   reject_code, mode, not_after, created_at, updated_at FROM orders WHERE account_id = ? ORDER BY created_at, id
-            """, [account])
-        try add("fills", "SELECT id, order_id, symbol, side, qty, price_ticks, filled_at FROM fills WHERE account_id = ? ORDER BY filled_at, id", [account])
-        try add("positions", "SELECT id, symbol, qty, avg_price_ticks, updated_at FROM positions WHERE account_id = ? ORDER BY symbol", [account])
-        try add("alerts", """
-            SELECT seq, type, title, body, order_id, symbol, side, qty, price_ticks, reason, expires_at, created_at FROM events
-            WHERE user_id = ? ORDER BY seq
-            """, [user])
-        try add("audit_events", """
-            SELECT seq, at, actor, action, subject, details FROM audit_events
-            WHERE actor = ?1 OR subject IN (?1, ?2) OR subject IN (SELECT 'dsr:' || id FROM dsr_requests WHERE subject = ?3) ORDER BY seq
-            """, [user, account, email])
-        // The export goes to the subject: staff members appear by their role.
-        if let at = tables.firstIndex(where: { $0.0 == "audit_events" }) {
-            let staff = try staffIDs(db)
-            tables[at].1 = tables[at].1.map { row in
-                var row = row
-                let details = ((row["details"] ?? nil) as? String).flatMap { try? JSONDecoder().decode([String: String].self, from: Data($0.utf8)) } ?? [:]
-                let seen = asSeenBySubject(actor: ((row["actor"] ?? nil) as? String) ?? "", details: details, subject: user, staff: staff)
-                row["actor"] = seen.actor
-                if !seen.details.isEmpty, let json = try? JSONEncoder.sorted.encode(seen.details) { row["details"] = String(decoding: json, as: UTF8.self) }
-                return row
+        for rule in ErasureRule.allCases {
+            guard let export = rule.export else { continue }
+            var rows = try Row.fetchAll(db, sql: export.sql, arguments: arguments).map(plain)
+            if rule == .auditEvents {
+                // The export goes to the subject: staff members appear by their role.
+                let staff = try staffIDs(db), user = subject?.userID ?? ""
+                rows = rows.map { row in
+                    var row = row
+                    let details = ((row["details"] ?? nil) as? String).flatMap { try? JSONDecoder().decode([String: String].self, from: Data($0.utf8)) } ?? [:]
+                    let seen = asSeenBySubject(actor: ((row["actor"] ?? nil) as? String) ?? "", details: details, subject: user, staff: staff)
+                    row["actor"] = seen.actor
+                    if !seen.details.isEmpty, let json = try? JSONEncoder.sorted.encode(seen.details) { row["details"] = String(decoding: json, as: UTF8.self) }
+                    return row
+                }
             }
+            tables.append((export.name, rows))
         }
-        try add("dsr_requests", """
-            SELECT id, kind, ticket, status, received_at, due_on, extended, extension_reason, verification_method, verified_at,
-                   closed_reason, created_at, completed_at FROM dsr_requests WHERE subject = ? ORDER BY created_at
-            """, [email])
         return tables
+    }
+
+    /// The named arguments the erasure rules' statements take (see `ErasureRule`), for `subject`
+    /// (nil: "" for its ids, which no row has).
+    static func ruleArguments(_ subject: Subject?, email: String, subjectHash: String? = nil) throws -> StatementArguments {
+        let identifiers = String(decoding: try JSONEncoder().encode(subject?.identifiers ?? []), as: UTF8.self)
+        return StatementArguments([
+            "user": subject?.userID ?? "", "account": subject?.accountID ?? "", "email": email,
+            "email_hash": GRDBAuthRepository.emailHash(email), "pseudonym": subject?.pseudonym ?? "", "identifiers": identifiers,
+            "subject_hash": subjectHash ?? "",
+        ] as [String: (any DatabaseValueConvertible)?])
     }
 
     /// A row as plain JSON values: times (columns ending `_at`) as RFC 3339, blobs as base64url.
@@ -235,39 +220,10 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
             deviceIDs: try String.fetchAll(db, sql: "SELECT id FROM device_tokens WHERE user_id = ? ORDER BY id", arguments: [user]))
     }
 
-    /// How many rows `rule` touches for `subject` now.
-    static func count(_ db: Database, _ rule: ErasureRule, subject s: Subject?, email: String) throws -> Int64 {
-        func n(_ sql: String, _ args: StatementArguments) throws -> Int64 { try Int64.fetchOne(db, sql: sql, arguments: args) ?? 0 }
-        if rule.id == "dsr_requests" { return try n("SELECT COUNT(*) FROM dsr_requests WHERE subject = ?", [email]) }
-        guard let s else { return 0 }
-        let account = s.accountID ?? ""
-        switch rule.id {
-        case "sessions": return try n("SELECT COUNT(*) FROM sessions WHERE user_id = ?", [s.userID])
-        case "passkeys": return try n("SELECT COUNT(*) FROM passkeys WHERE user_id = ?", [s.userID])
-        case "device_tokens": return try n("SELECT COUNT(*) FROM device_tokens WHERE user_id = ?", [s.userID])
-        case "challenges":
-            return try n("SELECT COUNT(*) FROM challenges WHERE user_id = ? OR email = ?", [s.userID, s.email])
-                + n("SELECT COUNT(*) FROM email_codes WHERE email_hash = ?", [GRDBAuthRepository.emailHash(s.email)])
-        case "step_up_grants": return try n("SELECT COUNT(*) FROM step_up_grants WHERE user_id = ?", [s.userID])
-        case "users": return try n("SELECT COUNT(*) FROM users WHERE id = ?", [s.userID])
-        case "fills":
-            return try n("SELECT COUNT(*) FROM fills WHERE account_id = ?", [account])
-                - n("SELECT COUNT(*) FROM fills JOIN orders ON orders.id = fills.order_id WHERE orders.account_id = ? AND orders.mode = 'live'", [account])
-        case "orders": return try n("SELECT COUNT(*) FROM orders WHERE account_id = ? AND mode != 'live'", [account])
-        case "orders_live":
-            return try n("SELECT COUNT(*) FROM orders WHERE account_id = ? AND mode = 'live'", [account])
-                + n("SELECT COUNT(*) FROM fills JOIN orders ON orders.id = fills.order_id WHERE orders.account_id = ? AND orders.mode = 'live'", [account])
-        case "positions": return try n("SELECT COUNT(*) FROM positions WHERE account_id = ?", [account])
-        case "change_log": return try n("SELECT COUNT(*) FROM change_log WHERE account_id = ?", [account])
-        case "events": return try n("SELECT COUNT(*) FROM events WHERE user_id = ?", [s.userID])
-        case "audit_events":
-            let ids = s.identifiers
-            let marks = ids.map { _ in "?" }.joined(separator: ", ")
-            return try n("SELECT COUNT(*) FROM audit_events WHERE subject IN (\(marks)) OR actor IN (\(marks))",
-                         StatementArguments(ids + ids))
-        case "accounts": return try n("SELECT COUNT(*) FROM accounts WHERE id = ?", [account])
-        default: throw ProblemError.internalError // a rule without an executor: fail closed
-        }
+    /// How many rows `rule` touches for `subject` now (`arguments`: `ruleArguments` of the subject).
+    static func count(_ db: Database, _ rule: ErasureRule, subject: Subject?, arguments: StatementArguments) throws -> Int64 {
+        guard subject != nil || rule.countsWithoutSubject else { return 0 }
+        return try Int64.fetchOne(db.cachedStatement(sql: rule.countSQL), arguments: arguments) ?? 0
     }
 
     /// What the plan's hash covers besides the items: the state the counts were taken from.
@@ -285,8 +241,9 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
         -> (plan: Components.Schemas.ErasurePlan, subject: Subject?)
     {
         let subject = try Self.subject(db, email: state.subject)
+        let arguments = try ruleArguments(subject, email: state.subject)
         let items = try rules.map { rule in
-            Components.Schemas.ErasureItem(table: rule.table, what: rule.what, rows: try count(db, rule, subject: subject, email: state.subject),
+            Components.Schemas.ErasureItem(table: rule.table, what: rule.what, rows: try count(db, rule, subject: subject, arguments: arguments),
                                            action: rule.action, ground: rule.ground, retention: rule.retention)
         }
         let account = subject?.accountID ?? ""
@@ -352,7 +309,7 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
             if state.status == .planned {
                 let current = try Self.computePlan(db, state: state, rules: rules, now: now)
                 guard current.plan.planHash == planHash, state.planHash == planHash else { throw stale }
-                if current.plan.items.contains(where: { $0.action == .pseudonymise && $0.table == "orders" && $0.rows > 0 }) {
+                if zip(rules, current.plan.items).contains(where: { rule, item in rule.refusesErasureWhenPresent && item.rows > 0 }) {
                     throw ProblemError(409, code: "invalid_state", title: "Live-mode records cannot be erased by this sandbox.")
                 }
                 subject = current.subject
@@ -380,21 +337,10 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
             // The first transaction: the subject's access and identifiers go at once.
             let saved = String(decoding: try JSONEncoder.sorted.encode(subject), as: UTF8.self)
             if let s = subject {
-                // Its devices are told the account is gone when they next present a token.
-                try db.execute(sql: """
-                    INSERT OR IGNORE INTO closed_account_tokens (token_hash, expires_at)
-                    SELECT access_token_hash, expires_at FROM sessions WHERE user_id = ? AND revoked_at IS NULL
-                    UNION ALL SELECT renewal_token_hash, expires_at FROM sessions WHERE user_id = ? AND revoked_at IS NULL
-                    """, arguments: [s.userID, s.userID])
-                try db.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [s.userID])
-                try db.execute(sql: "DELETE FROM passkeys WHERE user_id = ?", arguments: [s.userID])
-                try db.execute(sql: "DELETE FROM device_tokens WHERE user_id = ?", arguments: [s.userID])
-                try db.execute(sql: "DELETE FROM challenges WHERE user_id = ? OR email = ?", arguments: [s.userID, s.email])
-                try db.execute(sql: "DELETE FROM email_codes WHERE email_hash = ?", arguments: [GRDBAuthRepository.emailHash(s.email)])
-                try db.execute(sql: "DELETE FROM step_up_grants WHERE user_id = ?", arguments: [s.userID])
-                try db.execute(sql: """
-                    UPDATE users SET email = ?, display_name = NULL, handle = randomblob(32), staff = 0 WHERE id = ?
-                    """, arguments: [s.pseudonym + "@erased.invalid", s.userID])
+                let arguments = try Self.ruleArguments(s, email: s.email)
+                for rule in rules {
+                    for sql in rule.identifierStatements { try db.execute(sql: sql, arguments: arguments) }
+                }
             }
             try db.execute(sql: "UPDATE dsr_requests SET status = 'erasing', erasure_identifiers = ?, updated_at = ? WHERE id = ?",
                            arguments: [subject == nil ? nil : saved, now.timeIntervalSince1970, id])
@@ -422,23 +368,18 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
               let s = erasing.subject(from: text) else {
             return ErasureChunk(rows: 0, auditCursor: auditCursor, done: true)
         }
-        let account = s.accountID ?? ""
-        for rule in rules where rule.phase == .history {
-            let sql: String, args: StatementArguments
-            switch rule.id {
-            case "fills": (sql, args) = ("DELETE FROM fills WHERE rowid IN (SELECT rowid FROM fills WHERE account_id = ? LIMIT ?)", [account, limit])
-            case "orders": (sql, args) = ("DELETE FROM orders WHERE rowid IN (SELECT rowid FROM orders WHERE account_id = ? AND mode != 'live' LIMIT ?)", [account, limit])
-            case "orders_live": continue // refused at the start when there are any
-            case "positions": (sql, args) = ("DELETE FROM positions WHERE rowid IN (SELECT rowid FROM positions WHERE account_id = ? LIMIT ?)", [account, limit])
-            case "change_log": (sql, args) = ("DELETE FROM change_log WHERE seq IN (SELECT seq FROM change_log WHERE account_id = ? LIMIT ?)", [account, limit])
-            case "events": (sql, args) = ("DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE user_id = ? LIMIT ?)", [s.userID, limit])
-            case "audit_events":
+        let arguments: StatementArguments = ["user": s.userID, "account": s.accountID ?? "", "limit": limit]
+        for rule in rules {
+            switch rule.historyStep {
+            case nil:
+                continue
+            case .pseudonymiseAuditTrail:
                 return try Self.pseudonymiseAudit(db, subject: s, after: auditCursor, limit: limit)
-            default: throw ProblemError.internalError
+            case .delete(let sql):
+                // Cached: an erasure runs these statements thousands of times.
+                try db.cachedStatement(sql: sql).execute(arguments: arguments)
+                if db.changesCount > 0 { return ErasureChunk(rows: db.changesCount, auditCursor: auditCursor, done: false) }
             }
-            // Cached: an erasure runs these statements thousands of times.
-            try db.cachedStatement(sql: sql).execute(arguments: args)
-            if db.changesCount > 0 { return ErasureChunk(rows: db.changesCount, auditCursor: auditCursor, done: false) }
         }
         return ErasureChunk(rows: 0, auditCursor: auditCursor, done: true)
     }
@@ -477,18 +418,17 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
             let keys = try DSRKeys.load(db)
             let saved = try String.fetchOne(db, sql: "SELECT erasure_identifiers FROM dsr_requests WHERE id = ?", arguments: [id])
             let subject = try saved.flatMap { try JSONDecoder().decode(Subject.self, from: Data($0.utf8)) }
-            if let s = subject {
-                if let account = s.accountID { try db.execute(sql: "DELETE FROM accounts WHERE id = ?", arguments: [account]) }
-                try db.execute(sql: "DELETE FROM users WHERE id = ?", arguments: [s.userID])
-            }
             let email = subject?.email ?? state.subject
+            let hashed = keys.subjectHash(email)
+            let arguments = try Self.ruleArguments(subject, email: email, subjectHash: hashed)
+            for rule in rules {
+                for sql in rule.finalStatements { try db.execute(sql: sql, arguments: arguments) }
+            }
             // The last email to the address, sent with the change that forgets it.
             mailer.send(db, Self.notice(to: email, request: id, """
                 Your personal data was erased (request \(id)). What the law obliges us to keep is kept under a pseudonym, \
                 for the periods the receipt names; nothing links it to this address any more.
                 """))
-            let hashed = keys.subjectHash(email)
-            try db.execute(sql: "UPDATE dsr_requests SET subject = ? WHERE subject = ?", arguments: [hashed, email])
             let itemsJSON = try String.fetchOne(db, sql: "SELECT plan FROM dsr_requests WHERE id = ?", arguments: [id]) ?? "[]"
             let items = try JSONDecoder().decode([Components.Schemas.DSRReceiptItem].self, from: Data(itemsJSON.utf8))
             let body = Components.Schemas.DSRReceiptBody(requestId: id, subjectHash: hashed, planHash: state.planHash ?? "", items: items,

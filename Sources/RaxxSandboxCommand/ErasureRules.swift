@@ -1,0 +1,37 @@
+import ArgumentParser
+import Foundation
+import RaxxCore
+import RaxxSandbox
+
+extension RaxxSandboxTool {
+    /// `raxx-sandbox erasure-rules`: the erasure rules, as the plan, the export and the receipt use
+    /// them (and as raxx.7 prints them: Scripts/gen-man renders its table from this).
+    public struct ErasureRules: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            commandName: "erasure-rules",
+            abstract: "Print what an erasure does to each table holding personal data.",
+            discussion: """
+            One JSON line per rule, in the order an erasure runs them: the rule, the table, the action \
+            (delete or pseudonymise), the legal ground, how long retained rows are kept, the phase \
+            (identifiers, history, final) and what the rows are. Every erasure plan and receipt lists \
+            the same tables in the same order.
+            """
+        )
+
+        public init() {}
+
+        public func run() async throws {
+            for rule in ErasureRule.allCases {
+                var json = JSONLineWriter()
+                json.add("action", rule.action.rawValue)
+                json.add("ground", rule.ground)
+                json.add("phase", rule.phase.rawValue)
+                json.add("retention", rule.retention)
+                json.add("rule", rule.id)
+                json.add("table", rule.table)
+                json.add("what", rule.what)
+                printLine(json.object)
+            }
+        }
+    }
+}
