@@ -1,4 +1,5 @@
 import Foundation
+import RaxxCore
 
 /// Where the built executables are: `RAXX_BIN_DIR`, or beside the test bundle (.build/debug).
 public enum BuiltTools {
@@ -82,6 +83,28 @@ public enum ToolRunner {
 }
 
 extension ToolRunner {
+    /// What a session's end is waited for: its access token, or the whole session.
+    public enum SessionEnd: String, Sendable {
+        case accessToken = "access_expires_at"
+        case session = "session_expires_at"
+    }
+
+    /// Waits until the signed-in session of `environment`'s home has passed `end`, as the keystore
+    /// says (`raxx-auth status`, offline): a condition on the session, not a fixed sleep. Answers
+    /// false when no such time was found or it did not pass within `timeout` seconds.
+    @discardableResult
+    public static func waitUntil(_ end: SessionEnd, environment: [String: String], timeout: Double = 60) throws -> Bool {
+        let status = try run("raxx-auth", ["status", "--json"], environment: environment)
+        let ends = status.stdout.split(separator: "\n").compactMap { line -> Date? in
+            let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+            return (object?[end.rawValue] as? String).flatMap(RFC3339.date(from:))
+        }
+        guard let last = ends.max() else { return false }
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() <= last.addingTimeInterval(0.05), Date() < deadline { usleep(20_000) }
+        return Date() > last
+    }
+
     /// Starts `tool` in the background (output discarded), for tests that stop it midway.
     public static func start(_ tool: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Process {
         let process = Process()

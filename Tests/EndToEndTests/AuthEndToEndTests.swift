@@ -177,7 +177,7 @@ final class AuthHome: @unchecked Sendable {
         let home = try AuthHome(sandboxArguments: ["--token-ttl", "1s", "--session-ttl", "5m"])
         #expect(try home.auth(["register", "--email", "t@example.com"], pin: "246813").status == 0)
         let before = try Data(contentsOf: home.keystore)
-        Thread.sleep(forTimeInterval: 1.2)
+        #expect(try ToolRunner.waitUntil(.accessToken, environment: home.environment))
         let whoami = try home.auth(["whoami"]) // no PIN given: renewal needs none
         #expect(whoami.status == 0, "\(whoami.stderr)")
         #expect(try Data(contentsOf: home.keystore) != before)
@@ -186,7 +186,7 @@ final class AuthHome: @unchecked Sendable {
     @Test func anEndedSessionExits4() throws {
         let home = try AuthHome(sandboxArguments: ["--token-ttl", "1s", "--session-ttl", "2s"])
         #expect(try home.auth(["register", "--email", "t@example.com"], pin: "246813").status == 0)
-        Thread.sleep(forTimeInterval: 2.2)
+        #expect(try ToolRunner.waitUntil(.session, environment: home.environment))
         let whoami = try home.auth(["whoami", "--format", "text"])
         #expect(whoami.status == 4)
         #expect(whoami.stderr == "raxx-auth: Sign in again: raxx-auth login\n")

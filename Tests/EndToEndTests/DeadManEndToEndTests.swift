@@ -70,13 +70,15 @@ import Testing
         let batch = Self.resting("dm-rest") + "\n" + #"{"symbol":"AAPL","side":"buy","qty":1,"client_order_id":"dm-fill"}"#
         let watch = try running(home, ["place", "--watch", "--cancel-after", "5s"], input: batch, environment: Self.quick)
         #expect(try await watch.wait { watchLines(home, watch.stdout.text).count >= 2 }, "\(watch.stderr.text)")
-        try await Task.sleep(for: .seconds(3)) // a renewal or two go through first
+        // A renewal goes through first: the switch's deadline moves on the server.
+        let armedUntil = try home.sql("SELECT fires_at FROM cancel_after")
+        #expect(try await watch.wait { let now = home.sqlValue("SELECT fires_at FROM cancel_after"); return !now.isEmpty && now != armedUntil })
         let cut = Date()
         proxy.cut()
         #expect(try await watch.wait { watch.stderr.text.contains("No connection — the server will cancel the watched orders at ") },
                 "\(watch.stderr.text)")
-        // Long enough for the deadline (5 s after the last renewal) and the server's scan.
-        try await Task.sleep(for: .seconds(12))
+        // Until the server's scan, after the deadline (5 s after the last renewal), cancels the order.
+        #expect(try await watch.wait(30) { home.sqlValue("SELECT status FROM orders WHERE client_order_id = 'dm-rest'") == "cancelled" })
         let restored = Date()
         proxy.restore()
         let status = try await watch.finish()
@@ -113,11 +115,14 @@ import Testing
 
     @Test func withTheConnectionIntactTheSwitchNeverFiresWhileWatching() async throws {
         let home = try OrderHome(throughProxy: true)
-        let watch = try running(home, ["place", "--watch", "--cancel-after", "10s"], input: Self.resting("dm-kept"))
+        let watch = try running(home, ["place", "--watch", "--cancel-after", "5s"], input: Self.resting("dm-kept"))
         #expect(try await watch.wait { !watchLines(home, watch.stdout.text).isEmpty }, "\(watch.stderr.text)")
         let id = try #require(watchLines(home, watch.stdout.text).first?["id"] as? String)
-        // Three timeouts' worth of watching: renewals keep it armed.
-        try await Task.sleep(for: .seconds(30))
+        // Past the first deadline by more than a timeout and a few of the server's scans (every
+        // second): only renewals keep it armed so long.
+        let firstDeadline = try #require(Double(try home.sql("SELECT fires_at FROM cancel_after")))
+        #expect(try await watch.wait(30) { Date().timeIntervalSince1970 > firstDeadline + 5 + 3 })
+        #expect(Double(home.sqlValue("SELECT fires_at FROM cancel_after")) ?? 0 > firstDeadline + 5, "renewed")
         #expect(watch.process.isRunning, "\(watch.stderr.text)")
         let shown = try home.run(["show", id])
         #expect(home.lines(shown.stdout).first?["status"] as? String == "open", "\(shown.stdout)")
@@ -132,7 +137,8 @@ import Testing
         // Disarmed: a later order of the session is under nothing.
         let heartbeatless = try home.run(["place"], input: Self.resting("dm-after"))
         #expect(heartbeatless.status == 0)
-        try await Task.sleep(for: .seconds(12))
+        #expect(try home.sql("SELECT COUNT(*) FROM cancel_after") == "0")
+        #expect(try home.sql("SELECT COUNT(*) FROM orders WHERE client_order_id = 'dm-after' AND switch_session_id IS NULL") == "1")
         #expect(try home.orders(["dm-after"]).first?["status"] as? String == "open")
     }
 
@@ -148,7 +154,9 @@ import Testing
         let disarm = try home.run(["disarm"])
         #expect(disarm.status == 0)
         #expect(home.lines(disarm.stdout).first?["armed"] as? Bool == false)
-        try await Task.sleep(for: .seconds(10))
+        // Nothing is left armed on the server, nor is the order under any switch: nothing can fire.
+        #expect(try home.sql("SELECT COUNT(*) FROM cancel_after") == "0")
+        #expect(try home.sql("SELECT COUNT(*) FROM orders WHERE client_order_id = 'dm-disarmed' AND switch_session_id IS NULL") == "1")
         #expect(try home.orders(["dm-disarmed"]).first?["status"] as? String == "open")
 
         let placed = try home.run(["place", "--cancel-after", "10m"], input: Self.resting("dm-signed-out"))
@@ -187,4 +195,21 @@ extension OrderHome {
         let list = try run(["list", "--limit", "1000"])
         return lines(list.stdout).filter { ids.contains($0["client_order_id"] as? String ?? "") }
     }
+
+    /// One value of a query on the sandbox's database (sqlite3; the sandbox keeps it in WAL mode).
+    func sql(_ query: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = ["-cmd", ".timeout 5000", database, query]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// `sql`, "" when it cannot run: for conditions polled until they hold.
+    func sqlValue(_ query: String) -> String { (try? sql(query)) ?? "" }
 }

@@ -116,7 +116,7 @@ import Glibc
     @Test func parallelRenewalsNeverEndALiveSession() throws {
         let home = try CacheHome(positions: 3, fills: 10, sandboxArguments: ["--token-ttl", "3s"])
         for round in 1...3 {
-            Thread.sleep(forTimeInterval: 3.5) // the access token has lapsed
+            #expect(try ToolRunner.waitUntil(.accessToken, environment: home.environment)) // the access token has lapsed
             let runs: [(String, [String])] = Array(repeating: ("raxx-auth", ["whoami"]), count: 6) + Array(repeating: ("raxx-order", ["list"]), count: 2)
             let statuses = Outcomes()
             // All eight at once, as overlapping cron jobs start (one thread each: not limited to the cores).
@@ -139,7 +139,7 @@ import Glibc
     @Test func anExpiredTokenAndAHangingServerIsOfflineNotBusy() throws {
         let home = try CacheHome(positions: 3, fills: 10, sandboxArguments: ["--token-ttl", "3s"])
         #expect(try home.cache(["refresh", "--quiet"]).status == 0)
-        Thread.sleep(forTimeInterval: 3.5)
+        #expect(try ToolRunner.waitUntil(.accessToken, environment: home.environment))
         let sandbox = try #require(home.sandbox)
         sandbox.suspend()
         defer { sandbox.resume() }

@@ -97,11 +97,8 @@ import Testing
         let id = try home.verifiedRequest("erasure")
         let hash = try #require(home.lines(try home.dsr(["plan", id]).stdout).first?["plan_hash"] as? String)
         #expect(try home.dsr(["apply", id, "--plan-hash", hash, "--confirm", home.subjectEmail, "--pin-fd", "0"], input: DSRHome.pin).status == 0)
-        // Wait on the condition (the subject's access token is past its end), not a fixed time.
-        let status = try ToolRunner.run("raxx-auth", ["status"], environment: subject)
-        let text = try #require(Self.lines(status.stdout).first?["access_expires_at"] as? String)
-        let expires = try #require(RFC3339.date(from: text))
-        while Date() < expires.addingTimeInterval(0.1) { Thread.sleep(forTimeInterval: 0.05) }
+        // Until the subject's access token is past its end: the next call renews.
+        #expect(try ToolRunner.waitUntil(.accessToken, environment: subject))
         let next = try ToolRunner.run("raxx-notify", ["list"], environment: subject)
         #expect(next.status == 4, "\(next.stderr)")
         #expect(next.stderr.contains("This account no longer exists"), "\(next.stderr)")
