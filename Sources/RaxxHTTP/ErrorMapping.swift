@@ -70,31 +70,35 @@ public enum ErrorMapping {
         let message = problem.detail ?? problem.title
         let status: ExitStatus
         var hint: String? = nil
-        switch problem.code {
-        case "unauthorized", "session_expired":
+        // By the spec's codes; one a newer server added maps by what it says (a failure).
+        switch Components.Schemas.ProblemCode(rawValue: problem.code) {
+        case .unauthorized?, .sessionExpired?:
             return .signInRequired
-        case RaxxError.accountClosed.code:
+        case .accountClosed?:
             return .accountClosed
-        case "forbidden", "staff_only", "step_up_required", "step_up_invalid", "live_trading_refused":
+        case .forbidden?, .staffOnly?, .stepUpRequired?, .stepUpInvalid?, .liveTradingRefused?:
             status = .notPermitted
-        case "rate_limited":
+        case .rateLimited?:
             return .rateLimited(retryAfter: problem.retryAfter)
-        case "plan_stale":
+        case .planStale?:
             return RaxxError(code: problem.code, message: "The plan is stale.", hint: "The data changed since it was made: plan again (raxx-dsr plan).",
                              status: .temporary)
-        case "unavailable":
+        case .unavailable?:
             return .offline(.offlineSoft)
-        case "last_passkey":
+        case .lastPasskey?:
             return RaxxError(code: problem.code, message: problem.title, hint: problem.detail, status: .notPermitted)
-        case "code_invalid", "code_expired":
+        case .codeInvalid?, .codeExpired?:
             // What happened, then what to do (tries left, or ask for a new code).
             return RaxxError(code: problem.code, message: problem.title, hint: problem.detail, status: .dataError)
-        case "bad_request", "unknown_symbol", "cursor_invalid", "payload_too_large":
+        case .badRequest?, .unknownSymbol?, .cursorInvalid?, .payloadTooLarge?:
             status = .dataError
-        case "not_implemented":
+        case .notImplemented?:
             status = .unavailable
             hint = "This server does not offer that yet."
-        default:
+        case .accountExists?, .algorithmUnsupported?, .attestationUnsupported?, .challengeInvalid?, .conflict?, .counterInvalid?,
+             .credentialUnknown?, .deadlinePassed?, .extensionRefused?, .insufficientBuyingPower?, .insufficientPosition?, ._internal?,
+             .invalidState?, .methodNotAllowed?, .notAcceptable?, .notCancellable?, .notFound?, .originMismatch?, .planRequired?,
+             .rpMismatch?, .signatureInvalid?, .userPresenceRequired?, .userVerificationRequired?, nil:
             status = .failure
         }
         return RaxxError(code: problem.code, message: message, hint: hint, status: status)

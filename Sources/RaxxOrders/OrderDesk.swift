@@ -99,7 +99,7 @@ public struct OrderDesk: Sendable {
             }
             do {
                 var output = try await send(intent, settling: &unwritten)
-                if case .default(_, let answer) = output, let problem = try? answer.body.applicationProblemJson, problem.code == "step_up_required" {
+                if case .default(_, let answer) = output, let problem = try? answer.body.applicationProblemJson, problem.code == Components.Schemas.ProblemCode.stepUpRequired.rawValue {
                     let expected = intent.action.hash
                     guard problem.actionHash == expected else {
                         throw RaxxError.notPermitted(code: "step_up_mismatch", "The server asked to confirm a different order than this one.")
@@ -123,7 +123,7 @@ public struct OrderDesk: Sendable {
                     result.error_code = problem.code
                     result.message = problem.detail ?? problem.title
                     let error = ErrorMapping.raxxError(problem: problem)
-                    if problem.code == "live_trading_refused" {
+                    if problem.code == Components.Schemas.ProblemCode.liveTradingRefused.rawValue {
                         stop = RaxxError.notPermitted(code: problem.code, Self.liveRefusal)
                     } else if error.status == .signInRequired || error.status == .notPermitted {
                         stop = error

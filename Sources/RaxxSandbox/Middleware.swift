@@ -25,7 +25,7 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             // unusable; Hummingbird answers 400 and closes it, as problem+json (ParseErrorProblemHandler).
             if let parse = Self.parserError(in: error) { throw parse }
             var problem = Self.problem(for: error)
-            if problem.code == "bad_request", let e = error as? ServerError, let name = await probe?.failingParameter(e) {
+            if problem.code == .badRequest, let e = error as? ServerError, let name = await probe?.failingParameter(e) {
                 problem = .badRequest("Invalid value for query parameter '\(name)'.")
             }
             if problem.status >= 500 {
@@ -66,7 +66,7 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             // The answer cannot be written in a media type the request's Accept allows.
             if e.httpStatus.code == 406 {
-                return ProblemError(406, code: "not_acceptable", title: "No acceptable media type for the answer.",
+                return ProblemError(406, code: .notAcceptable, title: "No acceptable media type for the answer.",
                                     detail: "Accept application/json (problems come as application/problem+json).")
             }
             return .internalError
@@ -81,10 +81,10 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
 
     static func problem(status: Int, detail: String?) -> ProblemError {
         switch status {
-        case 404: return ProblemError(404, code: "not_found", title: "No such endpoint.")
-        case 405: return ProblemError(405, code: "method_not_allowed", title: "Method not allowed.")
+        case 404: return ProblemError(404, code: .notFound, title: "No such endpoint.")
+        case 405: return ProblemError(405, code: .methodNotAllowed, title: "Method not allowed.")
         case 413: return .payloadTooLarge
-        case 400..<500: return ProblemError(status, code: "bad_request", title: "The request is not valid.", detail: detail)
+        case 400..<500: return ProblemError(status, code: .badRequest, title: "The request is not valid.", detail: detail)
         default: return .internalError
         }
     }

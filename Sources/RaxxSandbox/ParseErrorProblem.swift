@@ -11,7 +11,7 @@ final class ParseErrorProblemHandler: ChannelOutboundHandler, RemovableChannelHa
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    static let problem = ProblemError(400, code: "bad_request", title: "The request is not valid HTTP.",
+    static let problem = ProblemError(400, code: .badRequest, title: "The request is not valid HTTP.",
                                       detail: "The request line, a header or the body's framing could not be parsed.")
 
     /// The problem's body, encoded once.

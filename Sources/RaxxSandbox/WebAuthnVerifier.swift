@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import RaxxAPI
 import RaxxCore
 
 /// Relying-party verification of WebAuthn registrations and assertions (ES256, attestation
@@ -22,18 +23,18 @@ struct WebAuthnVerifier: Sendable {
         var signCount: UInt32
     }
 
-    static func problem(_ code: String, _ detail: String) -> ProblemError {
+    static func problem(_ code: Components.Schemas.ProblemCode, _ detail: String) -> ProblemError {
         ProblemError(400, code: code, title: "The passkey response was refused.", detail: detail)
     }
 
     /// Parses clientDataJSON and checks its type and origin; answers the challenge it signs.
     func clientData(_ bytes: [UInt8], type expected: String) throws -> ClientData {
         guard let data = try? JSONDecoder().decode(ClientData.self, from: Data(bytes)) else {
-            throw Self.problem("bad_request", "clientDataJSON is not valid JSON.")
+            throw Self.problem(.badRequest, "clientDataJSON is not valid JSON.")
         }
-        guard data.type == expected else { throw Self.problem("bad_request", "clientDataJSON has type \(data.type), not \(expected).") }
-        guard data.origin == origin else { throw Self.problem("origin_mismatch", "The origin \(data.origin) is not \(origin).") }
-        guard data.crossOrigin != true else { throw Self.problem("origin_mismatch", "Cross-origin credentials are not accepted.") }
+        guard data.type == expected else { throw Self.problem(.badRequest, "clientDataJSON has type \(data.type), not \(expected).") }
+        guard data.origin == origin else { throw Self.problem(.originMismatch, "The origin \(data.origin) is not \(origin).") }
+        guard data.crossOrigin != true else { throw Self.problem(.originMismatch, "Cross-origin credentials are not accepted.") }
         return data
     }
 
@@ -48,20 +49,20 @@ struct WebAuthnVerifier: Sendable {
     }
 
     func authenticatorData(_ bytes: [UInt8]) throws -> AuthenticatorData {
-        guard bytes.count >= 37 else { throw Self.problem("bad_request", "authenticatorData is too short.") }
+        guard bytes.count >= 37 else { throw Self.problem(.badRequest, "authenticatorData is too short.") }
         let flags = bytes[32]
         let count = bytes[33..<37].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         var result = AuthenticatorData(rpIDHash: Array(bytes[0..<32]), flags: flags, signCount: count, attested: nil)
         if flags & 0x40 != 0 {
-            guard bytes.count >= 55 else { throw Self.problem("bad_request", "attested credential data is truncated.") }
+            guard bytes.count >= 55 else { throw Self.problem(.badRequest, "attested credential data is truncated.") }
             let length = Int(bytes[53]) << 8 | Int(bytes[54])
             guard length > 0, length <= 1023, bytes.count >= 55 + length else {
-                throw Self.problem("bad_request", "the credential ID is malformed.")
+                throw Self.problem(.badRequest, "the credential ID is malformed.")
             }
             let id = Array(bytes[55..<(55 + length)])
             let key: CBOR
             do { key = try CBOR.decode(prefixOf: Array(bytes[(55 + length)...])).0 } catch {
-                throw Self.problem("bad_request", "the credential public key is not valid CBOR.")
+                throw Self.problem(.badRequest, "the credential public key is not valid CBOR.")
             }
             result.attested = (id, key)
         }
@@ -70,31 +71,31 @@ struct WebAuthnVerifier: Sendable {
 
     func checkRelyingParty(_ data: AuthenticatorData) throws {
         guard data.rpIDHash == Array(SHA256.hash(data: Data(rpID.utf8))) else {
-            throw Self.problem("rp_mismatch", "The credential is not scoped to \(rpID).")
+            throw Self.problem(.rpMismatch, "The credential is not scoped to \(rpID).")
         }
-        guard data.userPresent else { throw Self.problem("user_presence_required", "The authenticator did not show user presence.") }
+        guard data.userPresent else { throw Self.problem(.userPresenceRequired, "The authenticator did not show user presence.") }
     }
 
     /// Verifies a registration's attestation object; answers the new credential.
     func verifyRegistration(attestationObject: [UInt8], requireUserVerification: Bool) throws -> NewCredential {
         let object: CBOR
         do { object = try CBOR.decode(attestationObject) } catch {
-            throw Self.problem("bad_request", "attestationObject is not valid CBOR.")
+            throw Self.problem(.badRequest, "attestationObject is not valid CBOR.")
         }
         guard let format = object[.text("fmt")]?.textValue, let authDataBytes = object[.text("authData")]?.bytesValue else {
-            throw Self.problem("bad_request", "attestationObject lacks fmt or authData.")
+            throw Self.problem(.badRequest, "attestationObject lacks fmt or authData.")
         }
-        guard format == "none" else { throw Self.problem("attestation_unsupported", "Attestation format \(format) is not accepted; use none.") }
+        guard format == "none" else { throw Self.problem(.attestationUnsupported, "Attestation format \(format) is not accepted; use none.") }
         let authData = try authenticatorData(authDataBytes)
         try checkRelyingParty(authData)
         if requireUserVerification && !authData.userVerified {
-            throw Self.problem("user_verification_required", "The authenticator did not verify the user.")
+            throw Self.problem(.userVerificationRequired, "The authenticator did not verify the user.")
         }
-        guard let (id, coseKey) = authData.attested else { throw Self.problem("bad_request", "No attested credential data.") }
+        guard let (id, coseKey) = authData.attested else { throw Self.problem(.badRequest, "No attested credential data.") }
         guard coseKey[.int(1)]?.intValue == 2, coseKey[.int(3)]?.intValue == -7, coseKey[.int(-1)]?.intValue == 1,
               let x = coseKey[.int(-2)]?.bytesValue, let y = coseKey[.int(-3)]?.bytesValue, x.count == 32, y.count == 32,
               let publicKey = try? P256.Signing.PublicKey(x963Representation: [0x04] + x + y)
-        else { throw Self.problem("algorithm_unsupported", "Only ES256 (P-256) credentials are accepted.") }
+        else { throw Self.problem(.algorithmUnsupported, "Only ES256 (P-256) credentials are accepted.") }
         return NewCredential(id: id, publicKey: Array(publicKey.x963Representation), signCount: authData.signCount)
     }
 
@@ -105,14 +106,14 @@ struct WebAuthnVerifier: Sendable {
         let authData = try authenticatorData(bytes)
         try checkRelyingParty(authData)
         if requireUserVerification && !authData.userVerified {
-            throw Self.problem("user_verification_required", "The authenticator did not verify the user.")
+            throw Self.problem(.userVerificationRequired, "The authenticator did not verify the user.")
         }
         guard let ecdsa = try? P256.Signing.ECDSASignature(derRepresentation: signature),
               publicKey.isValidSignature(ecdsa, for: bytes + Array(SHA256.hash(data: Data(clientDataJSON))))
-        else { throw Self.problem("signature_invalid", "The assertion's signature does not verify.") }
+        else { throw Self.problem(.signatureInvalid, "The assertion's signature does not verify.") }
         if authData.signCount != 0 || storedSignCount != 0 {
             guard authData.signCount > storedSignCount else {
-                throw Self.problem("counter_invalid", "The signature counter went backwards: the credential may have been cloned.")
+                throw Self.problem(.counterInvalid, "The signature counter went backwards: the credential may have been cloned.")
             }
         }
         return authData.signCount

@@ -113,10 +113,10 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         let rig = try DSRRig()
         let (token, account) = try await rig.signIn("user@example.com")
         let refused = await problem { _ = try await rig.open(token, email: "x@example.com", kind: .access) }
-        #expect(refused?.status == 403 && refused?.code == "staff_only")
+        #expect(refused?.status == 403 && refused?.code == .staffOnly)
         for call in [{ _ = try await rig.as(token) { try await rig.service.listDSRRequests(.init()) } },
                      { _ = try await rig.as(token) { try await rig.service.planDSRErasure(.init(path: .init(requestId: "x"))) } }] {
-            #expect(await problem(call)?.code == "staff_only")
+            #expect(await problem(call)?.code == .staffOnly)
         }
         let userID = try await rig.userID("user@example.com")
         #expect(try await rig.count("SELECT COUNT(*) FROM audit_events WHERE action = 'access.refused' AND actor = ?", [userID]) == 3)
@@ -137,12 +137,12 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         #expect(r.dueOn == "2026-02-28" && r.subject == "subject@example.com" && r.openedBy == "staff@example.com" && !r.overdue)
         let extended = try await rig.extend(staff, r.id)
         #expect(extended.dueOn == "2026-04-30" && extended.extended)
-        #expect(await problem { _ = try await rig.extend(staff, r.id) }?.code == "extension_refused")
+        #expect(await problem { _ = try await rig.extend(staff, r.id) }?.code == .extensionRefused)
         // Another, received the same day, is past its first month on 1 March: no extension, and overdue.
         let late = try await rig.open(staff, email: "s2@example.com", kind: .access, receivedAt: day("2026-01-31"))
         rig.clock.set(day("2026-03-01"))
         let (later, _) = try await rig.signIn("staff@example.com", staff: true)
-        #expect(await problem { _ = try await rig.extend(later, late.id) }?.code == "extension_refused")
+        #expect(await problem { _ = try await rig.extend(later, late.id) }?.code == .extensionRefused)
         let listed = try await rig.as(later) { try await rig.service.listDSRRequests(.init()).ok.body.json.requests }
         #expect(listed.map(\.id) == [late.id, r.id])
         #expect(listed.first?.overdue == true && listed.last?.overdue == false)
@@ -152,17 +152,17 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         let rig = try DSRRig()
         let (staff, _) = try await rig.signIn("staff@example.com", staff: true)
         let r = try await rig.open(staff, email: "s@example.com", kind: .erasure)
-        #expect(await problem { _ = try await rig.plan(staff, r.id) }?.code == "invalid_state")
+        #expect(await problem { _ = try await rig.plan(staff, r.id) }?.code == .invalidState)
         let verified = try await rig.verify(staff, r.id)
         #expect(verified.status == .verified && verified.verifiedBy == "staff@example.com" && verified.verificationMethod == "email reply")
-        #expect(await problem { _ = try await rig.verify(staff, r.id) }?.code == "invalid_state")
+        #expect(await problem { _ = try await rig.verify(staff, r.id) }?.code == .invalidState)
         #expect(await problem { _ = try await rig.as(staff) { try await rig.service.exportDSRData(.init(path: .init(requestId: r.id))) } }?
-            .code == "invalid_state")
+            .code == .invalidState)
         let cancelled = try await rig.as(staff) {
             try await rig.service.closeDSRRequest(.init(path: .init(requestId: r.id), body: .json(.init(status: .cancelled, reason: "withdrawn")))).ok.body.json
         }
         #expect(cancelled.status == .cancelled && cancelled.closedReason == "withdrawn")
-        #expect(await problem { _ = try await rig.verify(staff, r.id) }?.code == "invalid_state")
+        #expect(await problem { _ = try await rig.verify(staff, r.id) }?.code == .invalidState)
         #expect(await problem { _ = try await rig.verify(staff, "dsr_unknown") }?.status == 404)
         let trail = try await rig.database.writer.read { db in
             try Row.fetchAll(db, sql: "SELECT action, subject, details FROM audit_events WHERE subject = ? ORDER BY seq", arguments: ["dsr:" + r.id])
@@ -205,7 +205,7 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         let r = try await rig.open(staff, email: "s@example.com", kind: .access)
         _ = try await rig.verify(staff, r.id)
         let early = await problem { _ = try await rig.as(staff) { try await rig.service.confirmDSRExport(.init(path: .init(requestId: r.id))).ok } }
-        #expect(early?.code == "invalid_state")
+        #expect(early?.code == .invalidState)
     }
 }
 
@@ -235,10 +235,10 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         #expect(rows["sessions:delete"] == 1 && rows["device_tokens:delete"] == 1 && rows["orders:delete"] == 1 && rows["users:delete"] == 1)
         // Without a grant: step_up_required with the plan's action hash (audited); with one for another plan: refused.
         let required = await problem { _ = try await rig.apply(s.staff, s.id, planHash: plan.planHash, grant: nil) }
-        #expect(required?.code == "step_up_required")
+        #expect(required?.code == .stepUpRequired)
         #expect(required?.actionHash == ErasureApplyAction(requestID: s.id, planHash: plan.planHash).actionHash)
         let wrong = try await rig.grant(userID: s.staffID, id: s.id, planHash: "another")
-        #expect(await problem { _ = try await rig.apply(s.staff, s.id, planHash: plan.planHash, grant: wrong) }?.code == "step_up_invalid")
+        #expect(await problem { _ = try await rig.apply(s.staff, s.id, planHash: plan.planHash, grant: wrong) }?.code == .stepUpInvalid)
         let grant = try await rig.grant(userID: s.staffID, id: s.id, planHash: plan.planHash)
         let outcome = try await rig.apply(s.staff, s.id, planHash: plan.planHash, grant: grant)
         #expect(outcome.request.status == .completed && !outcome.alreadyCompleted)
@@ -280,7 +280,7 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
                                                                      tif: .day, notAfter: rig.clock.now.addingTimeInterval(60), mode: .paper))))
         }
         let grant = try await rig.grant(userID: s.staffID, id: s.id, planHash: plan.planHash)
-        #expect(await problem { _ = try await rig.apply(s.staff, s.id, planHash: plan.planHash, grant: grant) }?.code == "plan_stale")
+        #expect(await problem { _ = try await rig.apply(s.staff, s.id, planHash: plan.planHash, grant: grant) }?.code == .planStale)
         // Nothing changed: the subject still signs in, the grant was not spent.
         #expect(try await rig.as(s.subject) { try await rig.service.getSession(.init()).ok.body.json }.account.email == "s@example.com")
         #expect(try await rig.count("SELECT COUNT(*) FROM step_up_grants WHERE used_at IS NULL") == 1)
@@ -322,7 +322,7 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         #expect(try await rig.as(s.staff) { try await rig.service.getDSRRequest(.init(path: .init(requestId: s.id))).ok.body.json }.status == .erasing)
         #expect(try await rig.count("SELECT COUNT(*) FROM sessions WHERE user_id = (SELECT user_id FROM accounts WHERE id = ?)", [s.account.id]) == 0)
         // Applying again needs a new step-up, and finishes.
-        #expect(await problem { _ = try await rig.apply(s.staff, s.id, planHash: plan.planHash, grant: grant) }?.code == "step_up_invalid")
+        #expect(await problem { _ = try await rig.apply(s.staff, s.id, planHash: plan.planHash, grant: grant) }?.code == .stepUpInvalid)
         let again = try await rig.grant(userID: s.staffID, id: s.id, planHash: plan.planHash)
         #expect(try await rig.apply(s.staff, s.id, planHash: plan.planHash, grant: again).request.status == .completed)
         #expect(try await rig.count("SELECT COUNT(*) FROM accounts WHERE id = ?", [s.account.id]) == 0)

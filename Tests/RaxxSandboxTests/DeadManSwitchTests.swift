@@ -74,7 +74,7 @@ extension RaptorService {
         let caller = try await rig.signIn()
         for bad in [-1, 1, 4, 601, 3600] {
             let refused = await problem { _ = try await rig.set(caller, bad) }
-            #expect(refused?.status == 400 && refused?.code == "bad_request", "\(bad)")
+            #expect(refused?.status == 400 && refused?.code == .badRequest, "\(bad)")
             #expect(refused?.detail?.contains("timeout_s") == true)
         }
         let low = try await rig.set(caller, 5)

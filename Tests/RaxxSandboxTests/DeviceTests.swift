@@ -71,7 +71,7 @@ func apnsToken(_ tail: String = "0badcafe") -> String {
         for bad in ["", String(repeating: "a", count: 63), String(repeating: "a", count: 201), String(repeating: "g", count: 64),
                     String(repeating: "a", count: 63) + " ", String(repeating: "é", count: 64)] {
             let refused = await problem { _ = try await rig.register(caller, token: bad) }
-            #expect(refused?.status == 400 && refused?.code == "bad_request", "\(bad)")
+            #expect(refused?.status == 400 && refused?.code == .badRequest, "\(bad)")
             #expect(refused?.detail?.contains("'token'") == true, "\(bad)")
         }
         #expect(try await rig.register(caller, token: String(repeating: "F", count: 200)).tokenSuffix == "ffffffff")
@@ -111,7 +111,7 @@ func apnsToken(_ tail: String = "0badcafe") -> String {
         let device = try await rig.register(alice, token: apnsToken())
         let kept = try await rig.register(alice, token: apnsToken("33334444"))
         let stranger = await problem { _ = try await rig.devices.revokeAPNsDevice(.init(path: .init(deviceId: device.id)), caller: bob) }
-        #expect(stranger?.status == 404 && stranger?.code == "not_found")
+        #expect(stranger?.status == 404 && stranger?.code == .notFound)
         let unknown = await problem { _ = try await rig.devices.revokeAPNsDevice(.init(path: .init(deviceId: "dev_nope")), caller: alice) }
         #expect(unknown?.status == 404)
         #expect(try await rig.activeDevices(alice).count == 2)

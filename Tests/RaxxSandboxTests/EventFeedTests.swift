@@ -59,7 +59,7 @@ extension HandlerRig {
         #expect(whole.events.map(\.seq) == all.map(\.seq) && !whole.hasMore)
         #expect(try await rig.feed(other).events.count == 1)
         // A negative cursor and a wait beyond 60 s are refused.
-        #expect(await problem { _ = try await rig.feed(caller, cursor: -1) }?.code == "cursor_invalid")
+        #expect(await problem { _ = try await rig.feed(caller, cursor: -1) }?.code == .cursorInvalid)
         let tooLong = await problem { _ = try await rig.feed(caller, wait: 61) }
         #expect(tooLong?.status == 400 && tooLong?.detail?.contains("'wait'") == true)
     }

@@ -77,12 +77,12 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         #expect(placed.filledQty == 10)
         let again = try await rig.orders.placeOrder(.init(body: .json(rig.order("a"))), caller: caller).ok.body.json
         #expect(again.id == placed.id)
-        #expect(await problem { _ = try await rig.orders.placeOrder(.init(body: .json(rig.order("a", qty: 11))), caller: caller) }?.code == "conflict")
+        #expect(await problem { _ = try await rig.orders.placeOrder(.init(body: .json(rig.order("a", qty: 11))), caller: caller) }?.code == .conflict)
         let fetched = try await rig.orders.getOrder(.init(path: .init(orderId: placed.id)), caller: caller).ok.body.json
         #expect(fetched == placed)
         let list = try await rig.orders.listOrders(.init(), caller: caller).ok.body.json
         #expect(list.orders.map(\.id) == [placed.id])
-        #expect(await problem { _ = try await rig.orders.cancelOrder(.init(path: .init(orderId: placed.id)), caller: caller) }?.code == "not_cancellable")
+        #expect(await problem { _ = try await rig.orders.cancelOrder(.init(path: .init(orderId: placed.id)), caller: caller) }?.code == .notCancellable)
         #expect(try await rig.auditActions().suffix(2) == ["order.placed", "order.filled"])
     }
 
@@ -99,20 +99,20 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         let rig = try HandlerRig()
         let (caller, _) = try await rig.signIn()
         let live = await problem { _ = try await rig.orders.placeOrder(.init(body: .json(rig.order("l", mode: .live))), caller: caller) }
-        #expect(live?.code == "live_trading_refused" && live?.status == 403)
+        #expect(live?.code == .liveTradingRefused && live?.status == 403)
         let late = await problem { _ = try await rig.orders.placeOrder(.init(body: .json(rig.order("d", notAfter: -1))), caller: caller) }
-        #expect(late?.code == "deadline_passed" && late?.status == 422)
+        #expect(late?.code == .deadlinePassed && late?.status == 422)
         let unknown = await problem { _ = try await rig.orders.placeOrder(.init(body: .json(rig.order("u", symbol: "ZZZZ"))), caller: caller) }
-        #expect(unknown?.code == "unknown_symbol")
+        #expect(unknown?.code == .unknownSymbol)
         // Above the notional threshold: a step-up bound to this very order's hash.
         let large = rig.order("big", symbol: "MSFT", qty: 100)
         let asked = await problem { _ = try await rig.orders.placeOrder(.init(body: .json(large)), caller: caller) }
-        #expect(asked?.code == "step_up_required")
+        #expect(asked?.code == .stepUpRequired)
         #expect(asked?.actionHash == OrderHandlers.requestHash(large))
         let forged = await problem {
             _ = try await rig.orders.placeOrder(.init(headers: .init(raxxStepUpGrant: "forged"), body: .json(large)), caller: caller)
         }
-        #expect(forged?.code == "step_up_invalid")
+        #expect(forged?.code == .stepUpInvalid)
     }
 
     @Test func aStepUpGrantPlacesItsOrderOnce() async throws {
@@ -129,7 +129,7 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         let other = rig.order("big2", symbol: "MSFT", qty: 100)
         #expect(await problem {
             _ = try await rig.orders.placeOrder(.init(headers: .init(raxxStepUpGrant: grant), body: .json(other)), caller: caller)
-        }?.code == "step_up_invalid")
+        }?.code == .stepUpInvalid)
     }
 }
 
@@ -151,7 +151,7 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         let portfolio = try await rig.sync.getPortfolio(.init(), caller: caller).ok.body.json
         #expect(portfolio.positionsCount == 1)
         #expect(portfolio.accountId == caller.accountID)
-        #expect(await problem { _ = try await rig.sync.getSyncChanges(.init(query: .init(cursor: -1)), caller: caller) }?.code == "cursor_invalid")
+        #expect(await problem { _ = try await rig.sync.getSyncChanges(.init(query: .init(cursor: -1)), caller: caller) }?.code == .cursorInvalid)
     }
 
     @Test func seededHistoryPagesInOrder() async throws {
@@ -200,7 +200,7 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         #expect(Base64URL.decode(options.user.id)?.count == 32)
         #expect(options.excludeCredentials?.isEmpty ?? true)
         #expect(await problem { _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "nope"))), caller: { nil }) }?.code
-                == "bad_request")
+                == .badRequest)
         // An account with a passkey takes another with the emailed code, and only with it: its own
         // live session is not enough (a 15-minute token must not become a permanent passkey).
         let (caller, _) = try await rig.signIn("has@example.com")
@@ -211,14 +211,14 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "has@example.com"))), caller: { caller }).accepted
         #expect(await problem {
             _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "has@example.com", code: "00000000"))), caller: { caller })
-        }?.code == "code_invalid")
+        }?.code == .codeInvalid)
         let emailed = try #require(rig.database.mailbox.messages(to: "has@example.com").last?.code)
         let own = try await rig.auth.registerOptions(.init(body: .json(.init(email: "has@example.com", code: emailed))), caller: { nil }).ok.body.json
         #expect(own.excludeCredentials?.map(\.id) == ["cred"])
         // Spent: the same code again is refused.
         #expect(await problem {
             _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "has@example.com", code: emailed))), caller: { nil })
-        }?.code == "code_expired")
+        }?.code == .codeExpired)
         let login = try await rig.auth.loginOptions(.init(body: .json(.init(email: "has@example.com")))).ok.body.json
         #expect(login.allowCredentials?.map(\.id) == ["cred"])
         let nobody = try await rig.auth.loginOptions(.init(body: .json(.init(email: "nobody@example.com")))).ok.body.json
@@ -240,7 +240,7 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
             }
         }
         let bare = await problem { _ = try await rig.auth.removePasskey(.init(path: .init(passkeyId: "cred-b")), caller: caller) }
-        #expect(bare?.code == "step_up_required")
+        #expect(bare?.code == .stepUpRequired)
         #expect(bare?.actionHash == PasskeyRemovalAction(passkeyID: "cred-b").actionHash)
         // A grant bound to another passkey's removal does not do.
         let grant = Tokens.random()
@@ -249,7 +249,7 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
                                                      expiresAt: HandlerRig.now.addingTimeInterval(60), now: HandlerRig.now)
         #expect(await problem {
             _ = try await rig.auth.removePasskey(.init(path: .init(passkeyId: "cred-b"), headers: .init(raxxStepUpGrant: grant)), caller: caller)
-        }?.code == "step_up_invalid")
+        }?.code == .stepUpInvalid)
         _ = try await rig.auth.removePasskey(.init(path: .init(passkeyId: "cred-a"), headers: .init(raxxStepUpGrant: grant)), caller: caller)
             .noContent
         #expect(try await rig.database.writer.read { try String.fetchAll($0, sql: "SELECT id FROM passkeys") } == ["cred-b"])
@@ -270,7 +270,7 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
     @Test func aCodeAllowsFiveTriesAndTenMinutesAndIsKeptOnlyAsAHash() async throws {
         let rig = try HandlerRig()
         func ask(_ code: String?) async -> String? {
-            await problem { _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "c@example.com", code: code))), caller: { nil }) }?.code
+            await problem { _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "c@example.com", code: code))), caller: { nil }) }?.code.rawValue
         }
         _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "c@example.com"))), caller: { nil }).accepted
         let code = try #require(rig.database.mailbox.messages(to: "c@example.com").last?.code)
@@ -289,7 +289,7 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         let expired = AuthHandlers(auth: rig.repositories.auth, sessions: rig.repositories.sessions, audit: rig.repositories.audit,
                                    configuration: rig.configuration, clock: { later })
         #expect(await problem { _ = try await expired.registerOptions(.init(body: .json(.init(email: "c@example.com", code: late))), caller: { nil }) }?
-                .code == "code_expired")
+                .code == .codeExpired)
     }
 
     @Test func healthReadsTheDatabase() async throws {

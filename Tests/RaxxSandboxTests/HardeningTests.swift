@@ -42,7 +42,7 @@ extension HandlerRig {
         // R1 again: refused as a sign-in-required 401, and the session behind it is over.
         let reused = await problem { _ = try await rig.session.renewSession(.init(body: .json(.init(renewalToken: grant.renewalToken)))) }
         #expect(reused?.status == 401)
-        #expect(reused?.code == "session_expired")
+        #expect(reused?.code == .sessionExpired)
         // R2, the legitimate successor, no longer works, nor does its access token.
         let successor = await problem { _ = try await rig.session.renewSession(.init(body: .json(.init(renewalToken: renewed.renewalToken)))) }
         #expect(successor?.status == 401)
@@ -91,7 +91,7 @@ extension HandlerRig {
         // 100,000 at 0.01 is 1,000 at the limit, but fills at the market (millions): a step-up.
         let dump = rig.sell("dump", qty: 100_000, limit: "0.01")
         let asked = await problem { _ = try await rig.orders.placeOrder(.init(body: .json(dump)), caller: caller) }
-        #expect(asked?.code == "step_up_required")
+        #expect(asked?.code == .stepUpRequired)
         #expect(asked?.actionHash == OrderHandlers.requestHash(dump))
         #expect(try await rig.count("SELECT COUNT(*) FROM orders") == 0)
     }
@@ -142,7 +142,7 @@ extension HandlerRig {
         let rig = try HandlerRig()
         let (caller, _) = try await rig.signIn()
         let live = await problem { _ = try await rig.orders.placeOrder(.init(body: .json(rig.order("l", mode: .live))), caller: caller) }
-        #expect(live?.code == "live_trading_refused")
+        #expect(live?.code == .liveTradingRefused)
         let trail = try await rig.auditTrail()
         #expect(trail.last?.action == "order.refused")
         #expect(trail.last?.details == ["client_order_id": "l", "reason": "live_trading_refused"])
@@ -154,7 +154,7 @@ extension HandlerRig {
         let asked = await problem {
             _ = try await rig.orders.placeOrder(.init(body: .json(rig.order("big", symbol: "MSFT", qty: 100))), caller: caller)
         }
-        #expect(asked?.code == "step_up_required")
+        #expect(asked?.code == .stepUpRequired)
         let trail = try await rig.auditTrail()
         #expect(trail.last?.action == "step_up.required")
         #expect(trail.last?.details["client_order_id"] == "big")
@@ -167,7 +167,7 @@ extension HandlerRig {
             _ = try await rig.orders.placeOrder(.init(headers: .init(raxxStepUpGrant: "forged"), body: .json(rig.order("big", symbol: "MSFT", qty: 100))),
                                                 caller: caller)
         }
-        #expect(forged?.code == "step_up_invalid")
+        #expect(forged?.code == .stepUpInvalid)
         let trail = try await rig.auditTrail()
         #expect(trail.last?.action == "step_up.refused")
         #expect(trail.last?.details["reason"] == "grant_invalid")
@@ -259,7 +259,7 @@ extension HandlerRig {
         for (id, qty, field) in [(String(repeating: "a", count: 65), Int64(1), "client_order_id"), ("has space", 1, "client_order_id"),
                                  ("é", 1, "client_order_id"), ("ok-1", 1_000_001, "qty")] {
             let refused = await problem { _ = try await rig.orders.placeOrder(.init(body: .json(rig.order(id, qty: qty))), caller: caller) }
-            #expect(refused?.code == "bad_request", "\(id) \(qty)")
+            #expect(refused?.code == .badRequest, "\(id) \(qty)")
             #expect(refused?.detail?.contains("'\(field)'") == true, "\(id) \(qty)")
         }
         let longSymbol = await problem {
@@ -278,7 +278,7 @@ extension HandlerRig {
             _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "n@example.com", displayName: String(repeating: "n", count: 65)))),
                                                    caller: { nil })
         }
-        #expect(long?.code == "bad_request")
+        #expect(long?.code == .badRequest)
         #expect(long?.detail?.contains("'display_name'") == true)
         _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "n@example.com", displayName: String(repeating: "n", count: 64)))),
                                                caller: { nil })

@@ -39,7 +39,7 @@ struct CraftedAuthenticator {
     let authenticator = CraftedAuthenticator()
 
     func refusal(_ body: () throws -> Void) -> String? {
-        do { try body(); return nil } catch let p as ProblemError { return p.code } catch { return "\(error)" }
+        do { try body(); return nil } catch let p as ProblemError { return p.code.rawValue } catch { return "\(error)" }
     }
 
     @Test func acceptsAGoodRegistration() throws {

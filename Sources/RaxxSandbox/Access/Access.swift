@@ -124,7 +124,7 @@ struct AccessGate: Sendable {
             let caller = try await authenticate(token)
             guard caller.staff else {
                 try? await audit?.record(AuditEntry(at: clock(), actor: caller.userID, action: "access.refused", subject: caller.userID,
-                                                    details: ["operation": operationID, "reason": ProblemError.staffOnly.code,
+                                                    details: ["operation": operationID, "reason": ProblemError.staffOnly.code.rawValue,
                                                               "session_id": caller.sessionID]))
                 throw ProblemError.staffOnly
             }

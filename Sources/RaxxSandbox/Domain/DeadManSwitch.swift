@@ -41,7 +41,7 @@ struct DeadManSwitch: Sendable {
         // Another live session's switch guards that order: taking it silently would leave that
         // session believing its orders are covered by its own deadline.
         if let id = covered.heldElsewhere.first {
-            throw ProblemError(409, code: "conflict", title: "The order is under another session's dead man's switch.",
+            throw ProblemError(409, code: .conflict, title: "The order is under another session's dead man's switch.",
                                detail: "Order \(id) is covered by the switch of another of your sessions; disarm it there first.")
         }
         return Self.answer(armed, orders: try ledger.coveredOpenOrderIDs(session: caller.sessionID).count)

@@ -51,7 +51,7 @@ struct AuthHandlers: Sendable {
     /// Spends `challenge`, or answers 400 `challenge_invalid`.
     func consumeChallenge(_ challenge: String, purpose: ChallengePurpose) async throws -> Challenge {
         guard let spent = try await auth.consumeChallenge(challenge, purpose: purpose, now: clock()) else {
-            throw ProblemError(400, code: "challenge_invalid", title: "The challenge is unknown, used or expired.",
+            throw ProblemError(400, code: .challengeInvalid, title: "The challenge is unknown, used or expired.",
                                detail: "Start again: ask for new options.")
         }
         return spent
@@ -87,11 +87,11 @@ struct AuthHandlers: Sendable {
             break
         case .wrong(let left):
             await record(actor: caller?.userID ?? "anonymous", action: "registration.code_refused", subject: email, details: ["reason": "code_invalid"])
-            throw ProblemError(400, code: "code_invalid", title: "That is not the code we emailed.",
+            throw ProblemError(400, code: .codeInvalid, title: "That is not the code we emailed.",
                                detail: "\(left) tr\(left == 1 ? "y" : "ies") left before the code must be sent again.")
         case .expired:
             await record(actor: caller?.userID ?? "anonymous", action: "registration.code_refused", subject: email, details: ["reason": "code_expired"])
-            throw ProblemError(400, code: "code_expired", title: "The code expired, was used, or had too many wrong tries.",
+            throw ProblemError(400, code: .codeExpired, title: "The code expired, was used, or had too many wrong tries.",
                                detail: "Ask for a new one: start the registration again.")
         }
         let challenge = Tokens.random()
@@ -127,7 +127,7 @@ struct AuthHandlers: Sendable {
                 throw ProblemError.badRequest("The credential ID does not match the attestation.")
             }
         } catch let problem as ProblemError {
-            await record(actor: email, action: "passkey.registration_refused", subject: challenge.userID ?? email, details: ["reason": problem.code])
+            await record(actor: email, action: "passkey.registration_refused", subject: challenge.userID ?? email, details: ["reason": problem.code.rawValue])
             throw problem
         }
         let now = clock()
@@ -140,11 +140,11 @@ struct AuthHandlers: Sendable {
             // address: an account that has passkeys takes another with it (a new device, or a
             // recovery), and is emailed about it.
             if let existing = facts.existing, existing.handle != handle {
-                throw ProblemError(409, code: "account_exists", title: "This account was registered meanwhile.",
+                throw ProblemError(409, code: .accountExists, title: "This account was registered meanwhile.",
                                    detail: "Start the registration again.")
             }
             if facts.credentialTaken {
-                throw ProblemError(409, code: "conflict", title: "This passkey is already registered.")
+                throw ProblemError(409, code: .conflict, title: "This passkey is already registered.")
             }
         }
         return .ok(.init(body: .json(mint.grant(minted, account: registered.account))))
@@ -163,7 +163,7 @@ struct AuthHandlers: Sendable {
         let actionHash = PasskeyRemovalAction(passkeyID: id).actionHash
         let now = clock()
         guard let grant = input.headers.raxxStepUpGrant else {
-            var problem = ProblemError(403, code: "step_up_required", title: "Removing a passkey needs a step-up.",
+            var problem = ProblemError(403, code: .stepUpRequired, title: "Removing a passkey needs a step-up.",
                                        detail: "Confirm it with a passkey of the account; the grant must be bound to action_hash.")
             problem.actionHash = actionHash
             await record(actor: caller.userID, action: "step_up.required", subject: caller.userID, details: ["credential_id": id])
@@ -175,12 +175,12 @@ struct AuthHandlers: Sendable {
         case .notFound:
             throw ProblemError.notFound("No passkey \(id) on this account.")
         case .last:
-            throw ProblemError(409, code: "last_passkey", title: "This is the account's only passkey.",
+            throw ProblemError(409, code: .lastPasskey, title: "This is the account's only passkey.",
                                detail: "Register another first (raxx-auth register on another device), then remove this one.")
         case .grantRefused:
             await record(actor: caller.userID, action: "step_up.refused", subject: caller.userID,
                          details: ["credential_id": id, "reason": "grant_invalid"])
-            throw ProblemError(403, code: "step_up_invalid", title: "The step-up grant is not valid for removing this passkey.")
+            throw ProblemError(403, code: .stepUpInvalid, title: "The step-up grant is not valid for removing this passkey.")
         }
     }
 
@@ -211,10 +211,10 @@ struct AuthHandlers: Sendable {
         let challenge = try await consumeChallenge(clientData.challenge, purpose: purpose)
         let stored = try await auth.passkey(id: body.id)
         guard let stored, challenge.userID == nil || challenge.userID == stored.userID else {
-            throw ProblemError(400, code: "credential_unknown", title: "This passkey is not registered for the account.")
+            throw ProblemError(400, code: .credentialUnknown, title: "This passkey is not registered for the account.")
         }
         if let handle = body.response.userHandle, Base64URL.decode(handle) != stored.userHandle {
-            throw ProblemError(400, code: "credential_unknown", title: "The user handle does not match the passkey.")
+            throw ProblemError(400, code: .credentialUnknown, title: "The user handle does not match the passkey.")
         }
         guard let publicKey = try? P256.Signing.PublicKey(x963Representation: stored.publicKey) else {
             throw ProblemError.internalError
@@ -235,7 +235,7 @@ struct AuthHandlers: Sendable {
         do {
             userID = try await verifyAssertion(body, purpose: .login).userID
         } catch let problem as ProblemError {
-            await record(actor: "anonymous", action: "sign_in.refused", subject: body.id, details: ["reason": problem.code])
+            await record(actor: "anonymous", action: "sign_in.refused", subject: body.id, details: ["reason": problem.code.rawValue])
             throw problem
         }
         let now = clock()
@@ -261,10 +261,10 @@ struct AuthHandlers: Sendable {
         do {
             verified = try await verifyAssertion(body, purpose: .stepUp)
             guard verified.userID == caller.userID, verified.challenge.userID == caller.userID, verified.challenge.actionHash != nil else {
-                throw ProblemError(403, code: "step_up_invalid", title: "The step-up does not belong to this session.")
+                throw ProblemError(403, code: .stepUpInvalid, title: "The step-up does not belong to this session.")
             }
         } catch let problem as ProblemError {
-            await record(actor: caller.userID, action: "step_up.refused", subject: caller.userID, details: ["reason": problem.code])
+            await record(actor: caller.userID, action: "step_up.refused", subject: caller.userID, details: ["reason": problem.code.rawValue])
             throw problem
         }
         let actionHash = verified.challenge.actionHash ?? ""

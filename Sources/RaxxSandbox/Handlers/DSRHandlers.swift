@@ -126,7 +126,7 @@ struct DSRHandlers: Sendable {
         let id = input.path.requestId
         guard let receipt = try await dsr.receipt(id: id) else {
             guard try await dsr.request(id: id, now: clock()) != nil else { throw Self.unknown(id) }
-            throw ProblemError(409, code: "invalid_state", title: "There is no receipt yet.", detail: "Only a completed erasure has one.")
+            throw ProblemError(409, code: .invalidState, title: "There is no receipt yet.", detail: "Only a completed erasure has one.")
         }
         return .ok(.init(body: .json(receipt)))
     }
@@ -160,7 +160,7 @@ struct DSRHandlers: Sendable {
 /// runs it on the current state inside the transaction that applies its verdict.
 enum DSRStateMachine {
     static func invalid(_ state: DSRState, _ what: String) -> ProblemError {
-        ProblemError(409, code: "invalid_state", title: "The request cannot \(what).", detail: "It is \(state.status.rawValue).")
+        ProblemError(409, code: .invalidState, title: "The request cannot \(what).", detail: "It is \(state.status.rawValue).")
     }
 
     static func verify(_ s: DSRState, method: String) throws -> DSRUpdate {
@@ -171,7 +171,7 @@ enum DSRStateMachine {
     static func extend(_ s: DSRState, reason: String, today: CalendarDay) throws -> DSRUpdate {
         guard ![.completed, .cancelled, .refused].contains(s.status) else { throw invalid(s, "be extended") }
         if let refusal = DSRDeadline.extensionRefusal(receivedAt: s.receivedAt, alreadyExtended: s.extended, today: today) {
-            throw ProblemError(409, code: "extension_refused", title: "The request cannot be extended.", detail: refusal)
+            throw ProblemError(409, code: .extensionRefused, title: "The request cannot be extended.", detail: refusal)
         }
         let due = DSRDeadline.extendedDue(receivedAt: s.receivedAt).description
         return DSRUpdate(dueOn: due, extensionReason: reason, auditAction: "dsr.extended", auditDetails: ["reason": reason, "due_on": due])
@@ -184,22 +184,22 @@ enum DSRStateMachine {
 
     @Sendable static func checkExport(_ s: DSRState) throws {
         guard s.kind == .access else {
-            throw ProblemError(409, code: "invalid_state", title: "Only an access request is exported.", detail: "\(s.id) is an erasure request.")
+            throw ProblemError(409, code: .invalidState, title: "Only an access request is exported.", detail: "\(s.id) is an erasure request.")
         }
         guard s.status == .verified || s.status == .completed else {
             throw s.status == .identityUnverified
-                ? ProblemError(409, code: "invalid_state", title: "Verify the requester's identity first.")
+                ? ProblemError(409, code: .invalidState, title: "Verify the requester's identity first.")
                 : invalid(s, "be exported")
         }
     }
 
     @Sendable static func checkPlan(_ s: DSRState) throws {
         guard s.kind == .erasure else {
-            throw ProblemError(409, code: "invalid_state", title: "Only an erasure request has a plan.", detail: "\(s.id) is an access request.")
+            throw ProblemError(409, code: .invalidState, title: "Only an erasure request has a plan.", detail: "\(s.id) is an access request.")
         }
         guard s.status == .verified || s.status == .planned else {
             throw s.status == .identityUnverified
-                ? ProblemError(409, code: "invalid_state", title: "Verify the requester's identity first.")
+                ? ProblemError(409, code: .invalidState, title: "Verify the requester's identity first.")
                 : invalid(s, "be planned")
         }
     }

@@ -26,7 +26,7 @@ struct EventHandlers: Sendable {
     func listEvents(_ input: Operations.ListEvents.Input, caller: Caller) async throws -> Operations.ListEvents.Output {
         let q = input.query
         let cursor = q.cursor ?? 0
-        guard cursor >= 0 else { throw ProblemError(400, code: "cursor_invalid", title: "The cursor must not be negative.") }
+        guard cursor >= 0 else { throw ProblemError(400, code: .cursorInvalid, title: "The cursor must not be negative.") }
         let wait = q.wait ?? 0
         guard (0...Self.maxWait).contains(wait) else {
             throw ProblemError.badRequest("Query parameter 'wait' must be 0 to \(Self.maxWait) (seconds).")

@@ -55,7 +55,7 @@ struct OrderHandlers: Sendable {
         if created, faults.loseThisReply() {
             // Fault injection (--fault-lose-order-replies): the order is placed, the answer never comes.
             try? await Task.sleep(for: .seconds(5))
-            throw ProblemError(503, code: "unavailable", title: "The reply was lost (fault injection).")
+            throw ProblemError(503, code: .unavailable, title: "The reply was lost (fault injection).")
         }
         return created ? .created(.init(body: .json(order))) : .ok(.init(body: .json(order)))
     }
@@ -69,7 +69,7 @@ struct OrderHandlers: Sendable {
         // The same client_order_id again: the same order answers as it stands; another is a conflict.
         if let existing = try ledger.order(account: caller.accountID, clientOrderID: r.clientOrderId) {
             guard existing.requestHash == hash else {
-                throw ProblemError(409, code: "conflict", title: "This client_order_id was used for another order.",
+                throw ProblemError(409, code: .conflict, title: "This client_order_id was used for another order.",
                                    detail: "Use a new client_order_id for a new order.")
             }
             return (try order(ledger, id: existing.id), false)
@@ -77,12 +77,12 @@ struct OrderHandlers: Sendable {
         let accountMode = try ledger.mode(account: caller.accountID)
         guard r.mode == .paper, accountMode == "paper" else {
             throw AuditedRefusal(
-                ProblemError(403, code: "live_trading_refused", title: "Live trading is not available; orders are paper only."),
+                ProblemError(403, code: .liveTradingRefused, title: "Live trading is not available; orders are paper only."),
                 AuditEntry(at: now, actor: caller.userID, action: "order.refused", subject: caller.accountID,
                            details: ["client_order_id": r.clientOrderId, "reason": "live_trading_refused"]))
         }
         guard r.notAfter > now else {
-            throw ProblemError(422, code: "deadline_passed", title: "The order arrived after its deadline.",
+            throw ProblemError(422, code: .deadlinePassed, title: "The order arrived after its deadline.",
                                detail: "It was due by \(RFC3339.string(from: r.notAfter)).")
         }
         guard r.qty >= 1 else { throw ProblemError.badRequest("qty must be at least 1.") }
@@ -97,7 +97,7 @@ struct OrderHandlers: Sendable {
             guard r.limitPrice == nil else { throw ProblemError.badRequest("A market order takes no limit_price.") }
         }
         guard let instrument = market.instrument(r.symbol), let price = market.priceTicks(instrument, at: now) else {
-            throw ProblemError(422, code: "unknown_symbol", title: "The market has no such instrument.", detail: r.symbol)
+            throw ProblemError(422, code: .unknownSymbol, title: "The market has no such instrument.", detail: r.symbol)
         }
         // Large orders need a fresh passkey assertion bound to exactly this order. The notional is
         // judged at the price the order can trade at (`tradingPrice`), not at its limit alone.
@@ -107,7 +107,7 @@ struct OrderHandlers: Sendable {
         }
         if Decimal(notionalTicks) / Decimal(Money.ticksPerUnit) > stepUpNotional {
             guard let grant else {
-                var problem = ProblemError(403, code: "step_up_required", title: "This order needs a step-up.",
+                var problem = ProblemError(403, code: .stepUpRequired, title: "This order needs a step-up.",
                                            detail: "Confirm it with your passkey; the grant must be bound to action_hash.")
                 problem.actionHash = hash
                 throw AuditedRefusal(problem, AuditEntry(at: now, actor: caller.userID, action: "step_up.required", subject: caller.accountID,
@@ -116,7 +116,7 @@ struct OrderHandlers: Sendable {
             }
             guard try ledger.consumeStepUpGrant(grantHash: Tokens.hash(grant), actionHash: hash, userID: caller.userID, now: now) else {
                 throw AuditedRefusal(
-                    ProblemError(403, code: "step_up_invalid", title: "The step-up grant is not valid for this order."),
+                    ProblemError(403, code: .stepUpInvalid, title: "The step-up grant is not valid for this order."),
                     AuditEntry(at: now, actor: caller.userID, action: "step_up.refused", subject: caller.accountID,
                                details: ["client_order_id": r.clientOrderId, "reason": "grant_invalid"]))
             }
@@ -188,7 +188,7 @@ struct OrderHandlers: Sendable {
         let now = clock()
         let limit = min(max(input.query.limit ?? 100, 1), 1000)
         let before = try input.query.before.map { text -> Int64 in
-            guard let v = Int64(text) else { throw ProblemError(400, code: "cursor_invalid", title: "Not a page cursor: \(text).") }
+            guard let v = Int64(text) else { throw ProblemError(400, code: .cursorInvalid, title: "Not a page cursor: \(text).") }
             return v
         }
         let query = OrderQuery(account: caller.accountID, status: input.query.status?.rawValue, clientOrderID: input.query.clientOrderId,
@@ -223,7 +223,7 @@ struct OrderHandlers: Sendable {
                 throw ProblemError.notFound("No order \(orderID).")
             }
             guard ["open", "partially_filled", "pending"].contains(state.status) else {
-                throw ProblemError(409, code: "not_cancellable", title: "The order is \(state.status) and can no longer be cancelled.")
+                throw ProblemError(409, code: .notCancellable, title: "The order is \(state.status) and can no longer be cancelled.")
             }
             try engine.setStatus(ledger, &state, "cancelled", now: now)
             return try Self.order(ledger, id: state.id)

@@ -38,7 +38,7 @@ struct SyncHandlers: Sendable {
 
     func getSyncChanges(_ input: Operations.GetSyncChanges.Input, caller: Caller) async throws -> Operations.GetSyncChanges.Output {
         let cursor = input.query.cursor ?? 0
-        guard cursor >= 0 else { throw ProblemError(400, code: "cursor_invalid", title: "The cursor must not be negative.") }
+        guard cursor >= 0 else { throw ProblemError(400, code: .cursorInvalid, title: "The cursor must not be negative.") }
         let limit = min(max(input.query.limit ?? 1000, 1), 10_000)
         let rebuilding = input.query.rebuild ?? false
         let now = clock()

@@ -118,7 +118,7 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
             let exported = try Bool.fetchOne(db, sql: "SELECT 1 FROM audit_events WHERE subject = ? AND action = 'dsr.exported'",
                                              arguments: ["dsr:" + id]) == true
             guard state.kind == .access, state.status == .verified, exported else {
-                throw ProblemError(409, code: "invalid_state", title: "Only an access request whose export was made is completed this way.",
+                throw ProblemError(409, code: .invalidState, title: "Only an access request whose export was made is completed this way.",
                                    detail: "\(id) is \(state.status.rawValue); export it first (raxx-dsr export).")
             }
             try db.execute(sql: """
@@ -294,23 +294,23 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
                 return .alreadyCompleted(try Self.fetch(db, id: id, now: now)!)
             }
             guard state.kind == .erasure else {
-                throw ProblemError(409, code: "invalid_state", title: "Only an erasure request can be applied.", detail: "\(id) is an access request.")
+                throw ProblemError(409, code: .invalidState, title: "Only an erasure request can be applied.", detail: "\(id) is an access request.")
             }
             switch state.status {
             case .planned, .erasing: break
             case .verified:
-                throw ProblemError(409, code: "plan_required", title: "There is no plan to apply.", detail: "Plan the erasure first.")
+                throw ProblemError(409, code: .planRequired, title: "There is no plan to apply.", detail: "Plan the erasure first.")
             default:
-                throw ProblemError(409, code: "invalid_state", title: "The request cannot be applied.", detail: "It is \(state.status.rawValue).")
+                throw ProblemError(409, code: .invalidState, title: "The request cannot be applied.", detail: "It is \(state.status.rawValue).")
             }
-            let stale = ProblemError(409, code: "plan_stale", title: "The plan is stale.",
+            let stale = ProblemError(409, code: .planStale, title: "The plan is stale.",
                                      detail: "The data changed since the plan was made: plan again.")
             var subject: Subject? = nil
             if state.status == .planned {
                 let current = try Self.computePlan(db, state: state, rules: rules, now: now)
                 guard current.plan.planHash == planHash, state.planHash == planHash else { throw stale }
                 if zip(rules, current.plan.items).contains(where: { rule, item in rule.refusesErasureWhenPresent && item.rows > 0 }) {
-                    throw ProblemError(409, code: "invalid_state", title: "Live-mode records cannot be erased by this sandbox.")
+                    throw ProblemError(409, code: .invalidState, title: "Live-mode records cannot be erased by this sandbox.")
                 }
                 subject = current.subject
             } else if state.planHash != planHash {
@@ -318,14 +318,14 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
             }
             let action = ErasureApplyAction(requestID: id, planHash: planHash).actionHash
             guard let grant else {
-                var problem = ProblemError(403, code: "step_up_required", title: "Applying an erasure needs a step-up.",
+                var problem = ProblemError(403, code: .stepUpRequired, title: "Applying an erasure needs a step-up.",
                                            detail: "Confirm it with your passkey; the grant must be bound to action_hash.")
                 problem.actionHash = action
                 throw AuditedRefusal(problem, AuditEntry(at: now, actor: staffUserID, action: "step_up.required", subject: "dsr:" + id,
                                                          details: ["reason": "step_up_required", "ticket": state.ticket]))
             }
             guard try StepUpGrants.consume(db, grantHash: Tokens.hash(grant), actionHash: action, userID: staffUserID, now: now) else {
-                throw AuditedRefusal(ProblemError(403, code: "step_up_invalid", title: "The step-up grant is not valid for this plan."),
+                throw AuditedRefusal(ProblemError(403, code: .stepUpInvalid, title: "The step-up grant is not valid for this plan."),
                                      AuditEntry(at: now, actor: staffUserID, action: "step_up.refused", subject: "dsr:" + id,
                                                 details: ["reason": "grant_invalid", "ticket": state.ticket]))
             }
