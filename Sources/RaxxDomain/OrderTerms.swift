@@ -30,6 +30,8 @@ extension Components.Schemas.OrderStatus {
 extension Components.Schemas.OrderStatus {
     /// The working statuses as an SQL list, for queries over stored orders.
     public static var workingSQLList: String { working.map { "'\($0.rawValue)'" }.joined(separator: ", ") }
+    /// The resting statuses as an SQL list.
+    public static var restingSQLList: String { resting.map { "'\($0.rawValue)'" }.joined(separator: ", ") }
 }
 
 /// The dead man's switch (`POST /api/orders/cancel-after`): its bounds, and why it cancelled an

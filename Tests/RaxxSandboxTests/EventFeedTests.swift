@@ -19,7 +19,7 @@ extension HandlerRig {
     }
 
     /// Writes an event for `caller` through the ledger, as the paper engine does.
-    func writeEvent(_ caller: Caller, type: String = "security_alert", at: Date = HandlerRig.now) async throws {
+    func writeEvent(_ caller: Caller, type: Components.Schemas.EventType = .securityAlert, at: Date = HandlerRig.now) async throws {
         try await repositories.trading.write { ledger in
             try ledger.event(NewEvent(user: caller.userID, type: type, order: nil, title: "t", body: nil, at: at))
         }
@@ -68,10 +68,10 @@ extension HandlerRig {
         let rig = try HandlerRig()
         let (caller, _) = try await rig.signIn()
         let t0 = HandlerRig.now
-        try await rig.writeEvent(caller, type: "security_alert", at: t0.addingTimeInterval(-120))
-        try await rig.writeEvent(caller, type: "fill_confirmed", at: t0.addingTimeInterval(-60))
-        try await rig.writeEvent(caller, type: "order_rejected", at: t0)
-        try await rig.writeEvent(caller, type: "security_alert", at: t0.addingTimeInterval(60))
+        try await rig.writeEvent(caller, type: .securityAlert, at: t0.addingTimeInterval(-120))
+        try await rig.writeEvent(caller, type: .fillConfirmed, at: t0.addingTimeInterval(-60))
+        try await rig.writeEvent(caller, type: .orderRejected, at: t0)
+        try await rig.writeEvent(caller, type: .securityAlert, at: t0.addingTimeInterval(60))
 
         let alerts = try await rig.feed(caller, types: [.securityAlert])
         #expect(alerts.events.map(\._type) == [.securityAlert, .securityAlert])
@@ -198,7 +198,7 @@ extension HandlerRig {
         // Neither another account's event nor one of a type not asked for ends the wait (they may
         // come before it starts or during it).
         try await rig.writeEvent(other)
-        try await rig.writeEvent(caller, type: "fill_confirmed")
+        try await rig.writeEvent(caller, type: .fillConfirmed)
         let answered = try await page
         let elapsed = ContinuousClock.now - started
         #expect(elapsed >= .milliseconds(950) && elapsed < .seconds(30))

@@ -82,11 +82,11 @@ struct DeadManSwitch: Sendable {
         var cancelled: [String] = []
         for id in try ledger.coveredOpenOrderIDs(session: armed.sessionID) {
             guard var order = try ledger.orderState(id: id) else { continue }
-            try engine.setStatus(ledger, &order, "cancelled", rejectCode: reason.rawValue, now: now)
+            try engine.setStatus(ledger, &order, .cancelled, rejectCode: reason.rawValue, now: now)
             let open = order.qty - order.filled
             try ledger.event(NewEvent(
-                user: order.userID, type: AlertType.orderCancelled.rawValue, order: order.id, title: reason.title,
-                body: "\(order.side) \(order.qty) \(order.symbol)" + (order.filled > 0 ? " (\(order.filled) filled, \(open) cancelled)" : "")
+                user: order.userID, type: .orderCancelled, order: order.id, title: reason.title,
+                body: "\(order.side.rawValue) \(order.qty) \(order.symbol)" + (order.filled > 0 ? " (\(order.filled) filled, \(open) cancelled)" : "")
                     + " was cancelled by the server: " + Self.why(reason, armed: armed),
                 symbol: order.symbol, side: order.side, qty: open, reason: reason.rawValue, at: now))
             cancelled.append(id)

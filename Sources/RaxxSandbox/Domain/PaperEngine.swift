@@ -72,27 +72,27 @@ struct PaperEngine: Sendable {
 
     /// One pass over one open order.
     func work(_ ledger: any TradingLedger, orderID: String, now: Date) throws {
-        guard var order = try ledger.orderState(id: orderID), ["open", "partially_filled"].contains(order.status) else { return }
-        if order.tif == "day", Self.utcDay(order.createdAt) < Self.utcDay(now.timeIntervalSince1970) {
-            try setStatus(ledger, &order, "expired", now: now)
+        guard var order = try ledger.orderState(id: orderID), OrderStatus.resting.contains(order.status) else { return }
+        if order.tif == .day, Self.utcDay(order.createdAt) < Self.utcDay(now.timeIntervalSince1970) {
+            try setStatus(ledger, &order, .expired, now: now)
             return
         }
         guard let instrument = market.instrument(order.symbol), let price = market.priceTicks(instrument, at: now) else {
-            try setStatus(ledger, &order, "expired", now: now) // the contract expired under the order
+            try setStatus(ledger, &order, .expired, now: now) // the contract expired under the order
             return
         }
         let marketable = switch (order.type, order.side) {
-        case ("market", _): true
-        case (_, "buy"): price <= (order.limit ?? 0)
-        default: price >= (order.limit ?? Int64.max)
+        case (.market, _): true
+        case (.limit, .buy): price <= (order.limit ?? 0)
+        case (.limit, .sell): price >= (order.limit ?? Int64.max)
         }
         guard marketable else { return }
         let qty = min(order.qty - order.filled, Self.liquidity(instrument))
-        if order.side == "buy" {
+        if order.side == .buy {
             // Cash is checked again at every fill: a paper account never goes below zero.
             let cash = try ledger.cash(account: order.account) ?? 0
             guard let cost = Self.value(qty, price, instrument.multiplier), cost <= cash else {
-                try setStatus(ledger, &order, order.filled == 0 ? "rejected" : "cancelled", rejectCode: "insufficient_buying_power", now: now)
+                try setStatus(ledger, &order, order.filled == 0 ? .rejected : .cancelled, rejectCode: RejectCode.insufficientBuyingPower, now: now)
                 return
             }
         }
@@ -101,15 +101,15 @@ struct PaperEngine: Sendable {
 
     private static func utcDay(_ t: Double) -> Int { Int((t / 86_400).rounded(.down)) }
 
-    func setStatus(_ ledger: any TradingLedger, _ order: inout OrderState, _ status: String, rejectCode: String? = nil, now: Date) throws {
+    func setStatus(_ ledger: any TradingLedger, _ order: inout OrderState, _ status: OrderStatus, rejectCode: String? = nil, now: Date) throws {
         order.status = status
         try ledger.setStatus(orderID: order.id, status, rejectCode: rejectCode, now: now)
         try ledger.recordChange(account: order.account, .order, order.id, at: now)
-        try ledger.audit(AuditEntry(at: now, actor: order.userID, action: "order.\(status)", subject: order.account,
+        try ledger.audit(AuditEntry(at: now, actor: order.userID, action: "order.\(status.rawValue)", subject: order.account,
                                     details: ["order_id": order.id, "reject_code": rejectCode ?? ""].filter { !$0.value.isEmpty }))
-        if status == "rejected" {
-            try ledger.event(NewEvent(user: order.userID, type: "order_rejected", order: order.id,
-                                      title: "Order rejected: \(order.side) \(order.qty) \(order.symbol)",
+        if status == .rejected {
+            try ledger.event(NewEvent(user: order.userID, type: .orderRejected, order: order.id,
+                                      title: "Order rejected: \(order.side.rawValue) \(order.qty) \(order.symbol)",
                                       body: rejectCode.map { "Reason: \($0.replacingOccurrences(of: "_", with: " "))." },
                                       symbol: order.symbol, side: order.side, qty: order.qty, reason: rejectCode, at: now))
         }
@@ -117,7 +117,7 @@ struct PaperEngine: Sendable {
 
     func fill(_ ledger: any TradingLedger, _ order: inout OrderState, qty: Int64, price: Int64, instrument: Market.Instrument, now: Date) throws {
         let fillID = Identifier.make("fil")
-        let buy = order.side == "buy"
+        let buy = order.side == .buy
         let cashChange = Self.cashChange(buy: buy, qty: qty, price: price, multiplier: instrument.multiplier)
         try ledger.insertFill(NewFill(id: fillID, account: order.account, orderID: order.id, symbol: order.symbol, side: order.side,
                                       qty: qty, price: price, at: now))
@@ -127,7 +127,7 @@ struct PaperEngine: Sendable {
         let average = Self.orderAverage(order.averageFill, filled: order.filled, qty: qty, price: price)
         order.filled = filled
         order.averageFill = average
-        order.status = filled == order.qty ? "filled" : "partially_filled"
+        order.status = filled == order.qty ? .filled : .partiallyFilled
         try ledger.setFilled(orderID: order.id, filled: filled, averagePrice: average, status: order.status, now: now)
         try ledger.recordChange(account: order.account, .order, order.id, at: now)
         // Cash.
@@ -151,9 +151,9 @@ struct PaperEngine: Sendable {
         try ledger.audit(AuditEntry(at: now, actor: order.userID, action: "order.filled", subject: order.account,
                                     details: ["order_id": order.id, "fill_id": fillID, "qty": "\(qty)", "price": Money.string(ticks: price),
                                               "cash_change": Money.string(ticks: cashChange)]))
-        try ledger.event(NewEvent(user: order.userID, type: "fill_confirmed", order: order.id,
-                                  title: "Filled: \(order.side) \(qty) \(order.symbol) at \(Money.string(ticks: price))",
-                                  body: order.status == "filled" ? "The order is complete." : "\(order.qty - order.filled) still open.",
+        try ledger.event(NewEvent(user: order.userID, type: .fillConfirmed, order: order.id,
+                                  title: "Filled: \(order.side.rawValue) \(qty) \(order.symbol) at \(Money.string(ticks: price))",
+                                  body: order.status == .filled ? "The order is complete." : "\(order.qty - order.filled) still open.",
                                   symbol: order.symbol, side: order.side, qty: qty, price: price, at: now))
     }
 }

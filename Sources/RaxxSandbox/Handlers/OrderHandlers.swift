@@ -123,7 +123,7 @@ struct OrderHandlers: Sendable {
         }
         let id = Identifier.make("ord")
         try ledger.insertOrder(NewOrder(id: id, account: caller.accountID, clientOrderID: r.clientOrderId, symbol: instrument.symbol,
-                                        side: r.side.rawValue, qty: r.qty, type: r._type.rawValue, limit: limit, tif: r.tif.rawValue,
+                                        side: r.side, qty: r.qty, type: r._type, limit: limit, tif: r.tif,
                                         notAfter: r.notAfter, requestHash: hash, now: now, switchSession: switchSession))
         try ledger.audit(AuditEntry(at: now, actor: caller.userID, action: "order.placed", subject: caller.accountID,
                                     details: ["order_id": id, "client_order_id": r.clientOrderId, "symbol": instrument.symbol,
@@ -136,9 +136,9 @@ struct OrderHandlers: Sendable {
         let sellable = try r.side == .sell ? engine.sellablePosition(ledger, account: caller.accountID, symbol: instrument.symbol,
                                                                      excluding: id) : 0
         if r.side == .buy, notionalTicks > available {
-            try engine.setStatus(ledger, &state, "rejected", rejectCode: "insufficient_buying_power", now: now)
+            try engine.setStatus(ledger, &state, .rejected, rejectCode: RejectCode.insufficientBuyingPower, now: now)
         } else if r.side == .sell, r.qty > sellable {
-            try engine.setStatus(ledger, &state, "rejected", rejectCode: "insufficient_position", now: now)
+            try engine.setStatus(ledger, &state, .rejected, rejectCode: RejectCode.insufficientPosition, now: now)
         } else {
             try engine.work(ledger, orderID: id, now: now)
         }
@@ -222,10 +222,10 @@ struct OrderHandlers: Sendable {
             guard var state = try ledger.orderState(id: orderID), state.account == caller.accountID else {
                 throw ProblemError.notFound("No order \(orderID).")
             }
-            guard ["open", "partially_filled", "pending"].contains(state.status) else {
+            guard OrderStatus.working.contains(state.status) else {
                 throw ProblemError(409, code: .notCancellable, title: "The order is \(state.status) and can no longer be cancelled.")
             }
-            try engine.setStatus(ledger, &state, "cancelled", now: now)
+            try engine.setStatus(ledger, &state, .cancelled, now: now)
             return try Self.order(ledger, id: state.id)
         }
         return .ok(.init(body: .json(order)))

@@ -1,10 +1,18 @@
 import Foundation
 import RaxxAPI
+import RaxxDomain
 
 /// An order as the paper engine works it.
 struct OrderState: Sendable, Equatable {
-    var id: String, account: String, userID: String, symbol: String, side: String, qty: Int64, type: String
-    var limit: Int64?, tif: String, status: String, filled: Int64, averageFill: Int64?, createdAt: Double
+    var id: String, account: String, userID: String, symbol: String, side: OrderSide, qty: Int64, type: OrderType
+    var limit: Int64?, tif: TimeInForce, status: OrderStatus, filled: Int64, averageFill: Int64?, createdAt: Double
+}
+
+/// Why the engine rejected or cancelled an order itself (an order's reject_code; the dead man's
+/// switch's reasons are its own).
+enum RejectCode {
+    static let insufficientBuyingPower = Components.Schemas.ProblemCode.insufficientBuyingPower.rawValue
+    static let insufficientPosition = Components.Schemas.ProblemCode.insufficientPosition.rawValue
 }
 
 /// An open buy order's commitment, for buying power.
@@ -28,11 +36,11 @@ struct NewOrder: Sendable {
     var account: String
     var clientOrderID: String
     var symbol: String
-    var side: String
+    var side: OrderSide
     var qty: Int64
-    var type: String
+    var type: OrderType
     var limit: Int64?
-    var tif: String
+    var tif: TimeInForce
     var notAfter: Date
     var requestHash: String
     var now: Date
@@ -46,7 +54,7 @@ struct NewFill: Sendable {
     var account: String
     var orderID: String
     var symbol: String
-    var side: String
+    var side: OrderSide
     var qty: Int64
     var price: Int64
     var at: Date
@@ -56,12 +64,12 @@ struct NewFill: Sendable {
 /// the email or account ID).
 struct NewEvent: Sendable {
     var user: String
-    var type: String
+    var type: AlertType
     var order: String?
     var title: String
     var body: String?
     var symbol: String? = nil
-    var side: String? = nil
+    var side: OrderSide? = nil
     var qty: Int64? = nil
     /// In ticks.
     var price: Int64? = nil
@@ -141,8 +149,8 @@ protocol TradingLedger {
     /// The ID and request hash of the account's order under `clientOrderID`.
     func order(account: String, clientOrderID: String) throws -> (id: String, requestHash: String?)?
     func insertOrder(_ order: NewOrder) throws
-    func setStatus(orderID: String, _ status: String, rejectCode: String?, now: Date) throws
-    func setFilled(orderID: String, filled: Int64, averagePrice: Int64, status: String, now: Date) throws
+    func setStatus(orderID: String, _ status: OrderStatus, rejectCode: String?, now: Date) throws
+    func setFilled(orderID: String, filled: Int64, averagePrice: Int64, status: OrderStatus, now: Date) throws
     /// An order as the API shows it.
     func order(id: String) throws -> Components.Schemas.Order?
     /// The order if `account` owns it.

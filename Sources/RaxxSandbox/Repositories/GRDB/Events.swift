@@ -70,7 +70,7 @@ struct GRDBEventRepository: EventRepository {
             }
             for s in due {
                 let minutes = max(Int((s.expiresAt.timeIntervalSince(now) / 60).rounded(.up)), 1)
-                try EventLog.insert(db, NewEvent(user: s.userID, type: "session_expiring", order: nil,
+                try EventLog.insert(db, NewEvent(user: s.userID, type: .sessionExpiring, order: nil,
                                                  title: "Your session ends in \(minutes) minute\(minutes == 1 ? "" : "s").",
                                                  body: "Sign in again to keep trading.", expiresAt: s.expiresAt, at: now),
                                     sessionID: s.sessionID, notifier: notifier)

@@ -162,7 +162,7 @@ struct GRDBAuthRepository: AuthRepository {
                                                      details: ["credential_id": p.credentialID]))
             // A passkey added to an account that had one already: the account hears of it.
             if existing?.hasPasskey == true {
-                try EventLog.insert(db, NewEvent(user: account.userID, type: "security_alert", order: nil,
+                try EventLog.insert(db, NewEvent(user: account.userID, type: .securityAlert, order: nil,
                                                  title: "A new passkey was added to your account.",
                                                  body: "If this was not you, sign in and remove it, and sign out your other sessions.",
                                                  reason: "passkey_added", at: now), notifier: notifier)
@@ -211,7 +211,7 @@ struct GRDBAuthRepository: AuthRepository {
             try db.execute(sql: "DELETE FROM passkeys WHERE id = ? AND user_id = ?", arguments: [id, userID])
             try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: "passkey.removed", subject: userID,
                                                      details: ["credential_id": id]))
-            try EventLog.insert(db, NewEvent(user: userID, type: Components.Schemas.EventType.securityAlert.rawValue, order: nil,
+            try EventLog.insert(db, NewEvent(user: userID, type: .securityAlert, order: nil,
                                              title: "A passkey was removed from your account.",
                                              body: "If this was not you, sign in with another passkey and sign out your other sessions.",
                                              reason: "passkey_removed", at: now), notifier: notifier)
@@ -350,7 +350,7 @@ struct GRDBSessionRepository: SessionRepository {
             try db.cachedStatement(sql: "UPDATE sessions SET revoked_at = ? WHERE id = ?").execute(arguments: [now.timeIntervalSince1970, sessionID])
             try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "system", action: "session.revoked", subject: userID,
                                                      details: ["session_id": sessionID, "reason": "renewal_reused"]))
-            try EventLog.insert(db, NewEvent(user: userID, type: "security_alert", order: nil,
+            try EventLog.insert(db, NewEvent(user: userID, type: .securityAlert, order: nil,
                                              title: "A session was signed out to protect your account.",
                                              body: "A renewal token was used twice, so someone may hold a copy of it. Sign in again.",
                                              reason: "renewal_token_reused", at: now), notifier: notifier)

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import RaxxDomain
 
 /// Bulk writes for `Seeder` (seed and churn). A seed is one transaction over statements prepared
 /// once and bound column by column (no argument arrays, no Swift strings per row), so seeding runs
@@ -116,10 +117,10 @@ struct SeedWriter {
         Self.bindSide(s, 4, buy)
         sqlite3_bind_int64(s, 5, qty)
         if let limit {
-            sqlite3_bind_text(s, 6, "limit", 5, SQLITE_TRANSIENT)
+            sqlite3_bind_text(s, 6, OrderType.limit.rawValue, -1, SQLITE_TRANSIENT)
             sqlite3_bind_int64(s, 7, limit)
         } else {
-            sqlite3_bind_text(s, 6, "market", 6, SQLITE_TRANSIENT)
+            sqlite3_bind_text(s, 6, OrderType.market.rawValue, -1, SQLITE_TRANSIENT)
             sqlite3_bind_null(s, 7)
         }
         sqlite3_bind_int64(s, 8, averagePrice)
@@ -176,7 +177,7 @@ struct SeedWriter {
     }
 
     private static func bindSide(_ s: OpaquePointer, _ i: Int32, _ buy: Bool) {
-        if buy { sqlite3_bind_text(s, i, "buy", 3, SQLITE_TRANSIENT) } else { sqlite3_bind_text(s, i, "sell", 4, SQLITE_TRANSIENT) }
+        sqlite3_bind_text(s, i, (buy ? OrderSide.buy : OrderSide.sell).rawValue, -1, SQLITE_TRANSIENT)
     }
 
     private static func bind(_ s: OpaquePointer, _ i: Int32, _ text: String) throws {

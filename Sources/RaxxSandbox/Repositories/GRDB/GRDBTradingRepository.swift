@@ -43,7 +43,7 @@ struct GRDBTradingLedger: TradingLedger {
     // MARK: Orders
 
     func openOrderIDs(account: String) throws -> [String] {
-        try String.fetchAll(db.cachedStatement(sql: "SELECT id FROM orders WHERE account_id = ? AND status IN ('open', 'partially_filled') ORDER BY rowid"),
+        try String.fetchAll(db.cachedStatement(sql: "SELECT id FROM orders WHERE account_id = ? AND status IN (\(OrderStatus.restingSQLList)) ORDER BY rowid"),
                             arguments: [account])
     }
 
@@ -60,7 +60,7 @@ struct GRDBTradingLedger: TradingLedger {
     func openBuys(account: String, excluding: String?) throws -> [OpenBuy] {
         try Row.fetchAll(db.cachedStatement(sql: """
             SELECT id, symbol, qty - filled_qty AS open_qty, limit_price_ticks FROM orders
-            WHERE account_id = ? AND side = 'buy' AND status IN ('open', 'partially_filled') AND id != ?
+            WHERE account_id = ? AND side = '\(OrderSide.buy.rawValue)' AND status IN (\(OrderStatus.restingSQLList)) AND id != ?
             """), arguments: [account, excluding ?? ""]).map {
             OpenBuy(symbol: $0["symbol"], openQty: $0["open_qty"], limit: $0["limit_price_ticks"])
         }
@@ -69,7 +69,7 @@ struct GRDBTradingLedger: TradingLedger {
     func openSellQty(account: String, symbol: String, excluding: String?) throws -> Int64 {
         try Int64.fetchOne(db.cachedStatement(sql: """
             SELECT COALESCE(SUM(qty - filled_qty), 0) FROM orders
-            WHERE account_id = ? AND symbol = ? AND side = 'sell' AND status IN ('open', 'partially_filled') AND id != ?
+            WHERE account_id = ? AND symbol = ? AND side = '\(OrderSide.sell.rawValue)' AND status IN (\(OrderStatus.restingSQLList)) AND id != ?
             """), arguments: [account, symbol, excluding ?? ""]) ?? 0
     }
 
@@ -88,12 +88,12 @@ struct GRDBTradingLedger: TradingLedger {
                              o.switchSession])
     }
 
-    func setStatus(orderID: String, _ status: String, rejectCode: String?, now: Date) throws {
+    func setStatus(orderID: String, _ status: OrderStatus, rejectCode: String?, now: Date) throws {
         try db.cachedStatement(sql: "UPDATE orders SET status = ?, reject_code = COALESCE(?, reject_code), updated_at = ? WHERE id = ?").execute(
             arguments: [status, rejectCode, now.timeIntervalSince1970, orderID])
     }
 
-    func setFilled(orderID: String, filled: Int64, averagePrice: Int64, status: String, now: Date) throws {
+    func setFilled(orderID: String, filled: Int64, averagePrice: Int64, status: OrderStatus, now: Date) throws {
         try db.cachedStatement(sql: "UPDATE orders SET filled_qty = ?, avg_fill_price_ticks = ?, status = ?, updated_at = ? WHERE id = ?").execute(
             arguments: [filled, averagePrice, status, now.timeIntervalSince1970, orderID])
     }

@@ -210,9 +210,9 @@ enum SyncPageJSON {
         static let entity = Vocabulary(Components.Schemas.SyncEntity.allCases.map(\.rawValue), fallback: "position")
         static let fillEntity = Components.Schemas.SyncEntity.allCases.firstIndex(of: .fill)!
         static let orderEntity = Components.Schemas.SyncEntity.allCases.firstIndex(of: .order)!
-        static let side = Vocabulary(Components.Schemas.Side.allCases.map(\.rawValue), fallback: "buy")
-        static let type = Vocabulary(Components.Schemas.OrderType.allCases.map(\.rawValue), fallback: "market")
-        static let tif = Vocabulary(Components.Schemas.TimeInForce.allCases.map(\.rawValue), fallback: "day")
+        static let side = Vocabulary(Components.Schemas.Side.allCases.map(\.rawValue), fallback: OrderSide.buy.rawValue)
+        static let type = Vocabulary(Components.Schemas.OrderType.allCases.map(\.rawValue), fallback: OrderType.market.rawValue)
+        static let tif = Vocabulary(Components.Schemas.TimeInForce.allCases.map(\.rawValue), fallback: TimeInForce.day.rawValue)
         static let status = Vocabulary(Components.Schemas.OrderStatus.allCases.map(\.rawValue), fallback: "pending")
         static let mode = Vocabulary(Components.Schemas.TradingMode.allCases.map(\.rawValue), fallback: "paper")
     }
