@@ -4,6 +4,7 @@ import RaxxAPI
 import RaxxCore
 import RaxxHTTP
 import RaxxVault
+import RaxxWebAuthn
 
 /// The passkey ceremonies against one Raptor server: registration, sign-in, step-up and sign-out,
 /// with this device's software authenticator and keystore. What the keystore holds is the
@@ -104,7 +105,7 @@ public struct Ceremonies: Sendable {
             guard secret.count >= PIN.minimumNewLength else {
                 throw RaxxError.badInput(PIN.newLengthRule)
             }
-            let clientData = ClientData.json(type: "webauthn.create", challenge: options.challenge, rpID: rpID)
+            let clientData = ClientData.json(type: "webauthn.create", challenge: options.challenge, origin: APIEndpoint.clientOrigin(rpID: rpID))
             let registration = try SoftwareAuthenticator.makeCredential(
                 rpID: rpID, userHandle: try Self.bytes(options.user.id, "user handle"), email: email,
                 clientDataHash: ClientData.hash(clientData), pin: secret, now: clock())
@@ -181,7 +182,7 @@ public struct Ceremonies: Sendable {
         guard credential.failedPINAttempts < PIN.maximumAttempts else { throw SoftwareAuthenticator.pinLocked }
         let secret = try pin(false)
         defer { secret.wipe() }
-        let clientData = ClientData.json(type: type, challenge: challenge, rpID: rpID)
+        let clientData = ClientData.json(type: type, challenge: challenge, origin: APIEndpoint.clientOrigin(rpID: rpID))
         let result = Result { () throws(RaxxError) in
             try SoftwareAuthenticator.getAssertion(credential: &credential, rpID: rpID,
                                                    clientDataHash: ClientData.hash(clientData), pin: secret)

@@ -2,13 +2,14 @@ import CSodium
 import Crypto
 import Foundation
 import RaxxCore
+import RaxxWebAuthn
 
 /// A WebAuthn authenticator in software: ES256 (P-256) credentials whose private keys are sealed
 /// under a key derived from the user's PIN, so user verification is real — without the PIN the
 /// credential cannot sign. Attestation format "none"; flags UP and UV on every operation.
 public enum SoftwareAuthenticator {
     public static let kind = "software (P-256, PIN-protected)"
-    public static let coseAlgorithmES256: Int64 = -7
+    public static let coseAlgorithmES256: Int64 = ES256Key.algorithm
 
     /// What a registration produces.
     public struct Registration: Sendable {
@@ -45,18 +46,9 @@ public enum SoftwareAuthenticator {
 
         let publicKey = privateKey.publicKey
         let x963 = Array(publicKey.x963Representation)
-        let cose = CBOR.map([
-            (.int(1), .int(2)),                       // kty: EC2
-            (.int(3), .int(coseAlgorithmES256)),      // alg: ES256
-            (.int(-1), .int(1)),                      // crv: P-256
-            (.int(-2), .bytes(Array(x963[1...32]))),  // x
-            (.int(-3), .bytes(Array(x963[33...64]))), // y
-        ]).encoded()
-        var authData = rpIDHash(rpID)
-        authData.append(flagUP | flagUV | flagAT)
-        authData += [0, 0, 0, 0] // sign count
-        authData += [UInt8](repeating: 0, count: 16) // AAGUID: none
-        authData += [UInt8(credentialID.count >> 8), UInt8(credentialID.count & 0xFF)] + credentialID + cose
+        let authData = AuthenticatorData(
+            rpID: rpID, flags: AuthenticatorData.flagUP | AuthenticatorData.flagUV, signCount: 0,
+            attested: .init(credentialID: credentialID, publicKey: ES256Key.cose(x963: x963))).bytes
         let attestation = CBOR.map([
             (.text("fmt"), .text("none")),
             (.text("attStmt"), .map([])),
@@ -100,10 +92,8 @@ public enum SoftwareAuthenticator {
         }
         credential.failedPINAttempts = 0
         credential.signCount &+= 1
-        var authData = rpIDHash(rpID)
-        authData.append(flagUP | flagUV)
-        let count = credential.signCount
-        authData += [UInt8(count >> 24 & 0xFF), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)]
+        let authData = AuthenticatorData(rpID: rpID, flags: AuthenticatorData.flagUP | AuthenticatorData.flagUV,
+                                         signCount: credential.signCount).bytes
         let signature: P256.Signing.ECDSASignature
         do {
             signature = try privateKey.signature(for: authData + clientDataHash)
@@ -117,12 +107,6 @@ public enum SoftwareAuthenticator {
     public static let pinLocked = RaxxError.notPermitted(
         code: "pin_locked", "Too many wrong PINs: this device's passkey is locked.",
         hint: "Remove it with raxx-auth logout --forget-device, then raxx-auth register again: the code emailed to you makes a new passkey for the same account.")
-
-    static let flagUP: UInt8 = 0x01
-    static let flagUV: UInt8 = 0x04
-    static let flagAT: UInt8 = 0x40
-
-    static func rpIDHash(_ rpID: String) -> [UInt8] { Array(SHA256.hash(data: Data(rpID.utf8))) }
 
     private static func seal(_ plain: SecretBytes, key: SecretBytes, ad: [UInt8]) throws(RaxxError) -> [UInt8] {
         var nonce = [UInt8](repeating: 0, count: 24)

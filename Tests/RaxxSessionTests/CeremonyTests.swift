@@ -10,6 +10,7 @@ import RaxxHTTP
 @testable import RaxxSession
 import RaxxTestSupport
 import RaxxVault
+import RaxxWebAuthn
 import Testing
 
 /// Registration, sign-in, renewal, step-up and sign-out against an in-process sandbox, with a
@@ -302,7 +303,7 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
             // …the victim registers (with a new code)…
             _ = try await rig.ceremonies(url).register(email: "victim@example.com", pin: goodPIN, code: rig.code)
             // …and the attacker's verification, over the earlier options, is refused.
-            let clientData = ClientData.json(type: "webauthn.create", challenge: options.challenge, rpID: "localhost")
+            let clientData = ClientData.json(type: "webauthn.create", challenge: options.challenge, origin: APIEndpoint.clientOrigin(rpID: "localhost"))
             let made = try SoftwareAuthenticator.makeCredential(rpID: "localhost", userHandle: Base64URL.decode(options.user.id)!, email: "victim@example.com",
                                                                 clientDataHash: ClientData.hash(clientData), pin: SecretBytes(copying: Array("9999".utf8)),
                                                                 now: rig.clock.now, opsLimit: 1, memLimit: 8192)

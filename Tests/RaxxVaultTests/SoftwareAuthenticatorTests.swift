@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import RaxxCore
+import RaxxWebAuthn
 import RaxxVault
 import Testing
 

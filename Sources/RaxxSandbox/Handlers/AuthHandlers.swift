@@ -3,6 +3,7 @@ import Foundation
 import RaxxAPI
 import RaxxCore
 import RaxxDomain
+import RaxxWebAuthn
 
 /// The `auth` tag: passkey registration and sign-in, and step-up.
 struct AuthHandlers: Sendable {
@@ -27,6 +28,15 @@ struct AuthHandlers: Sendable {
     }
 
     var verifier: WebAuthnVerifier { WebAuthnVerifier(rpID: configuration.relyingPartyID, origin: configuration.origin) }
+
+    /// `body`, its refusal as the problem answered (400, with the refusal's code).
+    static func checked<T>(_ body: () throws(WebAuthnRefusal) -> T) throws(ProblemError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw ProblemError(400, code: error.code, title: "The passkey response was refused.", detail: error.detail)
+        }
+    }
     var mint: SessionMint { SessionMint(configuration: configuration) }
 
     static func normalizedEmail(_ text: String) throws -> String {
@@ -115,14 +125,15 @@ struct AuthHandlers: Sendable {
     func registerVerify(_ input: Operations.RegisterVerify.Input) async throws -> Operations.RegisterVerify.Output {
         guard case .json(let body) = input.body else { throw ProblemError.badRequest("Expected JSON.") }
         let clientDataBytes = try Self.bytes(body.response.clientDataJSON, field: "response.clientDataJSON")
-        let clientData = try verifier.clientData(clientDataBytes, type: "webauthn.create")
+        let clientData = try Self.checked { () throws(WebAuthnRefusal) in try verifier.clientData(clientDataBytes, type: "webauthn.create") }
         let challenge = try await consumeChallenge(clientData.challenge, purpose: .register)
         guard let email = challenge.email, let handle = challenge.userHandle else { throw ProblemError.internalError }
         let credential: WebAuthnVerifier.NewCredential
         do {
-            credential = try verifier.verifyRegistration(
-                attestationObject: try Self.bytes(body.response.attestationObject, field: "response.attestationObject"),
-                requireUserVerification: true)
+            let attestation = try Self.bytes(body.response.attestationObject, field: "response.attestationObject")
+            credential = try Self.checked { () throws(WebAuthnRefusal) in
+                try verifier.verifyRegistration(attestationObject: attestation, requireUserVerification: true)
+            }
             guard Base64URL.encode(credential.id) == body.id, body.rawId == body.id else {
                 throw ProblemError.badRequest("The credential ID does not match the attestation.")
             }
@@ -207,7 +218,7 @@ struct AuthHandlers: Sendable {
         -> (userID: String, challenge: Challenge)
     {
         let clientDataBytes = try Self.bytes(body.response.clientDataJSON, field: "response.clientDataJSON")
-        let clientData = try verifier.clientData(clientDataBytes, type: "webauthn.get")
+        let clientData = try Self.checked { () throws(WebAuthnRefusal) in try verifier.clientData(clientDataBytes, type: "webauthn.get") }
         let challenge = try await consumeChallenge(clientData.challenge, purpose: purpose)
         let stored = try await auth.passkey(id: body.id)
         guard let stored, challenge.userID == nil || challenge.userID == stored.userID else {
@@ -219,12 +230,12 @@ struct AuthHandlers: Sendable {
         guard let publicKey = try? P256.Signing.PublicKey(x963Representation: stored.publicKey) else {
             throw ProblemError.internalError
         }
-        let newCount = try verifier.verifyAssertion(
-            clientDataJSON: clientDataBytes,
-            authenticatorData: try Self.bytes(body.response.authenticatorData, field: "response.authenticatorData"),
-            signature: try Self.bytes(body.response.signature, field: "response.signature"),
-            publicKey: publicKey, storedSignCount: stored.signCount,
-            requireUserVerification: true)
+        let authenticatorData = try Self.bytes(body.response.authenticatorData, field: "response.authenticatorData")
+        let signature = try Self.bytes(body.response.signature, field: "response.signature")
+        let newCount = try Self.checked { () throws(WebAuthnRefusal) in
+            try verifier.verifyAssertion(clientDataJSON: clientDataBytes, authenticatorData: authenticatorData, signature: signature,
+                                         publicKey: publicKey, storedSignCount: stored.signCount, requireUserVerification: true)
+        }
         try await auth.recordAssertion(credentialID: body.id, signCount: newCount, now: clock())
         return (stored.userID, challenge)
     }

@@ -1,10 +1,12 @@
 import Crypto
 import Foundation
 import RaxxCore
-@testable import RaxxSandbox
+import RaxxWebAuthn
 import Testing
 
-/// A hand-made authenticator, so each rule of the verifier can be broken on purpose.
+/// A hand-made authenticator, so each rule of the verifier can be broken on purpose (written
+/// byte by byte, not with the module's own `AuthenticatorData`, so the two are checked against
+/// each other).
 struct CraftedAuthenticator {
     let key = P256.Signing.PrivateKey()
     let credentialID: [UInt8] = Array(repeating: 0xAB, count: 16)
@@ -39,7 +41,7 @@ struct CraftedAuthenticator {
     let authenticator = CraftedAuthenticator()
 
     func refusal(_ body: () throws -> Void) -> String? {
-        do { try body(); return nil } catch let p as ProblemError { return p.code.rawValue } catch { return "\(error)" }
+        do { try body(); return nil } catch let r as WebAuthnRefusal { return r.code.rawValue } catch { return "\(error)" }
     }
 
     @Test func acceptsAGoodRegistration() throws {
@@ -87,5 +89,32 @@ struct CraftedAuthenticator {
         #expect(refusal { _ = try assert(tamper: true) } == "signature_invalid")
         #expect(refusal { _ = try assert(count: 4, stored: 4) } == "counter_invalid")
         #expect(refusal { _ = try assert(count: 3, stored: 9) } == "counter_invalid")
+    }
+}
+
+/// The layout the software authenticator writes is the one the verifier reads.
+@Suite struct AuthenticatorDataTests {
+    @Test func writtenAndParsedAlike() throws {
+        let key = P256.Signing.PrivateKey()
+        let attested = AuthenticatorData.AttestedCredential(credentialID: Array(repeating: 7, count: 32),
+                                                            publicKey: ES256Key.cose(x963: Array(key.publicKey.x963Representation)))
+        let written = AuthenticatorData(rpID: "raxx.app", flags: AuthenticatorData.flagUP | AuthenticatorData.flagUV, signCount: 258,
+                                        attested: attested)
+        let parsed = try AuthenticatorData(parsing: written.bytes)
+        #expect(parsed == written)
+        #expect(parsed.userPresent && parsed.userVerified && parsed.flags & AuthenticatorData.flagAT != 0)
+        #expect(ES256Key.publicKey(cose: try #require(parsed.attested).publicKey)?.x963Representation == key.publicKey.x963Representation)
+        // The same bytes as the hand-made authenticator of the verifier's tests.
+        let crafted = CraftedAuthenticator()
+        let hand = crafted.authData(flags: 0x45, count: 0, attested: true)
+        let ours = AuthenticatorData(rpID: "raxx.app", flags: 0x05, signCount: 0,
+                                     attested: .init(credentialID: crafted.credentialID,
+                                                     publicKey: ES256Key.cose(x963: Array(crafted.key.publicKey.x963Representation)))).bytes
+        #expect(ours == hand)
+    }
+
+    @Test(arguments: [[UInt8](repeating: 0, count: 36), [UInt8](repeating: 0, count: 32) + [0x41, 0, 0, 0, 1] + [UInt8](repeating: 0, count: 10)])
+    func refusesTruncatedData(bytes: [UInt8]) {
+        #expect(throws: WebAuthnRefusal.self) { try AuthenticatorData(parsing: bytes) }
     }
 }
