@@ -411,6 +411,41 @@ public final class SandboxDatabase: Sendable {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v15: an alert's type is the spec's, without a CHECK a new type would rebuild the table for") { db in
+            // Alerts are written with the spec's EventType only (NewEvent.type), so the column needs
+            // no list of its own: a new alert type is a case of the spec's enum, nothing here. The
+            // table is rebuilt once more for it; its sequence carries on where it was.
+            let sequence = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'events'") ?? 0
+            try db.execute(sql: """
+                CREATE TABLE events_v15 (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    type TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    body TEXT,
+                    order_id TEXT,
+                    created_at REAL NOT NULL,
+                    symbol TEXT,
+                    side TEXT,
+                    qty INTEGER,
+                    price_ticks INTEGER,
+                    reason TEXT,
+                    expires_at REAL,
+                    session_id TEXT
+                );
+                INSERT INTO events_v15 (seq, user_id, type, title, body, order_id, created_at, symbol, side, qty, price_ticks, reason,
+                                        expires_at, session_id)
+                    SELECT seq, user_id, type, title, body, order_id, created_at, symbol, side, qty, price_ticks, reason, expires_at, session_id
+                    FROM events;
+                DROP TABLE events;
+                ALTER TABLE events_v15 RENAME TO events;
+                CREATE INDEX events_user_seq ON events(user_id, seq);
+                CREATE UNIQUE INDEX events_session_expiring ON events(session_id) WHERE type = 'session_expiring';
+                DELETE FROM sqlite_sequence WHERE name = 'events';
+                """)
+            try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES ('events', MAX(?, (SELECT COALESCE(MAX(seq), 0) FROM events)))",
+                           arguments: [sequence])
+        }
         return migrator
     }
 

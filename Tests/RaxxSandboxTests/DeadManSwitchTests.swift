@@ -285,7 +285,7 @@ extension RaptorService {
                 try db.execute(sql: "INSERT INTO events (user_id, type, title, created_at) VALUES ('u1', 'order_cancelled', 'x', 3)")
             }
         }
-        try SandboxDatabase.migrator.migrate(queue)
+        try SandboxDatabase.migrator.migrate(queue, upTo: "v14: the tokens of erased accounts' sessions, to tell their devices")
         try queue.write { db in
             #expect(try Row.fetchAll(db, sql: "SELECT seq, title, symbol FROM events").map { "\($0[0] as Int64) \($0[1] as String) \($0[2] as String)" }
                     == ["1 one AAPL"])
@@ -293,6 +293,20 @@ extension RaptorService {
             #expect(try Int64.fetchOne(db, sql: "SELECT seq FROM events WHERE title = 'three'") == 3)
             #expect(throws: (any Error).self) {
                 try db.execute(sql: "INSERT INTO events (user_id, type, title, created_at) VALUES ('u1', 'no_such_type', 'x', 4)")
+            }
+        }
+        // v15: the types are the spec's enum's, not a CHECK's: a new one needs no rebuild.
+        try SandboxDatabase.migrator.migrate(queue)
+        try queue.write { db in
+            #expect(try String.fetchAll(db, sql: "SELECT title FROM events ORDER BY seq") == ["one", "three"])
+            try db.execute(sql: "INSERT INTO events (user_id, type, title, created_at) VALUES ('u1', 'price_alert', 'four', 4)")
+            #expect(try Int64.fetchOne(db, sql: "SELECT seq FROM events WHERE title = 'four'") == 4)
+            #expect(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE tbl_name = 'events' AND type = 'index' ORDER BY name")
+                    == ["events_session_expiring", "events_user_seq"])
+            // Still one session_expiring alert a session.
+            try db.execute(sql: "INSERT INTO events (user_id, type, title, created_at, session_id) VALUES ('u1', 'session_expiring', 'a', 5, 's1')")
+            #expect(throws: (any Error).self) {
+                try db.execute(sql: "INSERT INTO events (user_id, type, title, created_at, session_id) VALUES ('u1', 'session_expiring', 'b', 6, 's1')")
             }
         }
     }
