@@ -88,6 +88,12 @@ let package = Package(
             dependencies: ["RaxxCore", openAPIRuntime, httpTypes],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
+        // The server stubs, generated from the same spec for the sandbox alone.
+        .target(
+            name: "RaxxAPIServer",
+            dependencies: ["RaxxAPI", openAPIRuntime, httpTypes],
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
 
         // Shared libraries: all the logic lives here. The README's Layout names each one's job and
         // what it may import; Scripts/check enforces it.
@@ -112,7 +118,7 @@ let package = Package(
         .target(
             name: "RaxxSandbox",
             dependencies: [
-                "RaxxAPI", "RaxxCore", "RaxxDomain", "RaxxPush", "RaxxWebAuthn", openAPIRuntime, httpTypes,
+                "RaxxAPI", "RaxxAPIServer", "RaxxCore", "RaxxDomain", "RaxxPush", "RaxxWebAuthn", openAPIRuntime, httpTypes,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

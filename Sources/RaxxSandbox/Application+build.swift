@@ -4,6 +4,7 @@ import Logging
 import OpenAPIHummingbird
 import OpenAPIRuntime
 import RaxxAPI
+import RaxxAPIServer
 import ServiceLifecycle
 
 /// Builds the sandbox application: the generated Raptor routes over `RaptorService`, with

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 import RaxxAPI
+import RaxxAPIServer
 
 /// Names the query parameter a request could not be decoded for.
 ///
