@@ -104,10 +104,8 @@ let package = Package(
         .target(name: "RaxxVault", dependencies: ["CSodium", "RaxxCore", "RaxxWebAuthn", crypto]),
         .target(name: "RaxxAge", dependencies: ["CSodium", "RaxxCore", crypto]),
         .target(name: "RaxxSession", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxWebAuthn", "RaxxAPI", openAPIRuntime, httpTypes, crypto]),
-        .target(name: "RaxxStore", dependencies: ["RaxxCore", "RaxxAPI", "RaxxDomain", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]),
-        .target(name: "RaxxSync", dependencies: ["RaxxCore", "RaxxAPI", "RaxxHTTP", "RaxxStore"]),
-        .target(name: "RaxxOrders", dependencies: ["RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxHTTP", "RaxxStore", "RaxxSync"]),
-        .target(name: "RaxxAlerts", dependencies: ["RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxHTTP", "RaxxStore"]),
+        .target(name: "RaxxStore", dependencies: ["RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxHTTP", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]),
+        .target(name: "RaxxOrders", dependencies: ["RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxHTTP", "RaxxStore"]),
         .target(name: "RaxxAPNs", dependencies: ["RaxxCore", crypto]),
         .target(name: "RaxxPush", dependencies: ["CCurl", "RaxxCore", "RaxxAPNs", "RaxxAPI", "RaxxHTTP", "RaxxVault", crypto]),
         .target(name: "RaxxCLI", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxSession", "RaxxAPI", openAPIRuntime, argumentParser]),
@@ -168,7 +166,7 @@ let package = Package(
                                                             "RaxxTestSupport", openAPIRuntime, httpTypes, .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RaxxStoreTests", dependencies: ["RaxxStore", "RaxxCore", "RaxxAPI", "RaxxTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
                                                           .product(name: "GRDBSQLite", package: "GRDB.swift")]),
-        .testTarget(name: "RaxxSyncTests", dependencies: ["RaxxSync", "RaxxStore", "RaxxSession", "RaxxVault", "RaxxSandbox", "RaxxCore",
+        .testTarget(name: "RaxxSyncTests", dependencies: ["RaxxStore", "RaxxSession", "RaxxVault", "RaxxSandbox", "RaxxCore",
                                                          "RaxxAPI", "RaxxHTTP", "RaxxTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RaxxCLITests", dependencies: ["RaxxCLI", "RaxxCore", "RaxxTestSupport"]),
         .testTarget(
@@ -200,11 +198,11 @@ let package = Package(
     ]
     + tool("raxx-auth", library: "RaxxAuthCommand", dependencies: ["RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxHTTP", "RaxxVault"])
     + tool("raxx-cache", library: "RaxxCacheCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
-                                                                      "RaxxHTTP", "RaxxStore", "RaxxSync"])
+                                                                      "RaxxHTTP", "RaxxStore"])
     + tool("raxx-order", library: "RaxxOrderCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
                                                                       "RaxxHTTP", "RaxxStore", "RaxxOrders"])
     + tool("raxx-notify", library: "RaxxNotifyCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
-                                                                        "RaxxStore", "RaxxAlerts", "RaxxAPNs", "RaxxPush"])
+                                                                        "RaxxStore", "RaxxAPNs", "RaxxPush"])
     + tool("raxx-dsr", library: "RaxxDSRCommand", dependencies: ["RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxHTTP", "RaxxDSR"]),
     swiftLanguageModes: [.v6]
 )

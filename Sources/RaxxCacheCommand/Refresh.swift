@@ -4,7 +4,6 @@ import RaxxCLI
 import RaxxCore
 import RaxxStore
 import RaxxStoreCLI
-import RaxxSync
 
 extension RaxxCache {
     /// `raxx-cache refresh`: pull what changed since the last refresh.

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import RaxxAlerts
 import RaxxAPI
 import RaxxCLI
 import RaxxCore

@@ -4,7 +4,6 @@ import RaxxCore
 import RaxxDomain
 import RaxxHTTP
 import RaxxStore
-import RaxxSync
 
 /// Sends orders and settles their fate: journal first, then the wire; a step-up when the server
 /// asks for one; on a lost connection, the batch stops (nothing is queued) and what was in flight

@@ -1,6 +1,6 @@
 import Foundation
 import RaxxAPI
-@testable import RaxxSync
+@testable import RaxxStore
 import Testing
 
 /// The refresh's pages are fetched by a task of their own, ahead of the writer but never more than

@@ -6,7 +6,6 @@ import RaxxHTTP
 import RaxxSandbox
 import RaxxSession
 import RaxxStore
-import RaxxSync
 import RaxxTestSupport
 import RaxxVault
 import Testing

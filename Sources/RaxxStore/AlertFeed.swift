@@ -3,7 +3,6 @@ import RaxxAPI
 import RaxxCore
 import RaxxDomain
 import RaxxHTTP
-import RaxxStore
 
 /// The account's alerts from Raptor's event feed (`GET /api/events`), kept in the alert store as
 /// they come: pages after a cursor, oldest first, and long polls that answer as soon as there is

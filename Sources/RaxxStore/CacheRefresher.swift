@@ -2,7 +2,6 @@ import Foundation
 import RaxxAPI
 import RaxxCore
 import RaxxHTTP
-import RaxxStore
 
 #if canImport(Glibc)
 import Glibc
