@@ -65,13 +65,13 @@ public struct CommandContext: Sendable {
     public func localAccount() throws(RaxxError) -> String? {
         let kept = try world.accounts.current()
         guard let signedIn = try keystore.load()[origin].session?.accountID else { return kept }
-        if signedIn != kept { try world.accounts.adopt(signedIn) }
+        if signedIn != kept { try world.accounts.adopt(signedIn, sessionKeptFromBefore: true) }
         return signedIn
     }
 
     /// `session` was just started here: its account's data is the one kept and shown from now on.
     public func signedIn(_ session: StoredSession) throws(RaxxError) {
-        try world.accounts.adopt(session.accountID)
+        try world.accounts.adopt(session.accountID, sessionKeptFromBefore: false)
     }
 
     /// The server says this device's account no longer exists (it was erased): everything the

@@ -16,8 +16,10 @@ public protocol LocalAccounts: Sendable {
     func current() throws(RaxxError) -> String?
     /// `accountID` signed in here: its data is the one kept and shown from now on. The first
     /// account a device adopts for a server takes over what a version that kept one set of files
-    /// per server left there (see `AccountFolders.takeOverUnkeyedFiles`).
-    func adopt(_ accountID: String) throws(RaxxError)
+    /// per server left there (see `FileLocalAccounts.takeOverUnkeyedFiles`): with
+    /// `sessionKeptFromBefore`, the session this device already held (the account that used those
+    /// files), its alerts and watch's cursor too; after a new sign-in, those go.
+    func adopt(_ accountID: String, sessionKeptFromBefore: Bool) throws(RaxxError)
     /// Removes everything this device keeps of `accountID` at this server (its cache, order
     /// journal, alerts and cursors), and forgets it was signed in here.
     func forget(_ accountID: String) throws(RaxxError)
@@ -83,7 +85,8 @@ public struct AccountFolders: Sendable, Equatable {
     /// The files a version that kept one set per server left in the server folders, by the store
     /// they belong to: the journal and the cache carry the account of each of their rows and
     /// refuse another's, so they move into the first account adopted here; the alerts carry
-    /// none, so they are removed (the next `raxx-notify list` fetches them again).
+    /// none, so they move only with the session that used them, and are removed otherwise (the
+    /// next `raxx-notify list` fetches them again).
     static let unkeyedJournal = "orders.sqlite", unkeyedCache = "cache.sqlite", unkeyedAlerts = "alerts.sqlite"
     static let sqliteSuffixes = ["", "-wal", "-shm"]
 }
@@ -114,12 +117,12 @@ public struct FileLocalAccounts: LocalAccounts {
         return text.isEmpty ? nil : text
     }
 
-    public func adopt(_ accountID: String) throws(RaxxError) {
+    public func adopt(_ accountID: String, sessionKeptFromBefore: Bool) throws(RaxxError) {
         let previous = try current()
         guard previous != accountID else { return }
         try Self.makeFolder(folders.stateServerPath)
         try Self.writeAtomically(Array((accountID + "\n").utf8), to: folders.markerPath)
-        if previous == nil { try takeOverUnkeyedFiles(for: accountID) }
+        if previous == nil { try takeOverUnkeyedFiles(for: accountID, withAlerts: sessionKeptFromBefore) }
     }
 
     public func forget(_ accountID: String) throws(RaxxError) {
@@ -137,11 +140,14 @@ public struct FileLocalAccounts: LocalAccounts {
     }
 
     /// Moves what an earlier version kept per server into `accountID`'s folders (the journal and
-    /// the cache, which check the account of their rows themselves), and removes its alerts
-    /// (which carry no account). A file already in the account's folder is never replaced.
-    func takeOverUnkeyedFiles(for accountID: String) throws(RaxxError) {
-        let moves = [(folders.stateServerPath, folders.statePath(accountID), AccountFolders.unkeyedJournal),
+    /// the cache, which check the account of their rows themselves), and its alerts (which carry
+    /// no account) `withAlerts` (the session that used them is this account's: its watch goes on
+    /// from its cursor instead of replaying every alert into a push pipeline), else removes them.
+    /// A file already in the account's folder is never replaced.
+    func takeOverUnkeyedFiles(for accountID: String, withAlerts: Bool) throws(RaxxError) {
+        var moves = [(folders.stateServerPath, folders.statePath(accountID), AccountFolders.unkeyedJournal),
                      (folders.cacheServerPath, folders.cachePath(accountID), AccountFolders.unkeyedCache)]
+        if withAlerts { moves.append((folders.stateServerPath, folders.statePath(accountID), AccountFolders.unkeyedAlerts)) }
         for (from, to, name) in moves {
             let source = RaxxConfiguration.joined(from, name), target = RaxxConfiguration.joined(to, name)
             guard access(source, F_OK) == 0, access(target, F_OK) != 0 else { continue }

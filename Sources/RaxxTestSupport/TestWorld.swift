@@ -171,7 +171,7 @@ public final class MemoryLocalAccounts: LocalAccounts, @unchecked Sendable {
     public var forgotten: [String] { lock.withLock { gone } }
 
     public func current() throws(RaxxError) -> String? { lock.withLock { kept } }
-    public func adopt(_ accountID: String) throws(RaxxError) { lock.withLock { kept = accountID } }
+    public func adopt(_ accountID: String, sessionKeptFromBefore: Bool) throws(RaxxError) { lock.withLock { kept = accountID } }
     public func forget(_ accountID: String) throws(RaxxError) {
         lock.withLock {
             gone.append(accountID)

@@ -105,6 +105,27 @@ extension ToolRunner {
         return Date() > last
     }
 
+    /// Runs a program of the system (sqlite3, curl, age…) to its end: its status and stdout
+    /// (stderr is discarded).
+    public static func system(_ path: String, _ arguments: [String]) throws -> (status: Int32, stdout: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// What `query` answers on the SQLite database at `path` (sqlite3, waiting up to 5 s for a
+    /// writer's lock), trimmed: how end-to-end tests read a sandbox's state.
+    public static func sqlite(_ path: String, _ query: String) throws -> String {
+        try system("/usr/bin/sqlite3", ["-cmd", ".timeout 5000", path, query]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Starts `tool` in the background (output discarded), for tests that stop it midway.
     public static func start(_ tool: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Process {
         let process = Process()

@@ -14,19 +14,11 @@ import Testing
     let gone = String(repeating: "2e", count: 32)
 
     func curl(_ endpoint: APNsEndpointProcess, token: String, jwt: String, id: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["--silent", "--show-error", "--max-time", "60", "--http2", "--cacert", endpoint.caFile,
-                             "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: \(topic)", "-H", "apns-push-type: alert",
-                             "-H", "apns-id: \(id)", "--data-binary", #"{"aps":{"alert":{"title":"Filled","body":"AAPL"}}}"#,
-                             "-w", "\n%{http_version} %{http_code}", "\(endpoint.url)/3/device/\(token)"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try ToolRunner.system("/usr/bin/curl", [
+            "--silent", "--show-error", "--max-time", "60", "--http2", "--cacert", endpoint.caFile,
+            "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: \(topic)", "-H", "apns-push-type: alert",
+            "-H", "apns-id: \(id)", "--data-binary", #"{"aps":{"alert":{"title":"Filled","body":"AAPL"}}}"#,
+            "-w", "\n%{http_version} %{http_code}", "\(endpoint.url)/3/device/\(token)"]).stdout
     }
 
     @Test func pushesAreCheckedAnsweredAndLoggedAndStopFlushesTheLog() throws {

@@ -56,32 +56,10 @@ final class DSRHome: @unchecked Sendable {
     }
 
     /// Runs a system tool (age, age-keygen).
-    func run(_ path: String, _ arguments: [String]) throws -> (status: Int32, stdout: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
+    func run(_ path: String, _ arguments: [String]) throws -> (status: Int32, stdout: String) { try ToolRunner.system(path, arguments) }
 
     /// One value of a query on the sandbox's database (sqlite3).
-    func sql(_ query: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [database, query]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    func sql(_ query: String) throws -> String { try ToolRunner.sqlite(database, query) }
 }
 
 @Suite(.serialized, .blocking) struct DSREndToEndTests {

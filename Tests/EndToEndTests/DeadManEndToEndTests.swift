@@ -196,19 +196,8 @@ extension OrderHome {
         return lines(list.stdout).filter { ids.contains($0["client_order_id"] as? String ?? "") }
     }
 
-    /// One value of a query on the sandbox's database (sqlite3; the sandbox keeps it in WAL mode).
-    func sql(_ query: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = ["-cmd", ".timeout 5000", database, query]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    /// One value of a query on the sandbox's database.
+    func sql(_ query: String) throws -> String { try ToolRunner.sqlite(database, query) }
 
     /// `sql`, "" when it cannot run: for conditions polled until they hold.
     func sqlValue(_ query: String) -> String { (try? sql(query)) ?? "" }

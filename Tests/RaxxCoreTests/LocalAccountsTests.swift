@@ -38,11 +38,11 @@ import Testing
         let folders = AccountFolders(try home.configuration)
         let accounts = FileLocalAccounts(try home.configuration)
         #expect(try accounts.current() == nil)
-        try accounts.adopt("acc_a")
+        try accounts.adopt("acc_a", sessionKeptFromBefore: false)
         #expect(try accounts.current() == "acc_a")
         try home.write(folders.statePath("acc_a") + "/alerts.sqlite")
         try home.write(folders.cachePath("acc_a") + "/cache.sqlite")
-        try accounts.adopt("acc_b")
+        try accounts.adopt("acc_b", sessionKeptFromBefore: false)
         #expect(try accounts.current() == "acc_b")
         try home.write(folders.statePath("acc_b") + "/alerts.sqlite")
         #expect(folders.statePath("acc_a") != folders.statePath("acc_b"))
@@ -57,7 +57,12 @@ import Testing
         #expect(mode == 0o700)
     }
 
-    @Test func theFirstAccountTakesOverTheJournalAndCacheKeptPerServerAndTheAlertsGo() throws {
+    /// After an upgrade: the session the device already held takes over everything kept per
+    /// server, its alerts and watch's cursor too (a watch feeding a push pipeline goes on where it
+    /// was, rather than replaying every alert); a new sign-in takes over the journal and cache
+    /// (which check each row's account) but not the alerts, which name no account.
+    @Test(arguments: [true, false])
+    func theFirstAccountTakesOverWhatWasKeptPerServer(sessionKeptFromBefore: Bool) throws {
         let home = Home()
         let folders = AccountFolders(try home.configuration)
         for suffix in ["", "-wal"] {
@@ -66,23 +71,23 @@ import Testing
             try home.write(folders.stateServerPath + "/alerts.sqlite" + suffix, "alerts" + suffix)
         }
         let accounts = FileLocalAccounts(try home.configuration)
-        try accounts.adopt("acc_a")
+        try accounts.adopt("acc_a", sessionKeptFromBefore: sessionKeptFromBefore)
         #expect(try String(contentsOfFile: folders.statePath("acc_a") + "/orders.sqlite", encoding: .utf8) == "journal")
         #expect(try String(contentsOfFile: folders.statePath("acc_a") + "/orders.sqlite-wal", encoding: .utf8) == "journal-wal")
         #expect(try String(contentsOfFile: folders.cachePath("acc_a") + "/cache.sqlite", encoding: .utf8) == "cache")
         for gone in ["/orders.sqlite", "/alerts.sqlite", "/alerts.sqlite-wal"] { #expect(!home.exists(folders.stateServerPath + gone), "\(gone)") }
         #expect(!home.exists(folders.cacheServerPath + "/cache.sqlite"))
-        #expect(!home.exists(folders.statePath("acc_a") + "/alerts.sqlite"))
+        #expect(home.exists(folders.statePath("acc_a") + "/alerts.sqlite") == sessionKeptFromBefore)
         // Only the first account ever adopted: a later one starts empty.
         try home.write(folders.stateServerPath + "/orders.sqlite", "late")
-        try accounts.adopt("acc_b")
+        try accounts.adopt("acc_b", sessionKeptFromBefore: true)
         #expect(!home.exists(folders.statePath("acc_b") + "/orders.sqlite"))
     }
 
     @Test func theMarkerIsReadAsWrittenAndIsPrivate() throws {
         let home = Home()
         let accounts = FileLocalAccounts(try home.configuration)
-        try accounts.adopt("acc_x")
+        try accounts.adopt("acc_x", sessionKeptFromBefore: false)
         let marker = AccountFolders(try home.configuration).markerPath
         #expect(try String(contentsOfFile: marker, encoding: .utf8) == "acc_x\n")
         #expect(try FileManager.default.attributesOfItem(atPath: marker)[.posixPermissions] as? Int == 0o600)
