@@ -45,8 +45,9 @@ import Testing
         #expect(f?.kind == .offlineSoft)
         #expect(f?.curlCode == 28)
         // Ended by the 700 ms total timeout (curl code 28 above says which bound), not forever; the
-        // time allows for a suite that keeps both cores busy.
-        #expect(ContinuousClock.now - started < .seconds(30))
+        // time allows for a suite that keeps both cores busy (a fresh-clone CI run measured 35 s
+        // here once, the end-to-end suites' tools running beside it).
+        #expect(ContinuousClock.now - started < .seconds(120))
         #expect(listener.requests.count == 1)
     }
 
