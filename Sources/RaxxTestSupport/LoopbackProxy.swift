@@ -9,7 +9,9 @@ import Darwin
 /// A TCP proxy on 127.0.0.1, port 0, in front of a loopback server: the tools talk to the server
 /// through it, and a test cuts the connection (`cut`) as a dropped network would: the connections
 /// in progress go dead, and new ones are accepted and never answered, until `restore`. The
-/// server itself runs on, unaware.
+/// server itself runs on, unaware. With a byte budget, the server's replies stop flowing once that
+/// many bytes have reached the clients (a link gone still mid-reply): a test can then stop a tool
+/// at a known point of a long download, whatever the machine's speed.
 public final class LoopbackProxy: @unchecked Sendable {
     public let port: Int
     public var url: String { "http://127.0.0.1:\(port)" }
@@ -19,10 +21,15 @@ public final class LoopbackProxy: @unchecked Sendable {
     private var open: Set<Int32> = []
     private var isCut = false
     private var stopped = false
+    private var budget: Int?
+    private var delivered = 0
+    private let flow = NSCondition()
 
-    /// Forwards to 127.0.0.1:`target`.
-    public init(to target: Int) throws {
+    /// Forwards to 127.0.0.1:`target`; with `replyBudget`, at most that many bytes of replies in
+    /// all, after which replies hang (`isHolding`) until `release` or `stop`.
+    public init(to target: Int, replyBudget: Int? = nil) throws {
         self.target = target
+        self.budget = replyBudget
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         self.fd = fd
@@ -54,6 +61,19 @@ public final class LoopbackProxy: @unchecked Sendable {
     /// Forwards again (new connections; the dropped ones stay dropped).
     public func restore() { lock.withLock { isCut = false } }
 
+    /// The reply budget is spent: a client is waiting for bytes that will not come.
+    public var isHolding: Bool {
+        flow.withLock { budget.map { delivered >= $0 } ?? false }
+    }
+
+    /// Lifts the reply budget: new replies flow in full (a reply held part-way stays cut short).
+    public func release() {
+        flow.withLock {
+            budget = nil
+            flow.broadcast()
+        }
+    }
+
     /// Stops listening and drops every connection.
     public func stop() {
         let dropped: Set<Int32>? = lock.withLock {
@@ -66,6 +86,7 @@ public final class LoopbackProxy: @unchecked Sendable {
         shutdown(fd, Int32(SHUT_RDWR))
         close(fd)
         for s in dropped { shutdown(s, Int32(SHUT_RDWR)) }
+        flow.withLock { flow.broadcast() }
     }
 
     deinit { stop() }
@@ -112,25 +133,42 @@ public final class LoopbackProxy: @unchecked Sendable {
             track(upstream)
             let ends = Ends(client, upstream, proxy: self)
             Thread { [self] in pipe(from: client, to: upstream); ends.finish() }.start()
-            Thread { [self] in pipe(from: upstream, to: client); ends.finish() }.start()
+            Thread { [self] in pipe(from: upstream, to: client, budgeted: true); ends.finish() }.start()
         }
     }
 
-    /// Copies bytes one way until either end closes or is dropped.
-    private func pipe(from source: Int32, to sink: Int32) {
+    /// Copies bytes one way until either end closes or is dropped (or, for replies, until the
+    /// budget is spent: the connection then stays open, silent, until `release` or `stop`, and ends
+    /// with its reply cut short).
+    private func pipe(from source: Int32, to sink: Int32, budgeted: Bool = false) {
         var buffer = [UInt8](repeating: 0, count: 16384)
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(source, $0.baseAddress, $0.count, 0) }
             if n <= 0 { break }
             if lock.withLock({ isCut }) { break }
+            let allowed = budgeted ? spend(n) : n
             var sent = 0
-            while sent < n {
-                let m = buffer.withUnsafeBytes { send(sink, $0.baseAddress! + sent, n - sent, Int32(MSG_NOSIGNAL)) }
+            while sent < allowed {
+                let m = buffer.withUnsafeBytes { send(sink, $0.baseAddress! + sent, allowed - sent, Int32(MSG_NOSIGNAL)) }
                 if m <= 0 { return }
                 sent += m
             }
+            if allowed < n {
+                flow.withLock { while budget != nil, !lock.withLock({ stopped }) { flow.wait() } }
+                break
+            }
         }
         shutdown(sink, Int32(SHUT_WR))
+    }
+
+    /// How many of `count` reply bytes the budget still allows, taken from it.
+    private func spend(_ count: Int) -> Int {
+        flow.withLock {
+            guard let budget else { return count }
+            let allowed = max(0, min(count, budget - delivered))
+            delivered += allowed
+            return allowed
+        }
     }
 
     private func track(_ s: Int32) { _ = lock.withLock { open.insert(s) } }

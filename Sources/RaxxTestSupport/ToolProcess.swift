@@ -105,6 +105,17 @@ extension ToolRunner {
         return Date() > last
     }
 
+    /// Waits until `condition` holds, checking it every 20 ms, for at most `timeout` seconds:
+    /// whether it held.
+    public static func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            guard Date() < deadline else { return false }
+            usleep(20_000)
+        }
+        return true
+    }
+
     /// Runs a program of the system (sqlite3, curl, age…) to its end: its status and stdout
     /// (stderr is discarded).
     public static func system(_ path: String, _ arguments: [String]) throws -> (status: Int32, stdout: String) {

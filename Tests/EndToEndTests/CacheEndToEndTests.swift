@@ -13,11 +13,14 @@ import Glibc
 final class CacheHome: @unchecked Sendable {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-e2e-cache-\(UUID().uuidString)")
     var sandbox: SandboxProcess?
+    /// Between the tools and the sandbox, when the home was made with a reply budget.
+    var proxy: LoopbackProxy?
     let email = "trader@example.com"
     /// The account's cash once seeded (seeded history moves cash), from seed's summary.
     var seededCash: String?
 
-    init(positions: Int = 50, fills: Int = 800, signIn: Bool = true, sandboxArguments: [String] = []) throws {
+    init(positions: Int = 50, fills: Int = 800, signIn: Bool = true, sandboxArguments: [String] = [],
+         replyBudget: Int? = nil) throws {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         try "5555666677778888999900001111aaaa\n".write(to: root.appendingPathComponent("machine-id"), atomically: true, encoding: .utf8)
         let seed = try ToolRunner.run("raxx-sandbox", ["seed", "--db", database, "--email", email,
@@ -26,6 +29,7 @@ final class CacheHome: @unchecked Sendable {
         let summary = try JSONSerialization.jsonObject(with: Data(seed.stdout.utf8)) as? [String: Any]
         seededCash = summary?["cash"] as? String
         sandbox = try SandboxProcess(arguments: sandboxArguments, database: database)
+        if let replyBudget { proxy = try LoopbackProxy(to: sandbox!.port, replyBudget: replyBudget) }
         if signIn {
             let r = try sandbox!.register(email, pin: "246813", environment: environment)
             guard r.status == 0 else { throw SandboxProcess.SandboxError.didNotStart(r.stderr) }
@@ -33,6 +37,7 @@ final class CacheHome: @unchecked Sendable {
     }
 
     deinit {
+        proxy?.stop()
         sandbox?.stop()
         try? FileManager.default.removeItem(at: root)
     }
@@ -48,7 +53,7 @@ final class CacheHome: @unchecked Sendable {
     }
 
     var environment: [String: String] {
-        ["RAXX_HOME": root.appendingPathComponent("home").path, "RAXX_API_URL": sandbox?.url ?? "http://127.0.0.1:9",
+        ["RAXX_HOME": root.appendingPathComponent("home").path, "RAXX_API_URL": proxy?.url ?? sandbox?.url ?? "http://127.0.0.1:9",
          "RAXX_MACHINE_ID_FILE": root.appendingPathComponent("machine-id").path]
     }
 
@@ -192,21 +197,25 @@ final class CacheHome: @unchecked Sendable {
     }
 
     @Test func aKilledRefreshResumesAndVerifiesWithoutDrift() throws {
-        let home = try CacheHome(positions: 400, fills: 60_000)
-        let process = try ToolRunner.start("raxx-cache", ["refresh", "--quiet"], environment: home.environment)
-        // Wait until the refresh is well under way, then kill it without warning.
-        let deadline = Date().addingTimeInterval(60)
-        var progressed = false
-        while Date() < deadline, process.isRunning, !progressed {
-            Thread.sleep(forTimeInterval: 0.05)
-            if let store = try? CacheStore.openExisting(at: home.cacheFile), let state = try? store.syncState() {
-                progressed = state.rebuildCursor > 5_000
-            }
+        // The tools reach the sandbox through a proxy that stops its replies after 8 MiB (some
+        // five pages of the history's fifteen): the refresh is then under way and cannot finish,
+        // however fast or slow the machine. It waits on the held reply rather than give up.
+        let home = try CacheHome(positions: 400, fills: 60_000, replyBudget: 8 << 20)
+        let proxy = try #require(home.proxy)
+        let cacheFile = home.cacheFile
+        let process = try ToolRunner.start("raxx-cache", ["refresh", "--quiet"],
+                                           environment: home.environment.merging(["RAXX_TIMEOUT": "300s"]) { _, new in new })
+        var applied: Int64 = 0
+        let progressed = ToolRunner.waitUntil(timeout: 120) {
+            applied = (try? CacheStore.openExisting(at: cacheFile)?.syncState().rebuildCursor) ?? 0
+            return proxy.isHolding && applied > 5_000 || !process.isRunning
         }
-        #expect(progressed, "the refresh finished before it could be killed")
+        #expect(progressed && process.isRunning, "the refresh was not held mid-way (\(applied) changes applied)")
+        // Killed without warning, part-way through its first fill.
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)
+        proxy.release()
         let midway = try home.cache(["show", "positions"])
         #expect(midway.status == 3) // a half-built first fill is never shown
         let resume = try home.cache(["refresh"])
