@@ -75,6 +75,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // C libraries, each wrapped once.
@@ -85,7 +86,7 @@ let package = Package(
         // The API model: types, client and server generated from Spec/openapi.yaml at build time.
         .target(
             name: "RaxxAPI",
-            dependencies: ["RaxxCore", openAPIRuntime, httpTypes],
+            dependencies: [openAPIRuntime, httpTypes],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
         // The server stubs, generated from the same spec for the sandbox alone.
@@ -98,25 +99,28 @@ let package = Package(
         // Shared libraries: all the logic lives here. The README's Layout names each one's job and
         // what it may import; Scripts/check enforces it.
         .target(name: "RaxxCore", dependencies: [crypto]),
-        .target(name: "RaxxDomain", dependencies: ["RaxxCore", "RaxxAPI", crypto, argumentParser]),
-        .target(name: "RaxxHTTP", dependencies: ["CCurl", "RaxxCore", "RaxxAPI", openAPIRuntime, httpTypes]),
-        .target(name: "RaxxWebAuthn", dependencies: ["RaxxCore", "RaxxAPI", crypto]),
+        // The wire, beside the generated model: RFC 3339 and the date transcoder, JSON Lines and
+        // canonical JSON, and the fast paths' readers and writers, each checked against the model.
+        .target(name: "RaxxWire", dependencies: ["RaxxCore", "RaxxAPI", openAPIRuntime, crypto]),
+        .target(name: "RaxxDomain", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", crypto, argumentParser]),
+        .target(name: "RaxxHTTP", dependencies: ["RaxxWire", "CCurl", "RaxxCore", "RaxxAPI", openAPIRuntime, httpTypes]),
+        .target(name: "RaxxWebAuthn", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", crypto]),
         .target(name: "RaxxVault", dependencies: ["CSodium", "RaxxCore", "RaxxWebAuthn", crypto]),
         .target(name: "RaxxAge", dependencies: ["CSodium", "RaxxCore", crypto]),
-        .target(name: "RaxxSession", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxWebAuthn", "RaxxAPI", openAPIRuntime, httpTypes, crypto]),
-        .target(name: "RaxxStore", dependencies: ["RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxHTTP", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]),
-        .target(name: "RaxxOrders", dependencies: ["RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxHTTP", "RaxxStore"]),
-        .target(name: "RaxxAPNs", dependencies: ["RaxxCore", crypto]),
-        .target(name: "RaxxPush", dependencies: ["CCurl", "RaxxCore", "RaxxAPNs", "RaxxAPI", "RaxxHTTP", "RaxxVault", crypto]),
-        .target(name: "RaxxCLI", dependencies: ["RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxSession", "RaxxAPI", openAPIRuntime, argumentParser]),
+        .target(name: "RaxxSession", dependencies: ["RaxxWire", "RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxWebAuthn", "RaxxAPI", openAPIRuntime, httpTypes, crypto]),
+        .target(name: "RaxxStore", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxHTTP", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]),
+        .target(name: "RaxxOrders", dependencies: ["RaxxWire", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxHTTP", "RaxxStore"]),
+        .target(name: "RaxxAPNs", dependencies: ["RaxxWire", "RaxxCore", crypto]),
+        .target(name: "RaxxPush", dependencies: ["RaxxWire", "CCurl", "RaxxCore", "RaxxAPNs", "RaxxAPI", "RaxxHTTP", "RaxxVault", crypto]),
+        .target(name: "RaxxCLI", dependencies: ["RaxxWire", "RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxSession", "RaxxAPI", openAPIRuntime, argumentParser]),
         .target(name: "RaxxStoreCLI", dependencies: ["RaxxCLI", "RaxxCore", "RaxxStore"]),
-        .target(name: "RaxxDSR", dependencies: ["RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxAge", crypto]),
+        .target(name: "RaxxDSR", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxAge", crypto]),
 
         // The sandbox: a local Raptor built from the same spec, with real state in SQLite.
         .target(
             name: "RaxxSandbox",
             dependencies: [
-                "RaxxAPI", "RaxxAPIServer", "RaxxCore", "RaxxDomain", "RaxxPush", "RaxxWebAuthn", openAPIRuntime, httpTypes,
+                "RaxxWire", "RaxxAPI", "RaxxAPIServer", "RaxxCore", "RaxxDomain", "RaxxPush", "RaxxWebAuthn", openAPIRuntime, httpTypes,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -134,7 +138,7 @@ let package = Package(
         .target(
             name: "RaxxAPNsEndpoint",
             dependencies: [
-                "RaxxAPNs", "RaxxCore", crypto,
+                "RaxxWire", "RaxxAPNs", "RaxxCore", crypto,
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
@@ -146,25 +150,27 @@ let package = Package(
             ],
             swiftSettings: sandboxWarnings
         ),
-        .target(name: "RaxxSandboxCommand", dependencies: ["RaxxSandbox", "RaxxAPNsEndpoint", "RaxxCore", argumentParser,
+        .target(name: "RaxxSandboxCommand", dependencies: ["RaxxWire", "RaxxSandbox", "RaxxAPNsEndpoint", "RaxxCore", argumentParser,
                                                            .product(name: "Hummingbird", package: "hummingbird"),
                                                            .product(name: "Logging", package: "swift-log"),
                                                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
                 swiftSettings: sandboxWarnings),
         .executableTarget(name: "raxx-sandbox", dependencies: ["RaxxSandboxCommand", "RaxxCore"], linkerSettings: releaseLinking),
 
-        .target(name: "RaxxTestSupport", dependencies: ["RaxxCLI", "RaxxCore", "RaxxHTTP", "RaxxAPI", "RaxxVault", "RaxxStore", "RaxxSandbox",
+        .target(name: "RaxxTestSupport", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxHTTP", "RaxxAPI", "RaxxVault", "RaxxStore", "RaxxSandbox",
                                                         openAPIRuntime, httpTypes,
                                                         .product(name: "Logging", package: "swift-log")]),
 
-        .testTarget(name: "RaxxCoreTests", dependencies: ["RaxxCore"]),
-        .testTarget(name: "RaxxHTTPTests", dependencies: ["RaxxHTTP", "CCurl", "RaxxCore", "RaxxAPI", "RaxxTestSupport", openAPIRuntime, httpTypes]),
+        .testTarget(name: "RaxxWireTests", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", "RaxxTestSupport", openAPIRuntime, httpTypes,
+                                                         .product(name: "PropertyBased", package: "swift-property-based")]),
+        .testTarget(name: "RaxxCoreTests", dependencies: ["RaxxWire", "RaxxCore"]),
+        .testTarget(name: "RaxxHTTPTests", dependencies: ["RaxxWire", "RaxxHTTP", "CCurl", "RaxxCore", "RaxxAPI", "RaxxTestSupport", openAPIRuntime, httpTypes]),
         .testTarget(name: "RaxxVaultTests", dependencies: ["RaxxVault", "RaxxCore", "RaxxWebAuthn", crypto]),
         .testTarget(name: "RaxxWebAuthnTests", dependencies: ["RaxxWebAuthn", "RaxxCore", crypto]),
         .testTarget(name: "RaxxAgeTests", dependencies: ["RaxxAge", "RaxxCore", "RaxxTestSupport"]),
         .testTarget(name: "RaxxSessionTests", dependencies: ["RaxxSession", "RaxxVault", "RaxxWebAuthn", "RaxxSandbox", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxHTTP",
                                                             "RaxxTestSupport", openAPIRuntime, httpTypes, .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "RaxxStoreTests", dependencies: ["RaxxStore", "RaxxCore", "RaxxAPI", "RaxxTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+        .testTarget(name: "RaxxStoreTests", dependencies: ["RaxxWire", "RaxxStore", "RaxxCore", "RaxxAPI", "RaxxTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
                                                           .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         .testTarget(name: "RaxxSyncTests", dependencies: ["RaxxStore", "RaxxSession", "RaxxVault", "RaxxSandbox", "RaxxCore",
                                                          "RaxxAPI", "RaxxHTTP", "RaxxTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
@@ -172,37 +178,38 @@ let package = Package(
         .testTarget(
             name: "RaxxSandboxTests",
             dependencies: [
-                "RaxxSandbox", "RaxxAPI", "RaxxHTTP", "RaxxCore", "RaxxDomain", "RaxxTestSupport", openAPIRuntime, httpTypes,
+                "RaxxWire", "RaxxSandbox", "RaxxAPI", "RaxxHTTP", "RaxxCore", "RaxxDomain", "RaxxTestSupport", openAPIRuntime, httpTypes,
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         .testTarget(name: "RaxxDomainTests", dependencies: ["RaxxDomain", "RaxxAPI"]),
-        .testTarget(name: "RaxxOrdersTests", dependencies: ["RaxxOrders", "RaxxDomain", "RaxxCore", "RaxxAPI", "RaxxHTTP", "RaxxStore", "RaxxTestSupport",
+        .testTarget(name: "RaxxOrdersTests", dependencies: ["RaxxWire", "RaxxOrders", "RaxxDomain", "RaxxCore", "RaxxAPI", "RaxxHTTP", "RaxxStore", "RaxxTestSupport",
                                                            .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "RaxxOrderCommandTests", dependencies: ["RaxxOrderCommand", "RaxxCLI", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxStore",
+        .testTarget(name: "RaxxOrderCommandTests", dependencies: ["RaxxWire", "RaxxOrderCommand", "RaxxCLI", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxStore",
                                                                   "RaxxHTTP", "RaxxTestSupport"]),
         .testTarget(name: "RaxxNotifyCommandTests", dependencies: ["RaxxNotifyCommand", "RaxxAPNs", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxStore",
                                                                    "RaxxHTTP", "RaxxPush", "RaxxVault", "RaxxTestSupport"]),
-        .testTarget(name: "RaxxCacheCommandTests", dependencies: ["RaxxCacheCommand", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxStore", "RaxxVault",
+        .testTarget(name: "RaxxCacheCommandTests", dependencies: ["RaxxWire", "RaxxCacheCommand", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxStore", "RaxxVault",
                                                                   "RaxxHTTP", "RaxxTestSupport", argumentParser]),
-        .testTarget(name: "RaxxAuthCommandTests", dependencies: ["RaxxAuthCommand", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxHTTP",
+        .testTarget(name: "RaxxAuthCommandTests", dependencies: ["RaxxWire", "RaxxAuthCommand", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxHTTP",
                                                                  "RaxxTestSupport", argumentParser]),
-        .testTarget(name: "RaxxDSRCommandTests", dependencies: ["RaxxDSRCommand", "RaxxDSR", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain",
+        .testTarget(name: "RaxxDSRCommandTests", dependencies: ["RaxxWire", "RaxxDSRCommand", "RaxxDSR", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain",
                                                                 "RaxxHTTP", "RaxxAge", "RaxxTestSupport", crypto]),
         .testTarget(name: "RaxxPushTests", dependencies: ["RaxxPush", "RaxxAPNs", "RaxxAPI", "RaxxCore", "RaxxHTTP", "RaxxTestSupport", crypto]),
         .testTarget(name: "RaxxAPNsEndpointTests", dependencies: ["RaxxAPNsEndpoint", "RaxxAPNs", crypto]),
-        .testTarget(name: "EndToEndTests", dependencies: ["RaxxTestSupport", "RaxxCore", "RaxxStore", "RaxxAPNs", crypto]),
+        .testTarget(name: "EndToEndTests", dependencies: ["RaxxWire", "RaxxTestSupport", "RaxxCore", "RaxxStore", "RaxxAPNs", crypto]),
     ]
-    + tool("raxx-auth", library: "RaxxAuthCommand", dependencies: ["RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxHTTP", "RaxxVault"])
-    + tool("raxx-cache", library: "RaxxCacheCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
+    + tool("raxx-auth", library: "RaxxAuthCommand", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxHTTP", "RaxxVault"])
+    + tool("raxx-cache", library: "RaxxCacheCommand", dependencies: ["RaxxWire", "RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
                                                                       "RaxxHTTP", "RaxxStore"])
-    + tool("raxx-order", library: "RaxxOrderCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
+    + tool("raxx-order", library: "RaxxOrderCommand", dependencies: ["RaxxWire", "RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
                                                                       "RaxxHTTP", "RaxxStore", "RaxxOrders"])
-    + tool("raxx-notify", library: "RaxxNotifyCommand", dependencies: ["RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
+    + tool("raxx-notify", library: "RaxxNotifyCommand", dependencies: ["RaxxWire", "RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
                                                                         "RaxxStore", "RaxxAPNs", "RaxxPush"])
-    + tool("raxx-dsr", library: "RaxxDSRCommand", dependencies: ["RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxHTTP", "RaxxDSR"]),
+    + tool("raxx-dsr", library: "RaxxDSRCommand", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxHTTP", "RaxxDSR"]),
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import RaxxCore
+import RaxxWire
 
 /// A token-based provider authentication token: an ES256 JWT with header `{"alg":"ES256","kid":…}`
 /// and claims `{"iss":team,"iat":seconds}`, as APNs reads it from `authorization: bearer …`.

@@ -1,6 +1,7 @@
 import Foundation
 import RaxxAPNs
 import RaxxCore
+import RaxxWire
 
 /// One line of the endpoint's log: an accepted push, or a refused one (marked so).
 public struct PushLogEntry: Sendable {
@@ -84,6 +85,7 @@ public struct PushLogEntry: Sendable {
 /// The log file: lines are appended to a buffer of at most `capacity` bytes, written out when it is
 /// full, every `interval`, and on `close()`, so a test can read what was accepted soon after, and
 /// everything once the endpoint stopped.
+// @unchecked: holds a DispatchSourceTimer, and keeps NSLock held across write(2) so lines go out whole and in order.
 public final class PushLog: @unchecked Sendable {
     private let fd: Int32
     private let capacity: Int

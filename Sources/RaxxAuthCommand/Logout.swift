@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RaxxCLI
 import RaxxCore
+import RaxxWire
 
 extension RaxxAuth {
     /// `raxx-auth logout`: end the session here, and on the server when it can be reached.

@@ -5,6 +5,7 @@ import RaxxCLI
 import RaxxCore
 import RaxxDomain
 import RaxxHTTP
+import RaxxWire
 
 extension RaxxAuth {
     /// `raxx-auth passkeys`: the account's passkeys, on every device.

@@ -3,6 +3,7 @@ import Foundation
 import RaxxCLI
 import RaxxCore
 import RaxxVault
+import RaxxWire
 
 extension RaxxAuth {
     /// `raxx-auth status`: the session as the keystore knows it, offline.

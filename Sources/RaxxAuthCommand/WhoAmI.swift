@@ -4,6 +4,7 @@ import RaxxAPI
 import RaxxCLI
 import RaxxCore
 import RaxxHTTP
+import RaxxWire
 
 extension RaxxAuth {
     /// `raxx-auth whoami`: ask the server whose session this is.

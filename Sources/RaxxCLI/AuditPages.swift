@@ -1,6 +1,7 @@
 import Foundation
 import RaxxAPI
 import RaxxCore
+import RaxxWire
 
 /// An audit trail, page by page, as JSON Lines or one table.
 public enum AuditPages {

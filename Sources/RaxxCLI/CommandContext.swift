@@ -5,6 +5,7 @@ import RaxxCore
 import RaxxHTTP
 import RaxxSession
 import RaxxVault
+import RaxxWire
 
 /// Everything a command's logic touches: its streams and output format, its configuration, and
 /// the world outside (clock, ids, terminal, Raptor, keystore and the tool's stores). A command's

@@ -1,5 +1,6 @@
 import Foundation
 import RaxxCore
+import RaxxWire
 
 /// The one place errors are written: a person's sentence (and hint) on stderr, or with JSON
 /// output one object `{"error":{"code":…,"message":…,"hint":…}}` on stderr.

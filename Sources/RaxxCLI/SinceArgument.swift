@@ -1,5 +1,6 @@
 import Foundation
 import RaxxCore
+import RaxxWire
 
 /// `--since`: an RFC 3339 time, or a duration back from now (`2h`, `7d`).
 public enum SinceArgument {

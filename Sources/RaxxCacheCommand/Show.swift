@@ -5,6 +5,7 @@ import RaxxCore
 import RaxxDomain
 import RaxxStore
 import RaxxStoreCLI
+import RaxxWire
 
 extension RaxxCache {
     /// `raxx-cache show`: read the cache, offline.

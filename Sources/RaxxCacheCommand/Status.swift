@@ -4,6 +4,7 @@ import RaxxCLI
 import RaxxCore
 import RaxxStore
 import RaxxStoreCLI
+import RaxxWire
 
 extension RaxxCache {
     /// `raxx-cache status`: what the cache holds and how its refreshes went.

@@ -4,6 +4,7 @@ import RaxxCore
 
 #if canImport(Glibc)
 import Glibc
+import RaxxWire
 #endif
 
 /// A server's receipt key as raxx-dsr keeps it after first use (trust on first use, per server):

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import RaxxAPI
 import RaxxCore
+import RaxxWire
 
 /// Erasure receipts: the sandbox signs the canonical JSON of the receipt's body with Ed25519;
 /// anyone holding the server's public key checks it, offline.

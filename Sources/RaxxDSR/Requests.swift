@@ -2,6 +2,7 @@ import Foundation
 import RaxxAPI
 import RaxxCore
 import RaxxDomain
+import RaxxWire
 
 /// Data-subject requests as staff see them: validation of what they type, deadlines, filters.
 public enum DSRRequests {

@@ -6,6 +6,7 @@ import RaxxCore
 import RaxxDSR
 import RaxxDomain
 import RaxxHTTP
+import RaxxWire
 
 extension RaxxDSR {
     /// `raxx-dsr plan ID`.

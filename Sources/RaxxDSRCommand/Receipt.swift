@@ -5,6 +5,7 @@ import RaxxCLI
 import RaxxCore
 import RaxxDSR
 import RaxxHTTP
+import RaxxWire
 
 extension RaxxDSR {
     /// `raxx-dsr receipt ID`.

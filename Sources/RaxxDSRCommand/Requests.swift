@@ -6,6 +6,7 @@ import RaxxCore
 import RaxxDSR
 import RaxxDomain
 import RaxxHTTP
+import RaxxWire
 
 extension RaxxDSR {
     /// `raxx-dsr open`: record a request as it was received.

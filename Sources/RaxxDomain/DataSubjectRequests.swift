@@ -1,5 +1,6 @@
 import Foundation
 import RaxxCore
+import RaxxWire
 
 /// What a staff member's step-up for an erasure is bound to: applying exactly this plan to
 /// exactly this request. The client asks for the grant with its hash; the sandbox recomputes it

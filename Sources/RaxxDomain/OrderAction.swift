@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import RaxxCore
+import RaxxWire
 
 /// What a step-up for an order is bound to: the order's fields that matter, in canonical JSON,
 /// hashed (SHA-256, base64url). The deadline is left out: a resubmission after a step-up carries

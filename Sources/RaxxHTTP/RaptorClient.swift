@@ -2,6 +2,7 @@ import Foundation
 import OpenAPIRuntime
 import RaxxAPI
 import RaxxCore
+import RaxxWire
 
 /// Builds the generated Raptor client on the libcurl transport for one tool.
 public enum RaptorClient {

@@ -3,6 +3,7 @@ import HTTPTypes
 import OpenAPIRuntime
 import RaxxAPI
 import RaxxCore
+import RaxxWire
 
 /// Requests to Raptor whose bodies go and come back as bytes instead of generated values: for the
 /// answers too large to decode value by value (the sync pages, which the store reads straight into
@@ -26,13 +27,15 @@ public struct RawRaptor: Sendable {
         RawRaptor(serverURL: serverURL, transport: transport, middlewares: middlewares + more)
     }
 
-    /// GETs `path` with `query` (already in the spec's form: names and values as the generated
-    /// client writes them); answers the body, at most `maxBytes` of it. A problem answer (any
-    /// status but 200) is thrown as the error a person sees, as `checked()` throws it.
-    public func get(_ path: String, query: [(String, String)], operationID: String, maxBytes: Int = 64 << 20) async throws -> [UInt8] {
+    /// GETs `operation` with its query's `values` (one for each of its names, in the spec's form:
+    /// as the generated client writes them); answers the body, at most `maxBytes` of it. A problem
+    /// answer (any status but 200) is thrown as the error a person sees, as `checked()` throws it.
+    public func get(_ operation: WireOperation, _ values: [String], maxBytes: Int = 64 << 20) async throws -> [UInt8] {
+        precondition(values.count == operation.query.count, "one value for each of \(operation.id)'s query names")
+        let path = operation.path, operationID = operation.id
         var components = URLComponents()
-        components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) }
-        let target = path + (query.isEmpty ? "" : "?" + (components.percentEncodedQuery ?? ""))
+        components.queryItems = zip(operation.query, values).map { URLQueryItem(name: $0, value: $1) }
+        let target = path + (values.isEmpty ? "" : "?" + (components.percentEncodedQuery ?? ""))
         var fields = HTTPFields()
         fields[.accept] = Self.accept
         let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: target, headerFields: fields)
@@ -41,10 +44,11 @@ public struct RawRaptor: Sendable {
         return bytes
     }
 
-    /// POSTs `body` (JSON, already encoded) to `path` with `headers` added; answers the status and
-    /// the body, at most `maxBytes` of it, whatever the status: the caller reads its own answers.
-    public func post(_ path: String, json body: [UInt8], headers: HTTPFields = [:], operationID: String,
+    /// POSTs `body` (JSON, already encoded) to `operation` with `headers` added; answers the status
+    /// and the body, at most `maxBytes` of it, whatever the status: the caller reads its own answers.
+    public func post(_ operation: WireOperation, json body: [UInt8], headers: HTTPFields = [:],
                      maxBytes: Int = 1 << 20) async throws -> (HTTPResponse.Status, [UInt8]) {
+        let path = operation.path, operationID = operation.id
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
         fields[.accept] = Self.accept

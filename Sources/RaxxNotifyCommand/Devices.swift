@@ -5,6 +5,7 @@ import RaxxCLI
 import RaxxCore
 import RaxxDomain
 import RaxxStoreCLI
+import RaxxWire
 
 extension RaxxNotify {
     /// `raxx-notify devices`: opt-in APNs devices.

@@ -6,6 +6,7 @@ import RaxxCore
 import RaxxDomain
 import RaxxStore
 import RaxxStoreCLI
+import RaxxWire
 
 extension RaxxNotify {
     /// `raxx-notify list`: the account's alerts, newest last.

@@ -5,6 +5,7 @@ import RaxxAPNs
 import RaxxCLI
 import RaxxCore
 import RaxxPush
+import RaxxWire
 
 extension RaxxNotify {
     /// `raxx-notify push`: a pipe filter from notifications (JSON Lines) to APNs, one result line each.
@@ -275,6 +276,7 @@ struct PushLine: Sendable {
 
 /// The result lines (written and flushed as each notification settles, from whichever task
 /// settles it), the tally behind the exit status, and progress on a terminal.
+// @unchecked: keeps NSLock held while writing a result line, so lines, tally and progress stay in step.
 final class PushOutput: @unchecked Sendable {
     private let context: CommandContext
     private let lock = NSLock()

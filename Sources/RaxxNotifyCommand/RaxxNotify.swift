@@ -5,6 +5,7 @@ import RaxxCLI
 import RaxxCore
 import RaxxDomain
 import RaxxStoreCLI
+import RaxxWire
 
 /// `raxx-notify`: the account's alerts, and opt-in push devices.
 public struct RaxxNotify: AsyncParsableCommand {

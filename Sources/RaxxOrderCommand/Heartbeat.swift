@@ -7,6 +7,7 @@ import RaxxDomain
 import RaxxOrders
 import RaxxStore
 import RaxxStoreCLI
+import RaxxWire
 
 extension RaxxOrder {
     /// `raxx-order heartbeat`: one renewal of the dead man's switch.

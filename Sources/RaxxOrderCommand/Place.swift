@@ -8,6 +8,7 @@ import RaxxHTTP
 import RaxxOrders
 import RaxxStore
 import RaxxStoreCLI
+import RaxxWire
 
 extension RaxxOrder {
     /// `raxx-order place`: one order from flags, or many as JSON Lines on stdin.

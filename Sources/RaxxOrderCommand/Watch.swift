@@ -7,6 +7,7 @@ import RaxxDomain
 import RaxxOrders
 import RaxxStore
 import RaxxStoreCLI
+import RaxxWire
 
 extension RaxxOrder {
     /// `raxx-order watch [ORDER_ID…]`: follow orders until each is final, with the dead man's switch armed.
@@ -98,6 +99,7 @@ func followOrders(_ ids: [String], timeout: Int, api: any APIProtocol, accountID
 
 /// What a watch shows: one JSON line per status change, or on a terminal a table of every watched
 /// order, redrawn in place as they change (a plain row per change when text goes to a pipe).
+// @unchecked: keeps NSLock held while drawing, so a redraw and a message never interleave on the terminal.
 final class WatchDisplay: @unchecked Sendable {
     private let context: CommandContext
     private let lock = NSLock()

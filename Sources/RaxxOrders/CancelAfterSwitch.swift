@@ -4,6 +4,7 @@ import RaxxCore
 import RaxxDomain
 import RaxxHTTP
 import RaxxStore
+import RaxxWire
 
 /// The session's dead man's switch at the server (`POST /api/orders/cancel-after`), as raxx-order
 /// arms, renews and disarms it. Every answer is noted in the journal, so that the next run can tell

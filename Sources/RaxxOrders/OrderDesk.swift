@@ -4,6 +4,7 @@ import RaxxCore
 import RaxxDomain
 import RaxxHTTP
 import RaxxStore
+import RaxxWire
 
 /// Sends orders and settles their fate: journal first, then the wire; a step-up when the server
 /// asks for one; on a lost connection, the batch stops (nothing is queued) and what was in flight
@@ -58,7 +59,7 @@ public struct OrderDesk: Sendable {
         guard grant == nil, let rawOrders else {
             return try await client.placeOrder(headers: .init(raxxStepUpGrant: grant), body: .json(intent.request(notAfter: notAfter)))
         }
-        let (status, answer) = try await rawOrders.post("/api/orders", json: json, operationID: Operations.PlaceOrder.id)
+        let (status, answer) = try await rawOrders.post(WireOperations.placeOrder, json: json)
         switch status.code {
         case 201: return .created(.init(body: .json(try OrderAnswerReader.order(answer))))
         case 200: return .ok(.init(body: .json(try OrderAnswerReader.order(answer))))

@@ -2,6 +2,7 @@ import Foundation
 import RaxxAPI
 import RaxxCore
 import RaxxDomain
+import RaxxWire
 
 /// One order as a trader writes it — from flags, or one JSON object per line on stdin with the
 /// fields symbol, side, qty, type, limit_price, tif, client_order_id — validated before anything

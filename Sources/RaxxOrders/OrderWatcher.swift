@@ -3,6 +3,7 @@ import RaxxAPI
 import RaxxCore
 import RaxxDomain
 import RaxxHTTP
+import RaxxWire
 
 /// `raxx-order watch` (and `place --watch`): follows orders until each is final, keeping the
 /// session's dead man's switch armed meanwhile by renewing it every third of its timeout.

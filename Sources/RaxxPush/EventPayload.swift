@@ -2,6 +2,7 @@ import Foundation
 import RaxxAPI
 import RaxxAPNs
 import RaxxCore
+import RaxxWire
 
 /// An alert (the spec's Event) as an APNs payload: a title and body per alert type, a thread id
 /// per type (so a device groups them), the event's seq and type. Never the email or account id —

@@ -5,6 +5,7 @@ import OpenAPIHummingbird
 import OpenAPIRuntime
 import RaxxAPI
 import RaxxAPIServer
+import RaxxWire
 import ServiceLifecycle
 
 /// Builds the sandbox application: the generated Raptor routes over `RaptorService`, with

@@ -3,6 +3,7 @@ import HTTPTypes
 import OpenAPIRuntime
 import RaxxAPI
 import RaxxCore
+import RaxxWire
 
 /// A 200 answer's JSON written by the handler itself, for the one operation where encoding the
 /// generated types per row is the cost that matters (`getSyncChanges`: thousands of changes a
@@ -35,15 +36,5 @@ struct PreEncodedBodyMiddleware: ServerMiddleware {
         var answer = response
         answer.headerFields[.contentLength] = nil
         return (answer, HTTPBody(json))
-    }
-}
-
-/// The generated types read from a page's JSON, as a client reads them.
-enum SyncPageDecoding {
-    static func decode(_ json: [UInt8]) throws -> Components.Schemas.SyncPage {
-        let decoder = JSONDecoder()
-        let transcoder = RFC3339DateTranscoder()
-        decoder.dateDecodingStrategy = .custom { d in try transcoder.decode(try d.singleValueContainer().decode(String.self)) }
-        return try decoder.decode(Components.Schemas.SyncPage.self, from: Data(json))
     }
 }

@@ -3,6 +3,8 @@ import HTTPTypes
 import OpenAPIRuntime
 import RaxxAPI
 import RaxxAPIServer
+import RaxxWire
+import Synchronization
 
 /// Names the query parameter a request could not be decoded for.
 ///
@@ -20,7 +22,7 @@ struct QueryParameterProbe: Sendable {
     init() throws {
         let recorder = Recorder()
         try DecodeOnlyAPI().registerHandlers(on: recorder, configuration: .raxx, middlewares: [OperationFilter()])
-        handlers = recorder.handlers
+        handlers = recorder.handlers.withLock { $0 }
     }
 
     /// The query parameter of `error`'s request that alone fails to decode, if there is one.
@@ -63,11 +65,11 @@ struct QueryParameterProbe: Sendable {
     }
 
     /// Keeps the handlers the generated code registers.
-    private final class Recorder: ServerTransport, @unchecked Sendable {
-        var handlers: [(method: HTTPRequest.Method, handler: Handler)] = []
+    private final class Recorder: ServerTransport, Sendable {
+        let handlers = Mutex<[(method: HTTPRequest.Method, handler: Handler)]>([])
 
         func register(_ handler: @escaping Handler, method: HTTPRequest.Method, path: String) throws {
-            handlers.append((method, handler))
+            handlers.withLock { $0.append((method, handler)) }
         }
     }
 

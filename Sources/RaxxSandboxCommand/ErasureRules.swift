@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RaxxCore
 import RaxxSandbox
+import RaxxWire
 
 extension RaxxSandboxTool {
     /// `raxx-sandbox erasure-rules`: the erasure rules, as the plan, the export and the receipt use

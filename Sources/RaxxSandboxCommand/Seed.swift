@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RaxxCore
 import RaxxSandbox
+import RaxxWire
 
 extension RaxxSandboxTool {
     public struct Seed: AsyncParsableCommand {

@@ -5,6 +5,7 @@ import RaxxCore
 import RaxxHTTP
 import RaxxVault
 import RaxxWebAuthn
+import RaxxWire
 
 /// The passkey ceremonies against one Raptor server: registration, sign-in, step-up and sign-out,
 /// with this device's software authenticator and keystore. What the keystore holds is the

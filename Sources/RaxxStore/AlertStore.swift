@@ -3,6 +3,7 @@ import GRDB
 import RaxxAPI
 import RaxxCore
 import RaxxDomain
+import RaxxWire
 
 /// raxx-notify's local state for one server: the alerts already fetched (so `list` answers offline,
 /// saying how old they are) and `watch`'s cursor, saved only after an alert's line was written.

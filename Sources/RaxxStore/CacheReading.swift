@@ -1,5 +1,6 @@
 import Foundation
 import RaxxCore
+import RaxxWire
 
 /// What every read of the cache shares: opening it without creating it, and saying how old its
 /// data is.

@@ -5,6 +5,7 @@ import RaxxHTTP
 
 #if canImport(Glibc)
 import Glibc
+import RaxxWire
 #endif
 
 /// The delta refresh: pages from Raptor's sync endpoint applied to the cache one transaction at a
@@ -200,8 +201,7 @@ public struct CacheRefresher: Sendable {
         guard let rawPages else {
             return .decoded(try await client.getSyncChanges(query: .init(cursor: cursor, limit: pageSize, rebuild: rebuild)).checked().ok.body.json)
         }
-        let bytes = try await rawPages.get("/api/sync", query: [("cursor", "\(cursor)"), ("limit", "\(pageSize)"), ("rebuild", "\(rebuild)")],
-                                           operationID: "getSyncChanges")
+        let bytes = try await rawPages.get(WireOperations.getSyncChanges, ["\(cursor)", "\(pageSize)", "\(rebuild)"])
         do {
             return .raw(bytes, try bytes.withUnsafeBytes { try SyncPageReader.outline(of: $0) })
         } catch is SyncPageReader.Unsupported {

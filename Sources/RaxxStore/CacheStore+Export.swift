@@ -1,6 +1,7 @@
 import Foundation
 import GRDBSQLite
 import RaxxCore
+import RaxxWire
 
 /// JSON Lines straight from SQLite's rows into an output buffer: `raxx-cache show --json` prints
 /// every row it reads (a million fills, say), so this path makes no Swift value per row.
@@ -9,23 +10,30 @@ extension CacheStore {
 
     enum Kind { case text, optionalText, integer, date, optionalDate }
 
-    /// (JSON key, column) in key order; `as_of` goes first.
+    /// (JSON key, column) in key order, the keys the wire's (the cache keeps each entity as it came);
+    /// `as_of` goes first.
     static func layout(_ what: Exported) -> (sql: String, columns: [(String, Kind)]) {
+        func k(_ key: StaticString) -> String { key.description }
+        typealias P = WireKeys.Position
+        typealias F = WireKeys.Fill
+        typealias O = WireKeys.Order
         switch what {
         case .positions:
-            ("SELECT avg_price, id, qty, symbol, updated_at FROM positions",
-             [("avg_price", .text), ("id", .text), ("qty", .integer), ("symbol", .text), ("updated_at", .date)])
+            return ("SELECT avg_price, id, qty, symbol, updated_at FROM positions",
+                    [(k(P.avgPrice), .text), (k(P.id), .text), (k(P.qty), .integer), (k(P.symbol), .text), (k(P.updatedAt), .date)])
         case .fills:
-            ("SELECT filled_at, id, order_id, price, qty, side, symbol FROM fills",
-             [("filled_at", .date), ("id", .text), ("order_id", .text), ("price", .text), ("qty", .integer), ("side", .text), ("symbol", .text)])
+            return ("SELECT filled_at, id, order_id, price, qty, side, symbol FROM fills",
+                    [(k(F.filledAt), .date), (k(F.id), .text), (k(F.orderID), .text), (k(F.price), .text), (k(F.qty), .integer),
+                     (k(F.side), .text), (k(F.symbol), .text)])
         case .orders:
-            ("""
-             SELECT avg_fill_price, client_order_id, created_at, filled_qty, id, limit_price, mode, not_after, qty, reject_code, side,
-             status, symbol, tif, type, updated_at FROM orders
-             """,
-             [("avg_fill_price", .optionalText), ("client_order_id", .text), ("created_at", .date), ("filled_qty", .integer), ("id", .text),
-              ("limit_price", .optionalText), ("mode", .text), ("not_after", .optionalDate), ("qty", .integer), ("reject_code", .optionalText),
-              ("side", .text), ("status", .text), ("symbol", .text), ("tif", .text), ("type", .text), ("updated_at", .date)])
+            return ("""
+                SELECT avg_fill_price, client_order_id, created_at, filled_qty, id, limit_price, mode, not_after, qty, reject_code, side,
+                status, symbol, tif, type, updated_at FROM orders
+                """,
+                    [(k(O.avgFillPrice), .optionalText), (k(O.clientOrderID), .text), (k(O.createdAt), .date), (k(O.filledQty), .integer),
+                     (k(O.id), .text), (k(O.limitPrice), .optionalText), (k(O.mode), .text), (k(O.notAfter), .optionalDate),
+                     (k(O.qty), .integer), (k(O.rejectCode), .optionalText), (k(O.side), .text), (k(O.status), .text),
+                     (k(O.symbol), .text), (k(O.tif), .text), (k(O.type), .text), (k(O.updatedAt), .date)])
         }
     }
 

@@ -4,6 +4,7 @@ import GRDBSQLite
 import RaxxAPI
 import RaxxCore
 import RaxxDomain
+import RaxxWire
 
 /// Applying sync pages: each page and its cursor in one transaction, so the cursor never runs
 /// ahead of the data; rebuilds out of readers' sight (a first fill in the live tables, which
@@ -130,14 +131,14 @@ extension CacheStore {
     public func apply(json: UnsafeRawBufferPointer, outline: SyncPageReader.Outline) throws -> Int {
         // An outline of other bytes (a caller's mistake) is read again from these.
         let outline = (outline.changesEnd ?? outline.changesStart) < json.count ? outline : try SyncPageReader.outline(of: json)
-        var reader = SyncPageReader.Reader(json)
-        let page = SyncPageReader.Reader(json) // the rows' text is bound from here
+        // The rows' text is bound from the page's bytes.
+        let page = json.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) } ?? UnsafePointer(RowWriter.noBytes)
         let header = outline.header
         return try write { db in
             let state = try Self.syncState(db)
             let statements = try RowWriter(db, staged: state.rebuilding == .shadow)
             defer { statements.clear() }
-            let count = try SyncPageReader.changes(&reader, of: outline) { change in
+            let count = try SyncPageReader.changes(in: json, of: outline) { change in
                 try statements.apply(change, page)
             }
             let column = state.rebuilding == .none ? "cursor" : "rebuild_cursor"
@@ -328,6 +329,8 @@ private struct RowWriter {
     let db: Database
     let position: Statement, fill: Statement, order: Statement
     let deletes: [SyncPageReader.Entity: Statement]
+    /// Where an empty page's (absent) bytes are: never read.
+    nonisolated(unsafe) static let noBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
 
     /// Statements writing to the live tables, or (`staged`) appending to a rebuild's logs.
     init(_ db: Database, staged: Bool) throws {
@@ -345,19 +348,19 @@ private struct RowWriter {
 
     /// As `apply(_:)` does with a decoded change: a tombstone deletes; otherwise the position, fill
     /// or order it carries (the first of them present) is written.
-    func apply(_ change: SyncPageReader.Change, _ r: SyncPageReader.Reader) throws {
+    func apply(_ change: SyncPageReader.Change, _ r: UnsafePointer<UInt8>) throws {
         if change.delete == true, let entity = change.entity, let id = change.id {
             let s = deletes[entity]!
             text(s, 1, id, r)
             try run(s)
         } else if let p = change.position {
             let s = position
-            text(s, 1, p.id, r); text(s, 2, p.symbol, r); int(s, 3, p.qty); text(s, 4, p.avgPrice, r); real(s, 5, p.updatedAt)
+            text(s, 1, p.id, r); text(s, 2, p.symbol, r); int(s, 3, p.qty); text(s, 4, p.avgPrice, r); real(s, 5, p.updatedAt.timeIntervalSince1970)
             try run(s)
         } else if let f = change.fill {
             let s = fill
             text(s, 1, f.id, r); text(s, 2, f.orderID, r); text(s, 3, f.symbol, r); text(s, 4, f.side, r); int(s, 5, f.qty)
-            text(s, 6, f.price, r); real(s, 7, f.filledAt)
+            text(s, 6, f.price, r); real(s, 7, f.filledAt.timeIntervalSince1970)
             try run(s)
         } else if let o = change.order {
             let s = order
@@ -370,9 +373,9 @@ private struct RowWriter {
     }
 
     /// Text from the page's bytes (SQLITE_STATIC: the page outlives the step; `clear` unbinds).
-    private func text(_ s: Statement, _ index: Int32, _ range: Range<Int>?, _ r: SyncPageReader.Reader) {
+    private func text(_ s: Statement, _ index: Int32, _ range: Range<Int>?, _ r: UnsafePointer<UInt8>) {
         guard let range else { sqlite3_bind_null(s.sqliteStatement, index); return }
-        sqlite3_bind_text(s.sqliteStatement, index, UnsafeRawPointer(r.base + range.lowerBound).assumingMemoryBound(to: CChar.self),
+        sqlite3_bind_text(s.sqliteStatement, index, UnsafeRawPointer(r + range.lowerBound).assumingMemoryBound(to: CChar.self),
                           Int32(range.count), nil)
     }
 

@@ -3,6 +3,7 @@ import RaxxCore
 
 #if canImport(Glibc)
 import Glibc
+import RaxxWire
 #endif
 
 /// The local databases a command may open — the cache, the order journal, the alerts — and the locks that

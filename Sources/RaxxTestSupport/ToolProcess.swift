@@ -1,5 +1,6 @@
 import Foundation
 import RaxxCore
+import RaxxWire
 
 /// Where the built executables are: `RAXX_BIN_DIR`, or beside the test bundle (.build/debug).
 public enum BuiltTools {
@@ -152,6 +153,7 @@ extension ToolRunner {
 }
 
 /// Drains a pipe on a thread of its own.
+// @unchecked: `data` is handed from the reading thread to `wait()` by a semaphore, not guarded by a lock.
 final class ReadAll: @unchecked Sendable {
     private var data = Data()
     private let done = DispatchSemaphore(value: 0)
@@ -168,6 +170,7 @@ final class ReadAll: @unchecked Sendable {
 }
 
 /// A `raxx-sandbox serve` process on 127.0.0.1, port 0.
+// @unchecked: holds a Foundation Process (not Sendable), replaced by `restart()`.
 public final class SandboxProcess: @unchecked Sendable {
     public let url: String
     private var process: Process

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import RaxxCore
+import RaxxWire
 
 /// The collected client data (clientDataJSON) an assertion or attestation signs over: written by
 /// the client, parsed and checked by the relying party.

@@ -2,6 +2,7 @@ import Foundation
 import RaxxCore
 import RaxxStore
 import RaxxTestSupport
+import RaxxWire
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import RaxxCore
 import RaxxTestSupport
+import RaxxWire
 import Testing
 
 /// The dead man's switch end to end: raxx-order against a sandbox behind a proxy that a test cuts.

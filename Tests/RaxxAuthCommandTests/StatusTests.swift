@@ -3,6 +3,7 @@ import Foundation
 import RaxxCore
 import RaxxTestSupport
 import RaxxVault
+import RaxxWire
 import Testing
 
 /// `raxx-auth status` in-process: the keystore alone, never the network.

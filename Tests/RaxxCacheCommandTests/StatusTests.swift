@@ -3,6 +3,7 @@ import Foundation
 import RaxxCore
 import RaxxStore
 import RaxxTestSupport
+import RaxxWire
 import Testing
 
 /// `raxx-cache status` in-process.

@@ -9,6 +9,7 @@ import RaxxDSRCommand
 import RaxxDomain
 import RaxxHTTP
 import RaxxTestSupport
+import RaxxWire
 import Testing
 
 /// The DSR files in memory: what an export wrote, the receipt files a test gives, the kept key.

@@ -3,6 +3,7 @@ import RaxxAPI
 import RaxxCore
 import RaxxHTTP
 import RaxxTestSupport
+import RaxxWire
 import Testing
 
 /// The generated client over the transport: what a command ends up reporting, and what the

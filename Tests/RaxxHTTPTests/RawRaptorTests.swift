@@ -4,6 +4,7 @@ import RaxxAPI
 import RaxxCore
 import RaxxHTTP
 import RaxxTestSupport
+import RaxxWire
 import Testing
 
 /// Requests whose bodies go and come as bytes, against a loopback listener.
@@ -24,7 +25,7 @@ import Testing
         let listener = try LoopbackListener(.respond(status: status, headers: ["Content-Type": "application/json"], body: #"{"a":1}"#))
         defer { listener.stop() }
         let raw = RaptorClient.makeRaw(tool: "raxx-test", configuration: try configuration(listener))
-        let (answered, body) = try await raw.post("/api/orders", json: Array(#"{"qty":1}"#.utf8), operationID: "placeOrder")
+        let (answered, body) = try await raw.post(WireOperations.placeOrder, json: Array(#"{"qty":1}"#.utf8))
         #expect(answered.code == status)
         #expect(String(decoding: body, as: UTF8.self) == #"{"a":1}"#)
         let request = try #require(listener.requests.first)
@@ -47,7 +48,7 @@ import Testing
                                                    notAfter: Date(timeIntervalSince1970: 1_795_000_000), mode: .paper)
         // "{}" is no order: the generated client refuses the answer, after sending the request.
         _ = try? await client.placeOrder(body: .json(body))
-        _ = try await raw.post("/api/orders", json: Array("{}".utf8), operationID: "placeOrder")
+        _ = try await raw.post(WireOperations.placeOrder, json: Array("{}".utf8))
         #expect(listener.requests.count == 2)
         #expect(listener.connections == 1)
         let accepts = listener.requests.map { header("Accept", in: $0) }

@@ -6,6 +6,7 @@ import RaxxHTTP
 import RaxxOrderCommand
 import RaxxStore
 import RaxxTestSupport
+import RaxxWire
 import Testing
 
 /// What the stub server was asked and answers next, shared by a test and its plans.

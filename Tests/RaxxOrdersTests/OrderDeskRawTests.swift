@@ -7,6 +7,7 @@ import RaxxHTTP
 import RaxxOrders
 @testable import RaxxStore
 import RaxxTestSupport
+import RaxxWire
 import Testing
 
 /// The desk's orders sent as bytes (`rawOrders`), against a loopback listener that answers every

@@ -2,6 +2,7 @@ import Foundation
 import RaxxCore
 import RaxxDomain
 import RaxxOrders
+import RaxxWire
 import Testing
 
 @Suite struct OrderIntentTests {

@@ -4,6 +4,7 @@ import RaxxAPI
 @testable import RaxxSandbox
 import RaxxCore
 import RaxxTestSupport
+import RaxxWire
 import Synchronization
 import Testing
 

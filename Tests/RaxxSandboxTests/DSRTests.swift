@@ -5,6 +5,7 @@ import RaxxAPI
 import RaxxCore
 import RaxxDomain
 @testable import RaxxSandbox
+import RaxxWire
 import Testing
 
 /// A clock a test moves.

@@ -1,8 +1,11 @@
 import Foundation
 import GRDB
+import PropertyBased
 import RaxxAPI
 import RaxxDomain
 @testable import RaxxSandbox
+import RaxxTestSupport
+import RaxxWire
 import Testing
 
 /// Sync pages are written as JSON straight from the rows; a client reads them with the generated
@@ -78,10 +81,79 @@ import Testing
         }
     }
 
+    /// Random rows (any text, any numbers, values outside the enums, NULL optionals, upserts of
+    /// rows gone, tombstones, another account's changes) and random page bounds: the page the
+    /// sandbox writes reads, through the generated decoder and through the client's fast reader
+    /// (or its fallback), as the generated types would have carried those rows.
+    @Test func randomRowsReadAsTheGeneratedTypesWouldHaveCarriedThem() async throws {
+        await propertyCheck(count: 60, input: Gen.uint64()) { seed throws in
+            var random = ModelRandom(seed)
+            let (database, account) = try Self.randomDatabase(&random)
+            let after = Int64(random.int(0...4)), limit = random.int(1...40)
+            let json = try Self.page(database, account: account, after: after, limit: limit)
+            let expected = try Self.expectedChanges(database, account: account, after: after, limit: limit)
+            let decoded = try SyncPageReader.decode(json)
+            #expect(decoded.changes == expected)
+            let fast = try json.withUnsafeBytes { bytes in
+                do { return try SyncPageReader.read(bytes) } catch is SyncPageReader.Unsupported { return try SyncPageReader.decode(bytes) }
+            }
+            #expect(fast == decoded)
+        }
+    }
+
+    /// An account (and another) with random positions, fills and orders, each in the change log
+    /// once or twice, some of them gone, and tombstones.
+    static func randomDatabase(_ random: inout ModelRandom) throws -> (SandboxDatabase, String) {
+        let database = try SandboxDatabase(path: ":memory:")
+        let account = try database.writer.write { db -> String in
+            let account = try Accounts.findOrCreate(db, email: "random@example.com", at: now, actor: "test").accountID
+            let other = try Accounts.findOrCreate(db, email: "other@example.com", at: now, actor: "test").accountID
+            // Times the sandbox keeps (seconds as a Double) that RFC 3339 carries exactly: whole,
+            // or a binary fraction of a second.
+            func time() -> Double { Double(random.int(-1_000_000_000...4_000_000_000)) + random.pick([0, 0.5, 0.25, 0.125, 0.75]) }
+            func vocabulary(_ values: [String]) -> String { random.int(0...5) == 0 ? random.text(0...8) : random.pick(values) }
+            func ticks() -> Int64 { random.bool() ? Int64(random.int(-10_000_000...10_000_000)) : random.int64() / 1_000 }
+            for n in 0..<random.int(0...14) {
+                let owner = random.int(0...6) == 0 ? other : account
+                let id = "\(n)-" + random.text(0...10)
+                switch random.int(0...3) {
+                case 0:
+                    try db.execute(sql: "INSERT INTO positions (id, account_id, symbol, qty, avg_price_ticks, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                                   arguments: [id, owner, random.text(1...21), random.int64(), ticks(), time()])
+                    try ChangeLog.record(db, account: owner, .position, id, at: now)
+                case 1:
+                    try db.execute(sql: """
+                        INSERT INTO fills (id, account_id, order_id, symbol, side, qty, price_ticks, filled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        """, arguments: [id, owner, random.text(1...12), random.text(1...21),
+                                         vocabulary(Components.Schemas.Side.allCases.map(\.rawValue)), random.int64(), ticks(), time()])
+                    try ChangeLog.record(db, account: owner, .fill, id, at: now)
+                case 2:
+                    try db.execute(sql: """
+                        INSERT INTO orders (id, account_id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status, filled_qty,
+                        avg_fill_price_ticks, reject_code, mode, not_after, created_at, updated_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, arguments: [id, owner, random.text(1...36), random.text(1...21), vocabulary(Components.Schemas.Side.allCases.map(\.rawValue)),
+                                         random.int64(), vocabulary(Components.Schemas.OrderType.allCases.map(\.rawValue)),
+                                         random.bool() ? ticks() : nil, vocabulary(Components.Schemas.TimeInForce.allCases.map(\.rawValue)),
+                                         vocabulary(Components.Schemas.OrderStatus.allCases.map(\.rawValue)), random.int64(),
+                                         random.bool() ? ticks() : nil, random.bool() ? random.text(1...16) : nil,
+                                         vocabulary(Components.Schemas.TradingMode.allCases.map(\.rawValue)), random.bool() ? time() : nil,
+                                         time(), time()])
+                    try ChangeLog.record(db, account: owner, .order, id, at: now)
+                default:
+                    // A change whose row is gone, or a tombstone.
+                    try ChangeLog.record(db, account: owner, random.pick([ChangeEntity.position, .fill, .order]), id, deleted: random.bool(), at: now)
+                }
+            }
+            return account
+        }
+        return (database, account)
+    }
+
     @Test func aPageReadsAsTheGeneratedTypesWouldHaveCarriedIt() throws {
         let (database, account) = try Self.awkwardDatabase()
         let json = try Self.page(database, account: account, after: 0, limit: 100)
-        let page = try SyncPageDecoding.decode(json)
+        let page = try SyncPageReader.decode(json)
         let expected = try Self.expectedChanges(database, account: account, after: 0, limit: 100)
         #expect(expected.count == 10)
         #expect(page.changes == expected)
@@ -103,7 +175,7 @@ import Testing
         let json = try Self.page(database, account: account, after: 0, limit: 100)
         // Re-encoded by the generated types (sorted keys, as the server's converter does), the
         // decoded page gives the same document: no key, value or absent optional differs.
-        let page = try SyncPageDecoding.decode(json)
+        let page = try SyncPageReader.decode(json)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let transcoder = RFC3339DateTranscoder()
@@ -138,7 +210,7 @@ import Testing
         let (database, account) = try Self.awkwardDatabase()
         var cursor: Int64 = 0, seen: [Components.Schemas.SyncChange] = []
         while true {
-            let page = try SyncPageDecoding.decode(try Self.page(database, account: account, after: cursor, limit: 3))
+            let page = try SyncPageReader.decode(try Self.page(database, account: account, after: cursor, limit: 3))
             #expect(page.changes == (try Self.expectedChanges(database, account: account, after: cursor, limit: 3)))
             seen += page.changes
             if page.changes.isEmpty { #expect(page.cursor == cursor) } else { #expect(page.cursor == page.changes.last?.seq) }
@@ -146,13 +218,13 @@ import Testing
             if !page.hasMore { break }
         }
         #expect(seen == (try Self.expectedChanges(database, account: account, after: 0, limit: 100)))
-        let first = try SyncPageDecoding.decode(try Self.page(database, account: account, after: 0, limit: 3))
+        let first = try SyncPageReader.decode(try Self.page(database, account: account, after: 0, limit: 3))
         #expect(first.total == Int64(seen.count), "a sync from the start is told how many changes it gets")
-        let second = try SyncPageDecoding.decode(try Self.page(database, account: account, after: first.cursor, limit: 3))
+        let second = try SyncPageReader.decode(try Self.page(database, account: account, after: first.cursor, limit: 3))
         #expect(second.total == nil)
-        let reset = try SyncPageDecoding.decode(try Self.page(database, account: account, after: 0, limit: 10, reset: true))
+        let reset = try SyncPageReader.decode(try Self.page(database, account: account, after: 0, limit: 10, reset: true))
         #expect(reset.reset && !reset.hasMore && reset.total == Int64(seen.count))
-        let empty = try SyncPageDecoding.decode(try Self.page(database, account: account, after: 1_000, limit: 10))
+        let empty = try SyncPageReader.decode(try Self.page(database, account: account, after: 1_000, limit: 10))
         #expect(empty.changes.isEmpty && empty.cursor == 1_000 && !empty.hasMore)
     }
 

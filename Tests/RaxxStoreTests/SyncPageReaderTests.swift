@@ -3,6 +3,7 @@ import GRDB
 import RaxxAPI
 import RaxxCore
 @testable import RaxxStore
+@testable import RaxxWire
 import Testing
 
 /// The fast page reader writes the same rows as the generated decoder followed by `apply(_:)`,

@@ -2,6 +2,7 @@ import Foundation
 import RaxxAPI
 import RaxxCore
 import RaxxDomain
+import RaxxWire
 
 /// The dead man's switch of a session (`POST /api/orders/cancel-after`), inside a trading
 /// transaction: armed or renewed for 5 to 600 seconds, it covers the orders the session places

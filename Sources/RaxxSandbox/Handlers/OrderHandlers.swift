@@ -2,6 +2,8 @@ import Foundation
 import RaxxAPI
 import RaxxCore
 import RaxxDomain
+import RaxxWire
+import Synchronization
 
 /// The `orders` tag: order entry on the paper engine, idempotent on client_order_id, refusing
 /// live trading and late arrivals, asking for a step-up above the notional threshold.
@@ -267,17 +269,16 @@ struct AuditedRefusal: Error {
 }
 
 /// Lost replies on demand, for tests of what a client does when it cannot know an order's fate.
-final class FaultInjector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lostReplies: Int
+final class FaultInjector: Sendable {
+    private let lostReplies: Mutex<Int>
 
-    init(loseOrderReplies: Int) { lostReplies = loseOrderReplies }
+    init(loseOrderReplies: Int) { lostReplies = Mutex(loseOrderReplies) }
 
     func loseThisReply() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard lostReplies > 0 else { return false }
-        lostReplies -= 1
-        return true
+        lostReplies.withLock { lostReplies in
+            guard lostReplies > 0 else { return false }
+            lostReplies -= 1
+            return true
+        }
     }
 }

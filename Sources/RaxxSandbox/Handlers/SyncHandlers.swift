@@ -2,6 +2,7 @@ import Foundation
 import RaxxAPI
 import RaxxCore
 import RaxxDomain
+import RaxxWire
 
 /// The read models (the spec's `read` tag): the portfolio snapshot, delta sync over the change
 /// log, and the checksum summary that lets a copy verify itself.
@@ -58,7 +59,7 @@ struct SyncHandlers: Sendable {
             box.fill(json)
             return .ok(.init(body: .json(.init(changes: [], cursor: 0, hasMore: false, reset: false, asOf: now))))
         }
-        return .ok(.init(body: .json(try SyncPageDecoding.decode(json))))
+        return .ok(.init(body: .json(try SyncPageReader.decode(json))))
     }
 
     // MARK: Summary

@@ -1,6 +1,7 @@
 import Foundation
 import RaxxAPI
 import RaxxDomain
+import RaxxWire
 
 /// An order as the paper engine works it.
 struct OrderState: Sendable, Equatable {
@@ -199,7 +200,7 @@ protocol TradingLedger {
 extension TradingLedger {
     /// The page of the account's changes after `seq`, decoded (for callers inside the sandbox).
     func changes(account: String, after seq: Int64, limit: Int) throws -> ChangePage {
-        let page = try SyncPageDecoding.decode(changePage(account: account, after: seq, limit: limit, reset: false, asOf: Date()))
+        let page = try SyncPageReader.decode(changePage(account: account, after: seq, limit: limit, reset: false, asOf: Date()))
         return ChangePage(changes: page.changes, hasMore: page.hasMore, lastSeq: page.changes.last?.seq)
     }
 

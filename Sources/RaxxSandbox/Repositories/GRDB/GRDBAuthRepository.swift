@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import RaxxAPI
 import RaxxCore
+import RaxxWire
 
 /// `HealthRepository` on SQLite.
 struct GRDBHealthRepository: HealthRepository {

@@ -5,6 +5,7 @@ import OpenAPIRuntime
 import RaxxAPI
 import RaxxCore
 import RaxxDomain
+import RaxxWire
 import Synchronization
 
 /// `DSRRepository` and `AuditTrailRepository` on SQLite: data-subject requests, exports, erasure
@@ -609,8 +610,8 @@ final class DecodedSubject: Sendable {
 
 /// An erasure's history under way: each chunk runs on the writer's queue and, once committed,
 /// enqueues the next. Its state is touched by one chunk at a time (each is enqueued by the one
-/// before it has finished), hence unchecked.
-private final class ErasureRun: @unchecked Sendable {
+/// before it has finished), so its mutex is never contended.
+private final class ErasureRun: Sendable {
     let writer: any DatabaseWriter
     let erasing: DecodedSubject
     let id: String
@@ -618,9 +619,13 @@ private final class ErasureRun: @unchecked Sendable {
     let pause: Duration
     let yield: ErasureYield
     let continuation: CheckedContinuation<Void, any Error>
-    var sizing: ErasureChunkSizing
-    var cursor: Int64 = 0
-    var started = ContinuousClock.now
+    private let state: Mutex<State>
+
+    private struct State {
+        var sizing: ErasureChunkSizing
+        var cursor: Int64 = 0
+        var started = ContinuousClock.now
+    }
 
     init(writer: any DatabaseWriter, erasing: DecodedSubject, id: String, rules: [ErasureRule], sizing: ErasureChunkSizing,
          pause: Duration, yield: ErasureYield, continuation: CheckedContinuation<Void, any Error>) {
@@ -628,7 +633,7 @@ private final class ErasureRun: @unchecked Sendable {
         self.erasing = erasing
         self.id = id
         self.rules = rules
-        self.sizing = sizing
+        self.state = Mutex(State(sizing: sizing))
         self.pause = pause
         self.yield = yield
         self.continuation = continuation
@@ -636,16 +641,21 @@ private final class ErasureRun: @unchecked Sendable {
 
     func next() {
         writer.asyncWrite({ [self] db -> ErasureChunk in
-            started = ContinuousClock.now
-            return try GRDBDSRRepository.eraseChunk(db, erasing: erasing, id: id, rules: rules, auditCursor: cursor, limit: sizing.rows)
+            let (cursor, limit): (Int64, Int) = state.withLock { state in
+                state.started = ContinuousClock.now
+                return (state.cursor, state.sizing.rows)
+            }
+            return try GRDBDSRRepository.eraseChunk(db, erasing: erasing, id: id, rules: rules, auditCursor: cursor, limit: limit)
         }, completion: { [self] _, result in
             // On the writer's queue, right after the chunk's commit: the time it held the lock.
             switch result {
             case .failure(let error):
                 continuation.resume(throwing: error)
             case .success(let chunk):
-                sizing.record(rows: chunk.rows, took: ContinuousClock.now - started)
-                cursor = chunk.auditCursor
+                state.withLock { state in
+                    state.sizing.record(rows: chunk.rows, took: ContinuousClock.now - state.started)
+                    state.cursor = chunk.auditCursor
+                }
                 let delay = yield.delay(fixedPause: pause)
                 if chunk.done {
                     continuation.resume()

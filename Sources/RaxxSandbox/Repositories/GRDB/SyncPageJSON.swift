@@ -4,6 +4,7 @@ import GRDBSQLite
 import RaxxAPI
 import RaxxCore
 import RaxxDomain
+import RaxxWire
 
 /// A page of delta sync written as the spec's `SyncPage` JSON straight from SQLite's rows: the
 /// change log read by an index range (account, seq) and joined to each change's row, each value
@@ -107,22 +108,22 @@ enum SyncPageJSON {
     /// avg_price, id, qty, symbol, updated_at.
     private static func position(_ s: OpaquePointer, to out: inout [UInt8]) {
         out += Keys.avgPrice; money(s, 7, to: &out)
-        out += Keys.idFirst; text(s, 4, to: &out)
-        out += Keys.qty; RFC3339.appendDigits(sqlite3_column_int64(s, 6), to: &out)
-        out += Keys.symbol; text(s, 5, to: &out)
-        out += Keys.updatedAt; date(s, 8, to: &out)
+        out += Keys.positionID; text(s, 4, to: &out)
+        out += Keys.positionQty; RFC3339.appendDigits(sqlite3_column_int64(s, 6), to: &out)
+        out += Keys.positionSymbol; text(s, 5, to: &out)
+        out += Keys.positionUpdatedAt; date(s, 8, to: &out)
         out.append(UInt8(ascii: "}"))
     }
 
     /// filled_at, id, order_id, price, qty, side, symbol.
     private static func fill(_ s: OpaquePointer, to out: inout [UInt8]) {
         out += Keys.filledAt; date(s, 15, to: &out)
-        out += Keys.id; text(s, 9, to: &out)
+        out += Keys.fillID; text(s, 9, to: &out)
         out += Keys.orderID; text(s, 10, to: &out)
         out += Keys.price; money(s, 14, to: &out)
-        out += Keys.qty; RFC3339.appendDigits(sqlite3_column_int64(s, 13), to: &out)
-        out += Keys.side; out += Vocabulary.side.quoted[Vocabulary.side.pick(s, 12)]
-        out += Keys.symbol; text(s, 11, to: &out)
+        out += Keys.fillQty; RFC3339.appendDigits(sqlite3_column_int64(s, 13), to: &out)
+        out += Keys.fillSide; out += Vocabulary.side.quoted[Vocabulary.side.pick(s, 12)]
+        out += Keys.fillSymbol; text(s, 11, to: &out)
         out.append(UInt8(ascii: "}"))
     }
 
@@ -136,7 +137,7 @@ enum SyncPageJSON {
         out += Keys.clientOrderID; text(s, 17, to: &out)
         out += Keys.createdAt; date(s, 30, to: &out)
         out += Keys.filledQty; RFC3339.appendDigits(sqlite3_column_int64(s, 25), to: &out)
-        out += Keys.id; text(s, 16, to: &out)
+        out += Keys.orderKeyID; text(s, 16, to: &out)
         if sqlite3_column_type(s, 22) != SQLITE_NULL { out += Keys.limitPrice; money(s, 22, to: &out) }
         out += Keys.mode; out += Vocabulary.mode.quoted[Vocabulary.mode.pick(s, 28)]
         if sqlite3_column_type(s, 29) != SQLITE_NULL { out += Keys.notAfter; date(s, 29, to: &out) }
@@ -217,44 +218,55 @@ enum SyncPageJSON {
         static let mode = Vocabulary(Components.Schemas.TradingMode.allCases.map(\.rawValue), fallback: "paper")
     }
 
-    /// The fixed pieces of the JSON: the page's fields in key order, then its changes; each
-    /// change's keys in order.
+    /// The fixed pieces of the JSON, from the wire's table of keys: the page's fields in key order,
+    /// then its changes; each change's keys in order.
     enum Keys {
-        static let pageStart = Array(#"{"as_of":""#.utf8)
-        static let cursor = Array(#"","cursor":"#.utf8)
-        static let changes = Array(#","changes":"#.utf8)
-        static let hasMoreTrue = Array(#","has_more":true"#.utf8)
-        static let hasMoreFalse = Array(#","has_more":false"#.utf8)
-        static let resetTrue = Array(#","reset":true"#.utf8)
-        static let resetFalse = Array(#","reset":false"#.utf8)
-        static let total = Array(#","total":"#.utf8)
-        static let entity = Array(#"{"entity":"#.utf8)
-        static let fill = Array(#","fill":{"#.utf8)
-        static let id = Array(#","id":"#.utf8)
-        static let idFirst = Array(#","id":"#.utf8)
-        static let opUpsert = Array(#","op":"upsert""#.utf8)
-        static let opDelete = Array(#","op":"delete""#.utf8)
-        static let order = Array(#","order":"#.utf8)
-        static let position = Array(#","position":{"#.utf8)
-        static let seq = Array(#","seq":"#.utf8)
-        static let avgPrice = Array(#""avg_price":"#.utf8)
-        static let filledAt = Array(#""filled_at":"#.utf8)
-        static let orderID = Array(#","order_id":"#.utf8)
-        static let price = Array(#","price":"#.utf8)
-        static let qty = Array(#","qty":"#.utf8)
-        static let side = Array(#","side":"#.utf8)
-        static let symbol = Array(#","symbol":"#.utf8)
-        static let updatedAt = Array(#","updated_at":"#.utf8)
-        static let avgFillPrice = Array(#""avg_fill_price":"#.utf8)
-        static let clientOrderID = Array(#""client_order_id":"#.utf8)
-        static let createdAt = Array(#","created_at":"#.utf8)
-        static let filledQty = Array(#","filled_qty":"#.utf8)
-        static let limitPrice = Array(#","limit_price":"#.utf8)
-        static let mode = Array(#","mode":"#.utf8)
-        static let notAfter = Array(#","not_after":"#.utf8)
-        static let rejectCode = Array(#","reject_code":"#.utf8)
-        static let status = Array(#","status":"#.utf8)
-        static let tif = Array(#","tif":"#.utf8)
-        static let type = Array(#","type":"#.utf8)
+        typealias K = WireKeys
+        static let pageStart = Array("{".utf8) + K.fragment(K.Page.asOf, first: true) + Array("\"".utf8)
+        static let cursor = Array("\"".utf8) + K.fragment(K.Page.cursor)
+        static let changes = K.fragment(K.Page.changes)
+        static let hasMoreTrue = K.fragment(K.Page.hasMore) + Array("true".utf8)
+        static let hasMoreFalse = K.fragment(K.Page.hasMore) + Array("false".utf8)
+        static let resetTrue = K.fragment(K.Page.reset) + Array("true".utf8)
+        static let resetFalse = K.fragment(K.Page.reset) + Array("false".utf8)
+        static let total = K.fragment(K.Page.total)
+        static let entity = Array("{".utf8) + K.fragment(K.Change.entity, first: true)
+        static let fill = K.fragment(K.Change.fill) + Array("{".utf8)
+        static let id = K.fragment(K.Change.id)
+        static let opUpsert = K.fragment(K.Change.op) + quoted(Components.Schemas.SyncChange.OpPayload.upsert.rawValue)
+        static let opDelete = K.fragment(K.Change.op) + quoted(Components.Schemas.SyncChange.OpPayload.delete.rawValue)
+        static let order = K.fragment(K.Change.order)
+        static let position = K.fragment(K.Change.position) + Array("{".utf8)
+        static let seq = K.fragment(K.Change.seq)
+        static let avgPrice = K.fragment(K.Position.avgPrice, first: true)
+        static let positionID = K.fragment(K.Position.id)
+        static let positionQty = K.fragment(K.Position.qty)
+        static let positionSymbol = K.fragment(K.Position.symbol)
+        static let positionUpdatedAt = K.fragment(K.Position.updatedAt)
+        static let filledAt = K.fragment(K.Fill.filledAt, first: true)
+        static let fillID = K.fragment(K.Fill.id)
+        static let orderID = K.fragment(K.Fill.orderID)
+        static let price = K.fragment(K.Fill.price)
+        static let fillQty = K.fragment(K.Fill.qty)
+        static let fillSide = K.fragment(K.Fill.side)
+        static let fillSymbol = K.fragment(K.Fill.symbol)
+        static let avgFillPrice = K.fragment(K.Order.avgFillPrice, first: true)
+        static let clientOrderID = K.fragment(K.Order.clientOrderID, first: true)
+        static let createdAt = K.fragment(K.Order.createdAt)
+        static let filledQty = K.fragment(K.Order.filledQty)
+        static let orderKeyID = K.fragment(K.Order.id)
+        static let limitPrice = K.fragment(K.Order.limitPrice)
+        static let mode = K.fragment(K.Order.mode)
+        static let notAfter = K.fragment(K.Order.notAfter)
+        static let qty = K.fragment(K.Order.qty)
+        static let rejectCode = K.fragment(K.Order.rejectCode)
+        static let side = K.fragment(K.Order.side)
+        static let status = K.fragment(K.Order.status)
+        static let symbol = K.fragment(K.Order.symbol)
+        static let tif = K.fragment(K.Order.tif)
+        static let type = K.fragment(K.Order.type)
+        static let updatedAt = K.fragment(K.Order.updatedAt)
+
+        static func quoted(_ value: String) -> [UInt8] { Array("\"\(value)\"".utf8) }
     }
 }

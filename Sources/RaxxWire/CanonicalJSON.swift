@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import RaxxCore
 
 /// The canonical form of an action, so that a step-up can be bound to exactly that action:
 /// JSON with sorted keys and no insignificant white space, hashed with SHA-256, base64url.

@@ -1,5 +1,6 @@
 import Foundation
-@testable import RaxxCore
+import RaxxCore
+@testable import RaxxWire
 import Testing
 
 /// Reading timestamps: the common shape by hand, the same Date as the ISO 8601 parse; anything

@@ -22,17 +22,12 @@ public enum SyncPageReader {
     /// Decodes a page as the generated client does (JSONDecoder, dates by the shared transcoder):
     /// for the pages the fast reader leaves alone.
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws -> Components.Schemas.SyncPage {
-        try generatedDecoder().decode(Components.Schemas.SyncPage.self, from: Data(bytes))
+        try WireJSON.decoder().decode(Components.Schemas.SyncPage.self, from: Data(bytes))
     }
 
-    /// A JSONDecoder reading dates as the generated client does (the shared transcoder): for what
-    /// the fast readers leave alone.
-    static func generatedDecoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            try RFC3339DateTranscoder().decode(try decoder.singleValueContainer().decode(String.self))
-        }
-        return decoder
+    /// As `decode(_:)`, for a page's bytes in an array.
+    public static func decode(_ bytes: [UInt8]) throws -> Components.Schemas.SyncPage {
+        try WireJSON.decoder().decode(Components.Schemas.SyncPage.self, from: Data(bytes))
     }
 
     /// The page's own fields (its changes are read while they are applied).
@@ -47,29 +42,31 @@ public enum SyncPageReader {
 
     public enum Entity: Sendable { case position, fill, order }
 
-    /// One change, its strings as byte ranges of the page.
-    struct Change {
-        var seq: Int64?
-        var entity: Entity?
-        var delete: Bool?
-        var id: Range<Int>?
-        var position: Position?
-        var fill: Fill?
-        var order: Order?
+    /// One change, its strings as byte ranges of the page (seq, entity, op and id always there
+    /// once read).
+    public struct Change {
+        public internal(set) var seq: Int64?
+        public internal(set) var entity: Entity?
+        public internal(set) var delete: Bool?
+        public internal(set) var id: Range<Int>?
+        public internal(set) var position: Position?
+        public internal(set) var fill: Fill?
+        public internal(set) var order: Order?
     }
 
-    struct Position {
-        var id: Range<Int>, symbol: Range<Int>, qty: Int64, avgPrice: Range<Int>, updatedAt: Double
+    public struct Position {
+        public let id: Range<Int>, symbol: Range<Int>, qty: Int64, avgPrice: Range<Int>, updatedAt: Date
     }
 
-    struct Fill {
-        var id: Range<Int>, orderID: Range<Int>, symbol: Range<Int>, side: Range<Int>, qty: Int64, price: Range<Int>, filledAt: Double
+    public struct Fill {
+        public let id: Range<Int>, orderID: Range<Int>, symbol: Range<Int>, side: Range<Int>, qty: Int64, price: Range<Int>
+        public let filledAt: Date
     }
 
-    struct Order {
-        var id: Range<Int>, clientOrderID: Range<Int>, symbol: Range<Int>, side: Range<Int>, qty: Int64, type: Range<Int>
-        var limitPrice: Range<Int>?, tif: Range<Int>, status: Range<Int>, filledQty: Int64, avgFillPrice: Range<Int>?
-        var rejectCode: Range<Int>?, mode: Range<Int>, notAfter: Date?, createdAt: Date, updatedAt: Date
+    public struct Order {
+        public let id: Range<Int>, clientOrderID: Range<Int>, symbol: Range<Int>, side: Range<Int>, qty: Int64, type: Range<Int>
+        public let limitPrice: Range<Int>?, tif: Range<Int>, status: Range<Int>, filledQty: Int64, avgFillPrice: Range<Int>?
+        public let rejectCode: Range<Int>?, mode: Range<Int>, notAfter: Date?, createdAt: Date, updatedAt: Date
     }
 
     /// The page's fields, and where its changes start. When all the fields come before the
@@ -82,7 +79,7 @@ public enum SyncPageReader {
         do {
             try r.object { r, key in
                 switch key {
-                case "changes":
+                case WireKeys.Page.changes:
                     guard changes == nil else { throw r.unsupported("changes twice") }
                     r.skipWhitespace()
                     let start = r.i
@@ -95,11 +92,11 @@ public enum SyncPageReader {
                     // Only its end is found here; its grammar is checked when the changes are read.
                     try r.skipBrackets()
                     changes = start..<r.i
-                case "cursor": try once(&cursor, r.int64(), r)
-                case "has_more": try once(&hasMore, r.bool(), r)
-                case "reset": try once(&reset, r.bool(), r)
-                case "as_of": try once(&asOf, r.dateValue(), r)
-                case "total": try once(&total, r.nullable { try $0.int64() }, r)
+                case WireKeys.Page.cursor: try once(&cursor, r.int64(), r)
+                case WireKeys.Page.hasMore: try once(&hasMore, r.bool(), r)
+                case WireKeys.Page.reset: try once(&reset, r.bool(), r)
+                case WireKeys.Page.asOf: try once(&asOf, r.dateValue(), r)
+                case WireKeys.Page.total: try once(&total, r.nullable { try $0.int64() }, r)
                 default: try r.skipValue()
                 }
             }
@@ -121,10 +118,10 @@ public enum SyncPageReader {
     public struct Outline: Sendable {
         public let header: Header
         /// Where the changes' array starts.
-        let changesStart: Int
+        public let changesStart: Int
         /// Where it ends, when the fields after it were read; nil when the reading stopped at the
         /// changes, every page field having come before them (`changes` checks that none follows).
-        let changesEnd: Int?
+        public let changesEnd: Int?
     }
 
     /// Reads the fields of the page in `bytes` (its changes only found: their start, and their end
@@ -137,6 +134,13 @@ public enum SyncPageReader {
     /// Reads the fields of the page in `bytes`.
     public static func header(of bytes: UnsafeRawBufferPointer) throws -> Header {
         try outline(of: bytes).header
+    }
+
+    /// Calls `body` with each change of the page in `json` (whose outline is `outline`), in order;
+    /// answers their count. A change's byte ranges are offsets into `json`.
+    public static func changes(in json: UnsafeRawBufferPointer, of outline: Outline, _ body: (Change) throws -> Void) throws -> Int {
+        var reader = Reader(json)
+        return try changes(&reader, of: outline, body)
     }
 
     /// Calls `body` with each change of the page, in order; answers their count. When the outline
@@ -161,7 +165,8 @@ public enum SyncPageReader {
                 let key = r.bytes(try r.string())
                 try r.expect(UInt8(ascii: ":"))
                 switch key {
-                case "changes", "cursor", "has_more", "reset", "as_of", "total": throw r.unsupported("a page field after the changes")
+                case WireKeys.Page.changes, WireKeys.Page.cursor, WireKeys.Page.hasMore, WireKeys.Page.reset, WireKeys.Page.asOf,
+                     WireKeys.Page.total: throw r.unsupported("a page field after the changes")
                 default: try r.skipValue()
                 }
             case UInt8(ascii: "}"):
@@ -180,8 +185,8 @@ public enum SyncPageReader {
         var position: Position??, fill: Fill??, order: Order??
         try r.object { r, key in
             switch key {
-            case "seq": try once(&c.seq, r.int64(), r)
-            case "entity":
+            case WireKeys.Change.seq: try once(&c.seq, r.int64(), r)
+            case WireKeys.Change.entity:
                 let value = try r.string()
                 guard c.entity == nil else { throw r.unsupported("entity twice") }
                 switch r.bytes(value) {
@@ -190,7 +195,7 @@ public enum SyncPageReader {
                 case "order": c.entity = .order
                 default: throw r.unsupported("an unknown entity")
                 }
-            case "op":
+            case WireKeys.Change.op:
                 let value = try r.string()
                 guard c.delete == nil else { throw r.unsupported("op twice") }
                 switch r.bytes(value) {
@@ -198,10 +203,10 @@ public enum SyncPageReader {
                 case "delete": c.delete = true
                 default: throw r.unsupported("an unknown op")
                 }
-            case "id": try once(&c.id, r.string(), r)
-            case "position": try once(&position, r.nullable { try Self.position(&$0) }, r)
-            case "fill": try once(&fill, r.nullable { try Self.fill(&$0) }, r)
-            case "order": try once(&order, r.nullable { try Self.order(&$0) }, r)
+            case WireKeys.Change.id: try once(&c.id, r.string(), r)
+            case WireKeys.Change.position: try once(&position, r.nullable { try Self.position(&$0) }, r)
+            case WireKeys.Change.fill: try once(&fill, r.nullable { try Self.fill(&$0) }, r)
+            case WireKeys.Change.order: try once(&order, r.nullable { try Self.order(&$0) }, r)
             default: try r.skipValue()
             }
         }
@@ -213,14 +218,14 @@ public enum SyncPageReader {
     }
 
     static func position(_ r: inout Reader) throws -> Position {
-        var id: Range<Int>?, symbol: Range<Int>?, qty: Int64?, avgPrice: Range<Int>?, updatedAt: Double?
+        var id: Range<Int>?, symbol: Range<Int>?, qty: Int64?, avgPrice: Range<Int>?, updatedAt: Date?
         try r.object { r, key in
             switch key {
-            case "id": try once(&id, r.string(), r)
-            case "symbol": try once(&symbol, r.string(), r)
-            case "qty": try once(&qty, r.int64(), r)
-            case "avg_price": try once(&avgPrice, r.string(), r)
-            case "updated_at": try once(&updatedAt, r.date(), r)
+            case WireKeys.Position.id: try once(&id, r.string(), r)
+            case WireKeys.Position.symbol: try once(&symbol, r.string(), r)
+            case WireKeys.Position.qty: try once(&qty, r.int64(), r)
+            case WireKeys.Position.avgPrice: try once(&avgPrice, r.string(), r)
+            case WireKeys.Position.updatedAt: try once(&updatedAt, r.dateValue(), r)
             default: try r.skipValue()
             }
         }
@@ -230,16 +235,16 @@ public enum SyncPageReader {
 
     static func fill(_ r: inout Reader) throws -> Fill {
         var id: Range<Int>?, orderID: Range<Int>?, symbol: Range<Int>?, side: Range<Int>?, qty: Int64?, price: Range<Int>?
-        var filledAt: Double?
+        var filledAt: Date?
         try r.object { r, key in
             switch key {
-            case "id": try once(&id, r.string(), r)
-            case "order_id": try once(&orderID, r.string(), r)
-            case "symbol": try once(&symbol, r.string(), r)
-            case "side": try once(&side, r.member(of: Enums.side), r)
-            case "qty": try once(&qty, r.int64(), r)
-            case "price": try once(&price, r.string(), r)
-            case "filled_at": try once(&filledAt, r.date(), r)
+            case WireKeys.Fill.id: try once(&id, r.string(), r)
+            case WireKeys.Fill.orderID: try once(&orderID, r.string(), r)
+            case WireKeys.Fill.symbol: try once(&symbol, r.string(), r)
+            case WireKeys.Fill.side: try once(&side, r.member(of: Enums.side), r)
+            case WireKeys.Fill.qty: try once(&qty, r.int64(), r)
+            case WireKeys.Fill.price: try once(&price, r.string(), r)
+            case WireKeys.Fill.filledAt: try once(&filledAt, r.dateValue(), r)
             default: try r.skipValue()
             }
         }
@@ -255,22 +260,22 @@ public enum SyncPageReader {
         var rejectCode: Range<Int>??, mode: Range<Int>?, notAfter: Date??, createdAt: Date?, updatedAt: Date?
         try r.object { r, key in
             switch key {
-            case "id": try once(&id, r.string(), r)
-            case "client_order_id": try once(&clientOrderID, r.string(), r)
-            case "symbol": try once(&symbol, r.string(), r)
-            case "side": try once(&side, r.member(of: Enums.side), r)
-            case "qty": try once(&qty, r.int64(), r)
-            case "type": try once(&type, r.member(of: Enums.orderType), r)
-            case "limit_price": try once(&limitPrice, r.nullable { try $0.string() }, r)
-            case "tif": try once(&tif, r.member(of: Enums.tif), r)
-            case "status": try once(&status, r.member(of: Enums.status), r)
-            case "filled_qty": try once(&filledQty, r.int64(), r)
-            case "avg_fill_price": try once(&avgFillPrice, r.nullable { try $0.string() }, r)
-            case "reject_code": try once(&rejectCode, r.nullable { try $0.string() }, r)
-            case "mode": try once(&mode, r.member(of: Enums.mode), r)
-            case "not_after": try once(&notAfter, r.nullable { try $0.dateValue() }, r)
-            case "created_at": try once(&createdAt, r.dateValue(), r)
-            case "updated_at": try once(&updatedAt, r.dateValue(), r)
+            case WireKeys.Order.id: try once(&id, r.string(), r)
+            case WireKeys.Order.clientOrderID: try once(&clientOrderID, r.string(), r)
+            case WireKeys.Order.symbol: try once(&symbol, r.string(), r)
+            case WireKeys.Order.side: try once(&side, r.member(of: Enums.side), r)
+            case WireKeys.Order.qty: try once(&qty, r.int64(), r)
+            case WireKeys.Order.type: try once(&type, r.member(of: Enums.orderType), r)
+            case WireKeys.Order.limitPrice: try once(&limitPrice, r.nullable { try $0.string() }, r)
+            case WireKeys.Order.tif: try once(&tif, r.member(of: Enums.tif), r)
+            case WireKeys.Order.status: try once(&status, r.member(of: Enums.status), r)
+            case WireKeys.Order.filledQty: try once(&filledQty, r.int64(), r)
+            case WireKeys.Order.avgFillPrice: try once(&avgFillPrice, r.nullable { try $0.string() }, r)
+            case WireKeys.Order.rejectCode: try once(&rejectCode, r.nullable { try $0.string() }, r)
+            case WireKeys.Order.mode: try once(&mode, r.member(of: Enums.mode), r)
+            case WireKeys.Order.notAfter: try once(&notAfter, r.nullable { try $0.dateValue() }, r)
+            case WireKeys.Order.createdAt: try once(&createdAt, r.dateValue(), r)
+            case WireKeys.Order.updatedAt: try once(&updatedAt, r.dateValue(), r)
             default: try r.skipValue()
             }
         }
@@ -467,10 +472,6 @@ public enum SyncPageReader {
         }
 
         /// A date-time string, read as the generated client reads it (the shared transcoder).
-        mutating func date() throws -> Double {
-            try dateValue().timeIntervalSince1970
-        }
-
         mutating func dateValue() throws -> Date {
             let range = try string()
             guard let date = RFC3339.date(utf8: UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count)) else {

@@ -1,5 +1,6 @@
 import Foundation
 import RaxxCore
+import RaxxWire
 import Testing
 
 @Suite struct JSONEscapingTests {

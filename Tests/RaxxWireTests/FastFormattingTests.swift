@@ -1,5 +1,6 @@
 import Foundation
 import RaxxCore
+import RaxxWire
 import Testing
 
 #if canImport(Glibc)

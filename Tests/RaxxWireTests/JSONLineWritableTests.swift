@@ -1,5 +1,6 @@
 import Foundation
 import RaxxCore
+import RaxxWire
 import Testing
 
 /// A record written by `JSONLineWriter` reads as `JSONLines.line` (JSONEncoder) writes it.

@@ -1,6 +1,6 @@
 import Foundation
 import RaxxAPI
-@testable import RaxxStore
+@testable import RaxxWire
 import Testing
 
 /// An order answer reads the same through the fast reader as through the generated decoder, and

@@ -6,11 +6,11 @@
 /// Only for text already known to be one well-formed JSON object (JSONSerialization read the line
 /// first): the scan answers nil at anything it does not expect, and the caller falls back to
 /// writing the parsed value out again.
-enum JSONMember {
+public enum JSONMember {
     /// The compact bytes of the value of the top-level member `name` (the last one, when it is
     /// given twice, as JSONSerialization keeps the last), or nil when there is none or the scan
     /// meets something unexpected.
-    static func compactValue(named name: String, in text: [UInt8]) -> [UInt8]? {
+    public static func compactValue(named name: String, in text: [UInt8]) -> [UInt8]? {
         text.withUnsafeBufferPointer { buffer in
             var scanner = Scanner(bytes: buffer)
             return scanner.member(Array(name.utf8))
