@@ -6,9 +6,11 @@ import NIOPosix
 import NIOSSL
 import RaxxAPNs
 import ServiceLifecycle
+import Synchronization
 
 /// What `raxx-sandbox apns` is started with. (Unchecked: swift-crypto's public keys are immutable
 /// values it does not mark Sendable yet.)
+// @unchecked: holds swift-crypto's P256 public keys, which are not marked Sendable.
 public struct APNsEndpointConfiguration: @unchecked Sendable {
     public var host = "127.0.0.1"
     public var port = 0
@@ -47,16 +49,19 @@ public struct APNsEndpointConfiguration: @unchecked Sendable {
 /// APNs does and playing scripted failures. `start()` binds and writes ca.pem; `stop()` closes
 /// the listener and the connections and flushes the log. As a `Service`, it runs until the
 /// service group's graceful shutdown (SIGINT/SIGTERM in `raxx-sandbox apns`).
-public final class APNsEndpoint: Service, @unchecked Sendable {
+public final class APNsEndpoint: Service, Sendable {
     public let configuration: APNsEndpointConfiguration
     public let desk: PushDesk
     public let identity: TLSIdentity
     private let group: MultiThreadedEventLoopGroup
-    private let lock = NSLock()
-    private var serverChannel: (any Channel)?
-    private var connections: [ObjectIdentifier: any Channel] = [:]
-    private var connectionCount = 0
-    private var stopped = false
+    private let state = Mutex(State())
+
+    private struct State {
+        var serverChannel: (any Channel)?
+        var connections: [ObjectIdentifier: any Channel] = [:]
+        var connectionCount = 0
+        var stopped = false
+    }
 
     public init(configuration: APNsEndpointConfiguration, clock: @escaping @Sendable () -> Date = { Date() }) throws {
         self.configuration = configuration
@@ -120,7 +125,7 @@ public final class APNsEndpoint: Service, @unchecked Sendable {
                 }
             }
         let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
-        lock.withLock { serverChannel = channel }
+        state.withLock { $0.serverChannel = channel }
         return channel.localAddress?.port ?? configuration.port
     }
 
@@ -132,10 +137,10 @@ public final class APNsEndpoint: Service, @unchecked Sendable {
 
     /// Closes the listener and every connection, flushes and closes the log, ends the event loops.
     public func stop() async {
-        let (first, server, open): (Bool, (any Channel)?, [any Channel]) = lock.withLock {
-            guard !stopped else { return (false, nil, []) }
-            stopped = true
-            return (true, serverChannel, Array(connections.values))
+        let (first, server, open): (Bool, (any Channel)?, [any Channel]) = state.withLock { state in
+            guard !state.stopped else { return (false, nil, []) }
+            state.stopped = true
+            return (true, state.serverChannel, Array(state.connections.values))
         }
         guard first else { return }
         try? await server?.close().get()
@@ -147,11 +152,11 @@ public final class APNsEndpoint: Service, @unchecked Sendable {
     /// Counts a new connection and tracks it until it closes.
     private func register(_ channel: any Channel) -> Int {
         let id = ObjectIdentifier(channel)
-        let number: Int? = lock.withLock {
-            guard !stopped else { return nil }
-            connectionCount += 1
-            connections[id] = channel
-            return connectionCount
+        let number: Int? = state.withLock { state in
+            guard !state.stopped else { return nil }
+            state.connectionCount += 1
+            state.connections[id] = channel
+            return state.connectionCount
         }
         guard let number else {
             channel.close(promise: nil)
@@ -159,13 +164,13 @@ public final class APNsEndpoint: Service, @unchecked Sendable {
         }
         channel.closeFuture.whenComplete { [weak self] _ in
             guard let self else { return }
-            _ = self.lock.withLock { self.connections.removeValue(forKey: id) }
+            _ = self.state.withLock { $0.connections.removeValue(forKey: id) }
         }
         return number
     }
 
     /// Connections accepted so far.
-    public var connectionsAccepted: Int { lock.withLock { connectionCount } }
+    public var connectionsAccepted: Int { state.withLock { $0.connectionCount } }
 }
 
 /// Closes a connection on an error the HTTP/2 or TLS layer could not handle itself — except after

@@ -1,17 +1,17 @@
 import Foundation
 import RaxxAPNs
+import Synchronization
 
 /// Failures the endpoint plays on purpose, for tests and benchmarks of clients:
 /// device tokens that answer 410 Unregistered, and a seeded share of otherwise valid pushes that
 /// answer 429 TooManyRequests, 500 InternalServerError or 503 ServiceUnavailable.
-public final class FailureScript: @unchecked Sendable {
+public final class FailureScript: Sendable {
     /// Unregistered device tokens (lowercased) with APNs's timestamp in milliseconds, or nil for "now".
     public let unregistered: [String: Int64?]
     /// The share of valid pushes that fail, 0...1.
     public let failRate: Double
 
-    private let lock = NSLock()
-    private var dice: SplitMix64
+    private let dice: Mutex<SplitMix64>
 
     /// The answers a failing push gets, in the dice's order.
     public static let failures: [APNsReason] = [.tooManyRequests, .internalServerError, .serviceUnavailable]
@@ -19,7 +19,7 @@ public final class FailureScript: @unchecked Sendable {
     public init(unregistered: [String: Int64?] = [:], failRate: Double = 0, seed: UInt64 = 0) {
         self.unregistered = Dictionary(unregistered.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
         self.failRate = min(max(failRate, 0), 1)
-        self.dice = SplitMix64(seed: seed)
+        self.dice = Mutex(SplitMix64(seed: seed))
     }
 
     /// The timestamp (ms) to answer 410 with, when `deviceToken` is scripted as unregistered.
@@ -31,7 +31,7 @@ public final class FailureScript: @unchecked Sendable {
     /// Rolls the dice for one otherwise valid push: the failure it gets, or nil.
     public func roll() -> APNsReason? {
         guard failRate > 0 else { return nil }
-        return lock.withLock {
+        return dice.withLock { dice in
             let draw = Double(dice.next() >> 11) / Double(1 << 53)
             guard draw < failRate else { return nil }
             return Self.failures[Int(dice.next() % UInt64(Self.failures.count))]

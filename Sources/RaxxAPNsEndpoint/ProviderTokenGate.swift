@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import RaxxAPNs
+import Synchronization
 
 /// APNs's rules for provider tokens, with the history they need:
 /// - the ES256 signature verifies against the public key registered for the token's `kid`, and
@@ -14,6 +15,7 @@ import RaxxAPNs
 ///   ExpiredProviderToken from then on, so a test can see a client refresh once.
 ///
 /// Each distinct token is verified once (ECDSA per push would cap the rate); the verdict is kept.
+// @unchecked: swift-crypto's P256 public keys are immutable but not marked Sendable; the mutable state is in a Mutex.
 public final class ProviderTokenGate: @unchecked Sendable {
     public let teamID: String
     public let keys: [String: P256.Signing.PublicKey]
@@ -21,13 +23,16 @@ public final class ProviderTokenGate: @unchecked Sendable {
     /// How far in the future an `iat` may be, for clocks that disagree a little.
     public let allowedSkew: Int64
 
-    private let lock = NSLock()
-    /// Tokens whose signature and issuer verified, by their compact form.
-    private var tokens: [String: TokenRecord] = [:]
-    /// Tokens refused for their form, key or signature (bounded: cleared when it grows large).
-    private var refused: [String: APNsReason] = [:]
-    /// Per key: the token now in use and whether its next new token is exempt from the 20 minutes.
-    private var keyState: [String: KeyState] = [:]
+    private let state = Mutex(State())
+
+    private struct State {
+        /// Tokens whose signature and issuer verified, by their compact form.
+        var tokens: [String: TokenRecord] = [:]
+        /// Tokens refused for their form, key or signature (bounded: cleared when it grows large).
+        var refused: [String: APNsReason] = [:]
+        /// Per key: the token now in use and whether its next new token is exempt from the 20 minutes.
+        var keyState: [String: KeyState] = [:]
+    }
 
     private struct TokenRecord {
         var token: ProviderToken
@@ -63,9 +68,9 @@ public final class ProviderTokenGate: @unchecked Sendable {
     /// `connectionKeyID` (nil before its first admitted push).
     public func admit(_ compact: String, now: Int64, connectionKeyID: String?) -> Result<Admission, PushRefusal> {
         enum Known { case valid(TokenRecord), refused(APNsReason), unknown }
-        let known: Known = lock.withLock {
-            if let reason = refused[compact] { return .refused(reason) }
-            return tokens[compact].map(Known.valid) ?? .unknown
+        let known: Known = state.withLock { state in
+            if let reason = state.refused[compact] { return .refused(reason) }
+            return state.tokens[compact].map(Known.valid) ?? .unknown
         }
         let record: TokenRecord
         switch known {
@@ -77,9 +82,9 @@ public final class ProviderTokenGate: @unchecked Sendable {
             // Verified outside the lock: other connections go on meanwhile.
             switch verify(compact) {
             case .failure(let refusal):
-                lock.withLock {
-                    if refused.count >= 4096 { refused.removeAll(keepingCapacity: true) }
-                    refused[compact] = refusal.reason
+                state.withLock { state in
+                    if state.refused.count >= 4096 { state.refused.removeAll(keepingCapacity: true) }
+                    state.refused[compact] = refusal.reason
                 }
                 return .failure(refusal)
             case .success(let token):
@@ -90,23 +95,23 @@ public final class ProviderTokenGate: @unchecked Sendable {
         if let connectionKeyID, connectionKeyID != token.keyID { return .failure(.init(.unrelatedKeyIdInToken)) }
         if token.issuedAt > now + allowedSkew { return .failure(.init(.invalidProviderToken)) }
 
-        return lock.withLock { () -> Result<Admission, PushRefusal> in
-            var record = tokens[compact] ?? record
-            defer { tokens[compact] = record }
+        return state.withLock { state -> Result<Admission, PushRefusal> in
+            var record = state.tokens[compact] ?? record
+            defer { state.tokens[compact] = record }
             let expiredByScript = expireAfter.map { record.accepted >= $0 } ?? false
             if now - token.issuedAt > ProviderToken.maxAge || expiredByScript {
-                if keyState[token.keyID]?.current == compact { keyState[token.keyID]?.refreshExempt = true }
+                if state.keyState[token.keyID]?.current == compact { state.keyState[token.keyID]?.refreshExempt = true }
                 return .failure(.init(.expiredProviderToken))
             }
             if !record.adopted {
                 // A new token for its key: at most one every 20 minutes, unless the key's token was
                 // just answered ExpiredProviderToken.
-                if let state = keyState[token.keyID], !state.refreshExempt,
-                   now - state.adoptedAt < ProviderToken.minRefreshInterval {
+                if let key = state.keyState[token.keyID], !key.refreshExempt,
+                   now - key.adoptedAt < ProviderToken.minRefreshInterval {
                     return .failure(.init(.tooManyProviderTokenUpdates))
                 }
                 record.adopted = true
-                keyState[token.keyID] = KeyState(current: compact, adoptedAt: now)
+                state.keyState[token.keyID] = KeyState(current: compact, adoptedAt: now)
             }
             return .success(Admission(keyID: token.keyID, issuedAt: token.issuedAt, compact: compact))
         }
@@ -115,7 +120,7 @@ public final class ProviderTokenGate: @unchecked Sendable {
     /// Counts an accepted push against its token (for `expireAfter`).
     public func noteAccepted(_ admission: Admission) {
         guard expireAfter != nil else { return }
-        lock.withLock { tokens[admission.compact]?.accepted += 1 }
+        state.withLock { $0.tokens[admission.compact]?.accepted += 1 }
     }
 
     private func verify(_ compact: String) -> Result<ProviderToken, PushRefusal> {

@@ -5,6 +5,7 @@ import NIOHTTP2
 import RaxxAPNs
 
 /// One HTTP/2 connection's state, touched only on its event loop (its streams share it).
+// @unchecked: confined to its channel's event loop (asserted), so it needs no lock; `desk` is passed inout.
 final class PushConnection: @unchecked Sendable {
     let channel: any Channel
     var desk: PushDesk.ConnectionState

@@ -1,5 +1,6 @@
 import Foundation
 import RaxxCore
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -23,6 +24,7 @@ extension TextSink {
 }
 
 /// Buffered writes to a file descriptor (stdout, stderr).
+// @unchecked: keeps NSLock held across write(2), so concurrent writers' text reaches the descriptor whole and in order.
 public final class FileDescriptorSink: TextSink, @unchecked Sendable {
     private let fd: Int32
     private let lock = NSLock()
@@ -81,15 +83,23 @@ public final class FileDescriptorSink: TextSink, @unchecked Sendable {
 }
 
 /// Collects text in memory (tests).
-public final class CapturedSink: TextSink, @unchecked Sendable {
-    private let lock = NSLock()
-    private var text = ""
+public final class CapturedSink: TextSink, Sendable {
+    private let state = Mutex(State())
+
+    private struct State {
+        var text = ""
+        var failure: String?
+    }
+
     /// A write failure to report (a test's full disk); the text is still captured.
-    public var failure: String?
+    public var failure: String? {
+        get { state.withLock { $0.failure } }
+        set { state.withLock { $0.failure = newValue } }
+    }
     public init() {}
-    public func write(_ s: String) { lock.lock(); text += s; lock.unlock() }
+    public func write(_ s: String) { state.withLock { $0.text += s } }
     public func flush() {}
-    public var contents: String { lock.lock(); defer { lock.unlock() }; return text }
+    public var contents: String { state.withLock { $0.text } }
 }
 
 /// Where input comes from: standard input, or a string in tests.
@@ -213,6 +223,7 @@ public struct CommandIO: Sendable {
 /// its producer without holding one of the few cooperative threads), each at most `maxLineBytes`:
 /// a longer line is skipped to its end and reported as too long, so memory stays bounded
 /// whatever the input.
+// @unchecked: one caller at a time (see `next()`), whose buffers its queue fills while that caller waits.
 public final class InputLines: @unchecked Sendable {
     public struct Line: Sendable {
         /// 1-based.

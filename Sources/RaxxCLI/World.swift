@@ -4,6 +4,7 @@ import RaxxAPI
 import RaxxCore
 import RaxxHTTP
 import RaxxVault
+import Synchronization
 
 /// Everything outside a command that its logic may touch, each piece replaceable. `live` builds
 /// the real world from the configuration; tests build theirs (RaxxTestSupport's `TestWorld`),
@@ -123,14 +124,16 @@ public struct CurlRaptorConnection: RaptorConnection {
         shared.get { RaptorClient.transport(tool: tool, configuration: configuration) }
     }
 
-    private final class SharedTransport: @unchecked Sendable {
-        private let lock = NSLock()
-        private var transport: CurlTransport?
+    private final class SharedTransport: Sendable {
+        private let transport = Mutex<CurlTransport?>(nil)
 
+        /// `make` runs outside the lock: two first callers may both make one (it loads nothing
+        /// until its first request), and the first kept is the one both get.
         func get(_ make: () -> CurlTransport) -> CurlTransport {
-            lock.withLock {
-                if let transport { return transport }
-                let made = make()
+            if let kept = transport.withLock({ $0 }) { return kept }
+            let made = make()
+            return transport.withLock { transport in
+                if let kept = transport { return kept }
                 transport = made
                 return made
             }
@@ -161,6 +164,7 @@ public struct TerminalPINEntry: PINEntry {
 
 /// SIGINT and SIGTERM, caught while kept: the action runs instead of the default of dying mid-write.
 /// (Its sources are only created and cancelled, never shared while changing: unchecked Sendable.)
+// @unchecked: holds DispatchSourceSignal objects, which are not Sendable.
 final class Interrupts: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
 
@@ -198,6 +202,7 @@ public struct Provided: Sendable {
         (box as? Box<Service>)?.value
     }
 
+    // @unchecked: only made with a Sendable value (see `init`), which `value(as:)`'s cast cannot require.
     private final class Box<Value>: @unchecked Sendable {
         let value: Value
         init(_ value: Value) { self.value = value }

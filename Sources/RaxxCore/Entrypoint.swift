@@ -43,6 +43,7 @@ public enum Entrypoint {
 /// whichever is free of several that do: the tests' `BlockingLanes`): a task started with it as
 /// its preference (and its child tasks) never reaches the thread pool. A job enqueued from another
 /// thread (a continuation resumed there) wakes that thread.
+// @unchecked: its queue is guarded by an NSCondition, which the running thread waits on.
 public final class ThisThreadExecutor: TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -11,27 +12,29 @@ import Glibc
 ///
 /// Updates may come from any thread. The formatting is pure (`ProgressLine.format`), and the clock
 /// is injected, so both can be tested without a terminal or time passing.
-public final class ProgressLine: @unchecked Sendable {
+public final class ProgressLine: Sendable {
     /// What the line counts ("refreshing", "changes").
     public let label: String
     public let unit: String
     private let write: @Sendable (String) -> Void
     private let clock: @Sendable () -> Duration
     private let minimumInterval: Duration
-    private let lock = NSLock()
-
     private let started: Duration
-    private var lastDrawn: Duration?
-    private var done = 0
-    private var total: Int?
-    private var detail: String?
-    /// Waiting on one long step with no count: the line shows the time spent.
-    private var waiting = false
-    /// The last step's name and start, once the count is over and that step began (`step`).
-    private var step: (name: String, started: Duration)?
-    private var ticker: Task<Void, Never>?
-    private var drawn = false
-    private var finished = false
+    private let state: Mutex<State>
+
+    private struct State {
+        var lastDrawn: Duration?
+        var done = 0
+        var total: Int?
+        var detail: String?
+        /// Waiting on one long step with no count: the line shows the time spent.
+        var waiting = false
+        /// The last step's name and start, once the count is over and that step began (`step`).
+        var step: (name: String, started: Duration)?
+        var ticker: Task<Void, Never>?
+        var drawn = false
+        var finished = false
+    }
 
     /// - Parameters:
     ///   - write: writes (and flushes) text to the terminal; nil writes nothing at all (not a
@@ -44,13 +47,12 @@ public final class ProgressLine: @unchecked Sendable {
                 write: (@Sendable (String) -> Void)?) {
         self.label = label
         self.unit = unit
-        self.total = total
         self.minimumInterval = minimumInterval
         self.clock = clock
         self.write = write ?? { _ in }
         // A line that writes nothing never reads its clock either (a test's clock may not be planned).
         self.started = write == nil ? .zero : clock()
-        if write == nil { finished = true }
+        state = Mutex(State(total: total, finished: write == nil))
     }
 
     /// A line on this process's stderr (file descriptor 2) when it is a terminal, else one that
@@ -82,7 +84,7 @@ public final class ProgressLine: @unchecked Sendable {
 
     /// The total, when it becomes known (or changes) after the work began.
     public func setTotal(_ total: Int?) {
-        lock.withLock { self.total = total }
+        state.withLock { $0.total = total }
     }
 
     /// `done` of `total` are finished (the seeder's and the uploaders' callback shape).
@@ -97,28 +99,31 @@ public final class ProgressLine: @unchecked Sendable {
 
     /// `done` are finished, with what became of them ("9 delivered, 1 failed") after the count.
     public func update(done: Int, detail: String) {
-        let text: String? = lock.withLock {
-            self.done = done
-            self.detail = detail
-            return drawIfDue()
+        let now = reading()
+        let text: String? = state.withLock { state in
+            state.done = done
+            state.detail = detail
+            return drawIfDue(&state, now: now)
         }
         if let text { write(text) }
     }
 
     /// One more is finished.
     public func advance(by count: Int = 1) {
-        let text: String? = lock.withLock {
-            done += count
-            return drawIfDue()
+        let now = reading()
+        let text: String? = state.withLock { state in
+            state.done += count
+            return drawIfDue(&state, now: now)
         }
         if let text { write(text) }
     }
 
     private func set(done: Int, total: Int??) {
-        let text: String? = lock.withLock {
-            self.done = done
-            if let total { self.total = total }
-            return drawIfDue()
+        let now = reading()
+        let text: String? = state.withLock { state in
+            state.done = done
+            if let total { state.total = total }
+            return drawIfDue(&state, now: now)
         }
         if let text { write(text) }
     }
@@ -126,9 +131,9 @@ public final class ProgressLine: @unchecked Sendable {
     /// Runs `work` (one long step that has no count of its own, a server's answer awaited) with the
     /// line showing the time spent on it, redrawn a few times a second, then finishes the line.
     public func whileWaiting<T: Sendable>(_ work: () async throws -> T) async rethrows -> T {
-        let active = lock.withLock { () -> Bool in
-            waiting = true
-            return !finished
+        let active = state.withLock { state -> Bool in
+            state.waiting = true
+            return !state.finished
         }
         defer { finish() }
         guard active else { return try await work() }
@@ -136,7 +141,8 @@ public final class ProgressLine: @unchecked Sendable {
             while !Task.isCancelled {
                 try? await Task.sleep(for: minimumInterval)
                 if Task.isCancelled { break }
-                let text: String? = lock.withLock { drawIfDue() }
+                let now = reading()
+                let text: String? = state.withLock { drawIfDue(&$0, now: now) }
                 if let text { write(text) }
             }
         }
@@ -148,18 +154,21 @@ public final class ProgressLine: @unchecked Sendable {
     /// being built): the line says so and shows the time spent on it, redrawn a few times a second
     /// (from a task of its own: the step may hold its thread) until `finish`.
     public func step(_ name: String) {
-        let text: String? = lock.withLock {
-            guard !finished, step == nil else { return nil }
-            step = (name, clock())
-            ticker = Task.detached { [weak self, minimumInterval] in
+        guard state.withLock({ !$0.finished && $0.step == nil }) else { return }
+        let now = clock()
+        let text: String? = state.withLock { state in
+            guard !state.finished, state.step == nil else { return nil }
+            state.step = (name, now)
+            state.ticker = Task.detached { [weak self, minimumInterval] in
                 while !Task.isCancelled {
                     try? await Task.sleep(for: minimumInterval)
                     guard let self, !Task.isCancelled else { break }
-                    let text: String? = self.lock.withLock { self.drawIfDue() }
+                    let now = self.reading()
+                    let text: String? = self.state.withLock { self.drawIfDue(&$0, now: now) }
                     if let text { self.write(text) }
                 }
             }
-            return drawIfDue()
+            return drawIfDue(&state, now: now)
         }
         if let text { write(text) }
     }
@@ -167,10 +176,10 @@ public final class ProgressLine: @unchecked Sendable {
     /// Clears the line for a message (a prompt, a warning) to be written; the next update draws
     /// it again below that message.
     public func clear() {
-        let text: String? = lock.withLock {
-            guard !finished, drawn else { return nil }
-            drawn = false
-            lastDrawn = nil
+        let text: String? = state.withLock { state in
+            guard !state.finished, state.drawn else { return nil }
+            state.drawn = false
+            state.lastDrawn = nil
             return Self.clearSequence
         }
         if let text { write(text) }
@@ -180,35 +189,43 @@ public final class ProgressLine: @unchecked Sendable {
     /// `keep`, drawn a last time and ended with a newline. Nothing is written when nothing was drawn
     /// (work too short to show) and `keep` is false. Later calls do nothing.
     public func finish(keep: Bool = false) {
-        let text: String? = lock.withLock {
-            guard !finished else { return nil }
-            finished = true
-            ticker?.cancel()
-            if keep { return Self.clearSequence + line(now: clock()) + "\n" }
-            return drawn ? Self.clearSequence : nil
+        let now = keep ? reading() : nil
+        let (text, ticker): (String?, Task<Void, Never>?) = state.withLock { state in
+            guard !state.finished else { return (nil, nil) }
+            state.finished = true
+            if keep, let now { return (Self.clearSequence + line(state, now: now) + "\n", state.ticker) }
+            return (state.drawn ? Self.clearSequence : nil, state.ticker)
         }
+        ticker?.cancel()
         if let text { write(text) }
     }
 
     /// Carriage return and erase-line: what every redraw and the clearing start with.
     public static let clearSequence = "\r\u{1B}[2K"
 
-    /// Called under the lock: the text to write, when a redraw is due.
-    private func drawIfDue() -> String? {
-        guard !finished else { return nil }
-        let now = clock()
-        // The first draw waits one interval too: work that ends sooner shows nothing at all.
-        if now - (lastDrawn ?? started) < minimumInterval { return nil }
-        lastDrawn = now
-        drawn = true
-        return Self.clearSequence + line(now: now)
+    /// The clock's reading for a redraw, or nil once the line is finished (a line that writes
+    /// nothing, or is over, never reads its clock). Read before the lock is taken: the injected
+    /// clock never runs under it.
+    private func reading() -> Duration? {
+        let finished = state.withLock { $0.finished }
+        return finished ? nil : clock()
     }
 
-    private func line(now: Duration) -> String {
+    /// Called under the lock: the text to write, when a redraw is due (`now` from `reading()`).
+    private func drawIfDue(_ state: inout State, now: Duration?) -> String? {
+        guard !state.finished, let now else { return nil }
+        // The first draw waits one interval too: work that ends sooner shows nothing at all.
+        if now - (state.lastDrawn ?? started) < minimumInterval { return nil }
+        state.lastDrawn = now
+        state.drawn = true
+        return Self.clearSequence + line(state, now: now)
+    }
+
+    private func line(_ state: State, now: Duration) -> String {
         let elapsed = now - started
-        if let step { return Self.format(waiting: "\(label): \(step.name)", elapsed: now - step.started) }
-        if waiting { return Self.format(waiting: label, elapsed: elapsed) }
-        return Self.format(label: label, unit: unit, done: done, total: total, detail: detail, elapsed: elapsed)
+        if let step = state.step { return Self.format(waiting: "\(label): \(step.name)", elapsed: now - step.started) }
+        if state.waiting { return Self.format(waiting: label, elapsed: elapsed) }
+        return Self.format(label: label, unit: unit, done: state.done, total: state.total, detail: state.detail, elapsed: elapsed)
     }
 
     // MARK: Formatting

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 import RaxxCore
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -11,32 +12,35 @@ import Glibc
 /// latest answer and the local clock. Order deadlines are judged by the server's clock, so they are
 /// computed by it (a client whose clock is off would otherwise send orders already late, or give
 /// up on ones still in flight). Until an answer is seen, the offset is zero.
-public final class ServerClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var offset: TimeInterval = 0
-    /// The last `Date` header read, and its time: the header changes once a second, and every
-    /// answer carries it, so a batch of requests parses it once a second, not once per answer.
-    private var lastHeader: (text: String, time: Date)?
+public final class ServerClock: Sendable {
+    private let state = Mutex(State())
     private let local: @Sendable () -> Date
+
+    private struct State {
+        var offset: TimeInterval = 0
+        /// The last `Date` header read, and its time: the header changes once a second, and every
+        /// answer carries it, so a batch of requests parses it once a second, not once per answer.
+        var lastHeader: (text: String, time: Date)?
+    }
 
     public init(local: @escaping @Sendable () -> Date = { Date() }) { self.local = local }
 
     /// Now, by the server's clock.
-    public func now() -> Date { local().addingTimeInterval(lock.withLock { offset }) }
+    public func now() -> Date { local().addingTimeInterval(state.withLock { $0.offset }) }
 
     /// How far the server's clock is ahead of this one (seconds; negative when behind).
-    public var skew: TimeInterval { lock.withLock { offset } }
+    public var skew: TimeInterval { state.withLock { $0.offset } }
 
     /// Takes the server's time from an answer's `Date` header (whole seconds: the offset is good to
     /// about a second, which is what deadlines of seconds need).
     public func observe(dateHeader: String, receivedAt: Date) {
-        let known = lock.withLock { lastHeader.flatMap { $0.text == dateHeader ? $0.time : nil } }
+        let known = state.withLock { $0.lastHeader.flatMap { $0.text == dateHeader ? $0.time : nil } }
         guard let serverTime = known ?? Self.parseHTTPDate(dateHeader) else { return }
         // The header was written up to a second before the answer arrived; take the middle.
         let measured = serverTime.timeIntervalSince(receivedAt) + 0.5
-        lock.withLock {
-            lastHeader = (dateHeader, serverTime)
-            offset = abs(measured) < 1 ? 0 : measured
+        state.withLock { state in
+            state.lastHeader = (dateHeader, serverTime)
+            state.offset = abs(measured) < 1 ? 0 : measured
         }
     }
 

@@ -196,6 +196,7 @@ public actor ProviderTokens {
 
     /// The reuse rules at one moment, free of the actor (they run under the shared file's lock).
     /// (The key is immutable, and signing with it is thread-safe: unchecked Sendable.)
+    // @unchecked: holds swift-crypto's P256 private key, which is not marked Sendable.
     struct Rules: @unchecked Sendable {
         let keyID: String
         let teamID: String

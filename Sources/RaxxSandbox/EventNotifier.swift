@@ -1,5 +1,6 @@
 import Foundation
 import ServiceLifecycle
+import Synchronization
 
 /// Tells long polls of the events feed that an event for their user was committed.
 ///
@@ -10,7 +11,7 @@ import ServiceLifecycle
 ///
 /// A waiter takes a `mark` (the user's signal count) before it reads the feed, and waits for a
 /// signal after that mark: an event committed between the read and the wait is not lost.
-public final class EventNotifier: @unchecked Sendable {
+public final class EventNotifier: Sendable {
     /// Why a wait ended.
     enum Wake: Sendable, Equatable {
         /// An event for the user was committed after the mark.
@@ -26,36 +27,33 @@ public final class EventNotifier: @unchecked Sendable {
         var wake: Wake?
     }
 
-    private let lock = NSLock()
-    private var signals: [String: UInt64] = [:]
-    private var waiters: [UInt64: Waiter] = [:]
-    private var nextID: UInt64 = 0
+    private struct State {
+        var signals: [String: UInt64] = [:]
+        var waiters: [UInt64: Waiter] = [:]
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
 
     public init() {}
 
     /// The name to wait on for every user's events (the push dispatcher does).
     static let everyone = "*"
 
-    private func locked<T>(_ body: () -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body()
-    }
-
     /// How many times `user` has been signalled: the mark to wait after.
     func mark(_ user: String) -> UInt64 {
-        locked { signals[user] ?? 0 }
+        state.withLock { $0.signals[user] ?? 0 }
     }
 
     /// An event for `user` was committed: wakes the user's waiters.
     func signal(_ user: String) {
-        let woken: [CheckedContinuation<Void, Never>] = locked {
-            signals[user, default: 0] &+= 1
-            signals[Self.everyone, default: 0] &+= 1
+        let woken: [CheckedContinuation<Void, Never>] = state.withLock { state in
+            state.signals[user, default: 0] &+= 1
+            state.signals[Self.everyone, default: 0] &+= 1
             var woken: [CheckedContinuation<Void, Never>] = []
-            for (id, waiter) in waiters where (waiter.user == user || waiter.user == Self.everyone) && waiter.wake == nil {
-                waiters[id]?.wake = .event
-                if let c = waiter.continuation { woken.append(c); waiters[id]?.continuation = nil }
+            for (id, waiter) in state.waiters where (waiter.user == user || waiter.user == Self.everyone) && waiter.wake == nil {
+                state.waiters[id]?.wake = .event
+                if let c = waiter.continuation { woken.append(c); state.waiters[id]?.continuation = nil }
             }
             return woken
         }
@@ -63,18 +61,18 @@ public final class EventNotifier: @unchecked Sendable {
     }
 
     /// The number of waits in progress (for tests).
-    var waiting: Int { locked { waiters.count } }
+    var waiting: Int { state.withLock { $0.waiters.count } }
 
     /// Waits until an event for `user` is committed after `mark` (`.event`), or `timeout` passes,
     /// the server begins a graceful shutdown, or the task is cancelled (`.over`), whichever is
     /// first. Answers `.event` at once when a signal came after `mark` already.
     func wait(for user: String, after mark: UInt64, timeout: Duration) async -> Wake {
-        let id: UInt64 = locked {
-            nextID &+= 1
-            waiters[nextID] = Waiter(user: user, mark: mark, wake: (signals[user] ?? 0) > mark ? .event : nil)
-            return nextID
+        let id: UInt64 = state.withLock { state in
+            state.nextID &+= 1
+            state.waiters[state.nextID] = Waiter(user: user, mark: mark, wake: (state.signals[user] ?? 0) > mark ? .event : nil)
+            return state.nextID
         }
-        defer { _ = locked { waiters.removeValue(forKey: id) } }
+        defer { _ = state.withLock { $0.waiters.removeValue(forKey: id) } }
         // Graceful shutdown of the HTTP server reaches the request's task (a child of the server
         // service), and ends the wait at once rather than hold the shutdown for `timeout`.
         await withGracefulShutdownHandler {
@@ -88,15 +86,15 @@ public final class EventNotifier: @unchecked Sendable {
         } onGracefulShutdown: {
             self.end(id, .over)
         }
-        return locked { waiters[id]?.wake } ?? .over
+        return state.withLock { $0.waiters[id]?.wake } ?? .over
     }
 
     /// Ends waiter `id` with `wake`, unless it has ended already.
     private func end(_ id: UInt64, _ wake: Wake) {
-        let c: CheckedContinuation<Void, Never>? = locked {
-            guard let waiter = waiters[id], waiter.wake == nil || waiter.continuation != nil else { return nil }
-            if waiter.wake == nil { waiters[id]?.wake = wake }
-            waiters[id]?.continuation = nil
+        let c: CheckedContinuation<Void, Never>? = state.withLock { state in
+            guard let waiter = state.waiters[id], waiter.wake == nil || waiter.continuation != nil else { return nil }
+            if waiter.wake == nil { state.waiters[id]?.wake = wake }
+            state.waiters[id]?.continuation = nil
             return waiter.continuation
         }
         c?.resume()
@@ -106,9 +104,9 @@ public final class EventNotifier: @unchecked Sendable {
     private func suspend(_ id: UInt64) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                let now: Bool = locked {
-                    guard let waiter = waiters[id], waiter.wake == nil, !Task.isCancelled else { return true }
-                    waiters[id]?.continuation = c
+                let now: Bool = state.withLock { state in
+                    guard let waiter = state.waiters[id], waiter.wake == nil, !Task.isCancelled else { return true }
+                    state.waiters[id]?.continuation = c
                     return false
                 }
                 if now { c.resume() }

@@ -5,6 +5,7 @@ import RaxxAPI
 import RaxxCore
 import RaxxHTTP
 import RaxxVault
+import Synchronization
 
 /// Hands out a valid access token for one server (by origin), renewing an expired one silently
 /// with the session's renewal token (no person, no PIN), so cron jobs keep working for as long as
@@ -31,12 +32,11 @@ public struct SessionTokens: Sendable {
     /// the keystore again for the new one.
     private let memo = Memo()
 
-    final class Memo: @unchecked Sendable {
-        private let lock = NSLock()
-        private var session: StoredSession?
+    final class Memo: Sendable {
+        private let session = Mutex<StoredSession?>(nil)
         var value: StoredSession? {
-            get { lock.withLock { session } }
-            set { lock.withLock { session = newValue } }
+            get { session.withLock { $0 } }
+            set { session.withLock { $0 = newValue } }
         }
     }
 

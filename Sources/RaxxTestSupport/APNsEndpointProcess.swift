@@ -2,6 +2,7 @@ import Foundation
 
 /// A `raxx-sandbox apns` process on 127.0.0.1, port 0, in a folder of its own: the CA it trusts
 /// is `caFile`, its log `logFile` (one JSON line per request decided), its stderr `stderrFile`.
+// @unchecked: holds a Foundation Process, which is not Sendable.
 public final class APNsEndpointProcess: @unchecked Sendable {
     /// `https://127.0.0.1:PORT`.
     public let url: String

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -7,7 +8,7 @@ import Darwin
 #endif
 
 /// A misbehaving (or plain) server on 127.0.0.1, port 0, for transport and offline tests.
-public final class LoopbackListener: @unchecked Sendable {
+public final class LoopbackListener: Sendable {
     public enum Behavior: Sendable {
         /// Nothing listens: connections are refused.
         case refuse
@@ -22,16 +23,19 @@ public final class LoopbackListener: @unchecked Sendable {
     public let port: Int
     public var url: String { "http://127.0.0.1:\(port)" }
     private let fd: Int32
-    private let lock = NSLock()
-    private var _requests: [String] = []
-    private var _connections = 0
-    private var stopped = false
-    private var clients: [Int32] = []
+    private let state = Mutex(State())
+
+    private struct State {
+        var requests: [String] = []
+        var connections = 0
+        var stopped = false
+        var clients: [Int32] = []
+    }
 
     /// The raw requests received so far (head and body).
-    public var requests: [String] { lock.lock(); defer { lock.unlock() }; return _requests }
+    public var requests: [String] { state.withLock { $0.requests } }
     /// How many connections were accepted.
-    public var connections: Int { lock.lock(); defer { lock.unlock() }; return _connections }
+    public var connections: Int { state.withLock { $0.connections } }
 
     /// Listens on `port` (0: any free one), with `behavior`. A fixed port stands in for a server that
     /// went away at that address: the same origin, now refusing, hanging or unhealthy.
@@ -57,7 +61,7 @@ public final class LoopbackListener: @unchecked Sendable {
         if case .refuse = behavior {
             // The port was free a moment ago and nothing listens on it now.
             close(fd)
-            stopped = true
+            state.withLock { $0.stopped = true }
             return
         }
         guard listen(fd, 16) == 0 else { close(fd); throw POSIXError(.EIO) }
@@ -72,11 +76,13 @@ public final class LoopbackListener: @unchecked Sendable {
                 if errno == EINTR { continue }
                 return
             }
-            lock.lock()
-            if stopped { lock.unlock(); close(client); return }
-            _connections += 1
-            clients.append(client)
-            lock.unlock()
+            let stopped: Bool = state.withLock { state in
+                if state.stopped { return true }
+                state.connections += 1
+                state.clients.append(client)
+                return false
+            }
+            if stopped { close(client); return }
             let thread = Thread { [self] in serve(client, behavior) }
             thread.start()
         }
@@ -84,7 +90,7 @@ public final class LoopbackListener: @unchecked Sendable {
 
     private func serve(_ client: Int32, _ behavior: Behavior) {
         while let request = readRequest(client) {
-            lock.lock(); _requests.append(request); lock.unlock()
+            state.withLock { $0.requests.append(request) }
             switch behavior {
             case .refuse:
                 return
@@ -106,10 +112,11 @@ public final class LoopbackListener: @unchecked Sendable {
     }
 
     private func forget(_ client: Int32) {
-        lock.lock()
-        let wasOpen = clients.contains(client)
-        clients.removeAll { $0 == client }
-        lock.unlock()
+        let wasOpen: Bool = state.withLock { state in
+            let wasOpen = state.clients.contains(client)
+            state.clients.removeAll { $0 == client }
+            return wasOpen
+        }
         if wasOpen { close(client) }
     }
 
@@ -144,12 +151,14 @@ public final class LoopbackListener: @unchecked Sendable {
 
     /// Stops listening and closes every connection.
     public func stop() {
-        lock.lock()
-        if stopped { lock.unlock(); return }
-        stopped = true
-        let open = clients
-        clients.removeAll()
-        lock.unlock()
+        let open: [Int32]? = state.withLock { state in
+            if state.stopped { return nil }
+            state.stopped = true
+            let open = state.clients
+            state.clients.removeAll()
+            return open
+        }
+        guard let open else { return }
         shutdown(fd, Int32(SHUT_RDWR))
         close(fd)
         for c in open { shutdown(c, Int32(SHUT_RDWR)); close(c) }

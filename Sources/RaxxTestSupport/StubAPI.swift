@@ -3,6 +3,7 @@ import HTTPTypes
 import OpenAPIRuntime
 import RaxxAPI
 import RaxxCLI
+import Synchronization
 #if canImport(Testing)
 import Testing
 #endif
@@ -11,7 +12,7 @@ import Testing
 /// so a command can never reach a real server by accident. Middlewares given by the context (the
 /// session's bearer token) run in front of every call, as they would before the wire, and each
 /// call is recorded with the authorization it carried.
-public final class StubAPI: RaptorConnection, @unchecked Sendable {
+public final class StubAPI: RaptorConnection, Sendable {
     public struct Call: Sendable, Equatable {
         public var operation: String
         /// The Authorization header the middlewares attached, if any.
@@ -23,14 +24,17 @@ public final class StubAPI: RaptorConnection, @unchecked Sendable {
         }
     }
 
-    private let lock = NSLock()
-    private var answers: [String: @Sendable (Any) async throws -> Any] = [:]
-    private var recorded: [Call] = []
+    private let state = Mutex(State())
+
+    private struct State {
+        var answers: [String: @Sendable (Any) async throws -> Any] = [:]
+        var recorded: [Call] = []
+    }
 
     public init() {}
 
     /// Every call made so far, in order.
-    public var calls: [Call] { lock.withLock { recorded } }
+    public var calls: [Call] { state.withLock { $0.recorded } }
     /// The operations called so far, in order.
     public var operations: [String] { calls.map(\.operation) }
 
@@ -39,12 +43,11 @@ public final class StubAPI: RaptorConnection, @unchecked Sendable {
     }
 
     func plan<Input, Output>(_ operation: String, _ answer: @escaping @Sendable (Input) async throws -> Output) {
-        lock.withLock {
-            answers[operation] = { input in
-                guard let typed = input as? Input else { throw StubError.wrongInput(operation) }
-                return try await answer(typed)
-            }
+        let planned: @Sendable (Any) async throws -> Any = { input in
+            guard let typed = input as? Input else { throw StubError.wrongInput(operation) }
+            return try await answer(typed)
         }
+        state.withLock { $0.answers[operation] = planned }
     }
 
     func call<Input: Sendable, Output>(_ operation: String, _ input: Input, middlewares: [any ClientMiddleware]) async throws -> Output {
@@ -61,9 +64,10 @@ public final class StubAPI: RaptorConnection, @unchecked Sendable {
         }
         _ = try await next(HTTPRequest(method: .post, scheme: "https", authority: "stub.invalid", path: "/" + operation), nil,
                            URL(fileURLWithPath: "/"))
-        let answer = lock.withLock {
-            recorded.append(Call(operation: operation, authorization: seen.fields[.authorization]))
-            return answers[operation]
+        let call = Call(operation: operation, authorization: seen.fields[.authorization])
+        let answer: (@Sendable (Any) async throws -> Any)? = state.withLock { state in
+            state.recorded.append(call)
+            return state.answers[operation]
         }
         guard let answer else {
             recordUnplanned("Unplanned call to the Raptor API: \(operation)")
@@ -85,12 +89,11 @@ public final class StubAPI: RaptorConnection, @unchecked Sendable {
         }
     }
 
-    private final class HeaderBox: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value = HTTPFields()
+    private final class HeaderBox: Sendable {
+        private let value = Mutex(HTTPFields())
         var fields: HTTPFields {
-            get { lock.withLock { value } }
-            set { lock.withLock { value = newValue } }
+            get { value.withLock { $0 } }
+            set { value.withLock { $0 = newValue } }
         }
     }
 

@@ -1,16 +1,16 @@
 import Foundation
+import Synchronization
 
 /// A clock tests move by hand, shared by a sandbox and a client so expiry needs no sleeping.
-public final class TestClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Date
+public final class TestClock: Sendable {
+    private let current: Mutex<Date>
 
-    public init(_ start: Date = Date()) { current = start }
+    public init(_ start: Date = Date()) { current = Mutex(start) }
 
-    public var now: Date { lock.lock(); defer { lock.unlock() }; return current }
+    public var now: Date { current.withLock { $0 } }
 
     public func advance(by seconds: TimeInterval) {
-        lock.lock(); current = current.addingTimeInterval(seconds); lock.unlock()
+        current.withLock { $0 = $0.addingTimeInterval(seconds) }
     }
 
     /// The clock as the closures the libraries take.

@@ -5,6 +5,7 @@ import RaxxCLI
 import RaxxCore
 import RaxxStore
 import RaxxVault
+import Synchronization
 #if canImport(Testing)
 import Testing
 #endif
@@ -12,48 +13,72 @@ import Testing
 /// A command's world for in-process tests: captured streams, and every piece of the outside world
 /// (clock, ids, PIN entry, Raptor, keystore, stores) only as the test gives it. Any piece it did
 /// not give fails the test when touched — no real connection, file, terminal or clock by accident.
-public final class TestWorld: @unchecked Sendable {
+public final class TestWorld: Sendable {
     public let stdout = CapturedSink()
     public let stderr = CapturedSink()
     /// Standard input, when the test gives one.
-    public var stdin: String?
-    public var stdinIsTTY = false
-    public var stdoutIsTTY = false
-    public var stderrIsTTY = false
+    public var stdin: String? { get { self[\.stdin] } set { self[\.stdin] = newValue } }
+    public var stdinIsTTY: Bool { get { self[\.stdinIsTTY] } set { self[\.stdinIsTTY] = newValue } }
+    public var stdoutIsTTY: Bool { get { self[\.stdoutIsTTY] } set { self[\.stdoutIsTTY] = newValue } }
+    public var stderrIsTTY: Bool { get { self[\.stderrIsTTY] } set { self[\.stderrIsTTY] = newValue } }
     /// The wall clock, when the test gives one.
-    public var clock: TestClock?
+    public var clock: TestClock? { get { self[\.clock] } set { self[\.clock] = newValue } }
     /// How far the server's clock is ahead of the wall clock (as the last answer's Date showed).
-    public var serverSkew: TimeInterval = 0
+    public var serverSkew: TimeInterval { get { self[\.serverSkew] } set { self[\.serverSkew] = newValue } }
     /// Ids handed out in order, when the test gives them.
-    public var ids: [String]?
+    public var ids: [String]? { get { self[\.ids] } set { self[\.ids] = newValue } }
     /// The PIN typed at the prompt (or read from --pin-fd), when the test gives one.
-    public var pin: String?
+    public var pin: String? { get { self[\.pin] } set { self[\.pin] = newValue } }
     /// The one-time code "typed" when a registration asks for the emailed one.
-    public var code: String?
+    public var code: String? { get { self[\.code] } set { self[\.code] = newValue } }
     /// The Raptor API's planned answers.
     public let api = StubAPI()
     /// The keystore, when the test gives one.
-    public var keystore: MemoryKeystore?
+    public var keystore: MemoryKeystore? { get { self[\.keystore] } set { self[\.keystore] = newValue } }
     /// Whose data the device keeps (in memory: what was adopted and forgotten).
-    public var accounts = MemoryLocalAccounts()
+    public var accounts: MemoryLocalAccounts { get { self[\.accounts] } set { self[\.accounts] = newValue } }
     /// Services of the tool (its stores), each as the type its commands ask for.
-    public var services: [Provided] = []
+    public var services: [Provided] { get { self[\.services] } set { self[\.services] = newValue } }
     /// The tool's stores (provided as `any LocalStores`), when the test gives them.
-    public var stores: (any LocalStores)?
+    public var stores: (any LocalStores)? { get { self[\.stores] } set { self[\.stores] = newValue } }
     /// The environment the configuration is read from (nothing of it is touched).
-    public var environment: [String: String] = ["RAXX_HOME": "/nonexistent/raxx-test-home"]
+    public var environment: [String: String] { get { self[\.environment] } set { self[\.environment] = newValue } }
 
-    private let lock = NSLock()
-    private var nextID = 0
-    private var interruptActions: [@Sendable () -> Void] = []
-    private var slept: [Duration] = []
+    /// What the test gives (above) and what the command did (its ids, waits and interrupt actions).
+    private let state = Mutex(State())
+
+    private struct State {
+        var stdin: String?
+        var stdinIsTTY = false
+        var stdoutIsTTY = false
+        var stderrIsTTY = false
+        var clock: TestClock?
+        var serverSkew: TimeInterval = 0
+        var ids: [String]?
+        var pin: String?
+        var code: String?
+        var keystore: MemoryKeystore?
+        var accounts = MemoryLocalAccounts()
+        var services: [Provided] = []
+        var stores: (any LocalStores)?
+        var environment: [String: String] = ["RAXX_HOME": "/nonexistent/raxx-test-home"]
+        var nextID = 0
+        var interruptActions: [@Sendable () -> Void] = []
+        var slept: [Duration] = []
+    }
+
+    /// One field of the state, read or set under the mutex.
+    private subscript<Value: Sendable>(field: WritableKeyPath<State, Value>) -> Value {
+        get { state.withLock { $0[keyPath: field] } }
+        set { state.withLock { $0[keyPath: field] = newValue } }
+    }
 
     /// The waits the command asked for (they return at once).
-    public var sleeps: [Duration] { lock.withLock { slept } }
+    public var sleeps: [Duration] { state.withLock { $0.slept } }
 
     /// Interrupts the command as SIGINT would.
     public func interrupt() {
-        for action in lock.withLock({ interruptActions }) { action() }
+        for action in state.withLock({ $0.interruptActions }) { action() }
     }
 
     public init() {}
@@ -76,14 +101,16 @@ public final class TestWorld: @unchecked Sendable {
                 return .milliseconds(Int64(clock.now.timeIntervalSince1970 * 1000))
             },
             newID: { [self] in
-                lock.withLock {
-                    guard let ids, nextID < ids.count else { recordUnplanned("Unplanned id generation"); return "unplanned-id" }
-                    defer { nextID += 1 }
-                    return ids[nextID]
+                let id: String? = state.withLock { state in
+                    guard let ids = state.ids, state.nextID < ids.count else { return nil }
+                    defer { state.nextID += 1 }
+                    return ids[state.nextID]
                 }
+                guard let id else { recordUnplanned("Unplanned id generation"); return "unplanned-id" }
+                return id
             },
-            sleep: { [self] duration in lock.withLock { slept.append(duration) } },
-            onInterrupt: { [self] action in lock.withLock { interruptActions.append(action) }; return 0 },
+            sleep: { [self] duration in state.withLock { $0.slept.append(duration) } },
+            onInterrupt: { [self] action in state.withLock { $0.interruptActions.append(action) }; return 0 },
             pinEntry: FixedPINEntry(pin: pin, code: code),
             raptor: api,
             keystore: keystore ?? MemoryKeystore(unplanned: true),
@@ -111,11 +138,10 @@ public final class TestWorld: @unchecked Sendable {
 
 /// Input from a string (or none the test planned for), handed out in small pieces when read as
 /// it comes, so that readers meet lines split across reads.
-final class StringSource: InputSource, @unchecked Sendable {
+final class StringSource: InputSource, Sendable {
     let bytes: [UInt8]
     let unplanned: Bool
-    private let lock = NSLock()
-    private var offset = 0
+    private let offset = Mutex(0)
 
     init(_ text: String) { bytes = Array(text.utf8); unplanned = false }
     init(unplanned: Bool) { bytes = []; self.unplanned = unplanned }
@@ -127,13 +153,17 @@ final class StringSource: InputSource, @unchecked Sendable {
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(RaxxError) -> Int {
         if unplanned { recordUnplanned("Unplanned read of standard input") }
-        return lock.withLock {
-            let n = min(buffer.count, bytes.count - offset, 7 + offset % 13)
-            guard n > 0 else { return 0 }
-            bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: n) }
-            offset += n
-            return n
+        let room = buffer.count, total = bytes.count
+        let (start, n): (Int, Int) = offset.withLock { offset in
+            let n = min(room, total - offset, 7 + offset % 13)
+            guard n > 0 else { return (offset, 0) }
+            defer { offset += n }
+            return (offset, n)
         }
+        guard n > 0 else { return 0 }
+        // Outside the lock: `bytes` never changes, and this range is this read's alone.
+        bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + start, byteCount: n) }
+        return n
     }
 }
 
@@ -160,70 +190,81 @@ struct FixedPINEntry: PINEntry {
 }
 
 /// `LocalAccounts` in memory: the account kept, and those forgotten.
-public final class MemoryLocalAccounts: LocalAccounts, @unchecked Sendable {
-    private let lock = NSLock()
-    private var kept: String?
-    private var gone: [String] = []
+public final class MemoryLocalAccounts: LocalAccounts, Sendable {
+    private let state: Mutex<State>
 
-    public init(current: String? = nil) { kept = current }
+    private struct State {
+        var kept: String?
+        var gone: [String] = []
+    }
+
+    public init(current: String? = nil) { state = Mutex(State(kept: current)) }
 
     /// The accounts forgotten, in order.
-    public var forgotten: [String] { lock.withLock { gone } }
+    public var forgotten: [String] { state.withLock { $0.gone } }
 
-    public func current() throws(RaxxError) -> String? { lock.withLock { kept } }
-    public func adopt(_ accountID: String, sessionKeptFromBefore: Bool) throws(RaxxError) { lock.withLock { kept = accountID } }
+    public func current() throws(RaxxError) -> String? { state.withLock { $0.kept } }
+    public func adopt(_ accountID: String, sessionKeptFromBefore: Bool) throws(RaxxError) { state.withLock { $0.kept = accountID } }
     public func forget(_ accountID: String) throws(RaxxError) {
-        lock.withLock {
-            gone.append(accountID)
-            if kept == accountID { kept = nil }
+        state.withLock { state in
+            state.gone.append(accountID)
+            if state.kept == accountID { state.kept = nil }
         }
     }
 }
 
 /// A keystore in memory, with an in-process lock.
-public final class MemoryKeystore: KeystoreAccess, @unchecked Sendable {
-    private let lock = NSLock()
-    private var contents: KeystoreContents?
+public final class MemoryKeystore: KeystoreAccess, Sendable {
+    private let state: Mutex<State>
     private let unplanned: Bool
     /// How many times it was saved.
-    public private(set) var saves = 0
+    public var saves: Int { state.withLock { $0.saves } }
+
+    private struct State {
+        var contents: KeystoreContents?
+        var saves = 0
+        var whileWaitingForTheLock: (@Sendable () -> Void)?
+    }
 
     public init(_ contents: KeystoreContents = KeystoreContents()) {
-        self.contents = contents
+        state = Mutex(State(contents: contents))
         unplanned = false
     }
 
     init(unplanned: Bool) {
         self.unplanned = unplanned
-        contents = KeystoreContents()
+        state = Mutex(State(contents: KeystoreContents()))
     }
 
     /// Unique per keystore: renewals are shared by location within a process.
     public let location = "memory:keystore/" + UUID().uuidString
 
     /// What it holds now (nil once destroyed).
-    public var current: KeystoreContents? { lock.withLock { contents } }
+    public var current: KeystoreContents? { state.withLock { $0.contents } }
 
     public func load() throws(RaxxError) -> KeystoreContents {
         if unplanned { recordUnplanned("Unplanned keystore read") }
-        return lock.withLock { contents ?? KeystoreContents() }
+        return state.withLock { $0.contents ?? KeystoreContents() }
     }
 
     public func save(_ contents: KeystoreContents) throws(RaxxError) {
         if unplanned { recordUnplanned("Unplanned keystore write") }
-        lock.withLock {
-            self.contents = contents
-            saves += 1
+        state.withLock { state in
+            state.contents = contents
+            state.saves += 1
         }
     }
 
     public func destroy() throws(RaxxError) {
         if unplanned { recordUnplanned("Unplanned keystore removal") }
-        lock.withLock { contents = nil }
+        state.withLock { $0.contents = nil }
     }
 
     /// Runs when the lock is taken, before the body: another process's doing while this one waited.
-    public var whileWaitingForTheLock: (@Sendable () -> Void)?
+    public var whileWaitingForTheLock: (@Sendable () -> Void)? {
+        get { state.withLock { $0.whileWaitingForTheLock } }
+        set { state.withLock { $0.whileWaitingForTheLock = newValue } }
+    }
 
     public func withLock<T>(_ body: () async throws -> T) async throws -> T {
         whileWaitingForTheLock?()
