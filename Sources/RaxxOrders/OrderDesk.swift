@@ -331,7 +331,7 @@ public struct Settled: Encodable, Sendable, Equatable {
 
         public var name: String {
             switch self {
-            case .cancelled: "cancelled"
+            case .cancelled: OrderStatus.cancelled.rawValue
             case .reached(let status): status.rawValue
             case .notPlaced: "not_placed"
             case .inFlight: "in_flight"

@@ -22,6 +22,12 @@ public struct OrderIntent: Sendable, Equatable {
     /// The most a paper order may be for (the spec's maximum).
     public static let maximumQuantity: Int64 = 1_000_000
 
+    /// An enum's values as a person reads them: "market or limit", "day or gtc".
+    static func choices<E: CaseIterable & RawRepresentable>(_: E.Type) -> String where E.RawValue == String {
+        let values = E.allCases.map(\.rawValue)
+        return values.count < 2 ? values.joined() : values.dropLast().joined(separator: ", ") + " or " + values.last!
+    }
+
     /// Validates one intent's fields; `line` names it in errors.
     public init(line: Int, symbol: String?, side: String?, qty: JSONScalar?, type: String?, limitPrice: JSONScalar?, tif: String?,
                 clientOrderID: String?, newID: () -> String) throws(RaxxError) {
@@ -31,7 +37,7 @@ public struct OrderIntent: Sendable, Equatable {
             throw bad("symbol", "'\(symbol)' is neither a ticker (AAPL) nor an OCC option symbol (AAPL261218C00190000)")
         }
         guard let side else { throw bad("side", "is missing") }
-        guard let orderSide = OrderSide(rawValue: side) else { throw bad("side", "must be buy or sell, not '\(side)'") }
+        guard let orderSide = OrderSide(rawValue: side) else { throw bad("side", "must be \(Self.choices(OrderSide.self)), not '\(side)'") }
         guard let qty else { throw bad("qty", "is missing") }
         let quantity: Int64
         switch qty {
@@ -40,8 +46,8 @@ public struct OrderIntent: Sendable, Equatable {
         }
         guard quantity > 0 else { throw bad("qty", "must be positive, not \(quantity)") }
         guard quantity <= Self.maximumQuantity else { throw bad("qty", "must be at most 1,000,000, not \(quantity)") }
-        guard let orderType = OrderType(rawValue: type ?? "market") else {
-            throw bad("type", "must be market or limit, not '\(type ?? "")'")
+        guard let orderType = type.map({ OrderType(rawValue: $0) }) ?? .market else {
+            throw bad("type", "must be \(Self.choices(OrderType.self)), not '\(type ?? "")'")
         }
         var price: String? = nil
         if let limitPrice {
@@ -58,7 +64,9 @@ public struct OrderIntent: Sendable, Equatable {
         }
         if orderType == .limit && price == nil { throw bad("limit_price", "is required for a limit order") }
         if orderType == .market && price != nil { throw bad("limit_price", "does not go with a market order") }
-        guard let timeInForce = TimeInForce(rawValue: tif ?? "day") else { throw bad("tif", "must be day or gtc, not '\(tif ?? "")'") }
+        guard let timeInForce = tif.map({ TimeInForce(rawValue: $0) }) ?? .day else {
+            throw bad("tif", "must be \(Self.choices(TimeInForce.self)), not '\(tif ?? "")'")
+        }
         let id = clientOrderID ?? newID()
         guard (1...64).contains(id.count), id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._:-".contains($0)) }) else {
             throw bad("client_order_id", "must be 1 to 64 letters, digits or . _ : -")

@@ -2,8 +2,7 @@ import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 import RaxxAPI
-import RaxxCore
-import RaxxWire
+import Synchronization
 
 /// A 200 answer's JSON written by the handler itself, for the one operation where encoding the
 /// generated types per row is the cost that matters (`getSyncChanges`: thousands of changes a
@@ -11,14 +10,13 @@ import RaxxWire
 /// server hands handlers only the operation's input); a handler that fills it still returns its
 /// typed output (an empty stand-in), and the middleware sends the box's bytes in its place. Input
 /// decoding, the access gate, problems and headers all stay the generated server's.
-final class PreEncodedBody: @unchecked Sendable {
+final class PreEncodedBody: Sendable {
     @TaskLocal static var current: PreEncodedBody?
 
-    private let lock = NSLock()
-    private var bytes: [UInt8]?
+    private let bytes = Mutex<[UInt8]?>(nil)
 
-    func fill(_ json: [UInt8]) { lock.withLock { bytes = json } }
-    func take() -> [UInt8]? { lock.withLock { defer { bytes = nil }; return bytes } }
+    func fill(_ json: [UInt8]) { bytes.withLock { $0 = json } }
+    func take() -> [UInt8]? { bytes.withLock { $0.take() } }
 }
 
 struct PreEncodedBodyMiddleware: ServerMiddleware {

@@ -453,7 +453,7 @@ public final class SandboxDatabase: Sendable {
     static func audit(_ db: Database, _ entry: AuditEntry) throws {
         let json = String(decoding: try JSONEncoder.sorted.encode(entry.details), as: UTF8.self)
         try db.cachedStatement(sql: "INSERT INTO audit_events (at, actor, action, subject, details) VALUES (?, ?, ?, ?, ?)").execute(
-                arguments: [entry.at.timeIntervalSince1970, entry.actor, entry.action, entry.subject, json])
+                arguments: [entry.at.timeIntervalSince1970, entry.actor, entry.action.rawValue, entry.subject, json])
     }
 
     /// Grants or revokes the staff flag of the account under `email` (audited with `actor`, the
@@ -462,7 +462,7 @@ public final class SandboxDatabase: Sendable {
         try writer.write { db -> Bool in
             guard let userID = try String.fetchOne(db, sql: "SELECT id FROM users WHERE email = ?", arguments: [email]) else { return false }
             try db.execute(sql: "UPDATE users SET staff = ? WHERE id = ?", arguments: [staff ? 1 : 0, userID])
-            try Self.audit(db, AuditEntry(at: now, actor: actor, action: staff ? "staff.granted" : "staff.revoked", subject: userID))
+            try Self.audit(db, AuditEntry(at: now, actor: actor, action: staff ? .staffGranted : .staffRevoked, subject: userID))
             return true
         }
     }

@@ -190,17 +190,17 @@ public enum SyncPageReader {
                 let value = try r.string()
                 guard c.entity == nil else { throw r.unsupported("entity twice") }
                 switch r.bytes(value) {
-                case "position": c.entity = .position
-                case "fill": c.entity = .fill
-                case "order": c.entity = .order
+                case WireKeys.Values.position: c.entity = .position
+                case WireKeys.Values.fill: c.entity = .fill
+                case WireKeys.Values.order: c.entity = .order
                 default: throw r.unsupported("an unknown entity")
                 }
             case WireKeys.Change.op:
                 let value = try r.string()
                 guard c.delete == nil else { throw r.unsupported("op twice") }
                 switch r.bytes(value) {
-                case "upsert": c.delete = false
-                case "delete": c.delete = true
+                case WireKeys.Values.upsert: c.delete = false
+                case WireKeys.Values.delete: c.delete = true
                 default: throw r.unsupported("an unknown op")
                 }
             case WireKeys.Change.id: try once(&c.id, r.string(), r)

@@ -74,6 +74,17 @@ public enum WireKeys {
                                  side, status, symbol, tif, type, updatedAt]
     }
 
+    /// The values of `SyncChange`'s `entity` and `op`, which the reader matches as it matches keys.
+    public enum Values {
+        public static let position: StaticString = "position"
+        public static let fill: StaticString = "fill"
+        public static let order: StaticString = "order"
+        public static let entities = [position, fill, order]
+        public static let upsert: StaticString = "upsert"
+        public static let delete: StaticString = "delete"
+        public static let ops = [upsert, delete]
+    }
+
     /// A key's bytes, as a writer puts them: `"key":`, after a comma unless it is the first.
     public static func fragment(_ key: StaticString, first: Bool = false) -> [UInt8] {
         (first ? [] : [UInt8(ascii: ",")]) + [UInt8(ascii: "\"")] + Array(UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))

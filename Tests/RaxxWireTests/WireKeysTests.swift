@@ -32,6 +32,11 @@ import Testing
         #expect(try Self.keys(of: Self.order) == Self.names(WireKeys.Order.all))
     }
 
+    @Test func theChangeValuesAreTheGeneratedEnums() {
+        #expect(Self.names(WireKeys.Values.entities) == Components.Schemas.SyncEntity.allCases.map(\.rawValue))
+        #expect(Self.names(WireKeys.Values.ops) == Components.Schemas.SyncChange.OpPayload.allCases.map(\.rawValue))
+    }
+
     @Test func aFragmentIsTheKeyAsJSONWritesIt() {
         #expect(String(decoding: WireKeys.fragment(WireKeys.Order.avgFillPrice, first: true), as: UTF8.self) == #""avg_fill_price":"#)
         #expect(String(decoding: WireKeys.fragment(WireKeys.Page.cursor), as: UTF8.self) == #","cursor":"#)

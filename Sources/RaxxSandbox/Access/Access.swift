@@ -123,7 +123,7 @@ struct AccessGate: Sendable {
             guard let token else { throw ProblemError.unauthorized }
             let caller = try await authenticate(token)
             guard caller.staff else {
-                try? await audit?.record(AuditEntry(at: clock(), actor: caller.userID, action: "access.refused", subject: caller.userID,
+                try? await audit?.record(AuditEntry(at: clock(), actor: caller.userID, action: .accessRefused, subject: caller.userID,
                                                     details: ["operation": operationID, "reason": ProblemError.staffOnly.code.rawValue,
                                                               "session_id": caller.sessionID]))
                 throw ProblemError.staffOnly

@@ -25,7 +25,7 @@ struct DeadManSwitch: Sendable {
         guard timeout > 0 else {
             if existing != nil {
                 try ledger.removeSwitch(session: caller.sessionID, release: true)
-                try ledger.audit(AuditEntry(at: now, actor: caller.userID, action: "cancel_after.disarmed", subject: caller.accountID,
+                try ledger.audit(AuditEntry(at: now, actor: caller.userID, action: .cancelAfterDisarmed, subject: caller.accountID,
                                             details: ["session_id": caller.sessionID]))
             }
             return Self.answer(nil, orders: 0)
@@ -34,7 +34,7 @@ struct DeadManSwitch: Sendable {
                                 armedAt: existing?.armedAt ?? now, firesAt: now.addingTimeInterval(TimeInterval(timeout)))
         try ledger.saveSwitch(armed)
         if existing == nil {
-            try ledger.audit(AuditEntry(at: now, actor: caller.userID, action: "cancel_after.armed", subject: caller.accountID,
+            try ledger.audit(AuditEntry(at: now, actor: caller.userID, action: .cancelAfterArmed, subject: caller.accountID,
                                         details: ["session_id": caller.sessionID, "timeout_s": "\(timeout)"]))
         }
         let covered = try ledger.cover(orderIDs: orderIDs, session: caller.sessionID, account: caller.accountID)
@@ -92,7 +92,7 @@ struct DeadManSwitch: Sendable {
                 symbol: order.symbol, side: order.side, qty: open, reason: reason.rawValue, at: now))
             cancelled.append(id)
         }
-        try ledger.audit(AuditEntry(at: now, actor: "system", action: "cancel_after.fired", subject: armed.accountID,
+        try ledger.audit(AuditEntry(at: now, actor: "system", action: .cancelAfterFired, subject: armed.accountID,
                                     details: ["session_id": armed.sessionID, "reason": reason.rawValue, "orders": "\(cancelled.count)",
                                               "order_ids": cancelled.joined(separator: ","),
                                               "fires_at": RFC3339.string(from: armed.firesAt)]))

@@ -105,7 +105,7 @@ struct PaperEngine: Sendable {
         order.status = status
         try ledger.setStatus(orderID: order.id, status, rejectCode: rejectCode, now: now)
         try ledger.recordChange(account: order.account, .order, order.id, at: now)
-        try ledger.audit(AuditEntry(at: now, actor: order.userID, action: "order.\(status.rawValue)", subject: order.account,
+        try ledger.audit(AuditEntry(at: now, actor: order.userID, action: .order(status), subject: order.account,
                                     details: ["order_id": order.id, "reject_code": rejectCode ?? ""].filter { !$0.value.isEmpty }))
         if status == .rejected {
             try ledger.event(NewEvent(user: order.userID, type: .orderRejected, order: order.id,
@@ -148,7 +148,7 @@ struct PaperEngine: Sendable {
             try ledger.insertPosition(id: id, account: order.account, symbol: order.symbol, qty: next.qty, averagePrice: next.average, now: now)
             try ledger.recordChange(account: order.account, .position, id, at: now)
         }
-        try ledger.audit(AuditEntry(at: now, actor: order.userID, action: "order.filled", subject: order.account,
+        try ledger.audit(AuditEntry(at: now, actor: order.userID, action: .orderFilled, subject: order.account,
                                     details: ["order_id": order.id, "fill_id": fillID, "qty": "\(qty)", "price": Money.string(ticks: price),
                                               "cash_change": Money.string(ticks: cashChange)]))
         try ledger.event(NewEvent(user: order.userID, type: .fillConfirmed, order: order.id,

@@ -158,7 +158,7 @@ public struct Seeder: Sendable {
             }
             let deposit = max(-lowest, startingCash - cash, 0)
             try batch.setCash(cash + deposit)
-            try batch.audit(AuditEntry(at: now, actor: "sandbox.seed", action: "sandbox.seeded", subject: account.userID,
+            try batch.audit(AuditEntry(at: now, actor: "sandbox.seed", action: .sandboxSeeded, subject: account.userID,
                                        details: ["positions": "\(positions)", "fills": "\(fills)", "orders": "\(orderCount)",
                                                  "deposit": Money.string(ticks: deposit)]))
             return (orderCount, deposit, cash + deposit, positionsMade)

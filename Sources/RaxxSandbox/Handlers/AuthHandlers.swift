@@ -54,7 +54,7 @@ struct AuthHandlers: Sendable {
     }
 
     /// Records an audit event; a failure to record one does not change the answer.
-    func record(actor: String, action: String, subject: String, details: [String: String] = [:]) async {
+    func record(actor: String, action: AuditAction, subject: String, details: [String: String] = [:]) async {
         try? await audit.record(AuditEntry(at: clock(), actor: actor, action: action, subject: subject, details: details))
     }
 
@@ -89,18 +89,18 @@ struct AuthHandlers: Sendable {
         guard let code = body.code else {
             let expires = now.addingTimeInterval(Self.codeLifetime)
             try await auth.sendRegistrationCode(email: email, code: Self.newCode(), expiresAt: expires, now: now)
-            await record(actor: caller?.userID ?? "anonymous", action: "registration.code_sent", subject: email)
+            await record(actor: caller?.userID ?? "anonymous", action: .registrationCodeSent, subject: email)
             return .accepted(.init(body: .json(.init(email: email, digits: Self.codeDigits, expiresAt: expires))))
         }
         switch try await auth.spendRegistrationCode(email: email, code: code, now: now) {
         case .accepted:
             break
         case .wrong(let left):
-            await record(actor: caller?.userID ?? "anonymous", action: "registration.code_refused", subject: email, details: ["reason": "code_invalid"])
+            await record(actor: caller?.userID ?? "anonymous", action: .registrationCodeRefused, subject: email, details: ["reason": "code_invalid"])
             throw ProblemError(400, code: .codeInvalid, title: "That is not the code we emailed.",
                                detail: "\(left) tr\(left == 1 ? "y" : "ies") left before the code must be sent again.")
         case .expired:
-            await record(actor: caller?.userID ?? "anonymous", action: "registration.code_refused", subject: email, details: ["reason": "code_expired"])
+            await record(actor: caller?.userID ?? "anonymous", action: .registrationCodeRefused, subject: email, details: ["reason": "code_expired"])
             throw ProblemError(400, code: .codeExpired, title: "The code expired, was used, or had too many wrong tries.",
                                detail: "Ask for a new one: start the registration again.")
         }
@@ -138,7 +138,7 @@ struct AuthHandlers: Sendable {
                 throw ProblemError.badRequest("The credential ID does not match the attestation.")
             }
         } catch let problem as ProblemError {
-            await record(actor: email, action: "passkey.registration_refused", subject: challenge.userID ?? email, details: ["reason": problem.code.rawValue])
+            await record(actor: email, action: .passkeyRegistrationRefused, subject: challenge.userID ?? email, details: ["reason": problem.code.rawValue])
             throw problem
         }
         let now = clock()
@@ -177,7 +177,7 @@ struct AuthHandlers: Sendable {
             var problem = ProblemError(403, code: .stepUpRequired, title: "Removing a passkey needs a step-up.",
                                        detail: "Confirm it with a passkey of the account; the grant must be bound to action_hash.")
             problem.actionHash = actionHash
-            await record(actor: caller.userID, action: "step_up.required", subject: caller.userID, details: ["credential_id": id])
+            await record(actor: caller.userID, action: .stepUpRequired, subject: caller.userID, details: ["credential_id": id])
             throw problem
         }
         switch try await auth.removePasskey(id: id, userID: caller.userID, grantHash: Tokens.hash(grant), actionHash: actionHash, now: now) {
@@ -189,7 +189,7 @@ struct AuthHandlers: Sendable {
             throw ProblemError(409, code: .lastPasskey, title: "This is the account's only passkey.",
                                detail: "Register another first (raxx-auth register on another device), then remove this one.")
         case .grantRefused:
-            await record(actor: caller.userID, action: "step_up.refused", subject: caller.userID,
+            await record(actor: caller.userID, action: .stepUpRefused, subject: caller.userID,
                          details: ["credential_id": id, "reason": "grant_invalid"])
             throw ProblemError(403, code: .stepUpInvalid, title: "The step-up grant is not valid for removing this passkey.")
         }
@@ -246,7 +246,7 @@ struct AuthHandlers: Sendable {
         do {
             userID = try await verifyAssertion(body, purpose: .login).userID
         } catch let problem as ProblemError {
-            await record(actor: "anonymous", action: "sign_in.refused", subject: body.id, details: ["reason": problem.code.rawValue])
+            await record(actor: "anonymous", action: .signInRefused, subject: body.id, details: ["reason": problem.code.rawValue])
             throw problem
         }
         let now = clock()
@@ -275,7 +275,7 @@ struct AuthHandlers: Sendable {
                 throw ProblemError(403, code: .stepUpInvalid, title: "The step-up does not belong to this session.")
             }
         } catch let problem as ProblemError {
-            await record(actor: caller.userID, action: "step_up.refused", subject: caller.userID, details: ["reason": problem.code.rawValue])
+            await record(actor: caller.userID, action: .stepUpRefused, subject: caller.userID, details: ["reason": problem.code.rawValue])
             throw problem
         }
         let actionHash = verified.challenge.actionHash ?? ""

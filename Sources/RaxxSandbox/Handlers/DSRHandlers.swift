@@ -165,7 +165,7 @@ enum DSRStateMachine {
 
     static func verify(_ s: DSRState, method: String) throws -> DSRUpdate {
         guard s.status == .identityUnverified else { throw invalid(s, "be verified again") }
-        return DSRUpdate(status: .verified, verificationMethod: method, auditAction: "dsr.identity_verified", auditDetails: ["method": method])
+        return DSRUpdate(status: .verified, verificationMethod: method, auditAction: .dsrIdentityVerified, auditDetails: ["method": method])
     }
 
     static func extend(_ s: DSRState, reason: String, today: CalendarDay) throws -> DSRUpdate {
@@ -174,12 +174,12 @@ enum DSRStateMachine {
             throw ProblemError(409, code: .extensionRefused, title: "The request cannot be extended.", detail: refusal)
         }
         let due = DSRDeadline.extendedDue(receivedAt: s.receivedAt).description
-        return DSRUpdate(dueOn: due, extensionReason: reason, auditAction: "dsr.extended", auditDetails: ["reason": reason, "due_on": due])
+        return DSRUpdate(dueOn: due, extensionReason: reason, auditAction: .dsrExtended, auditDetails: ["reason": reason, "due_on": due])
     }
 
     static func close(_ s: DSRState, to: Components.Schemas.DSRStatus, reason: String) throws -> DSRUpdate {
         guard [.identityUnverified, .verified, .planned].contains(s.status) else { throw invalid(s, "be \(to.rawValue)") }
-        return DSRUpdate(status: to, closedReason: reason, auditAction: "dsr.\(to.rawValue)", auditDetails: ["reason": reason])
+        return DSRUpdate(status: to, closedReason: reason, auditAction: .dsrClosed(to), auditDetails: ["reason": reason])
     }
 
     @Sendable static func checkExport(_ s: DSRState) throws {

@@ -80,7 +80,7 @@ struct OrderHandlers: Sendable {
         guard r.mode == .paper, accountMode == "paper" else {
             throw AuditedRefusal(
                 ProblemError(403, code: .liveTradingRefused, title: "Live trading is not available; orders are paper only."),
-                AuditEntry(at: now, actor: caller.userID, action: "order.refused", subject: caller.accountID,
+                AuditEntry(at: now, actor: caller.userID, action: .orderRefused, subject: caller.accountID,
                            details: ["client_order_id": r.clientOrderId, "reason": "live_trading_refused"]))
         }
         guard r.notAfter > now else {
@@ -112,14 +112,14 @@ struct OrderHandlers: Sendable {
                 var problem = ProblemError(403, code: .stepUpRequired, title: "This order needs a step-up.",
                                            detail: "Confirm it with your passkey; the grant must be bound to action_hash.")
                 problem.actionHash = hash
-                throw AuditedRefusal(problem, AuditEntry(at: now, actor: caller.userID, action: "step_up.required", subject: caller.accountID,
+                throw AuditedRefusal(problem, AuditEntry(at: now, actor: caller.userID, action: .stepUpRequired, subject: caller.accountID,
                                                          details: ["client_order_id": r.clientOrderId, "reason": "step_up_required",
                                                                    "notional": Money.string(ticks: notionalTicks)]))
             }
             guard try ledger.consumeStepUpGrant(grantHash: Tokens.hash(grant), actionHash: hash, userID: caller.userID, now: now) else {
                 throw AuditedRefusal(
                     ProblemError(403, code: .stepUpInvalid, title: "The step-up grant is not valid for this order."),
-                    AuditEntry(at: now, actor: caller.userID, action: "step_up.refused", subject: caller.accountID,
+                    AuditEntry(at: now, actor: caller.userID, action: .stepUpRefused, subject: caller.accountID,
                                details: ["client_order_id": r.clientOrderId, "reason": "grant_invalid"]))
             }
         }
@@ -127,7 +127,7 @@ struct OrderHandlers: Sendable {
         try ledger.insertOrder(NewOrder(id: id, account: caller.accountID, clientOrderID: r.clientOrderId, symbol: instrument.symbol,
                                         side: r.side, qty: r.qty, type: r._type, limit: limit, tif: r.tif,
                                         notAfter: r.notAfter, requestHash: hash, now: now, switchSession: switchSession))
-        try ledger.audit(AuditEntry(at: now, actor: caller.userID, action: "order.placed", subject: caller.accountID,
+        try ledger.audit(AuditEntry(at: now, actor: caller.userID, action: .orderPlaced, subject: caller.accountID,
                                     details: ["order_id": id, "client_order_id": r.clientOrderId, "symbol": instrument.symbol,
                                               "side": r.side.rawValue, "qty": "\(r.qty)"]))
         try ledger.recordChange(account: caller.accountID, .order, id, at: now)

@@ -32,7 +32,7 @@ protocol HealthRepository: Sendable {
 struct AuditEntry: Sendable, Equatable {
     var at: Date
     var actor: String
-    var action: String
+    var action: AuditAction
     var subject: String
     var details: [String: String] = [:]
 }
@@ -357,7 +357,7 @@ struct DSRUpdate: Sendable {
     var verificationMethod: String?
     var closedReason: String?
     /// The audit action (`dsr.verified`, …); the entry carries the staff member and the ticket.
-    var auditAction: String
+    var auditAction: AuditAction
     var auditDetails: [String: String] = [:]
 }
 

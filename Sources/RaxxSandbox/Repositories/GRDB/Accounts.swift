@@ -31,7 +31,7 @@ enum Accounts {
                        arguments: [userID, email, displayName, Data(handle), now.timeIntervalSince1970])
         try db.execute(sql: "INSERT INTO accounts (id, user_id, mode, cash_ticks, created_at) VALUES (?, ?, 'paper', ?, ?)",
                        arguments: [accountID, userID, startingCashTicks, now.timeIntervalSince1970])
-        try SandboxDatabase.audit(db, AuditEntry(at: now, actor: actor, action: "account.created", subject: userID,
+        try SandboxDatabase.audit(db, AuditEntry(at: now, actor: actor, action: .accountCreated, subject: userID,
                                                  details: ["account_id": accountID, "mode": "paper", "cash": Money.string(ticks: startingCashTicks)]))
         return AccountRecord(userID: userID, accountID: accountID, email: email, created: true)
     }

@@ -38,7 +38,7 @@ struct GRDBDeviceRepository: DeviceRepository {
             var details = ["device_id": id, "token_suffix": String(d.token.suffix(8)), "environment": d.environment]
             if existing != nil { details["again"] = "true" }
             if reactivated { details["reactivated"] = "true" }
-            try SandboxDatabase.audit(db, AuditEntry(at: d.at, actor: d.user, action: "device.registered", subject: d.user, details: details))
+            try SandboxDatabase.audit(db, AuditEntry(at: d.at, actor: d.user, action: .deviceRegistered, subject: d.user, details: details))
             guard let row = try Row.fetchOne(db, sql: "SELECT \(Self.columns) FROM device_tokens WHERE id = ?", arguments: [id]) else {
                 throw ProblemError.internalError
             }
@@ -61,7 +61,7 @@ struct GRDBDeviceRepository: DeviceRepository {
             let revoked: Double? = row["revoked_at"]
             guard revoked == nil else { return true } // revoked already: nothing changes
             try db.execute(sql: "UPDATE device_tokens SET revoked_at = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, id])
-            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: user, action: "device.revoked", subject: user,
+            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: user, action: .deviceRevoked, subject: user,
                                                      details: ["device_id": id, "token_suffix": String((row["token"] as String).suffix(8))]))
             return true
         }

@@ -159,7 +159,7 @@ struct GRDBAuthRepository: AuthRepository {
                 VALUES (?, ?, ?, -7, ?, ?, ?)
                 """).execute(arguments: [p.credentialID, account.userID, Data(p.publicKey), Int64(p.signCount),
                                  p.transports?.joined(separator: ","), now.timeIntervalSince1970])
-            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: account.userID, action: "passkey.registered", subject: account.userID,
+            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: account.userID, action: .passkeyRegistered, subject: account.userID,
                                                      details: ["credential_id": p.credentialID]))
             // A passkey added to an account that had one already: the account hears of it.
             if existing?.hasPasskey == true {
@@ -210,7 +210,7 @@ struct GRDBAuthRepository: AuthRepository {
             guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM passkeys WHERE user_id = ?", arguments: [userID]) ?? 0 > 1 else { return .last }
             guard try StepUpGrants.consume(db, grantHash: grantHash, actionHash: actionHash, userID: userID, now: now) else { return .grantRefused }
             try db.execute(sql: "DELETE FROM passkeys WHERE id = ? AND user_id = ?", arguments: [id, userID])
-            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: "passkey.removed", subject: userID,
+            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: .passkeyRemoved, subject: userID,
                                                      details: ["credential_id": id]))
             try EventLog.insert(db, NewEvent(user: userID, type: .securityAlert, order: nil,
                                              title: "A passkey was removed from your account.",
@@ -249,7 +249,7 @@ struct GRDBAuthRepository: AuthRepository {
             try Pruning.grants(db, now: now)
             try db.execute(sql: "INSERT INTO step_up_grants (grant_hash, user_id, action_hash, expires_at) VALUES (?, ?, ?, ?)",
                            arguments: [grantHash, userID, actionHash, expiresAt.timeIntervalSince1970])
-            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: "step_up.granted", subject: userID,
+            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: .stepUpGranted, subject: userID,
                                                      details: ["action_hash": actionHash]))
         }
     }
@@ -297,7 +297,7 @@ struct GRDBSessionRepository: SessionRepository {
             VALUES (?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [session.id, userID, session.accessTokenHash, session.accessExpiresAt.timeIntervalSince1970,
                              session.renewalTokenHash, now.timeIntervalSince1970, session.expiresAt.timeIntervalSince1970])
-        try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: "session.started", subject: userID,
+        try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: .sessionStarted, subject: userID,
                                                  details: ["session_id": session.id, "method": session.method]))
         guard let account = try Accounts.apiAccount(db, userID: userID) else { throw ProblemError.unauthorized }
         return account
@@ -314,14 +314,14 @@ struct GRDBSessionRepository: SessionRepository {
                                              arguments: [renewalTokenHash]) else {
                 if let reused = try Self.reuse(db, renewalTokenHash: renewalTokenHash, now: now, notifier: notifier, mailer: mailer) { return reused }
                 let closed = try Self.isClosedAccountToken(db, renewalTokenHash, now: now.timeIntervalSince1970)
-                try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "anonymous", action: "session.renewal_refused", subject: "unknown",
+                try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "anonymous", action: .sessionRenewalRefused, subject: "unknown",
                                                          details: ["reason": closed ? "account_closed" : "unknown_token"]))
                 return closed ? .accountClosed : .refused
             }
             let sessionID: String = row["id"], userID: String = row["user_id"]
             let revoked: Double? = row["revoked_at"]
             guard revoked == nil, (row["expires_at"] as Double) > now.timeIntervalSince1970 else {
-                try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: "session.renewal_refused", subject: userID,
+                try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: .sessionRenewalRefused, subject: userID,
                                                          details: ["session_id": sessionID, "reason": revoked == nil ? "session_over" : "revoked"]))
                 return .refused
             }
@@ -349,7 +349,7 @@ struct GRDBSessionRepository: SessionRepository {
         let revoked: Double? = row["revoked_at"]
         if revoked == nil {
             try db.cachedStatement(sql: "UPDATE sessions SET revoked_at = ? WHERE id = ?").execute(arguments: [now.timeIntervalSince1970, sessionID])
-            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "system", action: "session.revoked", subject: userID,
+            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "system", action: .sessionRevoked, subject: userID,
                                                      details: ["session_id": sessionID, "reason": "renewal_reused"]))
             try EventLog.insert(db, NewEvent(user: userID, type: .securityAlert, order: nil,
                                              title: "A session was signed out to protect your account.",
@@ -362,7 +362,7 @@ struct GRDBSessionRepository: SessionRepository {
                 Sign in again on the device you use. If it keeps happening, check that device for software you do not know.
                 """)
         }
-        try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "anonymous", action: "session.renewal_refused", subject: userID,
+        try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "anonymous", action: .sessionRenewalRefused, subject: userID,
                                                  details: ["session_id": sessionID, "reason": "renewal_reused"]))
         return .reused
     }
@@ -370,7 +370,7 @@ struct GRDBSessionRepository: SessionRepository {
     func revoke(sessionID: String, userID: String, now: Date) async throws {
         try await writer.write { db in
             try db.cachedStatement(sql: "UPDATE sessions SET revoked_at = ? WHERE id = ?").execute(arguments: [now.timeIntervalSince1970, sessionID])
-            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: "session.revoked", subject: userID,
+            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: .sessionRevoked, subject: userID,
                                                      details: ["session_id": sessionID]))
         }
     }

@@ -26,7 +26,7 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
                 VALUES (?, ?, ?, ?, 'identity_unverified', ?, ?, ?, ?, ?)
                 """, arguments: [r.id, r.kind.rawValue, r.email, r.ticket, staff, r.receivedAt.timeIntervalSince1970, r.dueOn,
                                  r.now.timeIntervalSince1970, r.now.timeIntervalSince1970])
-            try Self.audit(db, r.id, staffUserID: r.staffUserID, action: "dsr.opened", ticket: r.ticket, now: r.now,
+            try Self.audit(db, r.id, staffUserID: r.staffUserID, action: .dsrOpened, ticket: r.ticket, now: r.now,
                            details: ["kind": r.kind.rawValue, "due_on": r.dueOn])
             mailer.send(db, Self.notice(to: r.email, request: r.id, """
                 We received your request to \(r.kind == .erasure ? "erase" : "receive a copy of") your personal data \
@@ -79,7 +79,7 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
             } else if let status = u.status, let reason = u.closedReason {
                 text = "Your request \(id) was \(status.rawValue): \(reason)"
             } else {
-                text = "Your request \(id) was updated by our support staff (\(u.auditAction))."
+                text = "Your request \(id) was updated by our support staff (\(u.auditAction.rawValue))."
             }
             mailer.send(db, Self.notice(to: state.subject, request: id, text))
             return try Self.fetch(db, id: id, now: now)
@@ -104,7 +104,7 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
                 payload[name] = containers
                 manifest.append(.init(table: name, rows: Int64(containers.count), sha256: try Self.sha256Hex(CanonicalJSON.data(containers))))
             }
-            try Self.audit(db, id, staffUserID: staffUserID, action: "dsr.exported", ticket: state.ticket, now: now,
+            try Self.audit(db, id, staffUserID: staffUserID, action: .dsrExported, ticket: state.ticket, now: now,
                            details: ["tables": "\(manifest.count)", "rows": "\(manifest.reduce(0) { $0 + $1.rows })"])
             return Components.Schemas.DSRExport(
                 manifest: .init(requestId: id, subject: state.subject, generatedAt: RFC3339.string(from: now), tables: manifest),
@@ -125,7 +125,7 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
             try db.execute(sql: """
                 UPDATE dsr_requests SET status = 'completed', completed_at = ?1, updated_at = ?1 WHERE id = ?2
                 """, arguments: [now.timeIntervalSince1970, id])
-            try Self.audit(db, id, staffUserID: staffUserID, action: "dsr.export_delivered", ticket: state.ticket, now: now)
+            try Self.audit(db, id, staffUserID: staffUserID, action: .dsrExportDelivered, ticket: state.ticket, now: now)
             mailer.send(db, Self.notice(to: state.subject, request: id, """
                 The copy of your personal data (request \(id)) is ready, and our support staff send it to you encrypted: \
                 your request is complete.
@@ -280,7 +280,7 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
             }), as: UTF8.self)
             try db.execute(sql: "UPDATE dsr_requests SET status = 'planned', plan_hash = ?, plan = ?, updated_at = ? WHERE id = ?",
                            arguments: [plan.planHash, items, now.timeIntervalSince1970, id])
-            try Self.audit(db, id, staffUserID: staffUserID, action: "dsr.planned", ticket: state.ticket, now: now,
+            try Self.audit(db, id, staffUserID: staffUserID, action: .dsrPlanned, ticket: state.ticket, now: now,
                            details: ["plan_hash": plan.planHash])
             return plan
         }
@@ -322,16 +322,16 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
                 var problem = ProblemError(403, code: .stepUpRequired, title: "Applying an erasure needs a step-up.",
                                            detail: "Confirm it with your passkey; the grant must be bound to action_hash.")
                 problem.actionHash = action
-                throw AuditedRefusal(problem, AuditEntry(at: now, actor: staffUserID, action: "step_up.required", subject: "dsr:" + id,
+                throw AuditedRefusal(problem, AuditEntry(at: now, actor: staffUserID, action: .stepUpRequired, subject: "dsr:" + id,
                                                          details: ["reason": "step_up_required", "ticket": state.ticket]))
             }
             guard try StepUpGrants.consume(db, grantHash: Tokens.hash(grant), actionHash: action, userID: staffUserID, now: now) else {
                 throw AuditedRefusal(ProblemError(403, code: .stepUpInvalid, title: "The step-up grant is not valid for this plan."),
-                                     AuditEntry(at: now, actor: staffUserID, action: "step_up.refused", subject: "dsr:" + id,
+                                     AuditEntry(at: now, actor: staffUserID, action: .stepUpRefused, subject: "dsr:" + id,
                                                 details: ["reason": "grant_invalid", "ticket": state.ticket]))
             }
             if state.status == .erasing {
-                try Self.audit(db, id, staffUserID: staffUserID, action: "dsr.erasure_resumed", ticket: state.ticket, now: now,
+                try Self.audit(db, id, staffUserID: staffUserID, action: .dsrErasureResumed, ticket: state.ticket, now: now,
                                details: ["plan_hash": planHash])
                 return .erasing
             }
@@ -345,7 +345,7 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
             }
             try db.execute(sql: "UPDATE dsr_requests SET status = 'erasing', erasure_identifiers = ?, updated_at = ? WHERE id = ?",
                            arguments: [subject == nil ? nil : saved, now.timeIntervalSince1970, id])
-            try Self.audit(db, id, staffUserID: staffUserID, action: "dsr.erasure_started", ticket: state.ticket, now: now,
+            try Self.audit(db, id, staffUserID: staffUserID, action: .dsrErasureStarted, ticket: state.ticket, now: now,
                            details: ["plan_hash": planHash])
             return .erasing
         }
@@ -440,7 +440,7 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
                 UPDATE dsr_requests SET status = 'completed', completed_at = ?1, updated_at = ?1, erasure_identifiers = NULL,
                        receipt = ?2, receipt_signature = ?3 WHERE id = ?4
                 """, arguments: [now.timeIntervalSince1970, String(decoding: bodyJSON, as: UTF8.self), Base64URL.encode(signature), id])
-            try Self.audit(db, id, staffUserID: staffUserID, action: "dsr.erasure_completed", ticket: state.ticket, now: now,
+            try Self.audit(db, id, staffUserID: staffUserID, action: .dsrErasureCompleted, ticket: state.ticket, now: now,
                            details: ["plan_hash": state.planHash ?? ""])
             return try Self.fetch(db, id: id, now: now)!
         }
@@ -527,7 +527,7 @@ struct GRDBDSRRepository: DSRRepository, AuditTrailRepository {
 
     /// Audits a DSR action: the subject is the request (`dsr:ID`, never the person), the actor the
     /// staff member, the details carry the ticket.
-    static func audit(_ db: Database, _ id: String, staffUserID: String, action: String, ticket: String, now: Date,
+    static func audit(_ db: Database, _ id: String, staffUserID: String, action: AuditAction, ticket: String, now: Date,
                       details: [String: String] = [:]) throws {
         var details = details
         details["ticket"] = ticket

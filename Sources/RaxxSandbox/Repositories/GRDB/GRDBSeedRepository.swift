@@ -42,7 +42,7 @@ struct GRDBSeedRepository: Sendable {
                     updated += 1
                 }
             }
-            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "sandbox.churn", action: "sandbox.churned", subject: account,
+            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "sandbox.churn", action: .sandboxChurned, subject: account,
                                                      details: ["updated": "\(updated)", "deleted": "\(deleted)"]))
             return (account, updated, deleted)
         }

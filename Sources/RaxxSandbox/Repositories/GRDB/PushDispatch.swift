@@ -57,7 +57,7 @@ struct GRDBPushDispatchRepository: PushDispatchRepository {
             let created: Double = row["created_at"], user: String = row["user_id"], token: String = row["token"]
             guard created < unregisteredAt.timeIntervalSince1970 else { return false }
             try db.execute(sql: "UPDATE device_tokens SET revoked_at = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, deviceID])
-            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "apns", action: "device.unregistered", subject: user, details: [
+            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "apns", action: .deviceUnregistered, subject: user, details: [
                 "device_id": deviceID, "token_suffix": String(token.suffix(8)),
                 "unregistered_at": String(Int64((unregisteredAt.timeIntervalSince1970 * 1000).rounded())),
             ]))

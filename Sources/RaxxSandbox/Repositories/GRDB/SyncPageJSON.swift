@@ -208,14 +208,14 @@ enum SyncPageJSON {
             return fallback
         }
 
-        static let entity = Vocabulary(Components.Schemas.SyncEntity.allCases.map(\.rawValue), fallback: "position")
+        static let entity = Vocabulary(Components.Schemas.SyncEntity.allCases.map(\.rawValue), fallback: Components.Schemas.SyncEntity.position.rawValue)
         static let fillEntity = Components.Schemas.SyncEntity.allCases.firstIndex(of: .fill)!
         static let orderEntity = Components.Schemas.SyncEntity.allCases.firstIndex(of: .order)!
         static let side = Vocabulary(Components.Schemas.Side.allCases.map(\.rawValue), fallback: OrderSide.buy.rawValue)
         static let type = Vocabulary(Components.Schemas.OrderType.allCases.map(\.rawValue), fallback: OrderType.market.rawValue)
         static let tif = Vocabulary(Components.Schemas.TimeInForce.allCases.map(\.rawValue), fallback: TimeInForce.day.rawValue)
-        static let status = Vocabulary(Components.Schemas.OrderStatus.allCases.map(\.rawValue), fallback: "pending")
-        static let mode = Vocabulary(Components.Schemas.TradingMode.allCases.map(\.rawValue), fallback: "paper")
+        static let status = Vocabulary(Components.Schemas.OrderStatus.allCases.map(\.rawValue), fallback: Components.Schemas.OrderStatus.pending.rawValue)
+        static let mode = Vocabulary(Components.Schemas.TradingMode.allCases.map(\.rawValue), fallback: Components.Schemas.TradingMode.paper.rawValue)
     }
 
     /// The fixed pieces of the JSON, from the wire's table of keys: the page's fields in key order,
