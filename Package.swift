@@ -103,16 +103,18 @@ let package = Package(
         // canonical JSON, and the fast paths' readers and writers, each checked against the model.
         .target(name: "RaxxWire", dependencies: ["RaxxCore", "RaxxAPI", openAPIRuntime, crypto]),
         .target(name: "RaxxDomain", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", crypto, argumentParser]),
-        .target(name: "RaxxHTTP", dependencies: ["RaxxWire", "CCurl", "RaxxCore", "RaxxAPI", openAPIRuntime, httpTypes]),
+        // The client layer: the libcurl transport, failures and answers, and the session (passkey
+        // ceremonies, silent renewal, step-up) riding on it.
+        .target(name: "RaxxClient", dependencies: ["RaxxWire", "CCurl", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxWebAuthn", openAPIRuntime, httpTypes,
+                                                   crypto]),
         .target(name: "RaxxWebAuthn", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", crypto]),
         .target(name: "RaxxVault", dependencies: ["CSodium", "RaxxCore", "RaxxWebAuthn", crypto]),
         .target(name: "RaxxAge", dependencies: ["CSodium", "RaxxCore", crypto]),
-        .target(name: "RaxxSession", dependencies: ["RaxxWire", "RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxWebAuthn", "RaxxAPI", openAPIRuntime, httpTypes, crypto]),
-        .target(name: "RaxxStore", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxHTTP", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]),
-        .target(name: "RaxxOrders", dependencies: ["RaxxWire", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxHTTP", "RaxxStore"]),
+        .target(name: "RaxxStore", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxClient", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]),
+        .target(name: "RaxxOrders", dependencies: ["RaxxWire", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxClient", "RaxxStore"]),
         .target(name: "RaxxAPNs", dependencies: ["RaxxWire", "RaxxCore", crypto]),
-        .target(name: "RaxxPush", dependencies: ["RaxxWire", "CCurl", "RaxxCore", "RaxxAPNs", "RaxxAPI", "RaxxHTTP", "RaxxVault", crypto]),
-        .target(name: "RaxxCLI", dependencies: ["RaxxWire", "RaxxCore", "RaxxHTTP", "RaxxVault", "RaxxSession", "RaxxAPI", openAPIRuntime, argumentParser]),
+        .target(name: "RaxxPush", dependencies: ["RaxxWire", "CCurl", "RaxxCore", "RaxxAPNs", "RaxxAPI", "RaxxClient", "RaxxVault", crypto]),
+        .target(name: "RaxxCLI", dependencies: ["RaxxWire", "RaxxCore", "RaxxClient", "RaxxVault", "RaxxAPI", openAPIRuntime, argumentParser]),
         .target(name: "RaxxStoreCLI", dependencies: ["RaxxCLI", "RaxxCore", "RaxxStore"]),
         .target(name: "RaxxDSR", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxAge", crypto]),
 
@@ -157,28 +159,28 @@ let package = Package(
                 swiftSettings: sandboxWarnings),
         .executableTarget(name: "raxx-sandbox", dependencies: ["RaxxSandboxCommand", "RaxxCore"], linkerSettings: releaseLinking),
 
-        .target(name: "RaxxTestSupport", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxHTTP", "RaxxAPI", "RaxxVault", "RaxxStore", "RaxxSandbox",
+        .target(name: "RaxxTestSupport", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxClient", "RaxxAPI", "RaxxVault", "RaxxStore", "RaxxSandbox",
                                                         openAPIRuntime, httpTypes,
                                                         .product(name: "Logging", package: "swift-log")]),
 
         .testTarget(name: "RaxxWireTests", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", "RaxxTestSupport", openAPIRuntime, httpTypes,
                                                          .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "RaxxCoreTests", dependencies: ["RaxxWire", "RaxxCore"]),
-        .testTarget(name: "RaxxHTTPTests", dependencies: ["RaxxWire", "RaxxHTTP", "CCurl", "RaxxCore", "RaxxAPI", "RaxxTestSupport", openAPIRuntime, httpTypes]),
         .testTarget(name: "RaxxVaultTests", dependencies: ["RaxxVault", "RaxxCore", "RaxxWebAuthn", crypto]),
         .testTarget(name: "RaxxWebAuthnTests", dependencies: ["RaxxWebAuthn", "RaxxCore", crypto]),
         .testTarget(name: "RaxxAgeTests", dependencies: ["RaxxAge", "RaxxCore", "RaxxTestSupport"]),
-        .testTarget(name: "RaxxSessionTests", dependencies: ["RaxxSession", "RaxxVault", "RaxxWebAuthn", "RaxxSandbox", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxHTTP",
-                                                            "RaxxTestSupport", openAPIRuntime, httpTypes, .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "RaxxClientTests", dependencies: ["RaxxWire", "RaxxClient", "CCurl", "RaxxVault", "RaxxWebAuthn", "RaxxSandbox", "RaxxCore",
+                                                           "RaxxDomain", "RaxxAPI", "RaxxTestSupport", openAPIRuntime, httpTypes,
+                                                           .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RaxxStoreTests", dependencies: ["RaxxWire", "RaxxStore", "RaxxCore", "RaxxAPI", "RaxxTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
                                                           .product(name: "GRDBSQLite", package: "GRDB.swift")]),
-        .testTarget(name: "RaxxSyncTests", dependencies: ["RaxxStore", "RaxxSession", "RaxxVault", "RaxxSandbox", "RaxxCore",
-                                                         "RaxxAPI", "RaxxHTTP", "RaxxTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "RaxxSyncTests", dependencies: ["RaxxStore", "RaxxClient", "RaxxVault", "RaxxSandbox", "RaxxCore",
+                                                         "RaxxAPI", "RaxxTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RaxxCLITests", dependencies: ["RaxxCLI", "RaxxCore", "RaxxTestSupport"]),
         .testTarget(
             name: "RaxxSandboxTests",
             dependencies: [
-                "RaxxWire", "RaxxSandbox", "RaxxAPI", "RaxxHTTP", "RaxxCore", "RaxxDomain", "RaxxTestSupport", openAPIRuntime, httpTypes,
+                "RaxxWire", "RaxxSandbox", "RaxxAPI", "RaxxClient", "RaxxCore", "RaxxDomain", "RaxxTestSupport", openAPIRuntime, httpTypes,
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -187,29 +189,29 @@ let package = Package(
             ]
         ),
         .testTarget(name: "RaxxDomainTests", dependencies: ["RaxxDomain", "RaxxAPI"]),
-        .testTarget(name: "RaxxOrdersTests", dependencies: ["RaxxWire", "RaxxOrders", "RaxxDomain", "RaxxCore", "RaxxAPI", "RaxxHTTP", "RaxxStore", "RaxxTestSupport",
+        .testTarget(name: "RaxxOrdersTests", dependencies: ["RaxxWire", "RaxxOrders", "RaxxDomain", "RaxxCore", "RaxxAPI", "RaxxClient", "RaxxStore", "RaxxTestSupport",
                                                            .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RaxxOrderCommandTests", dependencies: ["RaxxWire", "RaxxOrderCommand", "RaxxCLI", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxStore",
-                                                                  "RaxxHTTP", "RaxxTestSupport"]),
+                                                                  "RaxxClient", "RaxxTestSupport"]),
         .testTarget(name: "RaxxNotifyCommandTests", dependencies: ["RaxxNotifyCommand", "RaxxAPNs", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxStore",
-                                                                   "RaxxHTTP", "RaxxPush", "RaxxVault", "RaxxTestSupport"]),
+                                                                   "RaxxClient", "RaxxPush", "RaxxVault", "RaxxTestSupport"]),
         .testTarget(name: "RaxxCacheCommandTests", dependencies: ["RaxxWire", "RaxxCacheCommand", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxStore", "RaxxVault",
-                                                                  "RaxxHTTP", "RaxxTestSupport", argumentParser]),
-        .testTarget(name: "RaxxAuthCommandTests", dependencies: ["RaxxWire", "RaxxAuthCommand", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxHTTP",
+                                                                  "RaxxClient", "RaxxTestSupport", argumentParser]),
+        .testTarget(name: "RaxxAuthCommandTests", dependencies: ["RaxxWire", "RaxxAuthCommand", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxClient",
                                                                  "RaxxTestSupport", argumentParser]),
         .testTarget(name: "RaxxDSRCommandTests", dependencies: ["RaxxWire", "RaxxDSRCommand", "RaxxDSR", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain",
-                                                                "RaxxHTTP", "RaxxAge", "RaxxTestSupport", crypto]),
-        .testTarget(name: "RaxxPushTests", dependencies: ["RaxxPush", "RaxxAPNs", "RaxxAPI", "RaxxCore", "RaxxHTTP", "RaxxTestSupport", crypto]),
+                                                                "RaxxClient", "RaxxAge", "RaxxTestSupport", crypto]),
+        .testTarget(name: "RaxxPushTests", dependencies: ["RaxxPush", "RaxxAPNs", "RaxxAPI", "RaxxCore", "RaxxClient", "RaxxTestSupport", crypto]),
         .testTarget(name: "RaxxAPNsEndpointTests", dependencies: ["RaxxAPNsEndpoint", "RaxxAPNs", crypto]),
         .testTarget(name: "EndToEndTests", dependencies: ["RaxxWire", "RaxxTestSupport", "RaxxCore", "RaxxStore", "RaxxAPNs", crypto]),
     ]
-    + tool("raxx-auth", library: "RaxxAuthCommand", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxHTTP", "RaxxVault"])
+    + tool("raxx-auth", library: "RaxxAuthCommand", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxClient", "RaxxVault"])
     + tool("raxx-cache", library: "RaxxCacheCommand", dependencies: ["RaxxWire", "RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
-                                                                      "RaxxHTTP", "RaxxStore"])
+                                                                      "RaxxClient", "RaxxStore"])
     + tool("raxx-order", library: "RaxxOrderCommand", dependencies: ["RaxxWire", "RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
-                                                                      "RaxxHTTP", "RaxxStore", "RaxxOrders"])
+                                                                      "RaxxClient", "RaxxStore", "RaxxOrders"])
     + tool("raxx-notify", library: "RaxxNotifyCommand", dependencies: ["RaxxWire", "RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
                                                                         "RaxxStore", "RaxxAPNs", "RaxxPush"])
-    + tool("raxx-dsr", library: "RaxxDSRCommand", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxHTTP", "RaxxDSR"]),
+    + tool("raxx-dsr", library: "RaxxDSRCommand", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxClient", "RaxxDSR"]),
     swiftLanguageModes: [.v6]
 )

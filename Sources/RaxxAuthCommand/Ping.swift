@@ -3,7 +3,7 @@ import Foundation
 import RaxxAPI
 import RaxxCLI
 import RaxxCore
-import RaxxHTTP
+import RaxxClient
 
 extension RaxxAuth {
     /// `raxx-auth ping`: does Raptor answer, and how fast.

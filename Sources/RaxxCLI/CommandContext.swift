@@ -2,8 +2,7 @@ import Foundation
 import OpenAPIRuntime
 import RaxxAPI
 import RaxxCore
-import RaxxHTTP
-import RaxxSession
+import RaxxClient
 import RaxxVault
 import RaxxWire
 

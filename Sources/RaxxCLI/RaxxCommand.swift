@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import RaxxCore
-import RaxxHTTP
+import RaxxClient
 import RaxxVault
 
 /// A Raxx subcommand: it declares its connectivity, takes the global options, and keeps its logic

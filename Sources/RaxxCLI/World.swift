@@ -2,7 +2,7 @@ import Foundation
 import OpenAPIRuntime
 import RaxxAPI
 import RaxxCore
-import RaxxHTTP
+import RaxxClient
 import RaxxVault
 import Synchronization
 

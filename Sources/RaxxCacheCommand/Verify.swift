@@ -3,7 +3,7 @@ import Foundation
 import RaxxAPI
 import RaxxCLI
 import RaxxCore
-import RaxxHTTP
+import RaxxClient
 import RaxxStore
 import RaxxStoreCLI
 

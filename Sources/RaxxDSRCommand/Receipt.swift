@@ -4,7 +4,7 @@ import RaxxAPI
 import RaxxCLI
 import RaxxCore
 import RaxxDSR
-import RaxxHTTP
+import RaxxClient
 import RaxxWire
 
 extension RaxxDSR {

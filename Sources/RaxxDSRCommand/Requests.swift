@@ -5,7 +5,7 @@ import RaxxCLI
 import RaxxCore
 import RaxxDSR
 import RaxxDomain
-import RaxxHTTP
+import RaxxClient
 import RaxxWire
 
 extension RaxxDSR {

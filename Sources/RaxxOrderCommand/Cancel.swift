@@ -4,7 +4,7 @@ import RaxxAPI
 import RaxxCLI
 import RaxxCore
 import RaxxDomain
-import RaxxHTTP
+import RaxxClient
 
 extension RaxxOrder {
     /// `raxx-order cancel ID` or `cancel --all`.

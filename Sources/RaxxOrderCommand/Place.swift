@@ -4,7 +4,7 @@ import RaxxAPI
 import RaxxCLI
 import RaxxCore
 import RaxxDomain
-import RaxxHTTP
+import RaxxClient
 import RaxxOrders
 import RaxxStore
 import RaxxStoreCLI

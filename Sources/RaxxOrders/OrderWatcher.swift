@@ -2,7 +2,7 @@ import Foundation
 import RaxxAPI
 import RaxxCore
 import RaxxDomain
-import RaxxHTTP
+import RaxxClient
 import RaxxWire
 
 /// `raxx-order watch` (and `place --watch`): follows orders until each is final, keeping the

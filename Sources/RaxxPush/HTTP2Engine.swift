@@ -1,7 +1,7 @@
 import CCurl
 import Foundation
 import RaxxCore
-import RaxxHTTP
+import RaxxClient
 
 /// One HTTP/2 request: a POST of `body` to `url` with `headers` ("name: value").
 public struct HTTP2Request: Sendable {
@@ -30,7 +30,7 @@ public struct HTTP2Answer: Sendable, Equatable {
     }
 }
 
-/// What became of one stream: an answer, or no answer (classified as RaxxHTTP classifies libcurl's codes).
+/// What became of one stream: an answer, or no answer (classified as RaxxClient classifies libcurl's codes).
 public enum HTTP2Outcome: Sendable {
     case answer(HTTP2Answer)
     case failure(TransportFailure)

@@ -1,7 +1,7 @@
 import Foundation
 import RaxxAPNs
 import RaxxCore
-import RaxxHTTP
+import RaxxClient
 import Synchronization
 
 /// Where streams go: the HTTP/2 engine, or a test's scripted endpoint.

@@ -2,7 +2,7 @@ import Foundation
 import RaxxAPI
 import RaxxCore
 import RaxxDomain
-import RaxxHTTP
+import RaxxClient
 
 /// The account's alerts from Raptor's event feed (`GET /api/events`), kept in the alert store as
 /// they come: pages after a cursor, oldest first, and long polls that answer as soon as there is

@@ -1,7 +1,7 @@
 import Foundation
 import RaxxAPI
 import RaxxCore
-import RaxxHTTP
+import RaxxClient
 
 #if canImport(Glibc)
 import Glibc

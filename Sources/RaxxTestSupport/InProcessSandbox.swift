@@ -3,7 +3,7 @@ import Foundation
 import Logging
 import RaxxAPI
 import RaxxCore
-import RaxxHTTP
+import RaxxClient
 import RaxxSandbox
 
 /// Runs an in-process sandbox on 127.0.0.1, port 0, and hands `body` its URL.

@@ -2,7 +2,7 @@ import Foundation
 import RaxxAPI
 import RaxxAuthCommand
 import RaxxCore
-import RaxxHTTP
+import RaxxClient
 import RaxxTestSupport
 import RaxxVault
 import Testing

@@ -3,7 +3,7 @@ import RaxxAPI
 import RaxxAuthCommand
 import RaxxCLI
 import RaxxCore
-import RaxxHTTP
+import RaxxClient
 import RaxxTestSupport
 import Testing
 

@@ -2,7 +2,7 @@ import Foundation
 import RaxxAPI
 import RaxxCacheCommand
 import RaxxCore
-import RaxxHTTP
+import RaxxClient
 import RaxxStore
 import RaxxTestSupport
 import Testing

@@ -7,7 +7,7 @@ import RaxxCore
 import RaxxDSR
 import RaxxDSRCommand
 import RaxxDomain
-import RaxxHTTP
+import RaxxClient
 import RaxxTestSupport
 import RaxxWire
 import Testing

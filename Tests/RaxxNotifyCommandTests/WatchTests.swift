@@ -1,7 +1,7 @@
 import Foundation
 import RaxxAPI
 import RaxxCore
-import RaxxHTTP
+import RaxxClient
 import RaxxNotifyCommand
 import RaxxStore
 import RaxxTestSupport

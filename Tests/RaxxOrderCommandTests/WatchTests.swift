@@ -2,7 +2,7 @@ import Foundation
 import RaxxAPI
 import RaxxCore
 import RaxxDomain
-import RaxxHTTP
+import RaxxClient
 import RaxxOrderCommand
 import RaxxStore
 import RaxxTestSupport

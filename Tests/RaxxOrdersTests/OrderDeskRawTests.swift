@@ -3,7 +3,7 @@ import GRDB
 import RaxxAPI
 import RaxxCore
 import RaxxDomain
-import RaxxHTTP
+import RaxxClient
 import RaxxOrders
 @testable import RaxxStore
 import RaxxTestSupport

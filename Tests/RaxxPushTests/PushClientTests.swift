@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import RaxxAPNs
 import RaxxCore
-import RaxxHTTP
+import RaxxClient
 import RaxxPush
 import RaxxTestSupport
 import Testing

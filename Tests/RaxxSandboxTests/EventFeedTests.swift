@@ -3,7 +3,7 @@ import GRDB
 import Logging
 import OpenAPIRuntime
 import RaxxAPI
-import RaxxHTTP
+import RaxxClient
 import RaxxCore
 @testable import RaxxSandbox
 import RaxxTestSupport

@@ -5,7 +5,7 @@ import Logging
 import OpenAPIRuntime
 import RaxxAPI
 import RaxxCore
-import RaxxHTTP
+import RaxxClient
 @testable import RaxxSandbox
 import RaxxTestSupport
 import Testing

@@ -3,7 +3,7 @@ import HTTPTypes
 import OpenAPIRuntime
 import RaxxAPI
 import RaxxCore
-import RaxxHTTP
+import RaxxClient
 @testable import RaxxSandbox
 import RaxxTestSupport
 import Testing

@@ -2,9 +2,8 @@ import Foundation
 import GRDB
 import RaxxAPI
 import RaxxCore
-import RaxxHTTP
+import RaxxClient
 import RaxxSandbox
-import RaxxSession
 import RaxxStore
 import RaxxTestSupport
 import RaxxVault

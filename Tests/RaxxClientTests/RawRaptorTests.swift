@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import RaxxAPI
 import RaxxCore
-import RaxxHTTP
+import RaxxClient
 import RaxxTestSupport
 import RaxxWire
 import Testing

@@ -2,7 +2,6 @@ import Crypto
 import Foundation
 import RaxxAPI
 import RaxxCore
-import RaxxHTTP
 import RaxxVault
 import RaxxWebAuthn
 import RaxxWire

@@ -1,4 +1,4 @@
-import RaxxHTTP
+import RaxxClient
 import Testing
 
 @Suite struct CurlHeaderLineTests {

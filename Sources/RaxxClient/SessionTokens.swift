@@ -3,7 +3,6 @@ import HTTPTypes
 import OpenAPIRuntime
 import RaxxAPI
 import RaxxCore
-import RaxxHTTP
 import RaxxVault
 import Synchronization
 

@@ -3,7 +3,7 @@ import HTTPTypes
 import OpenAPIRuntime
 import RaxxAPI
 import RaxxCore
-import RaxxSession
+import RaxxClient
 import RaxxTestSupport
 import RaxxVault
 import Testing

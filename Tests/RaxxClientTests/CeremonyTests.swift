@@ -5,9 +5,8 @@ import OpenAPIRuntime
 import RaxxAPI
 import RaxxCore
 import RaxxDomain
-import RaxxHTTP
+@testable import RaxxClient
 @testable import RaxxSandbox
-@testable import RaxxSession
 import RaxxTestSupport
 import RaxxVault
 import RaxxWebAuthn

@@ -1,5 +1,5 @@
 import Foundation
-import RaxxSession
+import RaxxClient
 import RaxxTestSupport
 import Testing
 
