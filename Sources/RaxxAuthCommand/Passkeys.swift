@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 import RaxxAPI
 import RaxxCLI
+import RaxxClient
 import RaxxCore
 import RaxxDomain
-import RaxxClient
 import RaxxWire
 
 extension RaxxAuth {

@@ -1,8 +1,8 @@
 import Foundation
 import OpenAPIRuntime
 import RaxxAPI
-import RaxxCore
 import RaxxClient
+import RaxxCore
 import RaxxVault
 import RaxxWire
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import RaxxCore
 import RaxxClient
+import RaxxCore
 import RaxxVault
 
 /// A Raxx subcommand: it declares its connectivity, takes the global options, and keeps its logic

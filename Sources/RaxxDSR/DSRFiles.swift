@@ -1,10 +1,10 @@
 import Foundation
 import RaxxAge
 import RaxxCore
+import RaxxWire
 
 #if canImport(Glibc)
 import Glibc
-import RaxxWire
 #endif
 
 /// A server's receipt key as raxx-dsr keeps it after first use (trust on first use, per server):

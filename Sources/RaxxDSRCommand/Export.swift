@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 import RaxxAPI
 import RaxxCLI
+import RaxxClient
 import RaxxCore
 import RaxxDSR
-import RaxxClient
 
 extension RaxxDSR {
     /// `raxx-dsr export ID --out FILE`.

@@ -2,10 +2,10 @@ import ArgumentParser
 import Foundation
 import RaxxAPI
 import RaxxCLI
+import RaxxClient
 import RaxxCore
 import RaxxDSR
 import RaxxDomain
-import RaxxClient
 import RaxxWire
 
 extension RaxxDSR {

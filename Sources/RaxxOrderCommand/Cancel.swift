@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 import RaxxAPI
 import RaxxCLI
+import RaxxClient
 import RaxxCore
 import RaxxDomain
-import RaxxClient
 
 extension RaxxOrder {
     /// `raxx-order cancel ID` or `cancel --all`.

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import RaxxAPI
 import RaxxCLI
-import RaxxCore
 import RaxxClient
+import RaxxCore
 import RaxxStore
 import RaxxStoreCLI
 

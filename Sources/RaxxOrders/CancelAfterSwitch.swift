@@ -1,8 +1,8 @@
 import Foundation
 import RaxxAPI
+import RaxxClient
 import RaxxCore
 import RaxxDomain
-import RaxxClient
 import RaxxStore
 import RaxxWire
 

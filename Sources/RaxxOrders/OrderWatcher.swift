@@ -1,8 +1,8 @@
 import Foundation
 import RaxxAPI
+import RaxxClient
 import RaxxCore
 import RaxxDomain
-import RaxxClient
 import RaxxWire
 
 /// `raxx-order watch` (and `place --watch`): follows orders until each is final, keeping the

@@ -1,7 +1,7 @@
 import CCurl
 import Foundation
-import RaxxCore
 import RaxxClient
+import RaxxCore
 
 /// One HTTP/2 request: a POST of `body` to `url` with `headers` ("name: value").
 public struct HTTP2Request: Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 import RaxxAPNs
-import RaxxCore
 import RaxxClient
+import RaxxCore
 import Synchronization
 
 /// Where streams go: the HTTP/2 engine, or a test's scripted endpoint.

@@ -1,8 +1,8 @@
 import Foundation
 import RaxxAPI
+import RaxxClient
 import RaxxCore
 import RaxxDomain
-import RaxxClient
 
 /// The account's alerts from Raptor's event feed (`GET /api/events`), kept in the alert store as
 /// they come: pages after a cursor, oldest first, and long polls that answer as soon as there is

@@ -1,8 +1,8 @@
 import Foundation
 import RaxxAPI
+import RaxxClient
 import RaxxCore
 import RaxxDomain
-import RaxxClient
 
 /// `raxx-notify watch`: follows the feed from the saved cursor, hands each alert to `emit` (which
 /// writes and flushes its line), and only then saves the cursor past it, so a restart never skips

@@ -1,11 +1,11 @@
 import Foundation
 import RaxxAPI
-import RaxxCore
 import RaxxClient
+import RaxxCore
+import RaxxWire
 
 #if canImport(Glibc)
 import Glibc
-import RaxxWire
 #endif
 
 /// The delta refresh: pages from Raptor's sync endpoint applied to the cache one transaction at a

@@ -1,9 +1,9 @@
 import Foundation
 import RaxxCore
+import RaxxWire
 
 #if canImport(Glibc)
 import Glibc
-import RaxxWire
 #endif
 
 /// The local databases a command may open — the cache, the order journal, the alerts — and the locks that

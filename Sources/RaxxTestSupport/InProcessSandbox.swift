@@ -1,9 +1,9 @@
-import OpenAPIRuntime
 import Foundation
 import Logging
+import OpenAPIRuntime
 import RaxxAPI
-import RaxxCore
 import RaxxClient
+import RaxxCore
 import RaxxSandbox
 
 /// Runs an in-process sandbox on 127.0.0.1, port 0, and hands `body` its URL.

@@ -1,8 +1,8 @@
 import Foundation
 import RaxxAPI
 import RaxxAuthCommand
-import RaxxCore
 import RaxxClient
+import RaxxCore
 import RaxxTestSupport
 import RaxxVault
 import Testing

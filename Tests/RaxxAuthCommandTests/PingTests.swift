@@ -2,8 +2,8 @@ import Foundation
 import RaxxAPI
 import RaxxAuthCommand
 import RaxxCLI
-import RaxxCore
 import RaxxClient
+import RaxxCore
 import RaxxTestSupport
 import Testing
 

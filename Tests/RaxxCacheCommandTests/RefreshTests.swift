@@ -1,8 +1,8 @@
 import Foundation
 import RaxxAPI
 import RaxxCacheCommand
-import RaxxCore
 import RaxxClient
+import RaxxCore
 import RaxxStore
 import RaxxTestSupport
 import Testing

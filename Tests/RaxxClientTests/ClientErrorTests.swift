@@ -1,7 +1,7 @@
 import Foundation
 import RaxxAPI
-import RaxxCore
 import RaxxClient
+import RaxxCore
 import RaxxTestSupport
 import RaxxWire
 import Testing

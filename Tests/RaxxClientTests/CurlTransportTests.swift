@@ -2,8 +2,8 @@ import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 import RaxxAPI
-import RaxxCore
 import RaxxClient
+import RaxxCore
 import RaxxTestSupport
 import Testing
 

@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
 import RaxxAPI
-import RaxxCore
 import RaxxClient
+import RaxxCore
 import RaxxTestSupport
 import RaxxWire
 import Testing

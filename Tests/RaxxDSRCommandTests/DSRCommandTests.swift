@@ -1,13 +1,13 @@
 import Crypto
 import Foundation
-import RaxxAge
 import RaxxAPI
+import RaxxAge
 import RaxxCLI
+import RaxxClient
 import RaxxCore
 import RaxxDSR
 import RaxxDSRCommand
 import RaxxDomain
-import RaxxClient
 import RaxxTestSupport
 import RaxxWire
 import Testing

@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
 import RaxxAPI
+import RaxxClient
 import RaxxCore
 import RaxxDomain
-import RaxxClient
 import RaxxOrders
 @testable import RaxxStore
 import RaxxTestSupport

@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 import RaxxAPNs
-import RaxxCore
 import RaxxClient
+import RaxxCore
 import RaxxPush
 import RaxxTestSupport
 import Testing

@@ -4,8 +4,8 @@ import HTTPTypes
 import Logging
 import OpenAPIRuntime
 import RaxxAPI
-import RaxxCore
 import RaxxClient
+import RaxxCore
 @testable import RaxxSandbox
 import RaxxTestSupport
 import Testing

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 import RaxxAPI
-import RaxxCore
 import RaxxClient
+import RaxxCore
 import RaxxSandbox
 import RaxxStore
 import RaxxTestSupport
