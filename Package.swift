@@ -110,12 +110,11 @@ let package = Package(
         .target(name: "RaxxWebAuthn", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", crypto]),
         .target(name: "RaxxVault", dependencies: ["CSodium", "RaxxCore", "RaxxWebAuthn", crypto]),
         .target(name: "RaxxAge", dependencies: ["CSodium", "RaxxCore", crypto]),
-        .target(name: "RaxxStore", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxClient", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]),
+        .target(name: "RaxxStore", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxClient", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         .target(name: "RaxxOrders", dependencies: ["RaxxWire", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxClient", "RaxxStore"]),
         .target(name: "RaxxAPNs", dependencies: ["RaxxWire", "RaxxCore", crypto]),
         .target(name: "RaxxPush", dependencies: ["RaxxWire", "CCurl", "RaxxCore", "RaxxAPNs", "RaxxAPI", "RaxxClient", "RaxxVault", crypto]),
         .target(name: "RaxxCLI", dependencies: ["RaxxWire", "RaxxCore", "RaxxClient", "RaxxVault", "RaxxAPI", openAPIRuntime, argumentParser]),
-        .target(name: "RaxxStoreCLI", dependencies: ["RaxxCLI", "RaxxCore", "RaxxStore"]),
         .target(name: "RaxxDSR", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxAge", crypto]),
 
         // The sandbox: a local Raptor built from the same spec, with real state in SQLite.
@@ -206,11 +205,11 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["RaxxWire", "RaxxTestSupport", "RaxxCore", "RaxxStore", "RaxxAPNs", crypto]),
     ]
     + tool("raxx-auth", library: "RaxxAuthCommand", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxClient", "RaxxVault"])
-    + tool("raxx-cache", library: "RaxxCacheCommand", dependencies: ["RaxxWire", "RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
+    + tool("raxx-cache", library: "RaxxCacheCommand", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
                                                                       "RaxxClient", "RaxxStore"])
-    + tool("raxx-order", library: "RaxxOrderCommand", dependencies: ["RaxxWire", "RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
+    + tool("raxx-order", library: "RaxxOrderCommand", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
                                                                       "RaxxClient", "RaxxStore", "RaxxOrders"])
-    + tool("raxx-notify", library: "RaxxNotifyCommand", dependencies: ["RaxxWire", "RaxxCLI", "RaxxStoreCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
+    + tool("raxx-notify", library: "RaxxNotifyCommand", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxDomain", "RaxxAPI",
                                                                         "RaxxStore", "RaxxAPNs", "RaxxPush"])
     + tool("raxx-dsr", library: "RaxxDSRCommand", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxClient", "RaxxDSR"]),
     swiftLanguageModes: [.v6]

@@ -3,7 +3,6 @@ import Foundation
 import RaxxCLI
 import RaxxCore
 import RaxxStore
-import RaxxStoreCLI
 
 extension RaxxCache {
     /// `raxx-cache purge`: drop old history, or everything.

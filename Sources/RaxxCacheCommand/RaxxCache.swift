@@ -1,7 +1,7 @@
 import ArgumentParser
 import RaxxCLI
 import RaxxCore
-import RaxxStoreCLI
+import RaxxStore
 
 /// `raxx-cache`: the read-only offline cache.
 public struct RaxxCache: AsyncParsableCommand {

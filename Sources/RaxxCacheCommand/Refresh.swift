@@ -3,7 +3,6 @@ import Foundation
 import RaxxCLI
 import RaxxCore
 import RaxxStore
-import RaxxStoreCLI
 
 extension RaxxCache {
     /// `raxx-cache refresh`: pull what changed since the last refresh.

@@ -4,7 +4,6 @@ import RaxxCLI
 import RaxxCore
 import RaxxDomain
 import RaxxStore
-import RaxxStoreCLI
 import RaxxWire
 
 extension RaxxCache {

@@ -3,7 +3,6 @@ import Foundation
 import RaxxCLI
 import RaxxCore
 import RaxxStore
-import RaxxStoreCLI
 import RaxxWire
 
 extension RaxxCache {

@@ -5,7 +5,6 @@ import RaxxCLI
 import RaxxClient
 import RaxxCore
 import RaxxStore
-import RaxxStoreCLI
 
 extension RaxxCache {
     /// `raxx-cache verify`: compare the cache with the server's summary.

@@ -4,7 +4,7 @@ import RaxxAPI
 import RaxxCLI
 import RaxxCore
 import RaxxDomain
-import RaxxStoreCLI
+import RaxxStore
 import RaxxWire
 
 extension RaxxNotify {

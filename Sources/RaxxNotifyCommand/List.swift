@@ -5,7 +5,6 @@ import RaxxCLI
 import RaxxCore
 import RaxxDomain
 import RaxxStore
-import RaxxStoreCLI
 import RaxxWire
 
 extension RaxxNotify {

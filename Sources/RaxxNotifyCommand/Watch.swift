@@ -5,7 +5,6 @@ import RaxxCLI
 import RaxxCore
 import RaxxDomain
 import RaxxStore
-import RaxxStoreCLI
 
 extension RaxxNotify {
     /// `raxx-notify watch`: follow the alerts as they come.

@@ -4,7 +4,7 @@ import RaxxAPI
 import RaxxCLI
 import RaxxCore
 import RaxxOrders
-import RaxxStoreCLI
+import RaxxStore
 
 extension RaxxOrder {
     /// `raxx-order disarm`: end the dead man's switch.

@@ -6,7 +6,6 @@ import RaxxClient
 import RaxxCore
 import RaxxDomain
 import RaxxStore
-import RaxxStoreCLI
 
 extension RaxxOrder {
     /// `raxx-order list`: orders from the server, or from the cache offline.

@@ -2,7 +2,7 @@ import ArgumentParser
 import RaxxAPI
 import RaxxCLI
 import RaxxCore
-import RaxxStoreCLI
+import RaxxStore
 
 /// `raxx-order`: paper order entry.
 public struct RaxxOrder: AsyncParsableCommand {

@@ -4,7 +4,6 @@ import RaxxCLI
 import RaxxCore
 import RaxxOrders
 import RaxxStore
-import RaxxStoreCLI
 
 extension RaxxOrder {
     /// `raxx-order reconcile`: settle orders whose replies were lost.

@@ -5,7 +5,6 @@ import RaxxCLI
 import RaxxClient
 import RaxxCore
 import RaxxStore
-import RaxxStoreCLI
 
 extension RaxxOrder {
     /// `raxx-order show ID`.

@@ -6,7 +6,6 @@ import RaxxCore
 import RaxxDomain
 import RaxxOrders
 import RaxxStore
-import RaxxStoreCLI
 import RaxxWire
 
 extension RaxxOrder {
