@@ -68,7 +68,7 @@ final class OperationRecorder: ServerTransport, ServerMiddleware, @unchecked Sen
 
     @Test func anonymousCallsToSignedInOperationsAre401() async throws {
         let database = try SandboxDatabase(path: ":memory:")
-        let gate = AccessGate(sessions: database.repositories.sessions, clock: { Date() })
+        let gate = AccessGate(sessions: database.stores.sessions, clock: { Date() })
         for (id, access) in Access.table where ![.anonymous, .signedInIfToken].contains(access) {
             await #expect(throws: ProblemError.unauthorized, "\(id)") { try await gate.check(id, token: .some(nil)) }
             await #expect(throws: ProblemError.unauthorized, "\(id)") { try await gate.check(id, token: "not-a-token") }
@@ -93,7 +93,7 @@ final class OperationRecorder: ServerTransport, ServerMiddleware, @unchecked Sen
 
     @Test func aSignedInCallerPassesAndIsKnown() async throws {
         let database = try SandboxDatabase(path: ":memory:")
-        let gate = AccessGate(sessions: database.repositories.sessions, clock: { Date() })
+        let gate = AccessGate(sessions: database.stores.sessions, clock: { Date() })
         let grant = try await signedInGrant(database, email: "t@example.com")
         let caller = try #require(try await gate.check(Operations.GetPortfolio.id, token: grant.accessToken))
         #expect(caller.accountID == grant.account.id)
@@ -108,17 +108,17 @@ final class OperationRecorder: ServerTransport, ServerMiddleware, @unchecked Sen
         let database = try SandboxDatabase(path: ":memory:")
         let start = Date()
         let grant = try await signedInGrant(database, email: "t@example.com", now: start)
-        let later = AccessGate(sessions: database.repositories.sessions, clock: { start.addingTimeInterval(16 * 60) })
+        let later = AccessGate(sessions: database.stores.sessions, clock: { start.addingTimeInterval(16 * 60) })
         await #expect(throws: ProblemError.sessionExpired) { try await later.check(Operations.GetSession.id, token: grant.accessToken) }
-        let gate = AccessGate(sessions: database.repositories.sessions, clock: { start })
+        let gate = AccessGate(sessions: database.stores.sessions, clock: { start })
         let caller = try await gate.caller(Operations.GetSession.id, token: grant.accessToken)
-        try await database.repositories.sessions.revoke(sessionID: caller.sessionID, userID: caller.userID, now: start)
+        try await database.stores.sessions.revoke(sessionID: caller.sessionID, userID: caller.userID, now: start)
         await #expect(throws: ProblemError.unauthorized) { try await gate.check(Operations.GetSession.id, token: grant.accessToken) }
     }
 
     @Test func staffOperationsRefuseEveryoneElse() async throws {
         let database = try SandboxDatabase(path: ":memory:")
-        var gate = AccessGate(sessions: database.repositories.sessions, clock: { Date() })
+        var gate = AccessGate(sessions: database.stores.sessions, clock: { Date() })
         gate.table = ["staffThing": .staff, "openThing": .anonymous]
         let grant = try await signedInGrant(database, email: "t@example.com")
         await #expect(throws: ProblemError.unauthorized) { try await gate.check("staffThing", token: .some(nil)) }

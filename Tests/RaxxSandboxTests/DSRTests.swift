@@ -69,7 +69,7 @@ struct DSRRig {
     /// A step-up grant for `userID` bound to applying `planHash` to `id`, as stepUpVerify records one.
     func grant(userID: String, id: String, planHash: String) async throws -> String {
         let grant = "grant-\(UUID().uuidString)"
-        try await database.repositories.auth.grantStepUp(grantHash: Tokens.hash(grant), userID: userID,
+        try await database.stores.auth.grantStepUp(grantHash: Tokens.hash(grant), userID: userID,
                                                           actionHash: ErasureApplyAction(requestID: id, planHash: planHash).actionHash,
                                                           expiresAt: clock.now.addingTimeInterval(120), now: clock.now)
         return grant
@@ -314,11 +314,11 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         let plan = try await rig.plan(s.staff, s.id)
         let grant = try await rig.grant(userID: s.staffID, id: s.id, planHash: plan.planHash)
         // Only the first transaction runs (as when the process dies right after it).
-        let dsr = rig.database.repositories.dsr
+        let dsr = rig.database.stores.dsr
         _ = try await dsr.beginErasure(id: s.id, planHash: plan.planHash, grant: grant, rules: ErasureRule.allCases, staffUserID: s.staffID,
                                        now: rig.clock.now)
         _ = try await rig.database.writer.write { db in
-            try GRDBDSRRepository.eraseChunk(db, erasing: DecodedSubject(), id: s.id, rules: ErasureRule.allCases, auditCursor: 0, limit: 1)
+            try DSRStore.eraseChunk(db, erasing: DecodedSubject(), id: s.id, rules: ErasureRule.allCases, auditCursor: 0, limit: 1)
         }
         #expect(try await rig.as(s.staff) { try await rig.service.getDSRRequest(.init(path: .init(requestId: s.id))).ok.body.json }.status == .erasing)
         #expect(try await rig.count("SELECT COUNT(*) FROM sessions WHERE user_id = (SELECT user_id FROM accounts WHERE id = ?)", [s.account.id]) == 0)

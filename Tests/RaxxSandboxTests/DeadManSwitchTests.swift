@@ -52,7 +52,7 @@ struct SwitchRig {
 
     /// The account's changes after `cursor`, as delta sync serves them.
     func changedOrders(_ caller: Caller, after cursor: Int64) async throws -> [String] {
-        try await service.repositories.trading.read { ledger in
+        try await service.stores.trading.read { ledger in
             try ledger.changes(account: caller.accountID, after: cursor, limit: 1000).changes.filter { $0.entity == .order }.map(\.id)
         }
     }
@@ -65,7 +65,7 @@ struct SwitchRig {
 }
 
 extension RaptorService {
-    var repositories: Repositories { database.repositories }
+    var stores: Stores { database.stores }
 }
 
 @Suite struct DeadManSwitchTests {
@@ -218,9 +218,9 @@ extension RaptorService {
         _ = try await rig.set(caller, 600)
         let order = try await rig.rest(caller, "signed-out")
         _ = try await rig.service.session.logout(.init(), caller: caller)
-        let after = try await rig.service.repositories.trading.read { try $0.order(id: order.id) }
+        let after = try await rig.service.stores.trading.read { try $0.order(id: order.id) }
         #expect(after?.status == .cancelled && after?.rejectCode == "signed_out")
-        let alerts = try await rig.service.repositories.events.events(EventQuery(user: caller.userID, after: 0, limit: 10, types: ["order_cancelled"]))
+        let alerts = try await rig.service.stores.events.events(EventQuery(user: caller.userID, after: 0, limit: 10, types: ["order_cancelled"]))
         #expect(alerts.events.map(\.title) == ["Cancelled: signed out"])
         #expect(try await rig.audit("cancel_after.fired").first?.contains("signed_out") == true)
     }
@@ -231,9 +231,9 @@ extension RaptorService {
         _ = try await rig.set(caller, 600)
         let order = try await rig.rest(caller, "revoked")
         // Revoked otherwise than by signing out (a spent renewal token, say): the scan fires it.
-        try await rig.service.repositories.sessions.revoke(sessionID: caller.sessionID, userID: caller.userID, now: rig.clock.now)
+        try await rig.service.stores.sessions.revoke(sessionID: caller.sessionID, userID: caller.userID, now: rig.clock.now)
         #expect(try await rig.service.switches.fireDue() == 1)
-        let after = try await rig.service.repositories.trading.read { try $0.order(id: order.id) }
+        let after = try await rig.service.stores.trading.read { try $0.order(id: order.id) }
         #expect(after?.rejectCode == "session_ended")
     }
 

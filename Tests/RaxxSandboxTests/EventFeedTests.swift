@@ -20,7 +20,7 @@ extension HandlerRig {
 
     /// Writes an event for `caller` through the ledger, as the paper engine does.
     func writeEvent(_ caller: Caller, type: Components.Schemas.EventType = .securityAlert, at: Date = HandlerRig.now) async throws {
-        try await repositories.trading.write { ledger in
+        try await stores.trading.write { ledger in
             try ledger.event(NewEvent(user: caller.userID, type: type, order: nil, title: "t", body: nil, at: at))
         }
     }
@@ -121,10 +121,10 @@ extension HandlerRig {
         let rig = try HandlerRig()
         let (caller, grant) = try await rig.signIn()
         let (other, _) = try await rig.signIn("other@example.com")
-        try await rig.repositories.sessions.revoke(sessionID: other.sessionID, userID: other.userID, now: HandlerRig.now)
+        try await rig.stores.sessions.revoke(sessionID: other.sessionID, userID: other.userID, now: HandlerRig.now)
         let end = grant.sessionExpiresAt
         let clock = TestClock(HandlerRig.now)
-        let scan = EventHandlers(events: rig.repositories.events, notifier: rig.database.notifier, clock: clock.closure)
+        let scan = EventHandlers(events: rig.stores.events, notifier: rig.database.notifier, clock: clock.closure)
         #expect(try await scan.noteExpiringSessions().isEmpty) // hours away
         clock.advance(by: end.timeIntervalSince(HandlerRig.now) - 16 * 60)
         #expect(try await scan.noteExpiringSessions().isEmpty) // 16 minutes away
@@ -162,7 +162,7 @@ extension HandlerRig {
         func register(_ credentialID: String) async throws -> String {
             let passkey = NewPasskey(credentialID: credentialID, email: "p@example.com", displayName: nil,
                                      userHandle: Array(repeating: 7, count: 32), publicKey: [0], signCount: 0, transports: nil)
-            return try await rig.repositories.auth.register(passkey, session: mint.mint(now: HandlerRig.now, method: "registration").session,
+            return try await rig.stores.auth.register(passkey, session: mint.mint(now: HandlerRig.now, method: "registration").session,
                                                             now: HandlerRig.now, admit: { _ in }).userID
         }
         let user = try await register("first")

@@ -9,6 +9,6 @@ func signedInGrant(_ database: SandboxDatabase, email: String, configuration: Sa
     let account = try await database.writer.write { db in try Accounts.findOrCreate(db, email: email, at: now, actor: "test") }
     let mint = SessionMint(configuration: configuration)
     let minted = mint.mint(now: now, method: "test")
-    let apiAccount = try await database.repositories.sessions.start(minted.session, userID: account.userID, now: now)
+    let apiAccount = try await database.stores.sessions.start(minted.session, userID: account.userID, now: now)
     return mint.grant(minted, account: apiAccount)
 }

@@ -7,36 +7,36 @@ import RaxxCore
 import RaxxTestSupport
 import Testing
 
-/// The handlers called directly (no HTTP, no access gate), over the GRDB repositories of an
+/// The handlers called directly (no HTTP, no access gate), over the GRDB stores of an
 /// in-memory database and a fixed clock.
 struct HandlerRig {
     static let now = Date(timeIntervalSince1970: 1_795_000_000) // 2026-11-18
     let database: SandboxDatabase
-    let repositories: Repositories
+    let stores: Stores
     let configuration = SandboxConfiguration()
     let clock: @Sendable () -> Date = { HandlerRig.now }
     let market = Market()
 
     init() throws {
         database = try SandboxDatabase(path: ":memory:")
-        repositories = database.repositories
+        stores = database.stores
     }
 
     var auth: AuthHandlers {
-        AuthHandlers(auth: repositories.auth, sessions: repositories.sessions, audit: repositories.audit, configuration: configuration, clock: clock)
+        AuthHandlers(auth: stores.auth, sessions: stores.sessions, audit: stores.audit, configuration: configuration, clock: clock)
     }
     var session: SessionHandlers {
-        SessionHandlers(sessions: repositories.sessions, switches: switches, configuration: configuration, clock: clock)
+        SessionHandlers(sessions: stores.sessions, switches: switches, configuration: configuration, clock: clock)
     }
-    var switches: DeadManSwitches { DeadManSwitches(trading: repositories.trading, market: market, clock: clock) }
+    var switches: DeadManSwitches { DeadManSwitches(trading: stores.trading, market: market, clock: clock) }
     var orders: OrderHandlers {
-        OrderHandlers(trading: repositories.trading, audit: repositories.audit, market: market, configuration: configuration, clock: clock,
+        OrderHandlers(trading: stores.trading, audit: stores.audit, market: market, configuration: configuration, clock: clock,
                       faults: FaultInjector(loseOrderReplies: 0))
     }
-    var sync: SyncHandlers { SyncHandlers(trading: repositories.trading, market: market, configuration: configuration, clock: clock) }
-    var gate: AccessGate { AccessGate(sessions: repositories.sessions, clock: clock) }
-    var events: EventHandlers { EventHandlers(events: repositories.events, notifier: database.notifier, clock: clock) }
-    var devices: DeviceHandlers { DeviceHandlers(devices: repositories.devices, clock: clock) }
+    var sync: SyncHandlers { SyncHandlers(trading: stores.trading, market: market, configuration: configuration, clock: clock) }
+    var gate: AccessGate { AccessGate(sessions: stores.sessions, clock: clock) }
+    var events: EventHandlers { EventHandlers(events: stores.events, notifier: database.notifier, clock: clock) }
+    var devices: DeviceHandlers { DeviceHandlers(devices: stores.devices, clock: clock) }
 
     /// A signed-in caller and its grant.
     func signIn(_ email: String = "t@example.com") async throws -> (Caller, Components.Schemas.SessionGrant) {
@@ -120,7 +120,7 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         let (caller, _) = try await rig.signIn()
         let large = rig.order("big", symbol: "MSFT", qty: 100)
         let grant = "a-grant"
-        try await rig.repositories.auth.grantStepUp(grantHash: Tokens.hash(grant), userID: caller.userID,
+        try await rig.stores.auth.grantStepUp(grantHash: Tokens.hash(grant), userID: caller.userID,
                                                     actionHash: OrderHandlers.requestHash(large), expiresAt: HandlerRig.now.addingTimeInterval(60),
                                                     now: HandlerRig.now)
         let input = Operations.PlaceOrder.Input(headers: .init(raxxStepUpGrant: grant), body: .json(large))
@@ -224,8 +224,8 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         let nobody = try await rig.auth.loginOptions(.init(body: .json(.init(email: "nobody@example.com")))).ok.body.json
         #expect(nobody.allowCredentials?.isEmpty ?? true)
         // A challenge is good for one try.
-        #expect(try await rig.repositories.auth.consumeChallenge(login.challenge, purpose: .login, now: HandlerRig.now) != nil)
-        #expect(try await rig.repositories.auth.consumeChallenge(login.challenge, purpose: .login, now: HandlerRig.now) == nil)
+        #expect(try await rig.stores.auth.consumeChallenge(login.challenge, purpose: .login, now: HandlerRig.now) != nil)
+        #expect(try await rig.stores.auth.consumeChallenge(login.challenge, purpose: .login, now: HandlerRig.now) == nil)
     }
 
     /// A session alone (a stolen token) never removes a passkey: it takes a grant bound to that
@@ -244,7 +244,7 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         #expect(bare?.actionHash == PasskeyRemovalAction(passkeyID: "cred-b").actionHash)
         // A grant bound to another passkey's removal does not do.
         let grant = Tokens.random()
-        try await rig.repositories.auth.grantStepUp(grantHash: Tokens.hash(grant), userID: caller.userID,
+        try await rig.stores.auth.grantStepUp(grantHash: Tokens.hash(grant), userID: caller.userID,
                                                      actionHash: PasskeyRemovalAction(passkeyID: "cred-a").actionHash,
                                                      expiresAt: HandlerRig.now.addingTimeInterval(60), now: HandlerRig.now)
         #expect(await problem {
@@ -260,7 +260,7 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
     @Test func aDatabaseInMemoryTakesItsMailWithIt() async throws {
         var database: SandboxDatabase? = try SandboxDatabase(path: ":memory:")
         let directory = try #require(database?.mailer.directory)
-        try await database?.repositories.auth.sendRegistrationCode(email: "m@example.com", code: "12345678",
+        try await database?.stores.auth.sendRegistrationCode(email: "m@example.com", code: "12345678",
                                                                     expiresAt: HandlerRig.now.addingTimeInterval(600), now: HandlerRig.now)
         #expect(Mailbox(directory: directory).messages(to: "m@example.com").count == 1)
         database = nil
@@ -286,7 +286,7 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "c@example.com"))), caller: { nil }).accepted
         let late = try #require(rig.database.mailbox.messages(to: "c@example.com").last?.code)
         let later = HandlerRig.now.addingTimeInterval(AuthHandlers.codeLifetime + 1)
-        let expired = AuthHandlers(auth: rig.repositories.auth, sessions: rig.repositories.sessions, audit: rig.repositories.audit,
+        let expired = AuthHandlers(auth: rig.stores.auth, sessions: rig.stores.sessions, audit: rig.stores.audit,
                                    configuration: rig.configuration, clock: { later })
         #expect(await problem { _ = try await expired.registerOptions(.init(body: .json(.init(email: "c@example.com", code: late))), caller: { nil }) }?
                 .code == .codeExpired)
@@ -294,7 +294,7 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
 
     @Test func healthReadsTheDatabase() async throws {
         let rig = try HandlerRig()
-        let health = try await MetaHandlers(health: rig.repositories.health, clock: rig.clock).getHealth(.init()).ok.body.json
+        let health = try await MetaHandlers(health: rig.stores.health, clock: rig.clock).getHealth(.init()).ok.body.json
         #expect(health.status == .ok && health.time == HandlerRig.now)
     }
 }

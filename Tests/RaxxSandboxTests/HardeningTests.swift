@@ -195,7 +195,7 @@ extension HandlerRig {
     @Test func aStaffOnlyRefusalIsAudited() async throws {
         let rig = try HandlerRig()
         let (caller, grant) = try await rig.signIn()
-        var gate = AccessGate(sessions: rig.repositories.sessions, clock: rig.clock, audit: rig.repositories.audit)
+        var gate = AccessGate(sessions: rig.stores.sessions, clock: rig.clock, audit: rig.stores.audit)
         gate.table = ["staffThing": .staff]
         await #expect(throws: ProblemError.staffOnly) { try await gate.check("staffThing", token: grant.accessToken) }
         let trail = try await rig.auditTrail()
@@ -307,7 +307,7 @@ extension HandlerRig {
             }
         }
         _ = try await rig.auth.loginOptions(.init(body: .json(.init())))
-        try await rig.repositories.auth.grantStepUp(grantHash: "g-new", userID: caller.userID, actionHash: "h",
+        try await rig.stores.auth.grantStepUp(grantHash: "g-new", userID: caller.userID, actionHash: "h",
                                                     expiresAt: HandlerRig.now.addingTimeInterval(60), now: HandlerRig.now)
         _ = try await rig.signIn("other@example.com")
         let challenges = try await rig.database.writer.read { try String.fetchAll($0, sql: "SELECT challenge FROM challenges ORDER BY challenge") }

@@ -23,14 +23,14 @@ final class RecordingSender: EventPushSending, @unchecked Sendable {
 
 extension HandlerRig {
     func dispatcher(_ sender: RecordingSender) -> PushDispatcher {
-        PushDispatcher(repository: repositories.pushDispatch, notifier: database.notifier, sender: sender, clock: clock,
+        PushDispatcher(store: stores.pushDispatch, notifier: database.notifier, sender: sender, clock: clock,
                        logger: Logger(label: "test"))
     }
 
     /// Runs the dispatcher's passes until it has nothing left; answers the passes that sent.
     @discardableResult
     func drain(_ dispatcher: PushDispatcher) async throws -> Int {
-        var cursor = try await repositories.pushDispatch.start(), passes = 0
+        var cursor = try await stores.pushDispatch.start(), passes = 0
         while let next = try await dispatcher.dispatch(after: cursor) { cursor = next; passes += 1 }
         return passes
     }
@@ -45,7 +45,7 @@ extension HandlerRig {
         _ = try await rig.orders.placeOrder(.init(body: .json(rig.order("before"))), caller: caller).created
         let sender = RecordingSender()
         let dispatcher = rig.dispatcher(sender)
-        _ = try await rig.repositories.pushDispatch.start()
+        _ = try await rig.stores.pushDispatch.start()
 
         let fills = try await rig.register(caller, token: apnsToken("f111f111"), alerts: [.fillConfirmed])
         _ = try await rig.register(caller, token: apnsToken("5ec05ec0"), alerts: [.securityAlert])
@@ -70,11 +70,11 @@ extension HandlerRig {
         let (caller, _) = try await rig.signIn()
         let sender = RecordingSender()
         let dispatcher = rig.dispatcher(sender)
-        _ = try await rig.repositories.pushDispatch.start()
+        _ = try await rig.stores.pushDispatch.start()
         _ = try await rig.orders.placeOrder(.init(body: .json(rig.order("a"))), caller: caller).created
         // Registered at the same instant is "before" (the clock is fixed); one second later is after.
         let later = HandlerRig.now.addingTimeInterval(1)
-        let lateRig = DeviceHandlers(devices: rig.repositories.devices, clock: { later })
+        let lateRig = DeviceHandlers(devices: rig.stores.devices, clock: { later })
         _ = try await lateRig.registerAPNsDevice(.init(body: .json(.init(token: apnsToken(), environment: .sandbox))), caller: caller).created
         try await rig.drain(dispatcher)
         #expect(sender.pushes.isEmpty)
@@ -91,7 +91,7 @@ extension HandlerRig {
             push.deviceID == gone.id ? .unregistered(HandlerRig.now.addingTimeInterval(60)) : .unregistered(HandlerRig.now.addingTimeInterval(-3600))
         }
         let dispatcher = rig.dispatcher(sender)
-        _ = try await rig.repositories.pushDispatch.start()
+        _ = try await rig.stores.pushDispatch.start()
         _ = try await rig.orders.placeOrder(.init(body: .json(rig.order("a"))), caller: caller).created
         try await rig.drain(dispatcher)
         #expect(Set(sender.pushes.map(\.deviceID)) == [gone.id, fresh.id])

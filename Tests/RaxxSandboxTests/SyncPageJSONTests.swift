@@ -63,11 +63,11 @@ import Testing
             return try rows.map { row in
                 let entity: String = row["entity"], id: String = row["entity_id"], upsert = (row["op"] as String) == "upsert"
                 let position = upsert && entity == "position"
-                    ? try Row.fetchOne(db, sql: "SELECT * FROM positions WHERE id = ?", arguments: [id]).map(GRDBTradingLedger.position) : nil
+                    ? try Row.fetchOne(db, sql: "SELECT * FROM positions WHERE id = ?", arguments: [id]).map { try TradingLedger.position($0) } : nil
                 let fill = upsert && entity == "fill"
-                    ? try Row.fetchOne(db, sql: "SELECT * FROM fills WHERE id = ?", arguments: [id]).map(GRDBTradingLedger.fill) : nil
+                    ? try Row.fetchOne(db, sql: "SELECT * FROM fills WHERE id = ?", arguments: [id]).map { try TradingLedger.fill($0) } : nil
                 let order = upsert && entity == "order"
-                    ? try Row.fetchOne(db, sql: "SELECT * FROM orders WHERE id = ?", arguments: [id]).map(GRDBTradingLedger.order) : nil
+                    ? try Row.fetchOne(db, sql: "SELECT * FROM orders WHERE id = ?", arguments: [id]).map { try TradingLedger.order($0) } : nil
                 let deleted = position == nil && fill == nil && order == nil
                 return .init(seq: row["seq"], entity: .init(rawValue: entity) ?? .position, op: deleted ? .delete : .upsert, id: id,
                              position: position, fill: fill, order: order)
@@ -77,7 +77,7 @@ import Testing
 
     static func page(_ database: SandboxDatabase, account: String, after: Int64, limit: Int, reset: Bool = false) throws -> [UInt8] {
         try database.writer.read { db in
-            try GRDBTradingLedger(db: db, notifier: database.notifier).changePage(account: account, after: after, limit: limit, reset: reset, asOf: now)
+            try TradingLedger(db: db, notifier: database.notifier).changePage(account: account, after: after, limit: limit, reset: reset, asOf: now)
         }
     }
 

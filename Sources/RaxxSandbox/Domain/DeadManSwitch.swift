@@ -20,7 +20,7 @@ struct DeadManSwitch: Sendable {
 
     /// Arms, renews (`timeout` 5 to 600) or disarms (0) `caller`'s switch, putting `orderIDs` under
     /// it. A switch past its deadline fires first: a late renewal does not save its orders.
-    func set(_ ledger: any TradingLedger, caller: Caller, timeout: Int, orderIDs: [String], now: Date) throws -> Components.Schemas.CancelAfter {
+    func set(_ ledger: TradingLedger, caller: Caller, timeout: Int, orderIDs: [String], now: Date) throws -> Components.Schemas.CancelAfter {
         let existing = try settle(ledger, session: caller.sessionID, now: now)
         guard timeout > 0 else {
             if existing != nil {
@@ -49,7 +49,7 @@ struct DeadManSwitch: Sendable {
     }
 
     /// `session`'s switch as it stands at `now`: fired first if it is due (then nil).
-    func settle(_ ledger: any TradingLedger, session: String, now: Date) throws -> ArmedSwitch? {
+    func settle(_ ledger: TradingLedger, session: String, now: Date) throws -> ArmedSwitch? {
         guard let armed = try ledger.armedSwitch(session: session) else { return nil }
         if armed.firesAt <= now {
             try fire(ledger, armed, reason: .connectionLost, now: now)
@@ -61,7 +61,7 @@ struct DeadManSwitch: Sendable {
     /// Fires every switch due at `now` (of `account` only, when given); answers how many orders it
     /// cancelled.
     @discardableResult
-    func fireDue(_ ledger: any TradingLedger, account: String? = nil, now: Date) throws -> Int {
+    func fireDue(_ ledger: TradingLedger, account: String? = nil, now: Date) throws -> Int {
         try ledger.dueSwitches(now: now, account: account).reduce(0) { count, due in
             count + (try fire(ledger, due.armed, reason: due.sessionEnded ? .sessionEnded : .connectionLost, now: now)).count
         }
@@ -69,7 +69,7 @@ struct DeadManSwitch: Sendable {
 
     /// Fires `session`'s switch at once, if armed (sign-out); answers the orders it cancelled.
     @discardableResult
-    func fire(_ ledger: any TradingLedger, session: String, reason: CancelAfter.Reason, now: Date) throws -> [String] {
+    func fire(_ ledger: TradingLedger, session: String, reason: CancelAfter.Reason, now: Date) throws -> [String] {
         guard let armed = try ledger.armedSwitch(session: session) else { return [] }
         return try fire(ledger, armed, reason: reason, now: now)
     }
@@ -77,7 +77,7 @@ struct DeadManSwitch: Sendable {
     /// Sweeps the account, cancels what is still open under the switch, audits the firing and
     /// ends the switch. Answers the IDs of the orders cancelled.
     @discardableResult
-    func fire(_ ledger: any TradingLedger, _ armed: ArmedSwitch, reason: CancelAfter.Reason, now: Date) throws -> [String] {
+    func fire(_ ledger: TradingLedger, _ armed: ArmedSwitch, reason: CancelAfter.Reason, now: Date) throws -> [String] {
         // An order that can fill by now fills rather than being cancelled.
         try engine.sweep(ledger, account: armed.accountID, now: now)
         var cancelled: [String] = []
@@ -112,7 +112,7 @@ struct DeadManSwitch: Sendable {
 /// The switches of every session, each call one transaction: what the endpoint, sign-out and the
 /// background scan (`PeriodicScan`) use.
 struct DeadManSwitches: Sendable {
-    let trading: any TradingRepository
+    let trading: TradingStore
     let market: Market
     let clock: @Sendable () -> Date
 

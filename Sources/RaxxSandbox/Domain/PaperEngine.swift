@@ -43,7 +43,7 @@ struct PaperEngine: Sendable {
     }
 
     /// Cash less what the account's open buy orders (other than `excluding`) still commit.
-    func buyingPower(_ ledger: any TradingLedger, account: String, excluding: String? = nil, now: Date) throws -> Int64 {
+    func buyingPower(_ ledger: TradingLedger, account: String, excluding: String? = nil, now: Date) throws -> Int64 {
         var available = try ledger.cash(account: account) ?? 0
         for r in try ledger.openBuys(account: account, excluding: excluding) {
             guard let instrument = market.instrument(r.symbol) else { continue }
@@ -55,7 +55,7 @@ struct PaperEngine: Sendable {
 
     /// What the account can still sell of `symbol`: the position held, less the open quantity of
     /// its open sell orders (other than `excluding`). Never negative.
-    func sellablePosition(_ ledger: any TradingLedger, account: String, symbol: String, excluding: String? = nil) throws -> Int64 {
+    func sellablePosition(_ ledger: TradingLedger, account: String, symbol: String, excluding: String? = nil) throws -> Int64 {
         let held = try ledger.holding(account: account, symbol: symbol)?.qty ?? 0
         let committed = try ledger.openSellQty(account: account, symbol: symbol, excluding: excluding)
         return max(held - committed, 0)
@@ -66,12 +66,12 @@ struct PaperEngine: Sendable {
 
     /// Moves every open order of `account` on: day orders from an earlier (UTC) day expire, and
     /// marketable ones fill as far as liquidity allows.
-    func sweep(_ ledger: any TradingLedger, account: String, now: Date) throws {
+    func sweep(_ ledger: TradingLedger, account: String, now: Date) throws {
         for id in try ledger.openOrderIDs(account: account) { try work(ledger, orderID: id, now: now) }
     }
 
     /// One pass over one open order.
-    func work(_ ledger: any TradingLedger, orderID: String, now: Date) throws {
+    func work(_ ledger: TradingLedger, orderID: String, now: Date) throws {
         guard var order = try ledger.orderState(id: orderID), OrderStatus.resting.contains(order.status) else { return }
         if order.tif == .day, Self.utcDay(order.createdAt) < Self.utcDay(now.timeIntervalSince1970) {
             try setStatus(ledger, &order, .expired, now: now)
@@ -101,7 +101,7 @@ struct PaperEngine: Sendable {
 
     private static func utcDay(_ t: Double) -> Int { Int((t / 86_400).rounded(.down)) }
 
-    func setStatus(_ ledger: any TradingLedger, _ order: inout OrderState, _ status: OrderStatus, rejectCode: String? = nil, now: Date) throws {
+    func setStatus(_ ledger: TradingLedger, _ order: inout OrderState, _ status: OrderStatus, rejectCode: String? = nil, now: Date) throws {
         order.status = status
         try ledger.setStatus(orderID: order.id, status, rejectCode: rejectCode, now: now)
         try ledger.recordChange(account: order.account, .order, order.id, at: now)
@@ -115,7 +115,7 @@ struct PaperEngine: Sendable {
         }
     }
 
-    func fill(_ ledger: any TradingLedger, _ order: inout OrderState, qty: Int64, price: Int64, instrument: Market.Instrument, now: Date) throws {
+    func fill(_ ledger: TradingLedger, _ order: inout OrderState, qty: Int64, price: Int64, instrument: Market.Instrument, now: Date) throws {
         let fillID = Identifier.make("fil")
         let buy = order.side == .buy
         let cashChange = Self.cashChange(buy: buy, qty: qty, price: price, multiplier: instrument.multiplier)

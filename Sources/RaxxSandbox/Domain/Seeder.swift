@@ -80,7 +80,7 @@ public struct Seeder: Sendable {
         var rng = SplitMix(seed: market.seed ^ Market.hash(0, email))
         let history90: TimeInterval = 90 * 86400
         let start = now.timeIntervalSince1970 - history90
-        let store = GRDBSeedRepository(writer: database.writer)
+        let store = SeedStore(writer: database.writer)
         let account = try store.account(email: email, now: now, actor: "sandbox.seed")
         let total = positions + fills
         let step = max(total / 1000, 1)
@@ -311,7 +311,7 @@ extension Seeder {
     public func churn(email: String, changes: Int, deletes: Int, round: UInt64 = 0, now: Date = Date()) throws -> ChurnSummary {
         guard changes >= 0, deletes >= 0, deletes <= changes else { throw SeedError.badCounts }
         var rng = SplitMix(seed: market.seed ^ Market.hash(round, email) ^ 0x5EED)
-        _ = try GRDBSeedRepository(writer: database.writer).churn(email: email, now: now) { ids in
+        _ = try SeedStore(writer: database.writer).churn(email: email, now: now) { ids in
             guard changes <= ids.count else { throw SeedError.tooManyPositions(asked: changes, available: ids.count) }
             var pool = ids
             var chosen: [String] = []

@@ -1,0 +1,155 @@
+import Foundation
+import GRDB
+import RaxxAPI
+import RaxxDomain
+
+// The sandbox's main tables as Codable records, in GRDB's record style: a column is read by its
+// name, through the record's coding keys (snake_case in the database, camelCase here), and
+// each row's API view is made in one place. The spec's vocabulary reads as its enums
+// (Vocabulary+Database.swift): an unknown value in a row is an error, not a default. Times are
+// Unix seconds (REAL). The sync page writer (SyncPageJSON) reads the same columns by statement,
+// for speed; `SyncPageJSONTests` holds its pages to these records.
+
+/// What a record shares: its columns are named in snake_case.
+protocol SandboxRecord: Codable, FetchableRecord, TableRecord, Sendable {}
+
+extension SandboxRecord {
+    static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy { .convertFromSnakeCase }
+}
+
+private func date(_ seconds: Double) -> Date { Date(timeIntervalSince1970: seconds) }
+
+/// A row of `orders`: the columns `columns` selects.
+struct OrderRecord: SandboxRecord {
+    static let databaseTableName = "orders"
+    static let columns = """
+        id, account_id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status, filled_qty, avg_fill_price_ticks,
+        reject_code, mode, not_after, created_at, updated_at
+        """
+    var id: String
+    var accountId: String
+    var clientOrderId: String
+    var symbol: String
+    var side: OrderSide
+    var qty: Int64
+    var type: OrderType
+    var limitPriceTicks: Int64?
+    var tif: TimeInForce
+    var status: OrderStatus
+    var filledQty: Int64
+    var avgFillPriceTicks: Int64?
+    var rejectCode: String?
+    var mode: Components.Schemas.TradingMode
+    var notAfter: Double?
+    var createdAt: Double
+    var updatedAt: Double
+
+    /// The order as the API shows it.
+    var api: Components.Schemas.Order {
+        Components.Schemas.Order(
+            id: id, clientOrderId: clientOrderId, symbol: symbol, side: side, qty: qty, _type: type,
+            limitPrice: limitPriceTicks.map { Money.string(ticks: $0) }, tif: tif, status: status, filledQty: filledQty,
+            avgFillPrice: avgFillPriceTicks.map { Money.string(ticks: $0) }, rejectCode: rejectCode, mode: mode,
+            notAfter: notAfter.map(date), createdAt: date(createdAt), updatedAt: date(updatedAt))
+    }
+
+    /// The order as the paper engine works it, for its account's user.
+    func state(userID: String) -> OrderState {
+        OrderState(id: id, account: accountId, userID: userID, symbol: symbol, side: side, qty: qty, type: type, limit: limitPriceTicks,
+                   tif: tif, status: status, filled: filledQty, averageFill: avgFillPriceTicks, createdAt: createdAt)
+    }
+}
+
+/// A row of `positions`: the columns `columns` selects.
+struct PositionRecord: SandboxRecord {
+    static let databaseTableName = "positions"
+    static let columns = "id, symbol, qty, avg_price_ticks, updated_at"
+    var id: String
+    var symbol: String
+    var qty: Int64
+    var avgPriceTicks: Int64
+    var updatedAt: Double
+
+    var api: Components.Schemas.Position {
+        .init(id: id, symbol: symbol, qty: qty, avgPrice: Money.string(ticks: avgPriceTicks), updatedAt: date(updatedAt))
+    }
+
+    var holding: Holding { Holding(id: id, symbol: symbol, qty: qty, averagePrice: avgPriceTicks) }
+}
+
+/// A row of `fills`: the columns `columns` selects.
+struct FillRecord: SandboxRecord {
+    static let databaseTableName = "fills"
+    static let columns = "id, order_id, symbol, side, qty, price_ticks, filled_at"
+    var id: String
+    var orderId: String
+    var symbol: String
+    var side: OrderSide
+    var qty: Int64
+    var priceTicks: Int64
+    var filledAt: Double
+
+    var api: Components.Schemas.Fill {
+        .init(id: id, orderId: orderId, symbol: symbol, side: side, qty: qty, price: Money.string(ticks: priceTicks), filledAt: date(filledAt))
+    }
+}
+
+/// A row of `device_tokens`: the columns `columns` selects. The API shows the token's last 8
+/// characters only.
+struct DeviceRecord: SandboxRecord {
+    static let databaseTableName = "device_tokens"
+    static let columns = "id, token, environment, label, alerts, created_at"
+    var id: String
+    var token: String
+    var environment: Components.Schemas.Device.EnvironmentPayload
+    var label: String?
+    /// The event types the device opted into, comma-separated.
+    var alerts: String
+    var createdAt: Double
+
+    var api: Components.Schemas.Device {
+        Components.Schemas.Device(
+            id: id, environment: environment, tokenSuffix: String(token.suffix(8)), label: label,
+            alerts: alerts.split(separator: ",").compactMap { Components.Schemas.EventType(rawValue: String($0)) },
+            createdAt: date(createdAt))
+    }
+}
+
+/// A row of `dsr_requests` (the columns the API and the state machine read; `SELECT *` suits).
+struct DSRRequestRecord: SandboxRecord {
+    static let databaseTableName = "dsr_requests"
+    var id: String
+    var kind: Components.Schemas.DSRKind
+    var subject: String
+    var ticket: String
+    var status: Components.Schemas.DSRStatus
+    var openedBy: String
+    var receivedAt: Double
+    var dueOn: String
+    var extended: Bool
+    var extensionReason: String?
+    var verifiedBy: String?
+    var verificationMethod: String?
+    var verifiedAt: Double?
+    var closedReason: String?
+    var planHash: String?
+    var createdAt: Double
+    var updatedAt: Double
+    var completedAt: Double?
+
+    var state: DSRState {
+        DSRState(id: id, kind: kind, status: status, subject: subject, ticket: ticket, receivedAt: date(receivedAt), dueOn: dueOn,
+                 extended: extended, planHash: planHash)
+    }
+
+    /// The request as the API shows it on `now`'s day (`overdue`).
+    func api(now: Date) -> Components.Schemas.DSRRequest {
+        let open = ![.completed, .cancelled, .refused].contains(status)
+        let overdue = open && (CalendarDay(parsing: dueOn).map { DSRDeadline.isOverdue(dueOn: $0, today: CalendarDay(now)) } ?? false)
+        return Components.Schemas.DSRRequest(
+            id: id, kind: kind, subject: subject, ticket: ticket, status: status, receivedAt: date(receivedAt), dueOn: dueOn,
+            extended: extended, extensionReason: extensionReason, overdue: overdue, openedBy: openedBy, verifiedBy: verifiedBy,
+            verificationMethod: verificationMethod, verifiedAt: verifiedAt.map(date), closedReason: closedReason, planHash: planHash,
+            createdAt: date(createdAt), updatedAt: date(updatedAt), completedAt: completedAt.map(date))
+    }
+}
