@@ -62,11 +62,24 @@ public struct CommandContext: Sendable {
     /// The account whose data this device keeps and shows for this server: the one signed in
     /// (adopted as this device's account when another was before it), or, signed out, the last
     /// one signed in here; nil when none ever was.
+    ///
+    /// The keystore is unsealed only when it changed since the marker naming the account was
+    /// written or last confirmed: a sign-in writes the keystore and then the marker, so a marker
+    /// newer than the keystore names the account it holds. An offline read then costs two `stat`s
+    /// and a small file, not an unsealing. When the keystore is newer (a renewal, a sign-in
+    /// elsewhere, a sign-in cut short before its marker), it is read, and the marker adopts its
+    /// account or is confirmed.
     public func localAccount() throws(RaxxError) -> String? {
-        let kept = try world.accounts.current()
-        guard let signedIn = try keystore.load()[origin].session?.accountID else { return kept }
-        if signedIn != kept { try world.accounts.adopt(signedIn, sessionKeptFromBefore: true) }
-        return signedIn
+        let sealedAt = keystore.changedAt
+        let marked = try world.accounts.marked()
+        if let marked, sealedAt.map({ marked.at > $0 }) ?? true { return marked.account }
+        let signedIn = try keystore.load()[origin].session?.accountID
+        if let signedIn, signedIn != marked?.account {
+            try world.accounts.adopt(signedIn, sessionKeptFromBefore: true)
+        } else if marked != nil, keystore.changedAt == sealedAt {
+            world.accounts.confirm()
+        }
+        return signedIn ?? marked?.account
     }
 
     /// `session` was just started here: its account's data is the one kept and shown from now on.

@@ -14,6 +14,13 @@ public protocol LocalAccounts: Sendable {
     /// The account last signed in to this server on this device (nil when none was, or it was
     /// forgotten since).
     func current() throws(RaxxError) -> String?
+    /// The account last signed in here, with when the marker naming it was last written or
+    /// confirmed (nil when none was).
+    func marked() throws(RaxxError) -> (account: String, at: ChangeStamp)?
+    /// The marker was found to name the account the keystore holds, as of now: its stamp moves
+    /// on, so that later runs trust it without unsealing the keystore. Best effort: a marker that
+    /// cannot be touched only keeps the slower path.
+    func confirm()
     /// `accountID` signed in here: its data is the one kept and shown from now on. The first
     /// account a device adopts for a server takes over what a version that kept one set of files
     /// per server left there (see `FileLocalAccounts.takeOverUnkeyedFiles`): with
@@ -23,6 +30,34 @@ public protocol LocalAccounts: Sendable {
     /// Removes everything this device keeps of `accountID` at this server (its cache, order
     /// journal, alerts and cursors), and forgets it was signed in here.
     func forget(_ accountID: String) throws(RaxxError)
+}
+
+/// When a file last changed, as the file system keeps it (its modification time): the marker's and
+/// the keystore's are compared to tell whether the marker was written after the keystore last
+/// changed. In-memory doubles count instead.
+public struct ChangeStamp: Sendable, Comparable {
+    public var seconds: Int
+    public var nanoseconds: Int
+
+    public init(seconds: Int, nanoseconds: Int) {
+        self.seconds = seconds
+        self.nanoseconds = nanoseconds
+    }
+
+    /// The modification time of the file at `path`, or nil when there is none.
+    public static func ofFile(_ path: String) -> ChangeStamp? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return ChangeStamp(info)
+    }
+
+    init(_ info: stat) {
+        self.init(seconds: Int(info.st_mtim.tv_sec), nanoseconds: Int(info.st_mtim.tv_nsec))
+    }
+
+    public static func < (a: ChangeStamp, b: ChangeStamp) -> Bool {
+        (a.seconds, a.nanoseconds) < (b.seconds, b.nanoseconds)
+    }
 }
 
 /// Where one server's accounts keep their files: `state/<server>/accounts/<account>/` (the order
@@ -97,13 +132,17 @@ public struct FileLocalAccounts: LocalAccounts {
 
     public init(_ configuration: RaxxConfiguration) { folders = AccountFolders(configuration) }
 
-    public func current() throws(RaxxError) -> String? {
+    public func current() throws(RaxxError) -> String? { try marked()?.account }
+
+    public func marked() throws(RaxxError) -> (account: String, at: ChangeStamp)? {
         let fd = open(folders.markerPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
             throw Self.failure("Could not read \(folders.markerPath)")
         }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw Self.failure("Could not read \(folders.markerPath)") }
         var buffer = [UInt8](repeating: 0, count: 4096)
         var count = 0
         while count < buffer.count {
@@ -114,7 +153,11 @@ public struct FileLocalAccounts: LocalAccounts {
             count += n
         }
         let text = String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .newlines)
-        return text.isEmpty ? nil : text
+        return text.isEmpty ? nil : (text, ChangeStamp(info))
+    }
+
+    public func confirm() {
+        _ = utimensat(AT_FDCWD, folders.markerPath, nil, AT_SYMLINK_NOFOLLOW)
     }
 
     public func adopt(_ accountID: String, sessionKeptFromBefore: Bool) throws(RaxxError) {

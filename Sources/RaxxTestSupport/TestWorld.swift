@@ -189,12 +189,21 @@ struct FixedPINEntry: PINEntry {
     }
 }
 
-/// `LocalAccounts` in memory: the account kept, and those forgotten.
+/// The in-memory doubles' clock of changes: each keystore save, adoption or confirmation takes
+/// the next tick, so that the marker and the keystore compare as their files would.
+enum MemoryChanges {
+    private static let ticks = Atomic<Int>(0)
+    static func next() -> ChangeStamp { ChangeStamp(seconds: ticks.add(1, ordering: .relaxed).newValue, nanoseconds: 0) }
+}
+
+/// `LocalAccounts` in memory: the account kept, and those forgotten. An account given at start
+/// was never confirmed against the keystore (as on a device whose marker predates its keystore).
 public final class MemoryLocalAccounts: LocalAccounts, Sendable {
     private let state: Mutex<State>
 
     private struct State {
         var kept: String?
+        var stamp = ChangeStamp(seconds: .min, nanoseconds: 0)
         var gone: [String] = []
     }
 
@@ -204,7 +213,16 @@ public final class MemoryLocalAccounts: LocalAccounts, Sendable {
     public var forgotten: [String] { state.withLock { $0.gone } }
 
     public func current() throws(RaxxError) -> String? { state.withLock { $0.kept } }
-    public func adopt(_ accountID: String, sessionKeptFromBefore: Bool) throws(RaxxError) { state.withLock { $0.kept = accountID } }
+    public func marked() throws(RaxxError) -> (account: String, at: ChangeStamp)? {
+        state.withLock { state in state.kept.map { ($0, state.stamp) } }
+    }
+    public func confirm() { state.withLock { $0.stamp = MemoryChanges.next() } }
+    public func adopt(_ accountID: String, sessionKeptFromBefore: Bool) throws(RaxxError) {
+        state.withLock { state in
+            state.kept = accountID
+            state.stamp = MemoryChanges.next()
+        }
+    }
     public func forget(_ accountID: String) throws(RaxxError) {
         state.withLock { state in
             state.gone.append(accountID)
@@ -219,10 +237,14 @@ public final class MemoryKeystore: KeystoreAccess, Sendable {
     private let unplanned: Bool
     /// How many times it was saved.
     public var saves: Int { state.withLock { $0.saves } }
+    /// How many times it was read (unsealed, for the file).
+    public var loads: Int { state.withLock { $0.loads } }
 
     private struct State {
         var contents: KeystoreContents?
+        var changedAt: ChangeStamp? = MemoryChanges.next()
         var saves = 0
+        var loads = 0
         var whileWaitingForTheLock: (@Sendable () -> Void)?
     }
 
@@ -239,25 +261,34 @@ public final class MemoryKeystore: KeystoreAccess, Sendable {
     /// Unique per keystore: renewals are shared by location within a process.
     public let location = "memory:keystore/" + UUID().uuidString
 
+    public var changedAt: ChangeStamp? { state.withLock { $0.changedAt } }
+
     /// What it holds now (nil once destroyed).
     public var current: KeystoreContents? { state.withLock { $0.contents } }
 
     public func load() throws(RaxxError) -> KeystoreContents {
         if unplanned { recordUnplanned("Unplanned keystore read") }
-        return state.withLock { $0.contents ?? KeystoreContents() }
+        return state.withLock { state in
+            state.loads += 1
+            return state.contents ?? KeystoreContents()
+        }
     }
 
     public func save(_ contents: KeystoreContents) throws(RaxxError) {
         if unplanned { recordUnplanned("Unplanned keystore write") }
         state.withLock { state in
             state.contents = contents
+            state.changedAt = MemoryChanges.next()
             state.saves += 1
         }
     }
 
     public func destroy() throws(RaxxError) {
         if unplanned { recordUnplanned("Unplanned keystore removal") }
-        state.withLock { $0.contents = nil }
+        state.withLock { state in
+            state.contents = nil
+            state.changedAt = nil
+        }
     }
 
     /// Runs when the lock is taken, before the body: another process's doing while this one waited.

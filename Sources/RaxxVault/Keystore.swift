@@ -190,6 +190,8 @@ public struct Keystore: KeystoreAccess {
 
     public var location: String { url.path }
 
+    public var changedAt: ChangeStamp? { ChangeStamp.ofFile(url.path) }
+
     /// The contents, or empty contents when there is no keystore yet.
     public func load() throws(RaxxError) -> KeystoreContents {
         guard exists else { return KeystoreContents() }

@@ -6,6 +6,9 @@ import RaxxCore
 public protocol KeystoreAccess: Sendable {
     /// Where it is, for messages and `raxx-auth status`.
     var location: String { get }
+    /// When it last changed (nil when there is none): without unsealing it, a caller can tell
+    /// whether it changed since something it wrote (the account marker, see `LocalAccounts`).
+    var changedAt: ChangeStamp? { get }
     /// The contents, or empty contents when there is no keystore yet.
     func load() throws(RaxxError) -> KeystoreContents
     func save(_ contents: KeystoreContents) throws(RaxxError)

@@ -57,6 +57,26 @@ import Testing
         #expect(mode == 0o700)
     }
 
+    /// The marker's stamp is its modification time; confirming it moves the stamp on (the next run
+    /// trusts the marker over a keystore that changed before).
+    @Test func theMarkerIsStampedAndConfirmed() throws {
+        let home = Home()
+        let folders = AccountFolders(try home.configuration)
+        let accounts = FileLocalAccounts(try home.configuration)
+        #expect(try accounts.marked() == nil)
+        accounts.confirm() // nothing to confirm: no marker appears
+        #expect(!home.exists(folders.markerPath))
+        try accounts.adopt("acc_a", sessionKeptFromBefore: false)
+        let old = timespec(tv_sec: 1_000_000_000, tv_nsec: 0)
+        #expect(utimensat(AT_FDCWD, folders.markerPath, [old, old], 0) == 0)
+        let marked = try #require(try accounts.marked())
+        #expect(marked.account == "acc_a" && marked.at == ChangeStamp(seconds: 1_000_000_000, nanoseconds: 0))
+        #expect(ChangeStamp.ofFile(folders.markerPath) == marked.at)
+        accounts.confirm()
+        let confirmed = try #require(try accounts.marked())
+        #expect(confirmed.account == "acc_a" && confirmed.at > marked.at)
+    }
+
     /// After an upgrade: the session the device already held takes over everything kept per
     /// server, its alerts and watch's cursor too (a watch feeding a push pipeline goes on where it
     /// was, rather than replaying every alert); a new sign-in takes over the journal and cache
