@@ -72,7 +72,7 @@ public struct World: Sendable {
             raptor: CurlRaptorConnection(tool: tool, configuration: configuration, serverClock: serverClock),
             // A process holding the keystore's lock is renewing over the network: no wait outlasts
             // the transport's own bound for a request.
-            keystore: Keystore(directory: configuration.stateDirectory, machineIDPath: configuration.machineIDPath,
+            keystore: Keystore(directoryPath: configuration.stateDirectoryPath, machineIDPath: configuration.machineIDPath,
                                lockWait: configuration.totalTimeout),
             accounts: FileLocalAccounts(configuration),
             services: services)

@@ -152,7 +152,10 @@ public struct FileLocalAccounts: LocalAccounts {
             if n == 0 { break }
             count += n
         }
-        let text = String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .newlines)
+        // The line's end dropped by hand: Foundation's trimming costs an offline read a tenth of
+        // its time in type lookups.
+        while count > 0, buffer[count - 1] == UInt8(ascii: "\n") || buffer[count - 1] == UInt8(ascii: "\r") { count -= 1 }
+        let text = String(decoding: buffer[..<count], as: UTF8.self)
         return text.isEmpty ? nil : (text, ChangeStamp(info))
     }
 

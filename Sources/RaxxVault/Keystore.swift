@@ -164,8 +164,11 @@ enum KeystoreKey: String, CodingKey {
 /// Layout: magic (8) ‖ key fingerprint (16) ‖ nonce (24) ‖ ciphertext+tag ‖ BLAKE2b checksum (32).
 /// The checksum tells a damaged file; the fingerprint tells a file sealed on another machine.
 public struct Keystore: KeystoreAccess {
-    /// The folder the keystore and the device's secret live in.
-    public let directory: URL
+    /// The folder the keystore and the device's secret live in, as a path (URL's path handling
+    /// costs an offline read that only looks at the keystore's time a tenth of its run).
+    public let directoryPath: String
+    /// The folder, as a URL.
+    public var directory: URL { URL(fileURLWithPath: directoryPath, isDirectory: true) }
     private let machineIDPath: String?
 
     // Made when first used: an offline read that never opens the keystore (raxx-cache status)
@@ -181,7 +184,11 @@ public struct Keystore: KeystoreAccess {
     public let lockWait: RaxxDuration
 
     public init(directory: URL, machineIDPath: String? = nil, lockWait: RaxxDuration = .seconds(10)) {
-        self.directory = directory
+        self.init(directoryPath: directory.path, machineIDPath: machineIDPath, lockWait: lockWait)
+    }
+
+    public init(directoryPath: String, machineIDPath: String? = nil, lockWait: RaxxDuration = .seconds(10)) {
+        self.directoryPath = directoryPath
         self.machineIDPath = machineIDPath
         self.lockWait = lockWait
     }
@@ -190,7 +197,7 @@ public struct Keystore: KeystoreAccess {
 
     public var location: String { url.path }
 
-    public var changedAt: ChangeStamp? { ChangeStamp.ofFile(url.path) }
+    public var changedAt: ChangeStamp? { ChangeStamp.ofFile(RaxxConfiguration.joined(directoryPath, "keystore")) }
 
     /// The contents, or empty contents when there is no keystore yet.
     public func load() throws(RaxxError) -> KeystoreContents {
