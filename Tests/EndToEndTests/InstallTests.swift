@@ -1,0 +1,107 @@
+import Foundation
+import RaxxCore
+import RaxxTestSupport
+import Testing
+
+/// `Scripts/install` and `Scripts/package deb`, run on the tools as built for the tests.
+@Suite(.blocking) struct InstallTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Runs a script of the repository; answers its status and output.
+    static func script(_ name: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = root.appendingPathComponent("Scripts/\(name)")
+        process.arguments = arguments
+        process.environment = ["PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME": NSTemporaryDirectory(), "LANG": "C.UTF-8"]
+        // Output to files: neither stream can fill and stall the script while the other is read.
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outURL = folder.appendingPathComponent("stdout"), errURL = folder.appendingPathComponent("stderr")
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        return (process.terminationStatus, try String(contentsOf: outURL, encoding: .utf8), try String(contentsOf: errURL, encoding: .utf8))
+    }
+
+    static func temporaryFolder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-install-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test func installPutsTheToolsManPagesAndCompletionsUnderThePrefix() throws {
+        let prefix = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: prefix) }
+        let r = try Self.script("install", ["--no-build", "-c", "debug", "--bin", BuiltTools.directory.path, "--prefix", prefix.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("installed into \(prefix.path)"))
+        #expect(r.stdout.contains("is not on PATH"))
+        for tool in tools {
+            let installed = prefix.appendingPathComponent("bin/\(tool)")
+            let version = Process()
+            version.executableURL = installed
+            version.arguments = ["--version"]
+            let out = Pipe()
+            version.standardOutput = out
+            try version.run()
+            let said = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            version.waitUntilExit()
+            #expect(version.terminationStatus == 0 && said == RaxxVersion.current + "\n")
+            let page = try String(contentsOf: prefix.appendingPathComponent("share/man/man1/\(tool).1"), encoding: .utf8)
+            #expect(page == (try String(contentsOf: Self.root.appendingPathComponent("man/\(tool).1"), encoding: .utf8)))
+            for completion in ["share/bash-completion/completions/\(tool)", "share/zsh/site-functions/_\(tool)",
+                               "share/fish/vendor_completions.d/\(tool).fish"] {
+                let text = try String(contentsOf: prefix.appendingPathComponent(completion), encoding: .utf8)
+                #expect(text.contains(tool) && text.count > 200, "\(completion)")
+            }
+        }
+        #expect(FileManager.default.fileExists(atPath: prefix.appendingPathComponent("share/man/man7/raxx.7").path))
+        // What is missing is named, and nothing is half-installed over it.
+        let empty = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: empty) }
+        let missing = try Self.script("install", ["--no-build", "-c", "debug", "--bin", empty.path, "--prefix", prefix.path + "/other"])
+        #expect(missing.status == 1 && missing.stderr.contains("not built in \(empty.path): raxx-auth raxx-cache"))
+        #expect(!FileManager.default.fileExists(atPath: prefix.path + "/other/bin"))
+        #expect(try Self.script("install", ["--frobnicate"]).status == 64)
+    }
+
+    @Test func theDebianPackageHoldsTheSuiteAndNamesItsLibraries() throws {
+        let out = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: out) }
+        let r = try Self.script("package", ["deb", "--out", out.path, "--no-build", "-c", "debug", "--bin", BuiltTools.directory.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let debs = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasSuffix(".deb") }
+        let deb = try #require(debs.count == 1 ? out.appendingPathComponent(debs[0]).path : nil)
+        #expect(debs[0].hasPrefix("raxx_\(RaxxVersion.current)_"))
+        let info = try Self.run("/usr/bin/dpkg-deb", ["--field", deb, "Package", "Version", "Depends"])
+        #expect(info.contains("Package: raxx") && info.contains("Version: \(RaxxVersion.current)"))
+        for library in ["libcurl", "libsodium", "libsqlite3"] { #expect(info.contains(library), "\(info)") }
+        let contents = try Self.run("/usr/bin/dpkg-deb", ["--contents", deb])
+        for path in tools.map({ "./usr/bin/\($0)" }) + tools.map({ "./usr/share/man/man1/\($0).1.gz" })
+            + ["./usr/share/man/man7/raxx.7.gz", "./usr/share/bash-completion/completions/raxx-cache",
+               "./usr/share/zsh/vendor-completions/_raxx-order", "./usr/share/fish/vendor_completions.d/raxx-dsr.fish",
+               "./usr/share/doc/raxx/examples/raxx-cache.cron", "./usr/share/doc/raxx/examples/raxx-cache-refresh.service",
+               "./usr/share/doc/raxx/copyright"] {
+            #expect(contents.contains(" \(path)\n"), "\(path)")
+        }
+        #expect(!contents.contains("/lib/debug/") && !contents.contains("site-functions"))
+    }
+
+    static func run(_ path: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
