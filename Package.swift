@@ -159,7 +159,7 @@ let package = Package(
         .executableTarget(name: "raxx-sandbox", dependencies: ["RaxxSandboxCommand", "RaxxCore"], linkerSettings: releaseLinking),
 
         .target(name: "RaxxTestSupport", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxClient", "RaxxAPI", "RaxxVault", "RaxxStore", "RaxxSandbox",
-                                                        openAPIRuntime, httpTypes,
+                                                        openAPIRuntime, httpTypes, argumentParser,
                                                         .product(name: "Logging", package: "swift-log")]),
 
         .testTarget(name: "RaxxWireTests", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", "RaxxTestSupport", openAPIRuntime, httpTypes,
@@ -179,7 +179,8 @@ let package = Package(
         .testTarget(
             name: "RaxxSandboxTests",
             dependencies: [
-                "RaxxWire", "RaxxSandbox", "RaxxAPI", "RaxxClient", "RaxxCore", "RaxxDomain", "RaxxTestSupport", openAPIRuntime, httpTypes,
+                "RaxxWire", "RaxxSandbox", "RaxxSandboxCommand", "RaxxAPI", "RaxxClient", "RaxxCore", "RaxxDomain", "RaxxTestSupport", openAPIRuntime,
+                httpTypes,
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

@@ -16,15 +16,20 @@ public struct CommandContext: Sendable {
     public let configuration: RaxxConfiguration
     public let requirement: ConnectivityRequirement
     public let world: World
+    /// `--quiet` (for cron, which mails whatever a job prints): no progress lines and no notes
+    /// (`say`); offline (69) and busy or rate-limited (75) failures end with their status and print
+    /// nothing. Warnings (`warn`) and every other failure still print: they need a person.
+    public let quiet: Bool
 
     public init(tool: String, io: CommandIO, format: OutputFormat, configuration: RaxxConfiguration,
-                requirement: ConnectivityRequirement, world: World) {
+                requirement: ConnectivityRequirement, world: World, quiet: Bool = false) {
         self.tool = tool
         self.io = io
         self.format = format
         self.configuration = configuration
         self.requirement = requirement
         self.world = world
+        self.quiet = quiet
     }
 
     /// The live context for `tool`, from the process's streams and environment, with the output
@@ -37,7 +42,7 @@ public struct CommandContext: Sendable {
         return CommandContext(
             tool: tool, io: io, format: output.resolved(stdoutIsTTY: io.stdoutIsTTY),
             configuration: configuration, requirement: requirement,
-            world: .live(tool: tool, configuration: configuration, services: services(configuration)))
+            world: .live(tool: tool, configuration: configuration, services: services(configuration)), quiet: output.quiet)
     }
 
     // MARK: The world
@@ -190,6 +195,12 @@ public struct CommandContext: Sendable {
         case .json:
             for record in records { io.stdout.write(try line(record) + "\n") }
         case .text:
+            // No rows, no header: a cron job mails nothing, a pipe reads nothing. A person at a
+            // terminal is told.
+            guard !records.isEmpty else {
+                if io.stderrIsTTY { say("Nothing to show.") }
+                return
+            }
             io.stdout.write(Table(columns: columns, rows: records.map(row)).render())
         }
         io.stdout.flush()
@@ -200,7 +211,7 @@ public struct CommandContext: Sendable {
     public func progressLine(_ label: String, unit: String = "", total: Int? = nil, enabled: Bool = true) -> ProgressLine {
         let io = self.io
         var write: (@Sendable (String) -> Void)? = nil
-        if io.stderrIsTTY && enabled {
+        if io.stderrIsTTY && enabled && !quiet {
             write = { text in
                 io.stderr.write(text)
                 io.stderr.flush()
@@ -209,8 +220,15 @@ public struct CommandContext: Sendable {
         return ProgressLine(label: label, unit: unit, total: total, clock: world.monotonic, write: write)
     }
 
-    /// A message for a person, on stderr (without control characters: it may quote a server).
+    /// A note for a person, on stderr (without control characters: it may quote a server); none
+    /// with `--quiet`.
     public func say(_ message: String) {
+        guard !quiet else { return }
+        warn(message)
+    }
+
+    /// A warning that needs a person, on stderr even with `--quiet`.
+    public func warn(_ message: String) {
         io.stderr.write(TerminalText.printable(message, keepingNewlines: true) + "\n")
         io.stderr.flush()
     }

@@ -91,5 +91,6 @@ extension GlobalOptions {
         self.init()
         format = request.format
         json = request.json
+        quiet = request.quiet
     }
 }

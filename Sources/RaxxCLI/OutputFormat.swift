@@ -26,6 +26,10 @@ public struct GlobalOptions: ParsableArguments, Sendable {
     @Flag(name: .long, help: "Same as --format json.")
     public var json = false
 
+    @Flag(name: .long, help: ArgumentHelp(
+        "Print on stderr only what needs a person: no progress, no notes, and nothing when offline (exit 69) or busy (exit 75). For cron."))
+    public var quiet = false
+
     public init() {}
 
     public func resolvedFormat(stdoutIsTTY: Bool) -> OutputFormat {
@@ -33,17 +37,20 @@ public struct GlobalOptions: ParsableArguments, Sendable {
     }
 
     /// What the options ask of the output.
-    public var request: OutputRequest { OutputRequest(format: format, json: json) }
+    public var request: OutputRequest { OutputRequest(format: format, json: json, quiet: quiet) }
 }
 
 /// The output the global options ask for (`--format`, `--json`), as a plain value.
 public struct OutputRequest: Sendable, Equatable {
     public var format: OutputFormat?
     public var json: Bool
+    /// `--quiet`: stderr carries only what needs a person (see `CommandContext.quiet`).
+    public var quiet: Bool
 
-    public init(format: OutputFormat? = nil, json: Bool = false) {
+    public init(format: OutputFormat? = nil, json: Bool = false, quiet: Bool = false) {
         self.format = format
         self.json = json
+        self.quiet = quiet
     }
 
     public func resolved(stdoutIsTTY: Bool) -> OutputFormat {

@@ -87,7 +87,7 @@ public struct LiveRun {
             if raxxError.code == RaxxError.accountClosed.code, !(await context.forgetClosedAccount()) {
                 raxxError.hint = "What this device kept of it could not all be removed: raxx-auth logout --forget-device removes the rest."
             }
-            return Reporter(tool: context.tool, format: context.format).report(raxxError, to: context.io)
+            return Reporter(tool: context.tool, format: context.format, quiet: context.quiet).report(raxxError, to: context.io)
         }
     }
 }

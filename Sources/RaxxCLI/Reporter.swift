@@ -7,11 +7,18 @@ import RaxxWire
 public struct Reporter: Sendable {
     public var tool: String
     public var format: OutputFormat
+    /// `--quiet`: the transient failures (offline, busy, rate-limited) are not written.
+    public var quiet: Bool
 
-    public init(tool: String, format: OutputFormat) {
+    public init(tool: String, format: OutputFormat, quiet: Bool = false) {
         self.tool = tool
         self.format = format
+        self.quiet = quiet
     }
+
+    /// The statuses a retry a few minutes later settles by itself: with `--quiet`, they end the
+    /// run silently (a cron job run every five minutes does not mail each time the network is down).
+    public static let transient: Set<ExitStatus> = [.unavailable, .temporary]
 
     private struct Envelope: Encodable {
         struct Body: Encodable { var code: String; var message: String; var hint: String? }
@@ -48,6 +55,7 @@ public struct Reporter: Sendable {
     @discardableResult
     public func report(_ error: RaxxError, to io: CommandIO) -> ExitStatus {
         io.stdout.flush()
+        guard !(quiet && Self.transient.contains(error.status)) else { return error.status }
         io.stderr.write(render(error))
         io.stderr.flush()
         return error.status

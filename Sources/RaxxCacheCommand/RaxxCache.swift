@@ -8,15 +8,26 @@ public struct RaxxCache: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "raxx-cache",
         abstract: "Keep a read-only local cache of portfolio, positions, fills and orders.",
-        discussion: """
+        discussion: Example.discussion("""
         Every read works offline and says how old its data is; only refresh and verify touch the network. \
         From cron: */5 * * * * raxx-cache refresh --quiet
-        """,
+        """, examples),
         version: RaxxVersion.current,
         subcommands: [Refresh.self, Show.self, Status.self, Verify.self, Purge.self]
     )
 
     public init() {}
+
+    /// What --help and the man page show under EXAMPLES (each is parsed by the tests).
+    public static let examples: [Example] = [
+        Example("Pull what changed since the last refresh", "raxx-cache refresh"),
+        Example("From cron: mail only what needs a person", "raxx-cache refresh --quiet --no-wait"),
+        Example("Positions from the cache, offline", "raxx-cache show positions"),
+        Example("The five biggest positions, with jq", "raxx-cache show positions | jq -s 'sort_by(-.qty) | .[:5]'"),
+        Example("AAPL's fills of the last week", "raxx-cache show fills --symbol AAPL --since 7d"),
+        Example("Fail (exit 3) rather than use data older than 15 minutes", "raxx-cache show portfolio --max-age 15m"),
+        Example("How old the cache is, and its limits", "raxx-cache status"),
+    ]
 }
 
 /// A raxx-cache verb.

@@ -23,9 +23,6 @@ extension RaxxCache {
         @Flag(help: "Rebuild the whole cache instead of pulling a delta.")
         var full = false
 
-        @Flag(help: "Print nothing on success (for cron: it mails only failures).")
-        var quiet = false
-
         @Flag(name: .customLong("no-wait"), help: "Exit 75 at once when another refresh is running.")
         var noWait = false
 
@@ -73,10 +70,11 @@ extension RaxxCache {
             }
             let size = store.fileSize
             if size > limits.sizeCap {
-                context.say("warning: the cache is \(size >> 20) MiB, over its \(limits.sizeCap >> 20) MiB cap; "
+                context.warn("warning: the cache is \(size >> 20) MiB, over its \(limits.sizeCap >> 20) MiB cap; "
                             + "consider raxx-cache purge --older-than 90d (or set RAXX_CACHE_MAX_SIZE).")
             }
-            guard !quiet else { return }
+            // --quiet: nothing on success either (cron mails only what needs a person).
+            guard !context.quiet else { return }
             let record = Record(changes: outcome.changes, full: outcome.full, reset: outcome.reset, cursor: outcome.cursor,
                                 evicted: outcome.evicted, seconds: ((monotonic() - started) / .milliseconds(1)).rounded() / 1000,
                                 cache: stores.cacheLocation, size_bytes: size)
@@ -99,8 +97,8 @@ extension RaxxCache {
             refresher.rawPages = try context.signedInRaw()
             // On a terminal, a progress line: changes applied, of the rows a rebuild brings, with the
             // rate and the time left; cleared at the end, so the summary or the prompt starts clean.
-            let line = context.progressLine("refreshing", unit: "changes", enabled: !quiet)
-            if context.io.stderrIsTTY && !quiet {
+            let line = context.progressLine("refreshing", unit: "changes")
+            if context.io.stderrIsTTY && !context.quiet {
                 refresher.progress = { line.update(done: $0) }
                 refresher.expectedTotal = { line.setTotal($0) }
                 refresher.finishing = { line.step("building the cache's indexes") }

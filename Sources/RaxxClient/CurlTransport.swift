@@ -19,17 +19,21 @@ public final class CurlTransport: ClientTransport, Sendable {
         /// Answers larger than this fail instead of filling memory.
         public var maxResponseBytes: Int
         public var maxRequestBytes: Int
+        /// Where each exchange is traced (`RAXX_DEBUG=api`), if anywhere.
+        public var trace: APITrace?
 
         public init(connectTimeout: RaxxDuration = RaxxConfiguration.defaultConnectTimeout,
                     totalTimeout: RaxxDuration = RaxxConfiguration.defaultTotalTimeout,
                     userAgent: String,
                     maxResponseBytes: Int = 64 << 20,
-                    maxRequestBytes: Int = 16 << 20) {
+                    maxRequestBytes: Int = 16 << 20,
+                    trace: APITrace? = nil) {
             self.connectTimeout = connectTimeout
             self.totalTimeout = totalTimeout
             self.userAgent = userAgent
             self.maxResponseBytes = maxResponseBytes
             self.maxRequestBytes = maxRequestBytes
+            self.trace = trace
         }
     }
 
@@ -223,7 +227,25 @@ final class Exchange: @unchecked Sendable {
         return cancelledFlag
     }
 
+    /// The exchange, traced when the options say so.
     func perform(using pool: HandlePool) throws -> (HTTPResponse, HTTPBody?) {
+        guard let trace = options.trace else { return try performUntraced(using: pool) }
+        trace.request(method: request.method.rawValue, url: url, fields: request.headerFields, body: body)
+        let started = ContinuousClock.now
+        do {
+            let answer = try performUntraced(using: pool)
+            trace.response(status: answer.0.status.code, fields: headerFields, body: responseBody, elapsed: .now - started)
+            return answer
+        } catch let failure as TransportFailure {
+            trace.failure(failure.detail, elapsed: .now - started)
+            throw failure
+        } catch {
+            trace.failure(String(describing: error), elapsed: .now - started)
+            throw error
+        }
+    }
+
+    private func performUntraced(using pool: HandlePool) throws -> (HTTPResponse, HTTPBody?) {
         if let failure = CurlLibrary.load() { throw failure }
         guard let handle = pool.take() else {
             throw TransportFailure(kind: .other, detail: "libcurl could not create a handle")

@@ -35,7 +35,8 @@ public enum RaptorClient {
         CurlTransport(options: .init(
             connectTimeout: configuration.connectTimeout,
             totalTimeout: configuration.totalTimeout,
-            userAgent: CurlTransport.userAgent(tool: tool)
+            userAgent: CurlTransport.userAgent(tool: tool),
+            trace: configuration.debugAPI ? .standardError : nil
         ))
     }
 }

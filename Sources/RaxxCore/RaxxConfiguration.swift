@@ -28,6 +28,9 @@ public struct RaxxConfiguration: Sendable, Equatable {
     /// The dead man's switch timeout raxx-order arms by default (`RAXX_CANCEL_AFTER`, 5s to 10m;
     /// nil: the command's own default).
     public var cancelAfter: RaxxDuration?
+    /// `RAXX_DEBUG=api` (a comma-separated list naming `api`): every request to Raptor and its
+    /// answer on stderr, secrets redacted (`APITrace`).
+    public var debugAPI = false
 
     public static let defaultConnectTimeout = RaxxDuration.seconds(5)
     public static let defaultTotalTimeout = RaxxDuration.seconds(20)
@@ -53,7 +56,7 @@ public struct RaxxConfiguration: Sendable, Equatable {
 
     /// Reads `RAXX_API_URL`, `RAXX_HOME`, `XDG_STATE_HOME`, `XDG_CACHE_HOME`, `HOME`,
     /// `RAXX_CONNECT_TIMEOUT`, `RAXX_TIMEOUT`, `RAXX_MACHINE_ID_FILE`, the `RAXX_CACHE_*` settings and
-    /// `RAXX_CANCEL_AFTER`.
+    /// `RAXX_CANCEL_AFTER` and `RAXX_DEBUG`.
     public init(environment env: [String: String]) throws(RaxxError) {
         try self.init(environment: EnvironmentVariables(env))
     }
@@ -82,6 +85,7 @@ public struct RaxxConfiguration: Sendable, Equatable {
         connectTimeout = try Self.duration(env, "RAXX_CONNECT_TIMEOUT") ?? Self.defaultConnectTimeout
         totalTimeout = try Self.duration(env, "RAXX_TIMEOUT") ?? Self.defaultTotalTimeout
         machineIDPath = env["RAXX_MACHINE_ID_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+        debugAPI = env["RAXX_DEBUG"].map { $0.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == "api" } } ?? false
         cacheFreshness = try Self.duration(env, "RAXX_CACHE_FRESHNESS") ?? cacheFreshness
         cacheRetention = try Self.duration(env, "RAXX_CACHE_RETENTION") ?? cacheRetention
         if let cancelAfter = try Self.duration(env, "RAXX_CANCEL_AFTER") {

@@ -9,19 +9,30 @@ public struct RaxxOrder: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "raxx-order",
         abstract: "Enter paper-trading orders.",
-        discussion: """
+        discussion: Example.discussion("""
         Orders need the network and are never queued for later: offline, nothing is sent and the exit \
         status is 69. Live trading is refused: orders are paper only. Every order is journalled before \
         it is sent, so a lost reply is looked up (and a still-pending order cancelled) on the next run. \
         Resting orders can be put under the server's dead man's switch (place --watch, watch, place \
         --cancel-after with heartbeat): when the connection is lost the server cancels them, and the next \
         run of any raxx-order verb says which were cancelled and when.
-        """,
+        """, examples),
         version: RaxxVersion.current,
         subcommands: [Place.self, Watch.self, List.self, Show.self, Cancel.self, Reconcile.self, Heartbeat.self, Disarm.self]
     )
 
     public init() {}
+
+    /// What --help and the man page show under EXAMPLES (each is parsed by the tests).
+    public static let examples: [Example] = [
+        Example("Check an order with the server, placing nothing", "raxx-order place --symbol AAPL --side buy --qty 10 --dry-run"),
+        Example("Place a limit order", "raxx-order place --symbol AAPL --side buy --qty 10 --type limit --limit-price 189.50"),
+        Example("Place every order of a JSON Lines file; keep what did not go through", #"raxx-order place < orders.jsonl | jq -c 'select(.result != "placed")'"#),
+        Example("Watch a resting order live; the server cancels it if the connection drops", "raxx-order watch ord_01HZX3"),
+        Example("Orders that are still open", "raxx-order list --status open"),
+        Example("Cancel every open order", "raxx-order cancel --all"),
+        Example("From cron: keep a 3-minute dead man's switch armed", "raxx-order heartbeat --cancel-after 3m"),
+    ]
 }
 
 /// A raxx-order verb.

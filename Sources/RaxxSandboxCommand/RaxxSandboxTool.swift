@@ -7,15 +7,24 @@ public struct RaxxSandboxTool: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "raxx-sandbox",
         abstract: "Run a local Raptor server for demos, tests and benchmarks.",
-        discussion: """
+        discussion: Example.discussion("""
         The sandbox implements the Raptor API from the same OpenAPI spec as the tools, on SQLite: it \
         keeps real accounts, sessions, orders, fills and a change log. It listens on loopback by default.
-        """,
+        """, examples),
         version: RaxxVersion.current,
         subcommands: [Serve.self, Seed.self, Churn.self, Staff.self, APNs.self, ErasureRules.self]
     )
 
     public init() {}
+
+    /// What --help and the man page show under EXAMPLES (each is parsed by the tests).
+    public static let examples: [Example] = [
+        Example("A sandbox on a file, for the tools to use", "raxx-sandbox serve --port 8080 --db sandbox.sqlite"),
+        Example("An account with history to explore", "raxx-sandbox seed --db sandbox.sqlite --email trader@example.com --positions 200 --fills 2000"),
+        Example("Make a registered user support staff", "raxx-sandbox staff grant --db sandbox.sqlite --email support@example.com"),
+        Example("A local APNs endpoint for raxx-notify push", "raxx-sandbox apns --tls-dir apns-tls --team-id DEF123GHIJ --key-id ABC123DEFG --public-key key.pem"),
+        Example("The erasure rules, as raxx(7) shows them", "raxx-sandbox erasure-rules"),
+    ]
 }
 
 /// Writes one line to stdout at once (the sandbox's stdout carries only data lines).

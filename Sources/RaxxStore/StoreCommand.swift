@@ -28,6 +28,7 @@ extension CommandContext {
 
     /// Says on stderr how old the cached data is, when that needs saying.
     public func disclose(_ cache: CacheReading) {
-        if let line = cache.disclosure(now: clock(), freshness: configuration.cacheFreshness) { say(line) }
+        // Even with --quiet: a read always says how old its data is when that needs saying.
+        if let line = cache.disclosure(now: clock(), freshness: configuration.cacheFreshness) { warn(line) }
     }
 }

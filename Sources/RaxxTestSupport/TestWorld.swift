@@ -84,7 +84,7 @@ public final class TestWorld: Sendable {
     public init() {}
 
     /// The context a command runs in, for `tool` with `requirement`.
-    public func context(tool: String, requirement: ConnectivityRequirement, format: OutputFormat) throws -> CommandContext {
+    public func context(tool: String, requirement: ConnectivityRequirement, format: OutputFormat, quiet: Bool = false) throws -> CommandContext {
         let io = CommandIO(stdin: stdin.map(StringSource.init) ?? StringSource(unplanned: true), stdout: stdout, stderr: stderr,
                            stdoutIsTTY: stdoutIsTTY, stderrIsTTY: stderrIsTTY, stdinIsTTY: stdinIsTTY)
         let world = World(
@@ -117,14 +117,14 @@ public final class TestWorld: Sendable {
             accounts: accounts,
             services: services + (stores.map { [Provided($0, as: (any LocalStores).self)] } ?? []))
         return CommandContext(tool: tool, io: io, format: format, configuration: try RaxxConfiguration(environment: environment),
-                              requirement: requirement, world: world)
+                              requirement: requirement, world: world, quiet: quiet)
     }
 
     /// Parses `arguments` as `Command` and runs it in this world; answers its exit status.
     public func run<Command: RaxxCommand>(_ command: Command.Type, _ arguments: [String] = []) async throws -> RaxxCore.ExitStatus {
         let parsed = try Command.parse(arguments)
         let format = parsed.global.resolvedFormat(stdoutIsTTY: stdoutIsTTY)
-        let context = try self.context(tool: Command.tool, requirement: parsed.requirement, format: format)
+        let context = try self.context(tool: Command.tool, requirement: parsed.requirement, format: format, quiet: parsed.global.quiet)
         return await Command.execute(parsed, in: context)
     }
 

@@ -139,13 +139,20 @@ extension ToolRunner {
     }
 
     /// Starts `tool` in the background (output discarded), for tests that stop it midway.
-    public static func start(_ tool: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Process {
+    /// Its stderr goes to `stderr` when given (a file, read once it ends), else nowhere.
+    public static func start(_ tool: String, _ arguments: [String], environment: [String: String] = [:],
+                             stderr: URL? = nil) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: BuiltTools.path(tool))
         process.arguments = arguments
         process.environment = childEnvironment(environment)
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        if let stderr {
+            FileManager.default.createFile(atPath: stderr.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: stderr)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         process.standardInput = FileHandle.nullDevice
         try process.run()
         return process

@@ -62,6 +62,26 @@ final class CacheHome: @unchecked Sendable {
         try ToolRunner.run("raxx-cache", arguments, environment: environment.merging(extra) { _, new in new }, timeout: timeout)
     }
 
+    /// Runs `script` with bash, the built tools first on PATH, in this home's environment.
+    func shell(_ script: String) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", script]
+        process.environment = environment.merging(["PATH": BuiltTools.directory.path + ":/usr/bin:/bin", "LANG": "C.UTF-8",
+                                                   "HOME": root.path]) { _, new in new }
+        let out = root.appendingPathComponent("shell.out"), err = root.appendingPathComponent("shell.err")
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        FileManager.default.createFile(atPath: err.path, contents: nil)
+        let outHandle = try FileHandle(forWritingTo: out), errHandle = try FileHandle(forWritingTo: err)
+        process.standardOutput = outHandle
+        process.standardError = errHandle
+        try process.run()
+        process.waitUntilExit()
+        try outHandle.close()
+        try errHandle.close()
+        return (process.terminationStatus, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8))
+    }
+
     func lines(_ text: String) -> [[String: Any]] {
         text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     }
@@ -108,6 +128,13 @@ final class CacheHome: @unchecked Sendable {
         #expect(show.status == 3)
         #expect(show.stdout.hasPrefix("SYMBOL"))
         #expect(show.stderr.contains("older than --max-age 1s"))
+        // The README's fail-closed script, as a shell runs it (cat for jq): nothing goes through.
+        let readme = #"portfolio=$(raxx-cache show portfolio --max-age 1s) || { echo "cache too old" >&2; exit 3; }; cat <<<"$portfolio""#
+        let script = try home.shell(readme)
+        #expect(script.status == 3 && script.stdout.isEmpty && script.stderr.hasSuffix("cache too old\n"), "\(script)")
+        // The pipe it replaced let the stale data through with jq's status.
+        let piped = try home.shell(#"raxx-cache show portfolio --max-age 1s | cat || echo "cache too old" >&2"#)
+        #expect(piped.status == 0 && !piped.stdout.isEmpty)
         let fresh = try home.cache(["show", "positions", "--max-age", "1h"])
         #expect(fresh.status == 0)
         let old = try home.cache(["show", "positions"], environment: ["RAXX_CACHE_FRESHNESS": "1s"])
@@ -129,6 +156,11 @@ final class CacheHome: @unchecked Sendable {
         let refresh = try home.cache(["refresh", "--format", "text"], environment: offline, timeout: 30)
         #expect(refresh.status == 69)
         #expect(refresh.stderr.hasPrefix("raxx-cache: This action requires an internet connection. Try again when online.\n"))
+        // From cron: offline is no news worth a mail every five minutes, in text or JSON.
+        for format in ["text", "json"] {
+            let quiet = try home.cache(["refresh", "--quiet", "--format", format], environment: offline, timeout: 30)
+            #expect(quiet.status == 69 && quiet.stdout.isEmpty && quiet.stderr.isEmpty, "\(quiet.stderr)")
+        }
         let connectionsAfterRefresh = listener.connections
         let show = try home.cache(["show", "positions"], environment: offline)
         #expect(show.status == 0)
@@ -204,14 +236,20 @@ final class CacheHome: @unchecked Sendable {
         let home = try CacheHome(positions: 400, fills: 60_000, replyBudget: 8 << 20)
         let proxy = try #require(home.proxy)
         let cacheFile = home.cacheFile
-        let process = try ToolRunner.start("raxx-cache", ["refresh", "--quiet"],
-                                           environment: home.environment.merging(["RAXX_TIMEOUT": "300s"]) { _, new in new })
+        // Generous bounds: on a machine busy with the other suites, a connection or an answer may
+        // be slow to come, and nothing here is about timeouts.
+        let errors = home.root.appendingPathComponent("refresh.stderr")
+        let process = try ToolRunner.start("raxx-cache", ["refresh"], environment: home.environment.merging(
+            ["RAXX_TIMEOUT": "300s", "RAXX_CONNECT_TIMEOUT": "60s"]) { _, new in new }, stderr: errors)
         var applied: Int64 = 0
         let progressed = ToolRunner.waitUntil(timeout: 120) {
             applied = (try? CacheStore.openExisting(at: cacheFile)?.syncState().rebuildCursor) ?? 0
             return proxy.isHolding && applied > 5_000 || !process.isRunning
         }
-        #expect(progressed && process.isRunning, "the refresh was not held mid-way (\(applied) changes applied)")
+        #expect(progressed && process.isRunning, """
+            the refresh was not held mid-way (\(applied) changes applied; \(process.isRunning ? "running" : "exit \(process.terminationStatus)"): \
+            \((try? String(contentsOf: errors, encoding: .utf8)) ?? ""))
+            """)
         // Killed without warning, part-way through its first fill.
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
