@@ -29,7 +29,7 @@ enum Accounts {
         let handle = handle ?? newUserHandle()
         try db.execute(sql: "INSERT INTO users (id, email, display_name, handle, created_at) VALUES (?, ?, ?, ?, ?)",
                        arguments: [userID, email, displayName, Data(handle), now.timeIntervalSince1970])
-        try db.execute(sql: "INSERT INTO accounts (id, user_id, mode, cash_ticks, created_at) VALUES (?, ?, 'paper', ?, ?)",
+        try db.execute(sql: "INSERT INTO accounts (id, user_id, mode, cash_ticks, created_at) VALUES (?, ?, \(Components.Schemas.TradingMode.paper.sql), ?, ?)",
                        arguments: [accountID, userID, startingCashTicks, now.timeIntervalSince1970])
         try SandboxDatabase.audit(db, AuditEntry(at: now, actor: actor, action: .accountCreated, subject: userID,
                                                  details: ["account_id": accountID, "mode": "paper", "cash": Money.string(ticks: startingCashTicks)]))

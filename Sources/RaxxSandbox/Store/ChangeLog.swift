@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import RaxxAPI
 
 /// The change log behind delta sync, compacted: each entity keeps only its latest change (an
 /// upsert or a tombstone) under a fresh sequence number. A full sync reads the whole log; a delta
@@ -15,9 +16,9 @@ enum ChangeLog {
 
     /// Prunes tombstones older than `cutoff`; the horizon moves to the newest pruned one.
     static func pruneTombstones(_ db: Database, before cutoff: Date) throws {
-        guard let newest = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) FROM change_log WHERE op = 'delete' AND at < ?"),
+        guard let newest = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) FROM change_log WHERE op = \(Components.Schemas.SyncChange.OpPayload.delete.sql) AND at < ?"),
                                               arguments: [cutoff.timeIntervalSince1970]) else { return }
-        try db.cachedStatement(sql: "DELETE FROM change_log WHERE op = 'delete' AND at < ?").execute(arguments: [cutoff.timeIntervalSince1970])
+        try db.cachedStatement(sql: "DELETE FROM change_log WHERE op = \(Components.Schemas.SyncChange.OpPayload.delete.sql) AND at < ?").execute(arguments: [cutoff.timeIntervalSince1970])
         try db.cachedStatement(sql: "UPDATE sync_meta SET horizon = MAX(horizon, ?) WHERE id = 1").execute(arguments: [newest])
     }
 

@@ -54,7 +54,7 @@ struct DSRStore: Sendable {
             let staff = try Self.staffEmail(db, r.staffUserID)
             try db.execute(sql: """
                 INSERT INTO dsr_requests (id, kind, subject, ticket, status, opened_by, received_at, due_on, created_at, updated_at)
-                VALUES (?, ?, ?, ?, 'identity_unverified', ?, ?, ?, ?, ?)
+                VALUES (?, ?, ?, ?, \(Components.Schemas.DSRStatus.identityUnverified.sql), ?, ?, ?, ?, ?)
                 """, arguments: [r.id, r.kind.rawValue, r.email, r.ticket, staff, r.receivedAt.timeIntervalSince1970, r.dueOn,
                                  r.now.timeIntervalSince1970, r.now.timeIntervalSince1970])
             try Self.audit(db, r.id, staffUserID: r.staffUserID, action: .dsrOpened, ticket: r.ticket, now: r.now,
@@ -161,7 +161,7 @@ struct DSRStore: Sendable {
                                    detail: "\(id) is \(state.status.rawValue); export it first (raxx-dsr export).")
             }
             try db.execute(sql: """
-                UPDATE dsr_requests SET status = 'completed', completed_at = ?1, updated_at = ?1 WHERE id = ?2
+                UPDATE dsr_requests SET status = \(Components.Schemas.DSRStatus.completed.sql), completed_at = ?1, updated_at = ?1 WHERE id = ?2
                 """, arguments: [now.timeIntervalSince1970, id])
             try Self.audit(db, id, staffUserID: staffUserID, action: .dsrExportDelivered, ticket: state.ticket, now: now)
             mailer.send(db, Self.notice(to: state.subject, request: id, """
@@ -297,7 +297,7 @@ struct DSRStore: Sendable {
             let items = String(decoding: try JSONEncoder.sorted.encode(plan.items.map {
                 Components.Schemas.DSRReceiptItem(table: $0.table, action: $0.action, rows: $0.rows)
             }), as: UTF8.self)
-            try db.execute(sql: "UPDATE dsr_requests SET status = 'planned', plan_hash = ?, plan = ?, updated_at = ? WHERE id = ?",
+            try db.execute(sql: "UPDATE dsr_requests SET status = \(Components.Schemas.DSRStatus.planned.sql), plan_hash = ?, plan = ?, updated_at = ? WHERE id = ?",
                            arguments: [plan.planHash, items, now.timeIntervalSince1970, id])
             try Self.audit(db, id, staffUserID: staffUserID, action: .dsrPlanned, ticket: state.ticket, now: now,
                            details: ["plan_hash": plan.planHash])
@@ -343,7 +343,7 @@ struct DSRStore: Sendable {
                     for sql in rule.identifierStatements { try db.execute(sql: sql, arguments: arguments) }
                 }
             }
-            try db.execute(sql: "UPDATE dsr_requests SET status = 'erasing', erasure_identifiers = ?, updated_at = ? WHERE id = ?",
+            try db.execute(sql: "UPDATE dsr_requests SET status = \(Components.Schemas.DSRStatus.erasing.sql), erasure_identifiers = ?, updated_at = ? WHERE id = ?",
                            arguments: [subject == nil ? nil : saved, now.timeIntervalSince1970, id])
             try Self.audit(db, id, staffUserID: staffUserID, action: .dsrErasureStarted, ticket: state.ticket, now: now,
                            details: ["plan_hash": planHash])
@@ -366,7 +366,7 @@ struct DSRStore: Sendable {
     /// One chunk of the history (one transaction of at most `limit` rows).
     static func eraseChunk(_ db: Database, erasing: DecodedSubject, id: String, rules: [ErasureRule], auditCursor: Int64,
                            limit: Int) throws -> ErasureChunk {
-        guard let text = try String.fetchOne(db.cachedStatement(sql: "SELECT erasure_identifiers FROM dsr_requests WHERE id = ? AND status = 'erasing'"),
+        guard let text = try String.fetchOne(db.cachedStatement(sql: "SELECT erasure_identifiers FROM dsr_requests WHERE id = ? AND status = \(Components.Schemas.DSRStatus.erasing.sql)"),
                                              arguments: [id]),
               let s = erasing.subject(from: text) else {
             return ErasureChunk(rows: 0, auditCursor: auditCursor, done: true)
@@ -441,7 +441,7 @@ struct DSRStore: Sendable {
             let bodyJSON = try CanonicalJSON.data(body)
             let signature = try keys.signing.signature(for: bodyJSON)
             try db.execute(sql: """
-                UPDATE dsr_requests SET status = 'completed', completed_at = ?1, updated_at = ?1, erasure_identifiers = NULL,
+                UPDATE dsr_requests SET status = \(Components.Schemas.DSRStatus.completed.sql), completed_at = ?1, updated_at = ?1, erasure_identifiers = NULL,
                        receipt = ?2, receipt_signature = ?3 WHERE id = ?4
                 """, arguments: [now.timeIntervalSince1970, String(decoding: bodyJSON, as: UTF8.self), Base64URL.encode(signature), id])
             try Self.audit(db, id, staffUserID: staffUserID, action: .dsrErasureCompleted, ticket: state.ticket, now: now,

@@ -91,7 +91,7 @@ struct EventStore: Sendable {
             let due = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT id, user_id, expires_at FROM sessions
                 WHERE revoked_at IS NULL AND expires_at > ? AND expires_at <= ?
-                AND NOT EXISTS (SELECT 1 FROM events WHERE events.type = 'session_expiring' AND events.session_id = sessions.id)
+                AND NOT EXISTS (SELECT 1 FROM events WHERE events.type = \(Components.Schemas.EventType.sessionExpiring.sql) AND events.session_id = sessions.id)
                 ORDER BY expires_at
                 """), arguments: [t, t + window]).map {
                 ExpiringSession(sessionID: $0["id"], userID: $0["user_id"], expiresAt: Date(timeIntervalSince1970: $0["expires_at"]))

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import RaxxAPI
 import RaxxDomain
 
 /// Bulk writes for `Seeder` (seed and churn). A seed is one transaction over statements prepared
@@ -74,13 +75,13 @@ struct SeedWriter {
         order = try db.makeStatement(sql: """
             INSERT INTO orders (id, account_id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status,
             filled_qty, avg_fill_price_ticks, mode, created_at, updated_at)
-            VALUES (?1, ?2, 'seed-' || ?1, ?3, ?4, ?5, ?6, ?7, 'day', 'filled', ?5, ?8, 'paper', ?9, ?10)
+            VALUES (?1, ?2, 'seed-' || ?1, ?3, ?4, ?5, ?6, ?7, \(TimeInForce.day.sql), \(Components.Schemas.OrderStatus.filled.sql), ?5, ?8, \(Components.Schemas.TradingMode.paper.sql), ?9, ?10)
             """)
         fill = try db.makeStatement(sql: """
             INSERT INTO fills (id, account_id, order_id, symbol, side, qty, price_ticks, filled_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
             """)
-        orderChange = try db.makeStatement(sql: "INSERT INTO change_log (account_id, entity, entity_id, op, at) VALUES (?1, 'order', ?2, 'upsert', ?3)")
-        fillChange = try db.makeStatement(sql: "INSERT INTO change_log (account_id, entity, entity_id, op, at) VALUES (?1, 'fill', ?2, 'upsert', ?3)")
+        orderChange = try db.makeStatement(sql: "INSERT INTO change_log (account_id, entity, entity_id, op, at) VALUES (?1, \(Components.Schemas.SyncEntity.order.sql), ?2, \(Components.Schemas.SyncChange.OpPayload.upsert.sql), ?3)")
+        fillChange = try db.makeStatement(sql: "INSERT INTO change_log (account_id, entity, entity_id, op, at) VALUES (?1, \(Components.Schemas.SyncEntity.fill.sql), ?2, \(Components.Schemas.SyncChange.OpPayload.upsert.sql), ?3)")
         insertPosition = try db.makeStatement(sql: """
             INSERT INTO positions (id, account_id, symbol, qty, avg_price_ticks, updated_at) VALUES (?, ?, ?, ?, ?, ?)
             """)

@@ -66,9 +66,9 @@ enum SyncPageJSON {
                o.id, o.client_order_id, o.symbol, o.side, o.qty, o.type, o.limit_price_ticks, o.tif, o.status, o.filled_qty,
                o.avg_fill_price_ticks, o.reject_code, o.mode, o.not_after, o.created_at, o.updated_at
         FROM change_log c
-        LEFT JOIN positions p ON c.entity = 'position' AND c.op = 'upsert' AND p.id = c.entity_id
-        LEFT JOIN fills f ON c.entity = 'fill' AND c.op = 'upsert' AND f.id = c.entity_id
-        LEFT JOIN orders o ON c.entity = 'order' AND c.op = 'upsert' AND o.id = c.entity_id
+        LEFT JOIN positions p ON c.entity = \(Components.Schemas.SyncEntity.position.sql) AND c.op = \(Components.Schemas.SyncChange.OpPayload.upsert.sql) AND p.id = c.entity_id
+        LEFT JOIN fills f ON c.entity = \(Components.Schemas.SyncEntity.fill.sql) AND c.op = \(Components.Schemas.SyncChange.OpPayload.upsert.sql) AND f.id = c.entity_id
+        LEFT JOIN orders o ON c.entity = \(Components.Schemas.SyncEntity.order.sql) AND c.op = \(Components.Schemas.SyncChange.OpPayload.upsert.sql) AND o.id = c.entity_id
         WHERE c.account_id = ? AND c.seq > ? ORDER BY c.seq LIMIT ?
         """
 

@@ -86,7 +86,7 @@ struct TradingLedger {
     func insertOrder(_ o: NewOrder) throws {
         try db.cachedStatement(sql: """
             INSERT INTO orders (id, account_id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status, filled_qty, mode,
-            not_after, request_hash, created_at, updated_at, switch_session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', 0, 'paper', ?, ?, ?, ?, ?)
+            not_after, request_hash, created_at, updated_at, switch_session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, \(Components.Schemas.OrderStatus.open.sql), 0, \(Components.Schemas.TradingMode.paper.sql), ?, ?, ?, ?, ?)
             """).execute(arguments: [o.id, o.account, o.clientOrderID, o.symbol, o.side, o.qty, o.type, o.limit,
                              o.tif, o.notAfter.timeIntervalSince1970, o.requestHash, o.now.timeIntervalSince1970, o.now.timeIntervalSince1970,
                              o.switchSession])

@@ -8,8 +8,17 @@ import RaxxAPI
 // one written by hand) reads as the enum's `storedFallback`, the same in the records
 // (Records.swift) and in the sync page writer (SyncPageJSON): a read never fails on one.
 
+/// An enum of the spec that statements name: `sql` is its value as an SQL string literal, so a
+/// statement spells no value of the vocabulary by hand.
+protocol SQLVocabulary: RawRepresentable<String> {}
+
+extension SQLVocabulary {
+    /// The raw value, quoted for SQL (the spec's values hold no quote).
+    var sql: String { "'" + rawValue + "'" }
+}
+
 /// An enum of the spec stored as its raw value, with the case an unknown value reads as.
-protocol StoredVocabulary: RawRepresentable<String>, CaseIterable, Sendable {
+protocol StoredVocabulary: SQLVocabulary, CaseIterable, Sendable {
     static var storedFallback: Self { get }
 }
 
@@ -64,4 +73,5 @@ extension Components.Schemas.Device.EnvironmentPayload: StoredVocabulary, Databa
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Self? { String.fromDatabaseValue(value).map(stored) }
 }
 
-extension Components.Schemas.EventType: DatabaseValueConvertible {}
+extension Components.Schemas.EventType: DatabaseValueConvertible, SQLVocabulary {}
+extension Components.Schemas.SyncChange.OpPayload: SQLVocabulary {}
