@@ -169,12 +169,15 @@ struct SessionStore: Sendable {
         return .reused
     }
 
-    /// Revokes a session (audited).
-    func revoke(sessionID: String, userID: String, now: Date) async throws {
+    /// Revokes a session (audited), and runs `then` on the trading tables in the same transaction
+    /// (a sign-out fires the session's dead man's switch there).
+    func revoke(sessionID: String, userID: String, now: Date, then: (@Sendable (TradingLedger) throws -> Void)? = nil) async throws {
+        let notifier = self.notifier
         try await writer.write { db in
             try db.cachedStatement(sql: "UPDATE sessions SET revoked_at = ? WHERE id = ?").execute(arguments: [now.timeIntervalSince1970, sessionID])
             try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: .sessionRevoked, subject: userID,
                                                      details: ["session_id": sessionID]))
+            try then?(TradingLedger(db: db, notifier: notifier))
         }
     }
 

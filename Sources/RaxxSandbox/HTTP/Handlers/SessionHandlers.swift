@@ -54,10 +54,13 @@ struct SessionHandlers: Sendable {
     }
 
     func logout(_ input: Operations.Logout.Input, caller: Caller) async throws -> Operations.Logout.Output {
-        try await sessions.revoke(sessionID: caller.sessionID, userID: caller.userID, now: clock())
-        // After the revocation, so no order of the session can slip in behind the firing. Should
-        // this fail, the background scan fires it as the end of a session.
-        _ = try? await switches.fire(session: caller.sessionID, reason: .signedOut)
+        // The revocation and the switch's firing are one transaction: no order of the session slips
+        // in behind the firing, and the background scan never finds the session revoked with its
+        // switch still armed (it would tell the trader the session ended, not that it signed out).
+        let logic = switches.logic, now = clock(), session = caller.sessionID
+        try await sessions.revoke(sessionID: session, userID: caller.userID, now: now) { ledger in
+            _ = try logic.fire(ledger, session: session, reason: .signedOut, now: now)
+        }
         return .noContent(.init())
     }
 
