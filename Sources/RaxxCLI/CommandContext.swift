@@ -227,6 +227,11 @@ public struct CommandContext: Sendable {
         warn(message)
     }
 
+    /// `date` as a text table shows it: local (`TZ`), compact, relative when recent.
+    public func peopleTime(_ date: Date) -> String {
+        PeopleText.time(date, now: clock(), timeZone: configuration.timeZone)
+    }
+
     /// A warning that needs a person, on stderr even with `--quiet`.
     public func warn(_ message: String) {
         io.stderr.write(TerminalText.printable(message, keepingNewlines: true) + "\n")

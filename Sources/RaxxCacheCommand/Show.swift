@@ -77,35 +77,37 @@ extension RaxxCache {
                 }
                 out.flush()
             case .text:
-                try context.io.stdout.write(table(cache.store, query).render())
+                try context.io.stdout.write(table(cache.store, query, time: context.peopleTime).render())
                 context.io.stdout.flush()
             }
             try cache.enforce(maxAge: maxAge, now: context.clock())
         }
 
-        func table(_ store: CacheStore, _ query: CacheQuery) throws -> Table {
-            func time(_ d: Date) -> String { RFC3339.string(from: d) }
+        /// The table for people: times by `time` (local, compact), money grouped with two decimals.
+        func table(_ store: CacheStore, _ query: CacheQuery, time: (Date) -> String) throws -> Table {
+            let money = PeopleText.money
             switch what {
             case .portfolio:
                 var t = Table(columns: [.init("Equity", .right), .init("Cash", .right), .init("Market value", .right),
                                         .init("Unrealized P&L", .right), .init("Positions", .right), .init("As of")])
                 if let p = try store.portfolio() {
-                    t.rows.append([p.equity, p.cash, p.marketValue, p.unrealizedPnl, "\(p.positionsCount)", time(p.asOf)])
+                    t.rows.append([money(p.equity), money(p.cash), money(p.marketValue), money(p.unrealizedPnl), "\(p.positionsCount)",
+                                   time(p.asOf)])
                 }
                 return t
             case .positions:
                 var t = Table(columns: [.init("Symbol"), .init("Qty", .right), .init("Avg price", .right), .init("Updated")])
-                try store.positions(query) { t.rows.append([$0.symbol, "\($0.qty)", $0.avgPrice, time($0.updatedAt)]) }
+                try store.positions(query) { t.rows.append([$0.symbol, "\($0.qty)", money($0.avgPrice), time($0.updatedAt)]) }
                 return t
             case .fills:
                 var t = Table(columns: [.init("Filled"), .init("Symbol"), .init("Side"), .init("Qty", .right), .init("Price", .right), .init("Order")])
-                try store.fills(query) { t.rows.append([time($0.filledAt), $0.symbol, $0.side, "\($0.qty)", $0.price, $0.orderID]) }
+                try store.fills(query) { t.rows.append([time($0.filledAt), $0.symbol, $0.side, "\($0.qty)", money($0.price), $0.orderID]) }
                 return t
             case .orders:
                 var t = Table(columns: [.init("Updated"), .init("Symbol"), .init("Side"), .init("Qty", .right), .init("Type"),
                                         .init("Limit", .right), .init("Status"), .init("Filled", .right), .init("Client order ID")])
                 try store.orders(query) {
-                    t.rows.append([time($0.updatedAt), $0.symbol, $0.side, "\($0.qty)", $0.type, $0.limitPrice ?? "-", $0.status,
+                    t.rows.append([time($0.updatedAt), $0.symbol, $0.side, "\($0.qty)", $0.type, $0.limitPrice.map(money) ?? "-", $0.status,
                                    "\($0.filledQty)", $0.clientOrderID])
                 }
                 return t

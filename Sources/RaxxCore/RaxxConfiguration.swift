@@ -31,6 +31,18 @@ public struct RaxxConfiguration: Sendable, Equatable {
     /// `RAXX_DEBUG=api` (a comma-separated list naming `api`): every request to Raptor and its
     /// answer on stderr, secrets redacted (`APITrace`).
     public var debugAPI = false
+    /// `TZ`, for times in text tables (nil: the system's zone).
+    public var timeZoneName: String?
+
+    /// The zone text tables show times in: `TZ` (`Europe/Paris`, `:Europe/Paris`, `UTC`), else the
+    /// system's. Made when a table needs it: JSON output never pays for the zone data.
+    public var timeZone: TimeZone {
+        if let name = timeZoneName, !name.isEmpty {
+            let id = name.hasPrefix(":") ? String(name.dropFirst()) : name
+            if let zone = TimeZone(identifier: id) { return zone }
+        }
+        return TimeZone.current
+    }
 
     public static let defaultConnectTimeout = RaxxDuration.seconds(5)
     public static let defaultTotalTimeout = RaxxDuration.seconds(20)
@@ -85,6 +97,7 @@ public struct RaxxConfiguration: Sendable, Equatable {
         connectTimeout = try Self.duration(env, "RAXX_CONNECT_TIMEOUT") ?? Self.defaultConnectTimeout
         totalTimeout = try Self.duration(env, "RAXX_TIMEOUT") ?? Self.defaultTotalTimeout
         machineIDPath = env["RAXX_MACHINE_ID_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+        timeZoneName = env["TZ"]
         debugAPI = env["RAXX_DEBUG"].map { $0.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == "api" } } ?? false
         cacheFreshness = try Self.duration(env, "RAXX_CACHE_FRESHNESS") ?? cacheFreshness
         cacheRetention = try Self.duration(env, "RAXX_CACHE_RETENTION") ?? cacheRetention

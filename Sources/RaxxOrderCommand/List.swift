@@ -73,6 +73,7 @@ struct CachedRecord: Encodable {
     }
 
     var row: [String] {
-        [id, symbol, side, "\(qty)", type, limit_price ?? "-", status, "\(filled_qty)", avg_fill_price ?? "-", client_order_id]
+        [id, symbol, side, "\(qty)", type, limit_price.map(PeopleText.money) ?? "-", status, "\(filled_qty)",
+         avg_fill_price.map(PeopleText.money) ?? "-", client_order_id]
     }
 }

@@ -1,0 +1,65 @@
+import Foundation
+import RaxxWire
+
+/// How text tables show values to people; JSON keeps the wire's forms (decimal strings, RFC 3339
+/// UTC). Money: grouped thousands and two decimals (a cent is the tick of every instrument the
+/// platform trades). Times: in the local time zone (`TZ`), compactly, relative when recent.
+public enum PeopleText {
+    /// "1732173.726" → "1,732,173.73", "-0.5" → "-0.50"; rounded half away from zero. Text that
+    /// is not a decimal number shows as it is.
+    public static func money(_ text: String) -> String {
+        var body = Substring(text)
+        var negative = false
+        if body.first == "-" { negative = true; body = body.dropFirst() } else if body.first == "+" { body = body.dropFirst() }
+        let parts = body.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let whole = parts.first, !whole.isEmpty, whole.utf8.allSatisfy(isDigit) else { return text }
+        let fraction = parts.count == 2 ? Array(parts[1].utf8) : []
+        guard fraction.allSatisfy(isDigit) else { return text }
+        // Whole digits then cents, as numbers; the third decimal rounds.
+        var digits = whole.utf8.map { Int($0) - 48 } + (0..<2).map { $0 < fraction.count ? Int(fraction[$0]) - 48 : 0 }
+        if fraction.count > 2, fraction[2] >= UInt8(ascii: "5") {
+            var i = digits.count - 1
+            while i >= 0 {
+                if digits[i] == 9 { digits[i] = 0; i -= 1 } else { digits[i] += 1; break }
+            }
+            if i < 0 { digits.insert(1, at: 0) }
+        }
+        var units = Array(digits.dropLast(2))
+        while units.count > 1, units.first == 0 { units.removeFirst() }
+        let cents = digits.suffix(2)
+        var grouped = ""
+        for (i, d) in units.enumerated() {
+            if i > 0, (units.count - i) % 3 == 0 { grouped += "," }
+            grouped += String(d)
+        }
+        let zero = units.allSatisfy { $0 == 0 } && cents.allSatisfy { $0 == 0 }
+        return (negative && !zero ? "-" : "") + grouped + "." + cents.map(String.init).joined()
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// A time as a person at `now` in `timeZone` reads it: "just now" and "12m ago" within the
+    /// hour; "14:03" the same day; "Nov 27 14:03" the same year; "2025-11-27" before. Times to
+    /// come (a deadline) within the hour read "in 12m".
+    public static func time(_ date: Date, now: Date, timeZone: TimeZone) -> String {
+        let seconds = now.timeIntervalSince(date)
+        if seconds >= 0, seconds < 60 { return "just now" }
+        if seconds >= 60, seconds < 3600 { return "\(Int(seconds / 60))m ago" }
+        if seconds < 0, seconds > -3600 { return "in \(max(1, Int((-seconds / 60).rounded(.up))))m" }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let d = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        let n = calendar.dateComponents([.year, .month, .day], from: now)
+        guard let year = d.year, let month = d.month, let day = d.day, let hour = d.hour, let minute = d.minute else {
+            return RFC3339.string(from: date)
+        }
+        let hm = pad(hour) + ":" + pad(minute)
+        if year == n.year, month == n.month, day == n.day { return hm }
+        if year == n.year { return "\(months[month - 1]) \(day) \(hm)" }
+        return "\(year)-\(pad(month))-\(pad(day))"
+    }
+
+    private static func pad(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+}
