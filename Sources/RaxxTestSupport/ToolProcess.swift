@@ -159,6 +159,32 @@ extension ToolRunner {
     }
 }
 
+/// Runs any program to its end (a script, a shell): its output goes to files, so that neither
+/// stream can fill and stall it while the other is read. Answers its status and output.
+public func runToEnd(_ executable: URL, _ arguments: [String], environment: [String: String]) throws
+    -> (status: Int32, stdout: String, stderr: String)
+{
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-run-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let outURL = folder.appendingPathComponent("stdout"), errURL = folder.appendingPathComponent("stderr")
+    FileManager.default.createFile(atPath: outURL.path, contents: nil)
+    FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    process.environment = environment
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    process.waitUntilExit()
+    try out.close()
+    try err.close()
+    return (process.terminationStatus, try String(contentsOf: outURL, encoding: .utf8), try String(contentsOf: errURL, encoding: .utf8))
+}
+
 /// Drains a pipe on a thread of its own.
 // @unchecked: `data` is handed from the reading thread to `wait()` by a semaphore, not guarded by a lock.
 final class ReadAll: @unchecked Sendable {

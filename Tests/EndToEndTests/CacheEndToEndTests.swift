@@ -64,22 +64,8 @@ final class CacheHome: @unchecked Sendable {
 
     /// Runs `script` with bash, the built tools first on PATH, in this home's environment.
     func shell(_ script: String) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", script]
-        process.environment = environment.merging(["PATH": BuiltTools.directory.path + ":/usr/bin:/bin", "LANG": "C.UTF-8",
-                                                   "HOME": root.path]) { _, new in new }
-        let out = root.appendingPathComponent("shell.out"), err = root.appendingPathComponent("shell.err")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
-        let outHandle = try FileHandle(forWritingTo: out), errHandle = try FileHandle(forWritingTo: err)
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        try process.run()
-        process.waitUntilExit()
-        try outHandle.close()
-        try errHandle.close()
-        return (process.terminationStatus, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8))
+        try runToEnd(URL(fileURLWithPath: "/bin/bash"), ["-c", script], environment: environment.merging(
+            ["PATH": BuiltTools.directory.path + ":/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": root.path]) { _, new in new })
     }
 
     func lines(_ text: String) -> [[String: Any]] {

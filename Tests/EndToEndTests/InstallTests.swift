@@ -9,24 +9,8 @@ import Testing
 
     /// Runs a script of the repository; answers its status and output.
     static func script(_ name: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = root.appendingPathComponent("Scripts/\(name)")
-        process.arguments = arguments
-        process.environment = ["PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME": NSTemporaryDirectory(), "LANG": "C.UTF-8"]
-        // Output to files: neither stream can fill and stall the script while the other is read.
-        let folder = try temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let outURL = folder.appendingPathComponent("stdout"), errURL = folder.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        return (process.terminationStatus, try String(contentsOf: outURL, encoding: .utf8), try String(contentsOf: errURL, encoding: .utf8))
+        try runToEnd(root.appendingPathComponent("Scripts/\(name)"), arguments,
+                     environment: ["PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME": NSTemporaryDirectory(), "LANG": "C.UTF-8"])
     }
 
     static func temporaryFolder() throws -> URL {
@@ -43,16 +27,8 @@ import Testing
         #expect(r.stdout.contains("installed into \(prefix.path)"))
         #expect(r.stdout.contains("is not on PATH"))
         for tool in tools {
-            let installed = prefix.appendingPathComponent("bin/\(tool)")
-            let version = Process()
-            version.executableURL = installed
-            version.arguments = ["--version"]
-            let out = Pipe()
-            version.standardOutput = out
-            try version.run()
-            let said = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            version.waitUntilExit()
-            #expect(version.terminationStatus == 0 && said == RaxxVersion.current + "\n")
+            let version = try runToEnd(prefix.appendingPathComponent("bin/\(tool)"), ["--version"], environment: ["LANG": "C.UTF-8"])
+            #expect(version.status == 0 && version.stdout == RaxxVersion.current + "\n")
             let page = try String(contentsOf: prefix.appendingPathComponent("share/man/man1/\(tool).1"), encoding: .utf8)
             #expect(page == (try String(contentsOf: Self.root.appendingPathComponent("man/\(tool).1"), encoding: .utf8)))
             for completion in ["share/bash-completion/completions/\(tool)", "share/zsh/site-functions/_\(tool)",
@@ -94,14 +70,6 @@ import Testing
     }
 
     static func run(_ path: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try runToEnd(URL(fileURLWithPath: path), arguments, environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]).stdout
     }
 }
