@@ -1,6 +1,7 @@
 /// One example of a tool's use: what it does, and the command line as it is typed in a shell.
 /// Each tool's examples are shown by its `--help` and its man page (EXAMPLES), and the tests parse
-/// every one with the tool's own parser, so an example never shows a flag that is gone.
+/// every one with the tool's own parser (`expectExamplesHold`), so an example never shows a flag
+/// that is gone.
 public struct Example: Sendable, Equatable {
     public var what: String
     public var command: String
@@ -17,28 +18,5 @@ public struct Example: Sendable, Equatable {
     /// `text`, then `examples` under `heading`: a comment line and the command, each indented.
     public static func discussion(_ text: String, _ examples: [Example]) -> String {
         text + "\n\n" + heading + "\n" + examples.map { "  # \($0.what)\n  \($0.command)" }.joined(separator: "\n")
-    }
-
-    /// The arguments the tool itself receives: the words of the command's first stage (before a
-    /// pipe or a redirection), after the tool's name, with quotes removed.
-    public var arguments: [String] {
-        var words: [String] = [], word = "", quote: Character? = nil, inWord = false
-        for c in command {
-            if let q = quote {
-                if c == q { quote = nil } else { word.append(c) }
-                continue
-            }
-            switch c {
-            case "'", "\"": quote = c; inWord = true
-            case " ":
-                if inWord { words.append(word); word = ""; inWord = false }
-            case "|", "<", ">", ";":
-                if inWord { words.append(word) }
-                return Array(words.dropFirst())
-            default: word.append(c); inWord = true
-            }
-        }
-        if inWord { words.append(word) }
-        return Array(words.dropFirst())
     }
 }

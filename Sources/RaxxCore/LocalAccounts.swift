@@ -11,11 +11,8 @@ import Glibc
 /// account whose data is shown is the one last signed in here, named in a small file beside the
 /// keystore (`state/<server>/account`): an offline read learns it without unsealing the keystore.
 public protocol LocalAccounts: Sendable {
-    /// The account last signed in to this server on this device (nil when none was, or it was
-    /// forgotten since).
-    func current() throws(RaxxError) -> String?
     /// The account last signed in here, with when the marker naming it was last written or
-    /// confirmed (nil when none was).
+    /// confirmed (nil when none was, or it was forgotten since).
     func marked() throws(RaxxError) -> (account: String, at: ChangeStamp)?
     /// The marker was found to name the account the keystore holds, as of now: its stamp moves
     /// on, so that later runs trust it without unsealing the keystore. Best effort: a marker that
@@ -30,6 +27,12 @@ public protocol LocalAccounts: Sendable {
     /// Removes everything this device keeps of `accountID` at this server (its cache, order
     /// journal, alerts and cursors), and forgets it was signed in here.
     func forget(_ accountID: String) throws(RaxxError)
+}
+
+extension LocalAccounts {
+    /// The account last signed in to this server on this device (nil when none was, or it was
+    /// forgotten since).
+    public func current() throws(RaxxError) -> String? { try marked()?.account }
 }
 
 /// When a file last changed, as the file system keeps it (its modification time): the marker's and
@@ -131,8 +134,6 @@ public struct FileLocalAccounts: LocalAccounts {
     public let folders: AccountFolders
 
     public init(_ configuration: RaxxConfiguration) { folders = AccountFolders(configuration) }
-
-    public func current() throws(RaxxError) -> String? { try marked()?.account }
 
     public func marked() throws(RaxxError) -> (account: String, at: ChangeStamp)? {
         let fd = open(folders.markerPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)

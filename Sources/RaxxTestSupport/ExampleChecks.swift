@@ -20,3 +20,28 @@ public func expectExamplesHold<Root: ParsableCommand>(_ root: Root.Type, tool: S
                 "--help does not show \(example.command)", sourceLocation: sourceLocation)
     }
 }
+
+extension Example {
+    /// The arguments the tool itself receives: the words of the command's first stage (before a
+    /// pipe or a redirection), after the tool's name, with quotes removed.
+    var arguments: [String] {
+        var words: [String] = [], word = "", quote: Character? = nil, inWord = false
+        for c in command {
+            if let q = quote {
+                if c == q { quote = nil } else { word.append(c) }
+                continue
+            }
+            switch c {
+            case "'", "\"": quote = c; inWord = true
+            case " ":
+                if inWord { words.append(word); word = ""; inWord = false }
+            case "|", "<", ">", ";":
+                if inWord { words.append(word) }
+                return Array(words.dropFirst())
+            default: word.append(c); inWord = true
+            }
+        }
+        if inWord { words.append(word) }
+        return Array(words.dropFirst())
+    }
+}

@@ -212,7 +212,6 @@ public final class MemoryLocalAccounts: LocalAccounts, Sendable {
     /// The accounts forgotten, in order.
     public var forgotten: [String] { state.withLock { $0.gone } }
 
-    public func current() throws(RaxxError) -> String? { state.withLock { $0.kept } }
     public func marked() throws(RaxxError) -> (account: String, at: ChangeStamp)? {
         state.withLock { state in state.kept.map { ($0, state.stamp) } }
     }

@@ -109,8 +109,9 @@ struct DeadManSwitch: Sendable {
     }
 }
 
-/// The switches of every session, each call one transaction: what the endpoint, sign-out and the
-/// background scan (`PeriodicScan`) use.
+/// The switches of every session, each call one transaction: what the background scan
+/// (`PeriodicScan`) uses; sign-out fires its session's switch with `logic` inside the revocation's
+/// transaction.
 struct DeadManSwitches: Sendable {
     let trading: TradingStore
     let market: Market
@@ -123,12 +124,5 @@ struct DeadManSwitches: Sendable {
     func fireDue() async throws -> Int {
         let logic = self.logic, now = clock()
         return try await trading.write { ledger in try logic.fireDue(ledger, now: now) }
-    }
-
-    /// Fires `session`'s switch now, if armed.
-    @discardableResult
-    func fire(session: String, reason: CancelAfter.Reason) async throws -> [String] {
-        let logic = self.logic, now = clock()
-        return try await trading.write { ledger in try logic.fire(ledger, session: session, reason: reason, now: now) }
     }
 }
