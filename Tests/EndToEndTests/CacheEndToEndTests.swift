@@ -229,8 +229,14 @@ final class CacheHome: @unchecked Sendable {
             ["RAXX_TIMEOUT": "300s", "RAXX_CONNECT_TIMEOUT": "60s"]) { _, new in new }, stderr: errors)
         var applied: Int64 = 0
         let progressed = ToolRunner.waitUntil(timeout: 120) {
+            guard process.isRunning else { return true }
+            // The cache is opened only once the proxy holds: the refresh made and migrated it long
+            // before, and waits on the network. Opened while the refresh is still making it, this
+            // probe's connection took the lock the refresh needed to turn WAL on ("database is
+            // locked"), and the refresh ended.
+            guard proxy.isHolding else { return false }
             applied = (try? CacheStore.openExisting(at: cacheFile)?.syncState().rebuildCursor) ?? 0
-            return proxy.isHolding && applied > 5_000 || !process.isRunning
+            return applied > 5_000
         }
         #expect(progressed && process.isRunning, """
             the refresh was not held mid-way (\(applied) changes applied; \(process.isRunning ? "running" : "exit \(process.terminationStatus)"): \
