@@ -57,6 +57,7 @@ let package = Package(
         .executable(name: "raxx-notify", targets: ["raxx-notify"]),
         .executable(name: "raxx-dsr", targets: ["raxx-dsr"]),
         .executable(name: "raxx-sandbox", targets: ["raxx-sandbox"]),
+        .executable(name: "raxx-suite", targets: ["raxx-suite"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -157,6 +158,11 @@ let package = Package(
                                                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
                 swiftSettings: sandboxWarnings),
         .executableTarget(name: "raxx-sandbox", dependencies: ["RaxxSandboxCommand", "RaxxCore"], linkerSettings: releaseLinking),
+        // The six in one executable, which Scripts/install and the package install once, each tool a
+        // link to it: one copy of the runtime, Foundation and ICU instead of six.
+        .executableTarget(name: "raxx-suite", dependencies: ["RaxxAuthCommand", "RaxxCacheCommand", "RaxxOrderCommand", "RaxxNotifyCommand",
+                                                             "RaxxDSRCommand", "RaxxSandboxCommand", "RaxxCore"],
+                          linkerSettings: releaseLinking),
 
         .target(name: "RaxxTestSupport", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxClient", "RaxxAPI", "RaxxVault", "RaxxStore", "RaxxSandbox",
                                                         openAPIRuntime, httpTypes, argumentParser,

@@ -26,9 +26,16 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("installed into \(prefix.path)"))
         #expect(r.stdout.contains("is not on PATH"))
+        let suite = prefix.appendingPathComponent("lib/raxx/raxx-suite").path
+        #expect(FileManager.default.isExecutableFile(atPath: suite))
         for tool in tools {
+            // Each tool is a relative link to the one suite, and answers as the tool it is named.
+            let link = prefix.appendingPathComponent("bin/\(tool)").path
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "../lib/raxx/raxx-suite")
             let version = try runToEnd(prefix.appendingPathComponent("bin/\(tool)"), ["--version"], environment: ["LANG": "C.UTF-8"])
             #expect(version.status == 0 && version.stdout == RaxxVersion.current + "\n")
+            let help = try runToEnd(prefix.appendingPathComponent("bin/\(tool)"), ["--help"], environment: ["LANG": "C.UTF-8"])
+            #expect(help.status == 0 && help.stdout.contains("USAGE: \(tool) "), "\(tool): \(help.stdout.prefix(200))")
             let page = try String(contentsOf: prefix.appendingPathComponent("share/man/man1/\(tool).1"), encoding: .utf8)
             #expect(page == (try String(contentsOf: Self.root.appendingPathComponent("man/\(tool).1"), encoding: .utf8)))
             for completion in ["share/bash-completion/completions/\(tool)", "share/zsh/site-functions/_\(tool)",
@@ -38,11 +45,14 @@ import Testing
             }
         }
         #expect(FileManager.default.fileExists(atPath: prefix.appendingPathComponent("share/man/man7/raxx.7").path))
+        // Started by any other name, the suite says how it is meant to be started.
+        let bare = try runToEnd(URL(fileURLWithPath: suite), ["status"], environment: ["LANG": "C.UTF-8"])
+        #expect(bare.status == 64 && bare.stdout.isEmpty && bare.stderr.contains("start it by one of its names (raxx-auth, raxx-cache"))
         // What is missing is named, and nothing is half-installed over it.
         let empty = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: empty) }
         let missing = try Self.script("install", ["--no-build", "-c", "debug", "--bin", empty.path, "--prefix", prefix.path + "/other"])
-        #expect(missing.status == 1 && missing.stderr.contains("not built in \(empty.path): raxx-auth raxx-cache"))
+        #expect(missing.status == 1 && missing.stderr.contains("not built in \(empty.path): raxx-suite"))
         #expect(!FileManager.default.fileExists(atPath: prefix.path + "/other/bin"))
         #expect(try Self.script("install", ["--frobnicate"]).status == 64)
     }
@@ -59,7 +69,8 @@ import Testing
         #expect(info.contains("Package: raxx") && info.contains("Version: \(RaxxVersion.current)"))
         for library in ["libcurl", "libsodium", "libsqlite3"] { #expect(info.contains(library), "\(info)") }
         let contents = try Self.run("/usr/bin/dpkg-deb", ["--contents", deb])
-        for path in tools.map({ "./usr/bin/\($0)" }) + tools.map({ "./usr/share/man/man1/\($0).1.gz" })
+        for tool in tools { #expect(contents.contains(" ./usr/bin/\(tool) -> ../lib/raxx/raxx-suite\n"), "\(tool)") }
+        for path in ["./usr/lib/raxx/raxx-suite"] + tools.map({ "./usr/share/man/man1/\($0).1.gz" })
             + ["./usr/share/man/man7/raxx.7.gz", "./usr/share/bash-completion/completions/raxx-cache",
                "./usr/share/zsh/vendor-completions/_raxx-order", "./usr/share/fish/vendor_completions.d/raxx-dsr.fish",
                "./usr/share/doc/raxx/examples/raxx-cache.cron", "./usr/share/doc/raxx/examples/raxx-cache-refresh.service",
