@@ -155,6 +155,14 @@ public struct CommandContext: Sendable {
         }
     }
 
+    /// `pinPrompt(_:)`, asked at most once: later asks answer a copy of the PIN given first (a
+    /// batch's step-ups confirmed with one PIN). The PIN is wiped once the prompt is released.
+    public func pinPromptAskingOnce(_ source: PINSource) -> Ceremonies.PINPrompt {
+        let ask = pinPrompt(source)
+        let remembered = RememberedPIN()
+        return { confirm in try remembered.copy { try ask(confirm) } }
+    }
+
     /// A prompt for the one-time code a registration's server emailed, from the terminal or `--code-fd`.
     public func codePrompt(_ source: PINSource) -> Ceremonies.CodePrompt {
         let entry = world.pinEntry
@@ -236,5 +244,20 @@ public struct CommandContext: Sendable {
     public func warn(_ message: String) {
         io.stderr.write(TerminalText.printable(message, keepingNewlines: true) + "\n")
         io.stderr.flush()
+    }
+}
+
+/// The PIN `pinPromptAskingOnce` gave first, kept (in `SecretBytes`, wiped on release) for the
+/// asks after it.
+private final class RememberedPIN: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pin: SecretBytes?
+
+    /// A copy of the PIN, asked for with `ask` the first time.
+    func copy(_ ask: () throws -> SecretBytes) throws -> SecretBytes {
+        lock.lock()
+        defer { lock.unlock() }
+        if pin == nil { pin = try ask() }
+        return pin!.withUnsafeBytes { SecretBytes(copying: $0) }
     }
 }

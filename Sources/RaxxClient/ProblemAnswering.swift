@@ -38,6 +38,7 @@ extension Operations.GetSyncSummary.Output: ProblemAnswering {}
 extension Operations.GetInstruments.Output: ProblemAnswering {}
 extension Operations.ListOrders.Output: ProblemAnswering {}
 extension Operations.PlaceOrder.Output: ProblemAnswering {}
+extension Operations.CheckOrders.Output: ProblemAnswering {}
 extension Operations.GetOrder.Output: ProblemAnswering {}
 extension Operations.CancelOrder.Output: ProblemAnswering {}
 extension Operations.CancelOrdersAfter.Output: ProblemAnswering {}

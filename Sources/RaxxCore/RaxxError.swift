@@ -56,6 +56,19 @@ extension RaxxError {
         return RaxxError(code: "bad_input", message: prefix + message, status: .dataError)
     }
 
+    /// Every bad line of an input in one error: one alone as it is; several, each on a line of
+    /// the message (the first `shown` of them), with `then` (what came of it) after the count.
+    public static func badInput(all problems: [RaxxError], then: String, shown: Int = 50) -> RaxxError {
+        guard problems.count > 1 else {
+            let only = problems.first ?? .badInput("bad input")
+            return RaxxError(code: only.code, message: only.message + "; " + then, hint: only.hint, status: only.status)
+        }
+        var lines = problems.prefix(shown).map { "  " + $0.message }
+        if problems.count > shown { lines.append("  … and \(problems.count - shown) more") }
+        return RaxxError(code: "bad_input", message: "\(problems.count) lines are bad; \(then):\n" + lines.joined(separator: "\n"),
+                         status: .dataError)
+    }
+
     public static let signInRequired = RaxxError(
         code: "sign_in_required",
         message: "Sign in again: raxx-auth login",

@@ -18,10 +18,17 @@ extension RaxxOrder {
             abstract: "Place paper orders: one from flags, or many as JSON Lines on stdin.",
             discussion: """
             Stdin takes one object per line with the fields symbol, side, qty, type, limit_price, tif and \
-            client_order_id. Before anything is sent, in this order: the whole batch is validated (a bad \
-            line exits 65 naming the line and field, and no order is sent); live trading is refused (77); \
-            a session is needed (4); the server must be reachable (69); and a cache older than 60 s, or \
-            whose last refresh failed offline, is refreshed first. Every order carries a client_order_id \
+            client_order_id. Before anything is sent, in this order: the whole batch is validated (bad \
+            lines exit 65, each named with its field, and no order is sent; a bad flag is a usage error, 64); \
+            live trading is refused (77); a session is needed (4); the server must be reachable (69); a \
+            cache older than 60 s, or whose last refresh failed offline, is refreshed first; and the server \
+            checks the whole batch (a dry run: symbol, market, buying power, position, step-up), each order \
+            against what the ones before it leave. An order the server refuses (an unknown symbol) stops the \
+            batch before anything is sent (65); an order it would reject (buying power, position) is not \
+            sent and is reported not_sent with its code; the large orders that would pass are confirmed \
+            with the passkey's PIN once, for all of them, before the first order goes. With --dry-run the \
+            check is all that happens: each order's verdict (would_place, would_reject, refused, \
+            already_placed), its notional and whether it needs a step-up. Every order carries a client_order_id \
             (generated if absent) and a deadline (--deadline, default 10s) after which the server refuses \
             it; it is journalled before it is sent, and re-running the same orders never places one twice. \
             Orders above the server's step-up threshold ask for the passkey's PIN. Results come back in \
@@ -49,12 +56,14 @@ extension RaxxOrder {
         var clientOrderID: String?
         @Option(help: ArgumentHelp("How long the server may take to receive an order before refusing it.", valueName: "duration"))
         var deadline = RaxxDuration.seconds(10)
-        @Flag(name: .customLong("dry-run"), help: "Validate and show what would be sent; send nothing.")
+        @Flag(name: .customLong("dry-run"), help: "Have the server check the orders (symbol, market, buying power, position, step-up); place nothing.")
         var dryRun = false
         @Flag(help: "Ask for live trading (always refused: orders are paper only).")
         var live = false
         @Flag(help: "Follow the placed orders until each is final, with the dead man's switch armed (see raxx-order watch).")
         var watch = false
+        @Flag(name: .customLong("keep-armed"), help: "With --watch: when the watch is stopped (Ctrl-C), leave the switch armed instead of disarming it.")
+        var keepArmed = false
         @Option(name: .customLong("cancel-after"),
                 help: ArgumentHelp("Arm the server's dead man's switch first: unless renewed (raxx-order heartbeat) within this time, 5s to 10m, the server cancels the orders. With --watch: default 30s, or RAXX_CANCEL_AFTER.",
                                    valueName: "duration"))
@@ -73,14 +82,16 @@ extension RaxxOrder {
             try validateCancelAfter(cancelAfter)
         }
 
-        /// The batch, from the flags or from stdin. Flag values are validated like a line of input
-        /// (line 1), with the same messages.
+        /// The batch, from the flags or from stdin. Flag values are validated like a line of input,
+        /// with the same messages, but a bad one is a usage error naming the flag.
         func intents(_ context: CommandContext) throws -> [OrderIntent] {
             let newID = { "raxx-" + context.world.newID().prefix(18) }
             if symbol != nil || side != nil || qty != nil {
                 return [try OrderIntent(line: 1, symbol: symbol, side: side, qty: qty.map(JSONScalar.integer), type: type,
                                         limitPrice: limitPrice.map(JSONScalar.string), tif: tif, clientOrderID: clientOrderID,
-                                        newID: newID)]
+                                        newID: newID) { field, message in
+                    RaxxError.usage("--\(field.replacingOccurrences(of: "_", with: "-")) \(message).")
+                }]
             }
             guard !context.io.stdinIsTTY else {
                 throw RaxxError.usage("Give an order with --symbol, --side and --qty, or JSON Lines on stdin.")
@@ -96,15 +107,6 @@ extension RaxxOrder {
             let intents = try intents(context)
             // 2. Mode.
             if live { throw RaxxError.notPermitted(code: "live_trading_refused", OrderDesk.liveRefusal) }
-            if dryRun {
-                let notAfter = context.clock().addingTimeInterval(deadline.seconds)
-                try context.emit(intents.map { $0.request(notAfter: notAfter) }, columns: [.init("Client order ID"), .init("Symbol"), .init("Side"), .init("Qty", .right),
-                                                                         .init("Type"), .init("Limit", .right)]) {
-                    [$0.clientOrderId, $0.symbol, $0.side.rawValue, "\($0.qty)", $0._type.rawValue, $0.limitPrice ?? "-"]
-                }
-                context.say("Dry run: nothing was sent.")
-                return
-            }
             // 3. Sign-in.
             let session = try context.storedSession()
             // 4. Connectivity, and the account's mode.
@@ -127,27 +129,75 @@ extension RaxxOrder {
             }
             try await desk.refreshIfStale(stores, accountID: session.accountID, freshness: Self.freshness,
                                           retention: context.configuration.cacheRetention, rawPages: raw)
-            // Every symbol must exist before any order goes.
-            try await checkSymbols(intents, api: api)
+            // 6. The server's dry run of the whole batch, before any order goes or any PIN is asked.
+            let checks = try await desk.check(intents)
+            try Self.refuseRefused(intents, checks)
+            if dryRun {
+                try context.emit(zip(intents, checks).map(CheckResult.init), columns: checkColumns) {
+                    ["\($0.line)", $0.client_order_id, $0.symbol, $0.side.rawValue, "\($0.qty)", $0.verdict.rawValue,
+                     $0.notional.map { PeopleText.money($0) } ?? "-", $0.step_up_required ? "yes" : "-", $0.code ?? "-"]
+                }
+                context.say("Dry run: nothing was placed.")
+                let failing = checks.filter { $0.verdict == .wouldReject }.count
+                if failing > 0 {
+                    throw RaxxError.failure(code: "would_reject", "\(failing) of \(checks.count) order\(checks.count == 1 ? "" : "s") would be rejected.")
+                }
+                return
+            }
+            // Orders the server would reject are not sent: the trader hears why, and no step-up is
+            // asked for them.
+            var skipped: [Int: PlacementResult] = [:]
+            var sending: [OrderIntent] = []
+            for (index, (intent, check)) in zip(intents, checks).enumerated() {
+                if check.verdict == .wouldReject {
+                    skipped[index] = .notSent(intent, code: check.code,
+                                              message: "Not sent: the server's check says it would be rejected" + (check.message.map { ": " + $0 } ?? "."))
+                } else {
+                    sending.append(intent)
+                }
+            }
 
-            // 6. The dead man's switch, armed before the first order so that every order is under it.
+            // 7. The dead man's switch, armed before the first order so that every order is under it.
             let timeout = try (cancelAfter ?? (watch ? context.configuration.cancelAfter ?? CancelAfterSwitch.watchDefault : nil))
                 .map(CancelAfterSwitch.seconds)
             let deadMan = CancelAfterSwitch(api: api, journal: try stores.journal(), accountID: session.accountID, clock: context.clock)
-            let armed = try await timeout.asyncMap { try await deadMan.arm(timeout: $0) }
+            let armed = try await (sending.isEmpty ? nil : timeout).asyncMap { try await deadMan.arm(timeout: $0) }
 
+            // 8. The step-ups, all before the first order, with one PIN: the large orders that pass.
             let ceremonies = try context.ceremonies()
-            let prompt = context.pinPrompt(pin.source)
-            // A batch on a terminal shows its progress (a single order is over too soon to need it).
-            let line = context.progressLine("placing", unit: "orders", total: intents.count, enabled: intents.count > 1)
-            let (results, stop) = await desk.place(intents, progress: { line.update(done: $0) }) { intent, actionHash in
-                line.clear()
+            let prompt = context.pinPromptAskingOnce(pin.source)
+            let large = zip(intents, checks).filter { $0.1.verdict == .wouldPlace && $0.1.stepUpRequired }.map(\.0)
+            let grants = Grants()
+            if !large.isEmpty {
                 if context.format == .text || context.io.stderrIsTTY {
-                    context.say("Order on line \(intent.line) (\(intent.side.rawValue) \(intent.qty) \(intent.symbol)) is large: confirm it with your passkey.")
+                    context.say(large.count == 1
+                        ? "Order on line \(large[0].line) (\(large[0].side.rawValue) \(large[0].qty) \(large[0].symbol)) is large: confirm it with your passkey."
+                        : "\(large.count) orders are large (lines \(Self.lineList(large))): confirm them with your passkey, one PIN for all.")
                 }
+                do {
+                    for intent in large {
+                        grants.keep(try await ceremonies.stepUp(actionHash: intent.action.hash, pin: prompt).grant, for: intent.action.hash)
+                    }
+                } catch {
+                    if armed != nil { _ = try? await deadMan.disarm() }
+                    throw error
+                }
+            }
+
+            // A batch on a terminal shows its progress (a single order is over too soon to need it).
+            let line = context.progressLine("placing", unit: "orders", total: sending.count, enabled: sending.count > 1)
+            let (sent, stop) = await desk.place(sending, progress: { line.update(done: $0) }) { intent, actionHash in
+                // A grant asked for above; or, when it has lapsed meanwhile, a new one (the same PIN).
+                if let grant = grants.take(actionHash) { return grant }
+                line.clear()
                 return try await ceremonies.stepUp(actionHash: actionHash, pin: prompt).grant
             }
             line.finish()
+            var results: [PlacementResult] = []
+            var next = sent.makeIterator()
+            for index in intents.indices {
+                if let result = skipped[index] { results.append(result) } else if let result = next.next() { results.append(result) }
+            }
             try context.emit(results, columns: resultColumns) {
                 ["\($0.line)", $0.client_order_id, $0.symbol, $0.side.rawValue, "\($0.qty)", $0.outcome.rawValue, $0.status?.rawValue ?? "-",
                  $0.order_id ?? "-", $0.error_code ?? "-"]
@@ -160,7 +210,7 @@ extension RaxxOrder {
                 if placed.isEmpty {
                     _ = try? await deadMan.disarm()
                 } else {
-                    try await followOrders(placed, timeout: timeout, api: api, accountID: session.accountID, context: context)
+                    try await followOrders(placed, timeout: timeout, keepArmed: keepArmed, api: api, accountID: session.accountID, context: context)
                 }
             } else if let firesAt = armed?.firesAt {
                 context.say("raxx-order: The dead man's switch is armed: the server cancels the open orders at \(RFC3339.string(from: firesAt)) "
@@ -172,12 +222,63 @@ extension RaxxOrder {
             }
         }
 
-        func checkSymbols(_ intents: [OrderIntent], api: any APIProtocol) async throws {
-            let symbols = Array(Set(intents.map(\.symbol))).sorted()
-            let unknown = Set(try await api.getInstruments(query: .init(symbol: symbols)).checked().ok.body.json.unknown.map { $0.uppercased() })
-            if let first = intents.first(where: { unknown.contains($0.symbol) }) {
-                throw RaxxError.badInput(line: first.line, field: "symbol", "'\(first.symbol)' is not on the market (unknown or expired); no order was sent")
+        /// "3, 7 and 9" (the first ten, then how many more).
+        static func lineList(_ intents: [OrderIntent]) -> String {
+            let lines = intents.prefix(10).map { "\($0.line)" }
+            let more = intents.count > 10 ? " and \(intents.count - 10) more" : ""
+            return (lines.count < 2 || !more.isEmpty ? lines.joined(separator: ", ") : lines.dropLast().joined(separator: ", ") + " and " + lines.last!) + more
+        }
+
+        /// The orders the server's check refuses outright (an unknown symbol, a client_order_id
+        /// used for another order, a malformed order), every one named, before anything is sent.
+        static func refuseRefused(_ intents: [OrderIntent], _ checks: [Components.Schemas.OrderCheck]) throws {
+            var problems: [RaxxError] = []
+            for (intent, check) in zip(intents, checks) where check.verdict == .refused {
+                switch check.code {
+                case Components.Schemas.ProblemCode.liveTradingRefused.rawValue:
+                    throw RaxxError.notPermitted(code: "live_trading_refused", OrderDesk.liveRefusal)
+                case Components.Schemas.ProblemCode.unknownSymbol.rawValue:
+                    problems.append(.badInput(line: intent.line, field: "symbol", "'\(intent.symbol)' is not on the market (unknown or expired)"))
+                case Components.Schemas.ProblemCode.conflict.rawValue:
+                    problems.append(.badInput(line: intent.line, field: "client_order_id",
+                                              "'\(intent.clientOrderID)' was used for another order: use a new client_order_id"))
+                default:
+                    problems.append(.badInput(line: intent.line, check.message ?? "the server refuses this order (\(check.code ?? "refused"))"))
+                }
             }
+            if !problems.isEmpty { throw RaxxError.badInput(all: problems, then: "no order was sent") }
+        }
+
+        /// One order's dry run, as `--dry-run` prints it.
+        struct CheckResult: Encodable {
+            var line: Int
+            var client_order_id: String
+            var symbol: String
+            var side: OrderSide
+            var qty: Int64
+            var verdict: Components.Schemas.OrderVerdict
+            var notional: String?
+            var step_up_required: Bool
+            var code: String?
+            var message: String?
+
+            init(_ intent: OrderIntent, _ check: Components.Schemas.OrderCheck) {
+                line = intent.line
+                client_order_id = intent.clientOrderID
+                symbol = intent.symbol
+                side = intent.side
+                qty = intent.qty
+                verdict = check.verdict
+                notional = check.notional
+                step_up_required = check.stepUpRequired
+                code = check.code
+                message = check.message
+            }
+        }
+
+        var checkColumns: [Table.Column] {
+            [.init("Line", .right), .init("Client order ID"), .init("Symbol"), .init("Side"), .init("Qty", .right), .init("Verdict"),
+             .init("Notional", .right), .init("Step-up"), .init("Code")]
         }
     }
 }
@@ -186,5 +287,19 @@ extension Optional {
     func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
         guard let self else { return nil }
         return try await transform(self)
+    }
+}
+
+/// The step-up grants asked for before a batch goes, each taken once by the order it binds.
+final class Grants: @unchecked Sendable {
+    private let lock = NSLock()
+    private var byHash: [String: String] = [:]
+
+    func keep(_ grant: String, for actionHash: String) {
+        lock.withLock { byHash[actionHash] = grant }
+    }
+
+    func take(_ actionHash: String) -> String? {
+        lock.withLock { byHash.removeValue(forKey: actionHash) }
     }
 }

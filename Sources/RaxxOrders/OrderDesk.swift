@@ -69,6 +69,33 @@ public struct OrderDesk: Sendable {
         }
     }
 
+    /// The server's dry run of the batch (`checkOrders`, up to 1,000 orders a request): each
+    /// order's verdict, in the intents' order, each judged against what the ones before it leave.
+    /// Nothing is placed or journalled.
+    public func check(_ intents: [OrderIntent]) async throws -> [Components.Schemas.OrderCheck] {
+        // An order's deadline is judged when it is placed, each with its own: the check's deadline
+        // is only the check's, given time enough to arrive.
+        let notAfter = serverClock().addingTimeInterval(max(deadline.seconds, Self.checkDeadline))
+        var checks: [Components.Schemas.OrderCheck] = []
+        checks.reserveCapacity(intents.count)
+        for start in stride(from: 0, to: intents.count, by: Self.checkBatch) {
+            let chunk = intents[start..<min(start + Self.checkBatch, intents.count)]
+            let answer = try await client.checkOrders(body: .json(.init(orders: chunk.map { $0.request(notAfter: notAfter) })))
+            let got = try answer.checked().ok.body.json.checks
+            guard got.count == chunk.count, zip(got, chunk).allSatisfy({ $0.clientOrderId == $1.clientOrderID }) else {
+                throw RaxxError.failure(code: "bad_answer", "The server's check did not answer for each order of the batch.")
+            }
+            checks += got
+        }
+        return checks
+    }
+
+    /// The least time a check's orders have to arrive, in seconds.
+    static let checkDeadline: TimeInterval = 30
+
+    /// The most orders one `checkOrders` request takes (the spec's maxItems).
+    static let checkBatch = 1000
+
     /// Places the batch in order; answers one result per intent and the error the run ends with.
     /// `progress` hears how many intents have been settled so far.
     ///
@@ -295,6 +322,14 @@ public struct PlacementResult: Encodable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case line, client_order_id, symbol, side, qty, outcome = "result", order_id, status, error_code, message
+    }
+
+    /// An order not sent because the server's dry run said it would be rejected.
+    public static func notSent(_ intent: OrderIntent, code: String?, message: String) -> PlacementResult {
+        var result = PlacementResult(intent)
+        result.error_code = code
+        result.message = message
+        return result
     }
 
     mutating func settle(with order: Components.Schemas.Order) {

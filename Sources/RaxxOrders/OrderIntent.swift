@@ -28,10 +28,12 @@ public struct OrderIntent: Sendable, Equatable {
         return values.count < 2 ? values.joined() : values.dropLast().joined(separator: ", ") + " or " + values.last!
     }
 
-    /// Validates one intent's fields; `line` names it in errors.
+    /// Validates one intent's fields; `line` names it in errors, or `problem` makes them (flags are
+    /// named as flags: a usage error).
     public init(line: Int, symbol: String?, side: String?, qty: JSONScalar?, type: String?, limitPrice: JSONScalar?, tif: String?,
-                clientOrderID: String?, newID: () -> String) throws(RaxxError) {
-        func bad(_ field: String, _ message: String) -> RaxxError { RaxxError.badInput(line: line, field: field, message) }
+                clientOrderID: String?, newID: () -> String,
+                problem: ((_ field: String, _ message: String) -> RaxxError)? = nil) throws(RaxxError) {
+        func bad(_ field: String, _ message: String) -> RaxxError { problem?(field, message) ?? RaxxError.badInput(line: line, field: field, message) }
         guard let symbol, !symbol.isEmpty else { throw bad("symbol", "is missing") }
         guard let instrument = InstrumentSymbol(parsing: symbol) else {
             throw bad("symbol", "'\(symbol)' is neither a ticker (AAPL) nor an OCC option symbol (AAPL261218C00190000)")
@@ -81,38 +83,44 @@ public struct OrderIntent: Sendable, Equatable {
         self.clientOrderID = id
     }
 
-    /// Parses JSON Lines: the whole batch is validated before any order is sent, and the first
-    /// bad line stops it with its line number and field.
+    /// Parses JSON Lines: the whole batch is validated before any order is sent, and every bad
+    /// line is named, with its field, in one error.
     public static func parse(jsonLines text: String, newID: () -> String) throws(RaxxError) -> [OrderIntent] {
         var intents: [OrderIntent] = []
+        var problems: [RaxxError] = []
         var seen: [String: Int] = [:]
         let decoder = JSONDecoder()
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = index + 1
             let trimmed = raw.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty { continue }
-            guard let object = try? decoder.decode([String: JSONScalar].self, from: Data(trimmed.utf8)) else {
-                throw RaxxError.badInput(line: line, "is not a JSON object of order fields")
-            }
-            if let unknown = object.keys.sorted().first(where: { !fields.contains($0) }) {
-                throw RaxxError.badInput(line: line, field: unknown, "is not an order field (symbol, side, qty, type, limit_price, tif, client_order_id)")
-            }
-            func text(_ key: String) throws(RaxxError) -> String? {
-                switch object[key] {
-                case nil, .null: return nil
-                case .string(let s): return s
-                default: throw RaxxError.badInput(line: line, field: key, "must be a string")
+            do throws(RaxxError) {
+                guard let object = try? decoder.decode([String: JSONScalar].self, from: Data(trimmed.utf8)) else {
+                    throw RaxxError.badInput(line: line, "is not a JSON object of order fields")
                 }
+                if let unknown = object.keys.sorted().first(where: { !fields.contains($0) }) {
+                    throw RaxxError.badInput(line: line, field: unknown, "is not an order field (symbol, side, qty, type, limit_price, tif, client_order_id)")
+                }
+                func text(_ key: String) throws(RaxxError) -> String? {
+                    switch object[key] {
+                    case nil, .null: return nil
+                    case .string(let s): return s
+                    default: throw RaxxError.badInput(line: line, field: key, "must be a string")
+                    }
+                }
+                let intent = try OrderIntent(line: line, symbol: try text("symbol"), side: try text("side"), qty: object["qty"],
+                                             type: try text("type"), limitPrice: object["limit_price"],
+                                             tif: try text("tif"), clientOrderID: try text("client_order_id"), newID: newID)
+                if let earlier = seen[intent.clientOrderID] {
+                    throw RaxxError.badInput(line: line, field: "client_order_id", "'\(intent.clientOrderID)' is already used on line \(earlier)")
+                }
+                seen[intent.clientOrderID] = line
+                intents.append(intent)
+            } catch {
+                problems.append(error)
             }
-            let intent = try OrderIntent(line: line, symbol: try text("symbol"), side: try text("side"), qty: object["qty"],
-                                         type: try text("type"), limitPrice: object["limit_price"],
-                                         tif: try text("tif"), clientOrderID: try text("client_order_id"), newID: newID)
-            if let earlier = seen[intent.clientOrderID] {
-                throw RaxxError.badInput(line: line, field: "client_order_id", "'\(intent.clientOrderID)' is already used on line \(earlier)")
-            }
-            seen[intent.clientOrderID] = line
-            intents.append(intent)
         }
+        if !problems.isEmpty { throw RaxxError.badInput(all: problems, then: "no order was sent") }
         guard !intents.isEmpty else { throw RaxxError.badInput("No orders on stdin: give one JSON object per line.") }
         return intents
     }

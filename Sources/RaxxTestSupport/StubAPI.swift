@@ -192,6 +192,11 @@ public final class StubAPI: RaptorConnection, Sendable {
         plan(Operations.PlaceOrder.id, answer)
     }
 
+    /// Plans the answer to `checkOrders`.
+    public func onCheckOrders(_ answer: @escaping @Sendable (Operations.CheckOrders.Input) async throws -> Operations.CheckOrders.Output) {
+        plan(Operations.CheckOrders.id, answer)
+    }
+
     /// Plans the answer to `getOrder`.
     public func onGetOrder(_ answer: @escaping @Sendable (Operations.GetOrder.Input) async throws -> Operations.GetOrder.Output) {
         plan(Operations.GetOrder.id, answer)
@@ -371,6 +376,10 @@ public final class StubAPI: RaptorConnection, Sendable {
     
         public func placeOrder(_ input: Operations.PlaceOrder.Input) async throws -> Operations.PlaceOrder.Output {
             try await stub.call(Operations.PlaceOrder.id, input, middlewares: middlewares)
+        }
+    
+        public func checkOrders(_ input: Operations.CheckOrders.Input) async throws -> Operations.CheckOrders.Output {
+            try await stub.call(Operations.CheckOrders.id, input, middlewares: middlewares)
         }
     
         public func getOrder(_ input: Operations.GetOrder.Input) async throws -> Operations.GetOrder.Output {

@@ -30,7 +30,7 @@ public struct ToolResult: Sendable {
 }
 
 /// A small, controlled environment for a child tool: PATH, a HOME of no consequence, UTF-8.
-func childEnvironment(_ extra: [String: String]) -> [String: String] {
+public func childEnvironment(_ extra: [String: String]) -> [String: String] {
     ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory(), "LANG": "C.UTF-8"].merging(extra) { _, new in new }
 }
 

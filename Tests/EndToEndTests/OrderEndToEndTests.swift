@@ -75,10 +75,10 @@ final class OrderHome: @unchecked Sendable {
         #expect(again.status == 0)
         #expect(home.lines(again.stdout).map { $0["order_id"] as? String } == results.map { $0["order_id"] as? String })
         #expect(try home.serverOrders(["b-1", "b-2", "b-3"]).count == 3)
-        // A reused id with another order is a conflict.
+        // A reused id with another order is refused by the server's check, before anything is sent.
         let conflict = try home.order(["place", "--symbol", "AAPL", "--side", "buy", "--qty", "6", "--client-order-id", "b-1"])
-        #expect(conflict.status == 1)
-        #expect(home.lines(conflict.stdout).first?["error_code"] as? String == "conflict")
+        #expect(conflict.status == 65)
+        #expect(conflict.stderr.contains("line 1, field 'client_order_id': 'b-1' was used for another order"), "\(conflict.stderr)")
         // The cache was refreshed before the first order went.
         let cache = try ToolRunner.run("raxx-cache", ["status"], environment: home.environment)
         #expect(cache.status == 0)
@@ -92,7 +92,7 @@ final class OrderHome: @unchecked Sendable {
             """
         let r = try home.order(["place", "--format", "text"], input: bad)
         #expect(r.status == 65)
-        #expect(r.stderr == "raxx-order: line 2, field 'limit_price': is required for a limit order\n")
+        #expect(r.stderr == "raxx-order: line 2, field 'limit_price': is required for a limit order; no order was sent\n")
         let unknown = try home.order(["place"], input: #"{"symbol":"AAPL","side":"buy","qty":1,"client_order_id":"x-3"}"# + "\n"
                                      + #"{"symbol":"ZZZZ","side":"buy","qty":1,"client_order_id":"x-4"}"#)
         #expect(unknown.status == 65)
@@ -143,6 +143,43 @@ final class OrderHome: @unchecked Sendable {
         #expect(home.lines(given.stdout).first?["result"] as? String == "placed")
         let small = try home.order(["place", "--symbol", "AAPL", "--side", "buy", "--qty", "1", "--client-order-id", "small-1"])
         #expect(small.status == 0) // no PIN asked: none was given
+    }
+
+    /// The server's dry run, end to end: `--dry-run` places nothing; a real batch asks one PIN for
+    /// its large orders that pass, and sends none that the check says would be rejected.
+    @Test func theServerChecksTheBatchFirstAndOnePINConfirmsItsLargeOrders() throws {
+        let home = try OrderHome(sandboxArguments: ["--step-up-notional", "5000"])
+        func batch(_ prefix: String) -> String {
+            [#"{"symbol":"MSFT","side":"buy","qty":30,"client_order_id":"\#(prefix)-big-1"}"#,
+             #"{"symbol":"AAPL","side":"buy","qty":1,"client_order_id":"\#(prefix)-small"}"#,
+             #"{"symbol":"AAPL","side":"buy","qty":1000000,"client_order_id":"\#(prefix)-huge"}"#,
+             #"{"symbol":"MSFT","side":"buy","qty":31,"client_order_id":"\#(prefix)-big-2"}"#].joined(separator: "\n")
+        }
+        let dry = try home.order(["place", "--dry-run"], input: batch("d"))
+        #expect(dry.status == 1, "\(dry.stderr)")
+        let checks = home.lines(dry.stdout)
+        #expect(checks.map { $0["verdict"] as? String } == ["would_place", "would_place", "would_reject", "would_place"])
+        #expect(checks.map { $0["step_up_required"] as? Bool } == [true, false, true, true])
+        #expect(checks[2]["code"] as? String == "insufficient_buying_power")
+        #expect(try home.serverOrders(["d-big-1", "d-small", "d-huge", "d-big-2"]).isEmpty)
+
+        // The batch on stdin, one PIN on descriptor 3, read once for both large orders; the huge
+        // one is not sent.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-pin-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try "246813\n".write(to: folder.appendingPathComponent("pin"), atomically: true, encoding: .utf8)
+        try batch("r").write(to: folder.appendingPathComponent("batch"), atomically: true, encoding: .utf8)
+        let real = try runToEnd(URL(fileURLWithPath: "/bin/sh"),
+                                ["-c", #"exec "$0" place --pin-fd 3 3<"$1" <"$2""#, BuiltTools.directory.appendingPathComponent("raxx-order").path,
+                                 folder.appendingPathComponent("pin").path, folder.appendingPathComponent("batch").path],
+                                environment: childEnvironment(home.environment))
+        #expect(real.status == 1, "\(real.stderr)")
+        let results = home.lines(real.stdout)
+        #expect(results.map { $0["result"] as? String } == ["placed", "placed", "not_sent", "placed"])
+        #expect(results[2]["error_code"] as? String == "insufficient_buying_power")
+        #expect(try home.serverOrders(["r-big-1", "r-small", "r-big-2"]).count == 3)
+        #expect(try home.serverOrders(["r-huge"]).isEmpty)
     }
 
     @Test func aLostReplyIsUnknownThenReconciledToExactlyOneOrder() throws {

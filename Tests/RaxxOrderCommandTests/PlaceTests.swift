@@ -19,10 +19,26 @@ import Testing
         let stores = try stores ?? MemoryStores(cache: try Fixtures.filledCache())
         world.stores = stores
         world.api.onGetSession { _ in .ok(.init(body: .json(Fixtures.serverSession()))) }
-        world.api.onGetInstruments { input in
-            .ok(.init(body: .json(.init(instruments: [], unknown: input.query.symbol.filter { $0 != "AAPL" }))))
-        }
+        world.api.onCheckOrders(Self.checks)
         return (world, stores)
+    }
+
+    /// The server's dry run as the sandbox answers it, for AAPL and MSFT at 200: another symbol is
+    /// refused, an order above 100,000 needs a step-up, a buy above 500,000 would be rejected.
+    @Sendable static func checks(_ input: Operations.CheckOrders.Input) throws -> Operations.CheckOrders.Output {
+        guard case .json(let request) = input.body else { throw RaxxError.failure("no body") }
+        return .ok(.init(body: .json(.init(checks: request.orders.map { order in
+            guard ["AAPL", "MSFT"].contains(order.symbol) else {
+                return .init(clientOrderId: order.clientOrderId, verdict: .refused, code: "unknown_symbol",
+                             message: "The market has no such instrument. \(order.symbol)", stepUpRequired: false)
+            }
+            let notional = order.qty * 200
+            let action = OrderAction(clientOrderID: order.clientOrderId, symbol: order.symbol, side: order.side, qty: order.qty,
+                                     type: order._type, limitPrice: order.limitPrice, tif: order.tif, mode: order.mode)
+            return .init(clientOrderId: order.clientOrderId, verdict: order.side == .buy && notional > 500_000 ? .wouldReject : .wouldPlace,
+                         code: order.side == .buy && notional > 500_000 ? "insufficient_buying_power" : nil,
+                         notional: "\(notional).00", stepUpRequired: notional > 100_000, actionHash: notional > 100_000 ? action.hash : nil)
+        }))))
     }
 
     @Test func placesOneOrderFromFlagsJournalledFirst() async throws {
@@ -41,15 +57,72 @@ import Testing
         let line = try #require(world.jsonLines.first)
         #expect(line["result"] as? String == "placed" && line["status"] as? String == "open" && line["symbol"] as? String == "AAPL")
         #expect(try stores.journal().unresolved(accountID: Fixtures.accountID).isEmpty)
-        #expect(world.api.operations == ["getSession", "getInstruments", "placeOrder"])
+        #expect(world.api.operations == ["getSession", "checkOrders", "placeOrder"])
     }
 
     @Test func aBadLineExits65AndSendsNothing() async throws {
         let (world, _) = try world()
         world.stdin = #"{"symbol":"AAPL","side":"buy","qty":1}"# + "\n" + #"{"symbol":"AAPL","side":"hold","qty":1}"#
         #expect(try await world.run(RaxxOrder.Place.self, ["--format", "text"]) == .dataError)
-        #expect(world.stderr.contents == "raxx-order: line 2, field 'side': must be buy or sell, not 'hold'\n")
+        #expect(world.stderr.contents == "raxx-order: line 2, field 'side': must be buy or sell, not 'hold'; no order was sent\n")
         #expect(world.api.calls.isEmpty)
+    }
+
+    /// Every bad line is named in one run, not the first alone.
+    @Test func everyBadLineIsNamedInOneRun() async throws {
+        let (world, _) = try world()
+        world.stdin = [#"{"symbol":"AAPL","side":"hold","qty":1}"#, #"{"symbol":"AAPL","side":"buy","qty":1}"#, "not json",
+                       #"{"symbol":"AAPL","side":"buy","qty":0}"#].joined(separator: "\n")
+        #expect(try await world.run(RaxxOrder.Place.self, ["--format", "text"]) == .dataError)
+        #expect(world.stderr.contents == """
+            raxx-order: 3 lines are bad; no order was sent:
+              line 1, field 'side': must be buy or sell, not 'hold'
+              line 3: is not a JSON object of order fields
+              line 4, field 'qty': must be positive, not 0
+
+            """)
+        #expect(world.api.calls.isEmpty)
+    }
+
+    /// The server's check refuses every unknown symbol of the batch at once, before anything is sent.
+    @Test func everyUnknownSymbolIsNamedBeforeAnythingIsSent() async throws {
+        let (world, _) = try world()
+        world.stdin = ["ZZZZ", "AAPL", "QQQQ"].map { #"{"symbol":"\#($0)","side":"buy","qty":1,"client_order_id":"\#($0)-1"}"# }
+            .joined(separator: "\n")
+        #expect(try await world.run(RaxxOrder.Place.self, ["--format", "text"]) == .dataError)
+        #expect(world.stderr.contents.contains("2 lines are bad; no order was sent:\n  line 1, field 'symbol': 'ZZZZ' is not on the market"))
+        #expect(world.stderr.contents.contains("\n  line 3, field 'symbol': 'QQQQ' is not on the market"))
+        #expect(world.api.operations == ["getSession", "checkOrders"])
+    }
+
+    /// `--dry-run` is the server's check: each order's verdict, nothing placed, no PIN.
+    @Test func aDryRunShowsTheServersVerdictsAndPlacesNothing() async throws {
+        let (world, stores) = try world()
+        world.stdin = [#"{"symbol":"AAPL","side":"buy","qty":10,"client_order_id":"a"}"#,
+                       #"{"symbol":"AAPL","side":"buy","qty":600,"client_order_id":"b"}"#,
+                       #"{"symbol":"AAPL","side":"buy","qty":5000,"client_order_id":"c"}"#].joined(separator: "\n")
+        #expect(try await world.run(RaxxOrder.Place.self, ["--dry-run"]) == .failure)
+        #expect(world.jsonLines.map { "\($0["client_order_id"]!) \($0["verdict"]!) \($0["step_up_required"] as? Bool ?? false)" }
+                == ["a would_place false", "b would_place true", "c would_reject true"])
+        #expect(world.jsonLines.last?["code"] as? String == "insufficient_buying_power")
+        #expect(world.stderr.contents.contains("1 of 3 orders would be rejected."))
+        #expect(world.api.operations == ["getSession", "checkOrders"])
+        #expect(try stores.journal().unresolved(accountID: Fixtures.accountID).isEmpty)
+    }
+
+    /// The large orders that would pass are confirmed up front with one PIN; an order the server
+    /// would reject is not sent, and no step-up is asked for it.
+    @Test func largeOrdersAreConfirmedOnceAndWouldBeRejectedOnesAreNotSent() async throws {
+        let (world, _) = try world()
+        world.stdin = [#"{"symbol":"AAPL","side":"buy","qty":5000,"client_order_id":"big-reject"}"#,
+                       #"{"symbol":"AAPL","side":"sell","qty":600,"client_order_id":"big-1"}"#,
+                       #"{"symbol":"AAPL","side":"sell","qty":700,"client_order_id":"big-2"}"#].joined(separator: "\n")
+        world.api.onStepUpOptions { _ in .ok(.init(body: .json(.init(challenge: "c2VydmVyLWNoYWxsZW5nZQ", rpId: "raxx.app")))) }
+        // This device has no passkey: the step-up is refused before any order goes, for the two
+        // large orders that would pass, and not for the one that would be rejected.
+        #expect(try await world.run(RaxxOrder.Place.self, ["--format", "text"]) == .notPermitted)
+        #expect(world.stderr.contents.contains("2 orders are large (lines 2 and 3): confirm them with your passkey, one PIN for all."))
+        #expect(world.api.operations == ["getSession", "checkOrders", "stepUpOptions"])
     }
 
     @Test func liveIsRefusedBeforeAnythingElse() async throws {
@@ -77,9 +150,13 @@ import Testing
     /// A negative number is the option's value, refused for what it is (not "Missing value").
     @Test func aNegativeQuantityIsRefusedForWhatItIs() async throws {
         let (world, _) = try world()
-        #expect(try await world.run(RaxxOrder.Place.self, ["--symbol", "AAPL", "--side", "buy", "--qty", "-1"]) == .dataError)
-        #expect(world.stderr.contents.contains("field 'qty': must be positive, not -1"))
-        #expect(!world.api.operations.contains("placeOrder"))
+        #expect(try await world.run(RaxxOrder.Place.self, ["--symbol", "AAPL", "--side", "buy", "--qty", "-1", "--format", "text"]) == .usage)
+        #expect(world.stderr.contents == "raxx-order: --qty must be positive, not -1.\n")
+        #expect(world.api.calls.isEmpty)
+        // A flag left out is a usage error naming the flag.
+        let (other, _) = try self.world()
+        #expect(try await other.run(RaxxOrder.Place.self, ["--symbol", "AAPL", "--qty", "1", "--format", "text"]) == .usage)
+        #expect(other.stderr.contents == "raxx-order: --side is missing.\n")
     }
 
     @Test func anUnknownSymbolExits65NamingTheLine() async throws {
@@ -103,11 +180,11 @@ import Testing
             return .created(.init(body: .json(Fixtures.order(clientOrderID: request.clientOrderId, status: .filled))))
         }
         world.api.onStepUpOptions { _ in .ok(.init(body: .json(.init(challenge: "c2VydmVyLWNoYWxsZW5nZQ", rpId: "raxx.app")))) }
-        // This device has no passkey: the step-up is refused and nothing is placed.
+        // This device has no passkey: the step-up, asked before the order goes, is refused and
+        // nothing is sent.
         #expect(try await world.run(RaxxOrder.Place.self, ["--symbol", "AAPL", "--side", "buy", "--qty", "1000"]) == .notPermitted)
-        #expect(world.api.operations.filter { $0 == "placeOrder" }.count == 1)
-        #expect(world.jsonLines.first?["result"] as? String == "rejected")
-        #expect(world.jsonLines.first?["error_code"] as? String == "step_up_refused")
+        #expect(world.api.operations == ["getSession", "checkOrders", "stepUpOptions"])
+        #expect(world.stderr.contents.contains("step_up_refused"))
     }
 
     @Test func aLostReplyIsUnknownExits69AndStaysInTheJournal() async throws {

@@ -18,7 +18,9 @@ import Testing
             return nil
         } catch {
             #expect(error.status == .dataError)
-            return error.message
+            // One bad line is the whole message, followed by what came of it.
+            guard error.message.hasSuffix("; no order was sent") else { return error.message }
+            return String(error.message.dropLast("; no order was sent".count))
         }
     }
 

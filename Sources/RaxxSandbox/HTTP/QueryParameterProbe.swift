@@ -111,6 +111,7 @@ struct DecodeOnlyAPI: APIProtocol {
     func getSyncSummary(_ input: Operations.GetSyncSummary.Input) async throws -> Operations.GetSyncSummary.Output { throw Decoded() }
     func getInstruments(_ input: Operations.GetInstruments.Input) async throws -> Operations.GetInstruments.Output { throw Decoded() }
     func placeOrder(_ input: Operations.PlaceOrder.Input) async throws -> Operations.PlaceOrder.Output { throw Decoded() }
+    func checkOrders(_ input: Operations.CheckOrders.Input) async throws -> Operations.CheckOrders.Output { throw Decoded() }
     func listOrders(_ input: Operations.ListOrders.Input) async throws -> Operations.ListOrders.Output { throw Decoded() }
     func getOrder(_ input: Operations.GetOrder.Input) async throws -> Operations.GetOrder.Output { throw Decoded() }
     func cancelOrder(_ input: Operations.CancelOrder.Input) async throws -> Operations.CancelOrder.Output { throw Decoded() }

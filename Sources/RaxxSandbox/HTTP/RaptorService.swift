@@ -135,6 +135,10 @@ public struct RaptorService: APIProtocol {
         try await orders.placeOrder(input, caller: gate.caller(Operations.PlaceOrder.id))
     }
 
+    public func checkOrders(_ input: Operations.CheckOrders.Input) async throws -> Operations.CheckOrders.Output {
+        try await orders.checkOrders(input, caller: gate.caller(Operations.CheckOrders.id))
+    }
+
     public func cancelOrdersAfter(_ input: Operations.CancelOrdersAfter.Input) async throws -> Operations.CancelOrdersAfter.Output {
         try await orders.cancelOrdersAfter(input, caller: gate.caller(Operations.CancelOrdersAfter.id))
     }

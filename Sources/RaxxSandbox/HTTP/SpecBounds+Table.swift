@@ -20,6 +20,10 @@ extension SpecBounds {
         "placeOrder": [
             Bound(.body, ["qty"], .integer, 1, 1000000),
         ],
+        "checkOrders": [
+            Bound(.body, ["orders"], .count, 1, 1000),
+            Bound(.body, ["orders", "[]", "qty"], .integer, 1, 1000000),
+        ],
         "cancelOrdersAfter": [
             Bound(.body, ["timeout_s"], .integer, 0, 600),
             Bound(.body, ["order_ids"], .count, 0, 1000),

@@ -22,7 +22,8 @@ enum SpecBounds {
         }
 
         let place: Place
-        /// The parameter's name, or the body field's path from the top.
+        /// The parameter's name, or the body field's path from the top ("[]": every element of
+        /// an array).
         let field: [String]
         let kind: Kind
         let range: ClosedRange<Int64>
@@ -34,9 +35,10 @@ enum SpecBounds {
             range = minimum...maximum
         }
 
-        /// The refusal of a value out of this bound.
-        var problem: ProblemError {
-            let name = field.joined(separator: ".")
+        /// The refusal of a value out of this bound; `name` is the value's own (a body field in an
+        /// array's element names the element: `orders[3].qty`).
+        func problem(_ name: String? = nil) -> ProblemError {
+            let name = name ?? field.joined(separator: ".")
             let what = "Invalid value for " + (place == .query ? "query parameter '\(name)'" : "field '\(name)'")
             let (low, high) = (range.lowerBound, range.upperBound)
             switch kind {
@@ -67,26 +69,27 @@ enum SpecBounds {
                 switch bound.kind {
                 case .integer:
                     for value in values {
-                        guard let number = Int64(value), bound.range.contains(number) else { return bound.problem }
+                        guard let number = Int64(value), bound.range.contains(number) else { return bound.problem() }
                     }
                 case .count:
-                    guard bound.range.contains(Int64(values.count)) else { return bound.problem }
+                    guard bound.range.contains(Int64(values.count)) else { return bound.problem() }
                 }
             case .body:
                 guard let body else { continue }
                 if document == nil { document = (try? JSONDecoder().decode(JSONValue.self, from: body)) ?? .other }
-                guard let value = document?.value(at: bound.field) else { continue }
-                switch (bound.kind, value) {
-                case (.integer, .number(let number)):
-                    guard number.isWhole, number >= Decimal(bound.range.lowerBound), number <= Decimal(bound.range.upperBound) else {
-                        return bound.problem
+                for (name, value) in document?.values(at: bound.field[...], named: "") ?? [] {
+                    switch (bound.kind, value) {
+                    case (.integer, .number(let number)):
+                        guard number.isWhole, number >= Decimal(bound.range.lowerBound), number <= Decimal(bound.range.upperBound) else {
+                            return bound.problem(name)
+                        }
+                    case (.integer, _):
+                        return bound.problem(name)
+                    case (.count, .array(let elements)):
+                        guard bound.range.contains(Int64(elements.count)) else { return bound.problem(name) }
+                    case (.count, _):
+                        continue // not an array: the decoder names the wrong type
                     }
-                case (.integer, _):
-                    return bound.problem
-                case (.count, .array(let count)):
-                    guard bound.range.contains(Int64(count)) else { return bound.problem }
-                case (.count, _):
-                    continue // not an array: the decoder names the wrong type
                 }
             }
         }
@@ -110,12 +113,12 @@ enum SpecBounds {
         return Substring(spaced.removingPercentEncoding ?? spaced)
     }
 
-    /// As much of a JSON body as the bounds need: objects, numbers (exactly, as decimals) and the
-    /// lengths of arrays.
+    /// As much of a JSON body as the bounds need: objects, numbers (exactly, as decimals) and
+    /// arrays.
     enum JSONValue: Decodable {
         case object([String: JSONValue])
         case number(Decimal)
-        case array(count: Int)
+        case array([JSONValue])
         case other
 
         init(from decoder: any Decoder) throws {
@@ -128,30 +131,26 @@ enum SpecBounds {
                 self = .other
             } else if let number = try? c.decode(Decimal.self) {
                 self = .number(number)
-            } else if var array = try? decoder.unkeyedContainer() {
-                var count = 0
-                while !array.isAtEnd {
-                    _ = try array.decode(Skipped.self)
-                    count += 1
-                }
-                self = .array(count: count)
+            } else if let elements = try? c.decode([JSONValue].self) {
+                self = .array(elements)
             } else {
                 self = .other
             }
         }
 
-        func value(at path: [String]) -> JSONValue? {
-            var value = self
-            for key in path {
-                guard case .object(let fields) = value, let next = fields[key] else { return nil }
-                value = next
+        /// The values at `path`, each with its name (`orders[3].qty`): "[]" goes into every
+        /// element of an array. A path that leads nowhere has none.
+        func values(at path: ArraySlice<String>, named name: String) -> [(String, JSONValue)] {
+            guard let key = path.first else { return [(name, self)] }
+            switch (key, self) {
+            case ("[]", .array(let elements)):
+                return elements.enumerated().flatMap { $1.values(at: path.dropFirst(), named: "\(name)[\($0)]") }
+            case (_, .object(let fields)):
+                guard key != "[]", let next = fields[key] else { return [] }
+                return next.values(at: path.dropFirst(), named: name.isEmpty ? key : name + "." + key)
+            default:
+                return []
             }
-            return value
-        }
-
-        /// An array element, not kept.
-        private struct Skipped: Decodable {
-            init(from decoder: any Decoder) throws {}
         }
     }
 }

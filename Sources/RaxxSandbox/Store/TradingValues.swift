@@ -14,6 +14,15 @@ struct OrderState: Sendable, Equatable {
 enum RejectCode {
     static let insufficientBuyingPower = Components.Schemas.ProblemCode.insufficientBuyingPower.rawValue
     static let insufficientPosition = Components.Schemas.ProblemCode.insufficientPosition.rawValue
+
+    /// A reject code as a person reads it.
+    static func message(for code: String) -> String? {
+        switch code {
+        case insufficientBuyingPower: "Not enough buying power: cash less what open buy orders commit."
+        case insufficientPosition: "Not enough shares or contracts held to sell, less what open sell orders commit."
+        default: nil
+        }
+    }
 }
 
 /// An open buy order's commitment, for buying power.

@@ -48,6 +48,7 @@ public enum Access: Sendable, Equatable {
         Operations.GetInstruments.id: .signedIn,
         // orders
         Operations.PlaceOrder.id: .stepUp, // above the notional threshold only
+        Operations.CheckOrders.id: .signedIn, // a dry run: nothing is placed, no grant is spent
         Operations.ListOrders.id: .signedIn,
         Operations.GetOrder.id: .signedIn,
         Operations.CancelOrder.id: .signedIn,

@@ -62,10 +62,86 @@ struct OrderHandlers: Sendable {
         return created ? .created(.init(body: .json(order))) : .ok(.init(body: .json(order)))
     }
 
+    /// `checkOrders`: each order through `place` as a dry run, in turn, in one transaction that is
+    /// then rolled back, so each is judged against the account the orders before it leave and
+    /// nothing stays: no order, fill, audit entry, change or event.
+    func checkOrders(_ input: Operations.CheckOrders.Input, caller: Caller) async throws -> Operations.CheckOrders.Output {
+        guard case .json(let request) = input.body else { throw ProblemError.badRequest("Expected JSON.") }
+        let now = clock()
+        let engine = self.engine, market = self.market, notional = configuration.stepUpNotional
+        do {
+            _ = try await trading.write { ledger -> Int in
+                try Self.sweep(ledger, engine: engine, account: caller.accountID, now: now)
+                let checks = try request.orders.map { order in
+                    try Self.check(ledger, engine: engine, market: market, caller: caller, request: order, stepUpNotional: notional, now: now)
+                }
+                throw DryRunRollback(checks: checks)
+            }
+        } catch let dryRun as DryRunRollback {
+            return .ok(.init(body: .json(.init(checks: dryRun.checks))))
+        }
+        throw ProblemError.internalError
+    }
+
+    /// Thrown out of a dry run's transaction, which rolls it back, with what it found.
+    struct DryRunRollback: Error {
+        let checks: [Components.Schemas.OrderCheck]
+    }
+
+    /// One order's dry run inside the ledger's transaction: placed as `place` would place it,
+    /// without a step-up (noted instead), and read back as a verdict.
+    static func check(_ ledger: TradingLedger, engine: PaperEngine, market: Market, caller: Caller,
+                      request r: Components.Schemas.OrderRequest, stepUpNotional: Decimal, now: Date) throws -> Components.Schemas.OrderCheck {
+        var note: DryRunNote? = DryRunNote()
+        let order: Components.Schemas.Order, created: Bool
+        do {
+            (order, created) = try place(ledger, engine: engine, market: market, caller: caller, request: r, grant: nil,
+                                         stepUpNotional: stepUpNotional, dryRun: &note, now: now)
+        } catch let refusal as AuditedRefusal {
+            return refused(r, refusal.problem)
+        } catch let problem as ProblemError {
+            return refused(r, problem)
+        }
+        var check = Components.Schemas.OrderCheck(clientOrderId: r.clientOrderId, verdict: .wouldPlace,
+                                                  notional: note?.notionalTicks.map(Money.string(ticks:)),
+                                                  stepUpRequired: note?.actionHash != nil, actionHash: note?.actionHash)
+        if !created {
+            check.verdict = .alreadyPlaced
+            check.orderId = order.id
+        } else if order.status == .rejected {
+            check.verdict = .wouldReject
+            check.code = order.rejectCode
+            check.message = order.rejectCode.flatMap(RejectCode.message(for:))
+        }
+        return check
+    }
+
+    private static func refused(_ r: Components.Schemas.OrderRequest, _ problem: ProblemError) -> Components.Schemas.OrderCheck {
+        Components.Schemas.OrderCheck(clientOrderId: r.clientOrderId, verdict: .refused, code: problem.code.rawValue,
+                                      message: [problem.title, problem.detail].compactMap { $0 }.joined(separator: " "), stepUpRequired: false)
+    }
+
+    /// What a dry run notes instead of asking for a step-up.
+    struct DryRunNote {
+        var notionalTicks: Int64?
+        /// Set when the order is above the step-up threshold: the hash its grant must bind.
+        var actionHash: String?
+    }
+
     /// Places an order inside the ledger's transaction; answers it and whether it is new.
     static func place(_ ledger: TradingLedger, engine: PaperEngine, market: Market, caller: Caller,
                       request r: Components.Schemas.OrderRequest, grant: String?, stepUpNotional: Decimal,
                       switchSession: String? = nil, now: Date) throws -> (Components.Schemas.Order, Bool) {
+        var none: DryRunNote? = nil
+        return try place(ledger, engine: engine, market: market, caller: caller, request: r, grant: grant, stepUpNotional: stepUpNotional,
+                         switchSession: switchSession, dryRun: &none, now: now)
+    }
+
+    /// Places an order inside the ledger's transaction; answers it and whether it is new. With a
+    /// `dryRun` note, a step-up is noted there instead of asked for (the caller rolls back).
+    private static func place(_ ledger: TradingLedger, engine: PaperEngine, market: Market, caller: Caller,
+                              request r: Components.Schemas.OrderRequest, grant: String?, stepUpNotional: Decimal,
+                              switchSession: String? = nil, dryRun: inout DryRunNote?, now: Date) throws -> (Components.Schemas.Order, Bool) {
         try validate(r)
         let hash = requestHash(r)
         // The same client_order_id again: the same order answers as it stands; another is a conflict.
@@ -107,7 +183,10 @@ struct OrderHandlers: Sendable {
                                                     instrument.multiplier) else {
             throw ProblemError.badRequest("The order is too large.")
         }
-        if Decimal(notionalTicks) / Decimal(Money.ticksPerUnit) > stepUpNotional {
+        dryRun?.notionalTicks = notionalTicks
+        if Decimal(notionalTicks) / Decimal(Money.ticksPerUnit) > stepUpNotional, dryRun != nil {
+            dryRun?.actionHash = hash
+        } else if Decimal(notionalTicks) / Decimal(Money.ticksPerUnit) > stepUpNotional {
             let gate = StepUpGate(actionHash: hash, needs: "This order needs a step-up.", notValidFor: "this order",
                                   actor: caller.userID, subject: caller.accountID,
                                   details: ["client_order_id": r.clientOrderId, "notional": Money.string(ticks: notionalTicks)])
