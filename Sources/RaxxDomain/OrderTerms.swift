@@ -52,9 +52,18 @@ public enum CancelAfter {
         /// The alert's title.
         public var title: String {
             switch self {
-            case .connectionLost: "Cancelled: connection lost"
+            case .connectionLost: "Cancelled: switch not renewed in time"
             case .signedOut: "Cancelled: signed out"
             case .sessionEnded: "Cancelled: session ended"
+            }
+        }
+
+        /// Why the server cancelled an order, as a person reads it after "cancelled …: ".
+        public var why: String {
+            switch self {
+            case .connectionLost: "the dead man's switch fired because it was not renewed in time"
+            case .signedOut: "the session signed out"
+            case .sessionEnded: "the session ended"
             }
         }
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RaxxAPI
 import RaxxCLI
+import RaxxClient
 import RaxxCore
 import RaxxDomain
 import RaxxOrders
@@ -24,9 +25,11 @@ extension RaxxOrder {
             timeout runs out. On a lost connection it says at once, on stderr, when the server will cancel \
             the orders unless the connection returns, and keeps trying; on recovery it reads the orders \
             again first, then tells each one's fate, and exits 69 if the switch cancelled any. When every \
-            order is final it disarms the switch and exits 0. SIGINT or SIGTERM stop the watch with the \
-            switch still armed (it fires unless renewed with raxx-order heartbeat or ended with raxx-order \
-            disarm). 
+            order is final it disarms the switch and exits 0. On a terminal the table shows the switch and \
+            when it would fire. Stopping the watch (Ctrl-C, SIGINT or SIGTERM) is a decision, not a lost \
+            connection: the switch is disarmed and the orders stay open (exit 0); with --keep-armed it stays \
+            armed instead, and fires unless renewed with raxx-order heartbeat or ended with raxx-order disarm. \
+            The cancellations a watch reports are not reported again by the next command. 
             """ + connectivity.helpLine
         )
 
@@ -35,6 +38,8 @@ extension RaxxOrder {
         @Option(name: .customLong("cancel-after"),
                 help: ArgumentHelp("The dead man's switch's timeout, 5s to 10m (default 30s, or RAXX_CANCEL_AFTER).", valueName: "duration"))
         var cancelAfter: RaxxDuration?
+        @Flag(name: .customLong("keep-armed"), help: "When the watch is stopped (Ctrl-C), leave the switch armed instead of disarming it.")
+        var keepArmed = false
         @OptionGroup public var global: GlobalOptions
 
         public init() {}
@@ -58,7 +63,7 @@ extension RaxxOrder {
                 return
             }
             let timeout = try CancelAfterSwitch.seconds(cancelAfter ?? context.configuration.cancelAfter ?? CancelAfterSwitch.watchDefault)
-            try await followOrders(ids, timeout: timeout, api: api, accountID: session.accountID, context: context)
+            try await followOrders(ids, timeout: timeout, keepArmed: keepArmed, api: api, accountID: session.accountID, context: context)
         }
     }
 }
@@ -72,27 +77,43 @@ func validateCancelAfter(_ timeout: RaxxDuration?) throws {
 }
 
 /// Follows `ids` with the switch armed for `timeout` seconds (`raxx-order watch`, `place --watch`);
-/// throws exit 69 when the switch cancelled any of them.
-func followOrders(_ ids: [String], timeout: Int, api: any APIProtocol, accountID: String, context: CommandContext) async throws {
+/// throws exit 69 when the switch cancelled any of them. Stopped by the person, it disarms the
+/// switch unless `keepArmed`.
+func followOrders(_ ids: [String], timeout: Int, keepArmed: Bool, api: any APIProtocol, accountID: String, context: CommandContext) async throws {
     let cancelAfter = CancelAfterSwitch(api: api, journal: try context.stores.journal(), accountID: accountID, clock: context.clock)
     let display = WatchDisplay(context)
-    let watcher = OrderWatcher(api: api, cancelAfter: cancelAfter, timeout: timeout, monotonic: context.world.monotonic,
+    var watcher = OrderWatcher(api: api, cancelAfter: cancelAfter, timeout: timeout, monotonic: context.world.monotonic,
                                sleep: context.world.sleep, say: { display.say("raxx-order: " + $0) })
-    let following = Task { try await watcher.watch(ids) { changed, all in try display.show(changed, all: all) } }
+    watcher.armed = { display.switchArmed(until: $0) }
+    let following = Task { [watcher] in try await watcher.watch(ids) { changed, all in try display.show(changed, all: all) } }
     let interrupts = context.world.onInterrupt { following.cancel() }
     defer { withExtendedLifetime(interrupts) {} }
     switch try await following.value {
     case .allFinal:
         return
     case .switchFired(let orders):
+        // Told here: the next command does not tell it again.
+        try? await SwitchReport(api: api, journal: try context.stores.journal(), accountID: accountID, clock: context.clock).run { _ in }
         throw RaxxError(code: "cancelled_by_switch",
-                        message: "\(orders.count) order\(orders.count == 1 ? " was" : "s were") cancelled by the server's dead man's switch "
-                            + "while the connection was lost.",
+                        message: "\(orders.count) order\(orders.count == 1 ? " was" : "s were") cancelled by the server's dead man's switch, "
+                            + "which fired because it was not renewed in time (the connection was gone).",
                         hint: "Nothing is placed again by itself: place the order again if you still want it.", status: .unavailable)
     case .interrupted(let firesAt):
-        display.say("raxx-order: Stopped watching. The dead man's switch stays armed: the server cancels the open orders at "
-                    + (firesAt.map { RFC3339.string(from: $0) } ?? "its deadline")
-                    + " unless it is renewed (raxx-order heartbeat) or disarmed (raxx-order disarm).")
+        let until = firesAt.map { RFC3339.string(from: $0) } ?? "its deadline"
+        if keepArmed {
+            display.say("raxx-order: Stopped watching. The dead man's switch stays armed (--keep-armed): the server cancels the open orders at "
+                        + until + " unless it is renewed (raxx-order heartbeat) or disarmed (raxx-order disarm).")
+            return
+        }
+        do {
+            try await cancelAfter.disarm()
+            display.say("raxx-order: Stopped watching. The dead man's switch is disarmed: the open orders stay open "
+                        + "(raxx-order cancel ORDER_ID cancels one).")
+        } catch {
+            display.say("raxx-order: Stopped watching, but the dead man's switch could not be disarmed ("
+                        + ErrorMapping.raxxError(from: error).message + "): the server cancels the open orders at " + until
+                        + " unless it is renewed (raxx-order heartbeat) or disarmed (raxx-order disarm).")
+        }
     }
 }
 
@@ -104,6 +125,9 @@ final class WatchDisplay: @unchecked Sendable {
     private let lock = NSLock()
     /// Lines of the table last drawn, to move back over (0: draw afresh below).
     private var drawn = 0
+    /// The orders last drawn, and when the switch would fire, for a redraw when it is renewed.
+    private var last: [Components.Schemas.Order] = []
+    private var firesAt: Date?
 
     init(_ context: CommandContext) { self.context = context }
 
@@ -118,14 +142,34 @@ final class WatchDisplay: @unchecked Sendable {
                     }
                 }
             case .text where context.io.stdoutIsTTY:
-                let table = Table(columns: orderColumns, rows: all.map(orderRow)).render()
-                if drawn > 0 { out.write("\u{1B}[\(drawn)A\u{1B}[J") }
-                out.write(table)
-                drawn = table.reduce(0) { $1 == "\n" ? $0 + 1 : $0 }
+                last = all
+                draw()
             case .text:
                 for order in changed { out.write(TerminalText.printable(orderRow(order).joined(separator: "  ")) + "\n") }
             }
             out.flush()
+        }
+    }
+
+    /// The live table (on a terminal), redrawn in place, with the switch under it.
+    private func draw() {
+        let out = context.io.stdout
+        var table = Table(columns: orderColumns, rows: last.map(orderRow)).render()
+        if let firesAt {
+            table += "Dead man's switch: armed; the server cancels the open orders at \(context.peopleTime(firesAt)) unless it is renewed\n"
+        }
+        if drawn > 0 { out.write("\u{1B}[\(drawn)A\u{1B}[J") }
+        out.write(table)
+        drawn = table.reduce(0) { $1 == "\n" ? $0 + 1 : $0 }
+    }
+
+    /// The switch was armed or renewed: the live table shows until when.
+    func switchArmed(until firesAt: Date?) {
+        lock.withLock {
+            self.firesAt = firesAt
+            guard context.format == .text, context.io.stdoutIsTTY, !last.isEmpty else { return }
+            draw()
+            context.io.stdout.flush()
         }
     }
 

@@ -110,12 +110,7 @@ public struct SwitchReport: Sendable {
     /// One line for a person about one cancelled order.
     public static func message(_ alert: Components.Schemas.Event) -> String {
         let what = [alert.side?.rawValue, alert.qty.map { "\($0)" }, alert.symbol].compactMap { $0 }.joined(separator: " ")
-        let why = switch alert.reason.flatMap(CancelAfter.Reason.init(rawValue:)) {
-        case .connectionLost?: "the connection was lost and the dead man's switch fired"
-        case .signedOut?: "the session signed out"
-        case .sessionEnded?: "the session ended"
-        case nil: alert.title
-        }
+        let why = alert.reason.flatMap(CancelAfter.Reason.init(rawValue:))?.why ?? alert.title
         return "order \(alert.orderId ?? "?")" + (what.isEmpty ? "" : " (\(what))")
             + " was cancelled by the server at \(RFC3339.string(from: alert.createdAt)): \(why)."
     }

@@ -25,6 +25,9 @@ public struct OrderWatcher: Sendable {
     public let say: @Sendable (String) -> Void
     /// How often the orders are read while nothing else is due.
     public let poll: Duration
+    /// Hears when the switch is armed or renewed, with the instant it would fire (a live table
+    /// shows it).
+    public var armed: @Sendable (Date?) -> Void = { _ in }
 
     public init(api: any APIProtocol, cancelAfter: CancelAfterSwitch, timeout: Int, monotonic: @escaping @Sendable () -> Duration,
                 sleep: @escaping @Sendable (Duration) async throws -> Void, say: @escaping @Sendable (String) -> Void,
@@ -44,7 +47,8 @@ public struct OrderWatcher: Sendable {
         case allFinal
         /// The switch fired while the connection was gone: these orders were cancelled by it.
         case switchFired([Components.Schemas.Order])
-        /// The person interrupted the watch (the switch stays armed until it fires or is disarmed).
+        /// The person interrupted the watch (the switch is still armed: the caller disarms it, or
+        /// says until when it stays armed).
         case interrupted(firesAt: Date?)
     }
 
@@ -69,6 +73,7 @@ public struct OrderWatcher: Sendable {
         func stopped() -> Bool { Task.isCancelled }
         var state = try await cancelAfter.arm(timeout: timeout, orderIDs: orderIDs)
         known = state.firesAt
+        armed(state.firesAt)
         var lastRenewal = monotonic()
         var orders: [String: Components.Schemas.Order] = [:]
         var seen: [String: Components.Schemas.Order] = [:]
@@ -99,6 +104,7 @@ public struct OrderWatcher: Sendable {
                 if monotonic() - lastRenewal >= renewal {
                     state = try await cancelAfter.arm(timeout: timeout)
                     known = state.firesAt
+                    armed(state.firesAt)
                     lastRenewal = monotonic()
                 }
                 try report(try await read(open))
@@ -127,6 +133,7 @@ public struct OrderWatcher: Sendable {
                 if !fired.isEmpty { return .switchFired(fired) }
                 state = try await cancelAfter.arm(timeout: timeout)
                 known = state.firesAt
+                armed(state.firesAt)
                 lastRenewal = monotonic()
             }
         }
@@ -145,12 +152,7 @@ public struct OrderWatcher: Sendable {
     public static func fate(_ order: Components.Schemas.Order) -> String {
         let what = "order \(order.id) (\(order.side.rawValue) \(order.qty) \(order.symbol))"
         if let reason = CancelAfter.cancelledBySwitch(status: order.status, rejectCode: order.rejectCode) {
-            let why = switch reason {
-            case .connectionLost: "the connection was lost and the dead man's switch fired"
-            case .signedOut: "the session signed out"
-            case .sessionEnded: "the session ended"
-            }
-            return "\(what) was cancelled by the server at \(RFC3339.string(from: order.updatedAt)): \(why)"
+            return "\(what) was cancelled by the server at \(RFC3339.string(from: order.updatedAt)): \(reason.why)"
                 + (order.filledQty > 0 ? " (\(order.filledQty) had filled)." : ".")
         }
         switch order.status {

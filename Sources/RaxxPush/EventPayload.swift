@@ -27,7 +27,7 @@ public enum EventPayload {
             let why = event.reason.map { "rejected: \($0)" } ?? "rejected"
             return ("Order rejected", what.isEmpty ? (event.body ?? event.title) : "\(what) \(why)")
         case .orderCancelled:
-            // The dead man's switch: the title says why ("Cancelled: connection lost").
+            // The dead man's switch: the title says why ("Cancelled: switch not renewed in time").
             var what = ""
             if let side = event.side, let qty = event.qty, let symbol = event.symbol { what = "\(side.rawValue.capitalized) \(qty) \(symbol) " }
             return ("Order cancelled", what.isEmpty ? event.title : what + event.title.prefix(1).lowercased() + event.title.dropFirst())

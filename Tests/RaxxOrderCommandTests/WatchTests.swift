@@ -91,18 +91,30 @@ final class SwitchServer: @unchecked Sendable {
             if n < 6 { throw Self.offline }
             return .ok(.init(body: .json(order(input.path.orderId, .cancelled, reject: "connection_lost", at: Fixtures.now.addingTimeInterval(5)))))
         }
+        let cancelled = Components.Schemas.Event(seq: 41, _type: .orderCancelled, createdAt: Fixtures.now.addingTimeInterval(5),
+                                                 title: "Cancelled", orderId: "ord-1", symbol: "MSFT", side: .buy, qty: 2, reason: "connection_lost")
+        world.api.onListEvents { input in
+            let fresh = (input.query.cursor ?? 0) < 41
+            return .ok(.init(body: .json(.init(events: fresh ? [cancelled] : [], cursor: fresh ? 41 : input.query.cursor ?? 0, hasMore: false))))
+        }
         #expect(try await world.run(RaxxOrder.Watch.self, ["ord-1", "--format", "text"]) == .unavailable)
         let said = world.stderr.contents
         let firesAt = RFC3339.string(from: Fixtures.now.addingTimeInterval(5))
         #expect(said.components(separatedBy: "No connection — the server will cancel the watched orders at \(firesAt) unless the connection returns.")
                     .count == 2, "\(said)")
         #expect(said.contains("raxx-order: Connection back.\n"))
-        #expect(said.contains("raxx-order: order ord-1 (buy 2 MSFT) was cancelled by the server at \(firesAt): the connection was lost"))
-        #expect(said.contains("raxx-order: 1 order was cancelled by the server's dead man's switch while the connection was lost.\nhint: "))
+        #expect(said.contains("raxx-order: order ord-1 (buy 2 MSFT) was cancelled by the server at \(firesAt): "
+                              + "the dead man's switch fired because it was not renewed in time"))
+        #expect(said.contains("raxx-order: 1 order was cancelled by the server's dead man's switch, which fired because it was not renewed "
+                              + "in time (the connection was gone).\nhint: "))
         // No renewal after the firing, and none while away (the switch was armed once, for 5 s).
         #expect(server.timeouts == [5])
         // It kept trying, backing off.
         #expect(world.sleeps.count >= 5)
+        // What the watch told is not told again by the next command.
+        world.api.onListOrders { _ in .ok(.init(body: .json(.init(orders: [])))) }
+        #expect(try await world.run(RaxxOrder.List.self) == .ok)
+        #expect(!world.stderr.contents.contains("while this device was away"), "\(world.stderr.contents)")
     }
 
     @Test func aConnectionBackInTimeRenewsAndGoesOn() async throws {
@@ -137,14 +149,43 @@ final class SwitchServer: @unchecked Sendable {
         #expect(world.jsonLines.compactMap { $0["id"] as? String } == ["ord-a", "ord-b"])
     }
 
-    @Test func anInterruptLeavesTheSwitchArmedAndSaysUntilWhen() async throws {
-        let (world, _, server) = world()
+    /// Ctrl-C is a decision, not a lost connection: the switch is disarmed and the orders stay open.
+    @Test func anInterruptDisarmsTheSwitchAndTheOrdersStayOpen() async throws {
+        let (world, stores, server) = world()
         world.api.onGetOrder { [self] input in
             if server.read(taking: 1) == 3 { world.interrupt() }
             return .ok(.init(body: .json(order(input.path.orderId, .open))))
         }
         #expect(try await world.run(RaxxOrder.Watch.self, ["ord-1"]) == .ok)
-        #expect(world.stderr.contents.contains("Stopped watching. The dead man's switch stays armed"))
+        #expect(world.stderr.contents.contains("Stopped watching. The dead man's switch is disarmed: the open orders stay open"))
+        #expect(server.timeouts.first == 30 && server.timeouts.last == 0)
+        #expect(try stores.journal().switchWatch()?.firesAt == nil)
+    }
+
+    /// On a terminal the live table shows the armed switch and when it would fire.
+    @Test func theLiveTableShowsTheArmedSwitch() async throws {
+        let (world, _, server) = world()
+        world.stdoutIsTTY = true
+        world.environment["TZ"] = "UTC"
+        world.api.onGetOrder { [self] input in
+            let n = server.read(taking: 1)
+            return .ok(.init(body: .json(order(input.path.orderId, n < 3 ? .open : .filled, filled: n < 3 ? 0 : 2))))
+        }
+        #expect(try await world.run(RaxxOrder.Watch.self, ["ord-1"]) == .ok)
+        let shown = world.stdout.contents
+        #expect(shown.contains("Dead man's switch: armed; the server cancels the open orders at "), "\(shown)")
+        #expect(shown.contains("ord-1"))
+    }
+
+    /// `--keep-armed` leaves it armed, for scripts that renew it themselves.
+    @Test func anInterruptWithKeepArmedLeavesTheSwitchArmedAndSaysUntilWhen() async throws {
+        let (world, _, server) = world()
+        world.api.onGetOrder { [self] input in
+            if server.read(taking: 1) == 3 { world.interrupt() }
+            return .ok(.init(body: .json(order(input.path.orderId, .open))))
+        }
+        #expect(try await world.run(RaxxOrder.Watch.self, ["ord-1", "--keep-armed"]) == .ok)
+        #expect(world.stderr.contents.contains("Stopped watching. The dead man's switch stays armed (--keep-armed)"))
         #expect(!server.timeouts.contains(0))
     }
 
@@ -197,7 +238,7 @@ final class SwitchServer: @unchecked Sendable {
         try stores.journal().noteSwitch(accountID: Fixtures.accountID, timeout: 30, firesAt: Fixtures.now.addingTimeInterval(30),
                                         at: Fixtures.now.addingTimeInterval(-60))
         let cancelled = Components.Schemas.Event(seq: 41, _type: .orderCancelled, createdAt: Fixtures.now.addingTimeInterval(30),
-                                                 title: "Cancelled: connection lost", orderId: "ord-9", symbol: "MSFT", side: .buy, qty: 2,
+                                                 title: "Cancelled: switch not renewed in time", orderId: "ord-9", symbol: "MSFT", side: .buy, qty: 2,
                                                  reason: "connection_lost")
         let cursors = Cursors()
         world.api.onListEvents { input in
@@ -212,7 +253,7 @@ final class SwitchServer: @unchecked Sendable {
         #expect(said == """
             raxx-order: The server cancelled 1 order while this device was away:
             raxx-order: order ord-9 (buy 2 MSFT) was cancelled by the server at \(RFC3339.string(from: Fixtures.now.addingTimeInterval(30))): \
-            the connection was lost and the dead man's switch fired.
+            the dead man's switch fired because it was not renewed in time.
 
             """)
         #expect(try await world.run(RaxxOrder.List.self) == .ok)
@@ -232,7 +273,7 @@ final class SwitchServer: @unchecked Sendable {
         world.stores = stores
         world.ids = ["0f8e2c1d-aaaa-bbbb-cccc-000000000001"]
         world.api.onGetSession { _ in .ok(.init(body: .json(Fixtures.serverSession()))) }
-        world.api.onGetInstruments { _ in .ok(.init(body: .json(.init(instruments: [], unknown: [])))) }
+        world.api.onCheckOrders(PlaceTests.checks)
         world.api.onPlaceOrder { [self] _ in .created(.init(body: .json(order("ord-1", .open)))) }
         #expect(try await world.run(RaxxOrder.Place.self, ["--symbol", "MSFT", "--side", "buy", "--qty", "2", "--type", "limit",
                                                            "--limit-price", "1.00", "--tif", "gtc", "--cancel-after", "60s"]) == .ok)

@@ -124,7 +124,7 @@ extension RaptorService {
         // One alert per order, with what it was about.
         let alerts = try await rig.alerts(session)
         #expect(alerts.map(\.orderId) == [covered.id, alsoCovered.id])
-        #expect(alerts.allSatisfy { $0.title == "Cancelled: connection lost" && $0.reason == "connection_lost" && $0.side == .buy && $0.qty == 2 })
+        #expect(alerts.allSatisfy { $0.title == "Cancelled: switch not renewed in time" && $0.reason == "connection_lost" && $0.side == .buy && $0.qty == 2 })
         #expect(alerts.map(\.symbol) == ["MSFT", "SPY"])
         #expect(try await rig.alerts(otherAccount).isEmpty)
         // The firing is audited once, naming the session and the orders; each cancel too.
