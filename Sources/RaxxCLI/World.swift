@@ -22,9 +22,9 @@ public struct World: Sendable {
     public var newID: @Sendable () -> String
     /// Waits (a backoff before trying the network again).
     public var sleep: @Sendable (Duration) async throws -> Void
-    /// Runs `action` when the person interrupts (SIGINT) or the system asks the process to end
-    /// (SIGTERM), for as long as the answer is kept.
-    public var onInterrupt: @Sendable (_ action: @escaping @Sendable () -> Void) -> any Sendable
+    /// Runs `action` with the signal when the person interrupts (SIGINT) or the system asks the
+    /// process to end (SIGTERM), for as long as the answer is kept.
+    public var onInterrupt: @Sendable (_ action: @escaping @Sendable (_ signal: Int32) -> Void) -> any Sendable
     /// The terminal's part: asking for a PIN, or reading it from `--pin-fd`.
     public var pinEntry: any PINEntry
     /// The Raptor API, with the given middlewares in front (the session's bearer token).
@@ -40,7 +40,7 @@ public struct World: Sendable {
     public init(now: @escaping @Sendable () -> Date, serverNow: (@Sendable () -> Date)? = nil, monotonic: @escaping @Sendable () -> Duration,
                 newID: @escaping @Sendable () -> String,
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
-                onInterrupt: @escaping @Sendable (_ action: @escaping @Sendable () -> Void) -> any Sendable = { _ in 0 },
+                onInterrupt: @escaping @Sendable (_ action: @escaping @Sendable (_ signal: Int32) -> Void) -> any Sendable = { _ in 0 },
                 pinEntry: any PINEntry, raptor: any RaptorConnection,
                 keystore: any KeystoreAccess, accounts: any LocalAccounts, services: [Provided] = []) {
         self.now = now
@@ -168,11 +168,11 @@ public struct TerminalPINEntry: PINEntry {
 final class Interrupts: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
 
-    init(_ action: @escaping @Sendable () -> Void) {
+    init(_ action: @escaping @Sendable (_ signal: Int32) -> Void) {
         sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler(handler: action)
+            source.setEventHandler { action(number) }
             source.resume()
             return source
         }

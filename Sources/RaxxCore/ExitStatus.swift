@@ -14,4 +14,8 @@ public enum ExitStatus: Int32, Sendable, CaseIterable, Codable {
     case temporary = 75
     /// Not permitted: the paper-first gate, a refused step-up, staff only.
     case notPermitted = 77
+    /// Stopped by SIGINT (128 + 2), having said what became of the work (raxx-notify push).
+    case interrupted = 130
+    /// Stopped by SIGTERM (128 + 15), the same way.
+    case terminated = 143
 }

@@ -31,14 +31,20 @@ extension RaxxNotify {
             the token valid. 429, 500, 503, \
             GOAWAY and unanswered streams are sent again with jittered backoff for up to --retry-for; \
             an expired provider token is replaced once. A malformed or oversized line gets a malformed \
-            result naming the line and field, and the stream goes on. Exit 0 all delivered, 1 some not \
-            delivered (failed or unregistered), 65 some lines malformed, 69 the endpoint unreachable, \
-            its certificate refused (trust a local endpoint's CA with --ca-file) or not HTTP/2 (what \
-            was not sent is listed as not_sent, and the rest of the input is not tried): an endpoint \
-            that cannot be reached before it ever answered is given up on at once; one that answered \
-            and then cannot be reached is tried again for up to --retry-for. The summary on stderr \
-            counts what was delivered, unregistered, failed, not sent and malformed. Progress goes to \
-            stderr on a terminal. 
+            result naming the line and field, and the stream goes on; but when the first line names no \
+            topic and --topic is not given, that is one usage error (64) and nothing is sent. Exit 0 all \
+            delivered, 1 some not delivered (failed or unregistered), 65 some lines malformed, 77 the \
+            provider token refused by APNs (check --key-id, --team-id and the key: the run stops at the \
+            first refusal), 69 the endpoint unreachable, its certificate refused (trust a local \
+            endpoint's CA with --ca-file) or not HTTP/2 (what was not sent is listed as not_sent, and the \
+            rest of the input is not tried): an endpoint that cannot be reached before it ever answered is \
+            given up on at once; one that answered and then cannot be reached is tried again for up to \
+            --retry-for. SIGINT or SIGTERM stop the run: no more input is read, what is in flight has 5 \
+            seconds to be answered, every line read is reported (unknown when sent and not answered, with \
+            the apns_id to send it again with; not_sent when not sent), then the summary, and exit 130 or \
+            143. The summary on stderr counts what was delivered, unregistered, failed, not sent, unknown \
+            and malformed. On a terminal the results are a table with each answer's latency, and progress \
+            goes to stderr. 
             """ + connectivity.helpLine
         )
 
@@ -105,50 +111,141 @@ extension RaxxNotify {
                                         connections: connections, maxInFlight: maxInFlight, retryFor: retryFor, timeout: timeout,
                                         connectTimeout: context.configuration.connectTimeout,
                                         userAgent: "raxx-notify/\(RaxxVersion.current)", failFast: true)
-            let sender = try await context.service((any PushService).self).open(settings)
             let output = PushOutput(context: context)
             let lines = InputLines(context.io.stdin, maxLineBytes: PushLine.maxLineBytes)
             let parser = PushLine(defaultTopic: topic, newID: context.world.newID)
-            do {
+            // Up to the first notification: a first line without a topic, and no --topic, is one
+            // usage error (a file of them would be that many malformed lines), before anything opens.
+            var first: (number: Int, parsed: PushLine.Parsed)? = nil
+            while first == nil, let line = try await lines.next() {
+                let parsed = parser.parse(line)
+                switch parsed {
+                case .blank: continue
+                case .malformed(let field, _) where field == "topic" && topic == nil:
+                    throw RaxxError.usage("Line \(line.number) names no topic, and --topic is not given.",
+                                          hint: "Give the app's bundle id: raxx-notify push --topic com.example.app …")
+                case .malformed(let field, let message):
+                    output.malformed(line: line.number, field: field, message: message)
+                case .notification: first = (line.number, parsed)
+                }
+            }
+            let sender = try await context.service((any PushService).self).open(settings)
+            let stopping = PushStopping()
+            let sending = Task { [maxInFlight] in
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     var inFlight = 0
-                    while let line = try await lines.next() {
+                    var pending = first
+                    while true {
+                        let number: Int, parsed: PushLine.Parsed
+                        if let next = pending {
+                            (number, parsed) = next
+                            pending = nil
+                        } else {
+                            // Stopped (SIGINT, SIGTERM): no more input is read.
+                            if stopping.signal != nil { break }
+                            guard let line = try await lines.next() else { break }
+                            (number, parsed) = (line.number, parser.parse(line))
+                        }
                         let notification: PushNotification
-                        switch parser.parse(line) {
+                        switch parsed {
                         case .blank: continue
                         case .malformed(let field, let message):
-                            output.malformed(line: line.number, field: field, message: message)
+                            output.malformed(line: number, field: field, message: message)
                             continue
                         case .notification(let parsed): notification = parsed
                         }
                         if inFlight >= maxInFlight {
+                            output.hold(line: number, notification)
                             try await group.next()
                             inFlight -= 1
                         }
-                        // Once the endpoint is found unreachable, or one we may not talk to (its
-                        // certificate refused, not HTTP/2), the rest is listed, not sent.
-                        if let stop = output.stopped {
-                            output.settled(line: line.number, notification,
+                        // Once the endpoint is found unreachable, refused (its certificate, not
+                        // HTTP/2, the provider token), or the run is stopped, the rest is listed, not sent.
+                        if let stop = output.stopped ?? stopping.signal.map(PushOutput.Stop.init(signal:)) {
+                            output.settled(line: number, notification,
                                            PushResult(status: .notSent, reason: stop.reason, apnsID: notification.apnsID,
                                                       detail: "not sent: " + stop.why))
                             continue
                         }
                         inFlight += 1
-                        output.sent()
-                        let number = line.number
+                        output.sent(line: number, notification)
                         group.addTask { output.settled(line: number, notification, await sender.send(notification)) }
                     }
                     try await group.waitForAll()
                 }
-            } catch {
+            }
+            let interrupts = context.world.onInterrupt { signal in
+                stopping.stop(signal)
+            }
+            defer { withExtendedLifetime(interrupts) {} }
+            switch await stopping.race(sending) {
+            case .finished(.success):
+                await sender.shutdown()
+                output.finish()
+                if let summary = output.summary() { throw summary }
+            case .finished(.failure(let error)):
                 await sender.shutdown()
                 output.finish()
                 throw error
+            case .stopped(let signal):
+                // What is in flight gets a bounded moment to be answered; what is not answered by
+                // then is reported unknown, with the apns_id to send it again with.
+                var waited = Duration.zero
+                while output.inFlightCount > 0 && waited < Self.stopGrace {
+                    try? await context.world.sleep(.milliseconds(50))
+                    waited += .milliseconds(50)
+                }
+                output.abandonInFlight()
+                output.finish()
+                throw output.stoppedSummary(signal: signal)
             }
-            await sender.shutdown()
-            output.finish()
-            if let summary = output.summary() { throw summary }
         }
+
+        /// How long a stopped run waits for the answers of what it has in flight.
+        static let stopGrace = Duration.seconds(5)
+    }
+}
+
+/// A stop asked for by a signal while `push` runs, and the race between it and the run's end.
+// @unchecked: its state is guarded by the lock.
+final class PushStopping: @unchecked Sendable {
+    enum Outcome {
+        case finished(Result<Void, any Error>)
+        case stopped(signal: Int32)
+    }
+
+    private let lock = NSLock()
+    private var stoppedBy: Int32?
+    private var waiter: CheckedContinuation<Outcome, Never>?
+    private var outcome: Outcome?
+
+    /// The signal that stopped the run, once one did.
+    var signal: Int32? { lock.withLock { stoppedBy } }
+
+    func stop(_ signal: Int32) {
+        settle(.stopped(signal: signal), signal: signal)
+    }
+
+    /// Whichever comes first: `task`'s end, or a stop. The task may still be reading its input
+    /// (a pipe that stays open) when a stop wins: it is left behind, and the process ends.
+    func race(_ task: Task<Void, any Error>) async -> Outcome {
+        Task { settle(.finished(await task.result), signal: nil) }
+        return await withCheckedContinuation { continuation in
+            lock.withLock {
+                if let outcome { continuation.resume(returning: outcome) } else { waiter = continuation }
+            }
+        }
+    }
+
+    private func settle(_ result: Outcome, signal: Int32?) {
+        let waiter: CheckedContinuation<Outcome, Never>? = lock.withLock {
+            if let signal, stoppedBy == nil { stoppedBy = signal }
+            guard outcome == nil else { return nil }
+            outcome = result
+            defer { self.waiter = nil }
+            return self.waiter
+        }
+        waiter?.resume(returning: result)
     }
 }
 
@@ -287,12 +384,48 @@ final class PushOutput: @unchecked Sendable {
     struct Stop: Sendable {
         var reason: String
         var why: String
-        /// The first refusal's own words (the certificate problem).
+        /// The first refusal's own words (the certificate problem, the provider token's reason).
         var detail: String?
+
+        init(reason: String, why: String, detail: String? = nil) {
+            self.reason = reason
+            self.why = why
+            self.detail = detail
+        }
+
+        /// What stops the run, from a result: the endpoint unreachable or refused, or the provider
+        /// token refused (every notification after it would be refused the same way).
+        init?(_ result: PushResult) {
+            switch result.reason {
+            case "Unreachable": self.init(reason: "Unreachable", why: "the endpoint was unreachable")
+            case "TLS": self.init(reason: "TLS", why: "the endpoint's TLS was refused", detail: result.detail)
+            case "NotHTTP2": self.init(reason: "NotHTTP2", why: "the endpoint does not speak HTTP/2")
+            case let reason? where APNsReason(rawValue: reason).map(Self.providerTokenRefusals.contains) == true:
+                self.init(reason: "ProviderToken", why: "APNs refused the provider token (\(reason))", detail: reason)
+            default: return nil
+            }
+        }
+
+        /// A stop asked for by a signal.
+        init(signal: Int32) {
+            self.init(reason: "Stopped", why: "the run was stopped (\(signal == SIGTERM ? "SIGTERM" : "SIGINT")) before it was sent")
+        }
+
+        /// APNs's answers that refuse the provider token itself (an expired one is replaced once first).
+        static let providerTokenRefusals: Set<APNsReason> = [.invalidProviderToken, .missingProviderToken, .unrelatedKeyIdInToken,
+                                                              .expiredProviderToken]
     }
     private var stop: Stop?
     /// On a terminal: how many settled, and how.
     private let progress: ProgressLine
+    /// Sent and not yet answered, by line.
+    private var inFlight: [Int: PushNotification] = [:]
+    /// Once the run is stopped and what was in flight reported unknown: later answers are not written.
+    private var sealed = false
+    /// The header of the text table is written once, before the first row.
+    private var headerWritten = false
+    /// A line read and waiting for room in flight (at most one: lines are read one at a time).
+    private var held: (line: Int, notification: PushNotification)?
 
     init(context: CommandContext) {
         self.context = context
@@ -301,7 +434,36 @@ final class PushOutput: @unchecked Sendable {
 
     var stopped: Stop? { lock.withLock { stop } }
 
-    func sent() { lock.withLock { sentCount += 1 } }
+    var inFlightCount: Int { lock.withLock { inFlight.count } }
+
+    func sent(line: Int, _ notification: PushNotification) {
+        lock.withLock {
+            sentCount += 1
+            inFlight[line] = notification
+            if held?.line == line { held = nil }
+        }
+    }
+
+    /// A line read and waiting for room in flight.
+    func hold(line: Int, _ notification: PushNotification) {
+        lock.withLock { held = (line, notification) }
+    }
+
+    /// After a stop: what is still in flight is reported `unknown` (it may have reached the device;
+    /// sent again with its apns_id, it is the same notification), a line read and not sent
+    /// `not_sent`, and nothing more is written.
+    func abandonInFlight() {
+        let (left, waiting) = lock.withLock { (inFlight.sorted { $0.key < $1.key }, held) }
+        for (line, notification) in left {
+            settled(line: line, notification, PushResult(status: .unknown, reason: "Stopped", apnsID: notification.apnsID,
+                                                         detail: "sent, and no answer came before the stop: send it again with this apns_id"))
+        }
+        if let (line, notification) = waiting {
+            settled(line: line, notification, PushResult(status: .notSent, reason: "Stopped", apnsID: notification.apnsID,
+                                                         detail: "not sent: the run was stopped before it was sent"))
+        }
+        lock.withLock { sealed = true }
+    }
 
     func malformed(line: Int, field: String?, message: String) {
         var w = JSONLineWriter()
@@ -309,7 +471,8 @@ final class PushOutput: @unchecked Sendable {
         w.add("line", line)
         w.add("message", message)
         w.add("status", "malformed")
-        write(w, status: "malformed", row: ["\(line)", "-", "malformed", [field, message].compactMap { $0 }.joined(separator: ": "), "-"])
+        write(w, status: "malformed", line: nil,
+              row: ["\(line)", "-", "malformed", [field, message].compactMap { $0 }.joined(separator: ": "), "-", "-"])
     }
 
     func settled(line: Int, _ notification: PushNotification, _ result: PushResult) {
@@ -323,27 +486,46 @@ final class PushOutput: @unchecked Sendable {
         w.add("status", result.status.rawValue)
         w.add("timestamp", result.timestamp.map { Date(timeIntervalSince1970: Double($0) / 1000) })
         w.add("token", notification.tokenSuffix)
-        if result.status == .notSent || result.status == .failed {
-            switch result.reason {
-            case "Unreachable": lock.withLock { if stop == nil { stop = Stop(reason: "Unreachable", why: "the endpoint was unreachable") } }
-            case "TLS": lock.withLock { if stop == nil { stop = Stop(reason: "TLS", why: "the endpoint's TLS was refused", detail: result.detail) } }
-            case "NotHTTP2": lock.withLock { if stop == nil { stop = Stop(reason: "NotHTTP2", why: "the endpoint does not speak HTTP/2") } }
-            default: break
-            }
+        if result.status == .notSent || result.status == .failed, let found = Stop(result) {
+            lock.withLock { if stop == nil { stop = found } }
         }
-        write(w, status: result.status.rawValue,
-              row: ["\(line)", "…" + notification.tokenSuffix, result.status.rawValue, result.reason ?? "-", result.apnsID ?? "-"])
+        let latency = result.latency.map { String(format: "%.1f ms", Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15) }
+        write(w, status: result.status.rawValue, line: line,
+              row: ["\(line)", "…" + notification.tokenSuffix, result.status.rawValue, result.reason ?? "-", latency ?? "-",
+                    result.apnsID ?? notification.apnsID ?? "-"])
     }
 
-    private func write(_ writer: JSONLineWriter, status: String, row: [String]) {
+    /// The text table's columns: rows are written as they settle, so the widths are fixed.
+    static let columns: [(name: String, width: Int)] = [("LINE", 6), ("TOKEN", 11), ("STATUS", 13), ("REASON", 24), ("LATENCY", 10),
+                                                        ("APNS ID", 0)]
+
+    static func tableRow(_ cells: [String]) -> String {
+        zip(cells, columns).map { cell, column in
+            column.width == 0 ? cell : cell.padding(toLength: max(column.width, cell.count + 1), withPad: " ", startingAt: 0)
+        }.joined()
+    }
+
+    private func write(_ writer: JSONLineWriter, status: String, line: Int?, row: [String]) {
         var writer = writer
-        let text: String
+        var text: String
         switch context.format {
         case .json: text = writer.line()
-        case .text: text = TerminalText.printable(row.joined(separator: "  ")) + "\n"
+        case .text: text = TerminalText.printable(Self.tableRow(row)) + "\n"
         }
         lock.lock()
         defer { lock.unlock() }
+        if let line {
+            // After a stop, what was in flight is reported unknown once: an answer arriving after
+            // that (or a second report of the same line) is not written.
+            guard !sealed else { return }
+            if held?.line == line { held = nil }
+            let wasInFlight = inFlight.removeValue(forKey: line) != nil
+            if status == PushResult.Status.unknown.rawValue && !wasInFlight { return }
+        }
+        if context.format == .text && !headerWritten {
+            headerWritten = true
+            text = Self.tableRow(Self.columns.map(\.name)) + "\n" + text
+        }
         counts[status, default: 0] += 1
         inputLines += 1
         context.io.stdout.write(text)
@@ -354,6 +536,24 @@ final class PushOutput: @unchecked Sendable {
     private func progressDetail() -> String {
         "\(counts["delivered", default: 0]) delivered, \(counts["unregistered", default: 0]) unregistered, "
             + "\(counts["failed", default: 0]) failed, \(counts["not_sent", default: 0]) not sent, \(counts["malformed", default: 0]) malformed"
+    }
+
+    /// Every count, and of how many lines: what really happened, in one sentence.
+    private var tally: String {
+        let unknown = counts["unknown", default: 0]
+        return "\(counts["delivered", default: 0]) delivered, \(counts["unregistered", default: 0]) unregistered, "
+            + "\(counts["failed", default: 0]) failed, \(counts["not_sent", default: 0]) not sent, "
+            + (unknown > 0 ? "\(unknown) unknown, " : "") + "\(counts["malformed", default: 0]) malformed, of \(counts.values.reduce(0, +))"
+    }
+
+    /// The run was stopped by `signal`: what became of every line read, and exit 130 or 143.
+    func stoppedSummary(signal: Int32) -> RaxxError {
+        lock.lock()
+        defer { lock.unlock() }
+        let name = signal == SIGTERM ? "SIGTERM" : "SIGINT"
+        return RaxxError(code: "stopped", message: "Stopped by \(name): \(tally).",
+                         hint: "Send the not_sent and unknown lines again (their results carry the apns_id to keep); lines after them were not read.",
+                         status: signal == SIGTERM ? .terminated : .interrupted)
     }
 
     func finish() {
@@ -372,10 +572,6 @@ final class PushOutput: @unchecked Sendable {
         let notSent = counts["not_sent", default: 0]
         let malformed = counts["malformed", default: 0]
         let undelivered = counts["failed", default: 0] + counts["unregistered", default: 0]
-        let delivered = counts["delivered", default: 0]
-        // What really happened, in one sentence: no "the others were sent" when none were.
-        let tally = "\(delivered) delivered, \(counts["unregistered", default: 0]) unregistered, \(counts["failed", default: 0]) failed, "
-            + "\(notSent) not sent, \(malformed) malformed, of \(total)"
         switch stop?.reason {
         case "Unreachable":
             return RaxxError(code: "unavailable", message: "The APNs endpoint could not be reached: \(tally).",
@@ -389,6 +585,11 @@ final class PushOutput: @unchecked Sendable {
         case "NotHTTP2":
             return RaxxError(code: "not_http2", message: "The endpoint does not speak HTTP/2, as APNs does: \(tally).",
                              hint: "Check --endpoint.", status: .unavailable)
+        case "ProviderToken":
+            return RaxxError(code: "provider_token_refused", message: "APNs refused the provider token (\(stop?.detail ?? "InvalidProviderToken")): \(tally).",
+                             hint: "Check --key-id (the id of the key in --key-file), --team-id (the team the key belongs to) and that the key is "
+                                 + "enabled for APNs; then send the failed and not_sent lines again.",
+                             status: .notPermitted)
         default:
             break
         }

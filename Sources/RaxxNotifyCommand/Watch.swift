@@ -40,7 +40,7 @@ extension RaxxNotify {
                 return
             }
             let following = Task { try await watcher.follow { try AlertOutput.line($0, in: context) } }
-            let interrupts = context.world.onInterrupt { following.cancel() }
+            let interrupts = context.world.onInterrupt { _ in following.cancel() }
             defer { withExtendedLifetime(interrupts) {} }
             try await following.value
         }

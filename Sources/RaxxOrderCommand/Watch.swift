@@ -86,7 +86,7 @@ func followOrders(_ ids: [String], timeout: Int, keepArmed: Bool, api: any APIPr
                                sleep: context.world.sleep, say: { display.say("raxx-order: " + $0) })
     watcher.armed = { display.switchArmed(until: $0) }
     let following = Task { [watcher] in try await watcher.watch(ids) { changed, all in try display.show(changed, all: all) } }
-    let interrupts = context.world.onInterrupt { following.cancel() }
+    let interrupts = context.world.onInterrupt { _ in following.cancel() }
     defer { withExtendedLifetime(interrupts) {} }
     switch try await following.value {
     case .allFinal:

@@ -111,6 +111,9 @@ public struct PushResult: Sendable, Equatable {
         case failed
         /// It never reached APNs: the endpoint could not be reached, or it was refused locally.
         case notSent = "not_sent"
+        /// It was sent, and the run was stopped before its answer came: it may or may not have
+        /// reached the device; sent again with the same apns_id, it is the same notification.
+        case unknown
     }
 
     public var status: Status

@@ -63,7 +63,7 @@ public final class TestWorld: Sendable {
         var stores: (any LocalStores)?
         var environment: [String: String] = ["RAXX_HOME": "/nonexistent/raxx-test-home"]
         var nextID = 0
-        var interruptActions: [@Sendable () -> Void] = []
+        var interruptActions: [@Sendable (Int32) -> Void] = []
         var slept: [Duration] = []
     }
 
@@ -77,8 +77,9 @@ public final class TestWorld: Sendable {
     public var sleeps: [Duration] { state.withLock { $0.slept } }
 
     /// Interrupts the command as SIGINT would.
-    public func interrupt() {
-        for action in state.withLock({ $0.interruptActions }) { action() }
+    /// As SIGINT (or `signal`) would: every action kept for it runs.
+    public func interrupt(_ signal: Int32 = SIGINT) {
+        for action in state.withLock({ $0.interruptActions }) { action(signal) }
     }
 
     public init() {}

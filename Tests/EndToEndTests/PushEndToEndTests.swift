@@ -228,6 +228,54 @@ import Testing
         #expect(result.stderr.contains("could not be reached"))
     }
 
+    /// A provider token APNs refuses (the wrong team): the run stops at the first refusal with
+    /// exit 77 and what to check, and the rest is listed not_sent, not thousands of failures.
+    @Test func aRefusedProviderTokenStopsTheRunWith77() throws {
+        let endpoint = try endpoint()
+        let home = try home()
+        let args = ["push", "--endpoint", endpoint.url, "--ca-file", endpoint.caFile, "--key-file", home.keyFile, "--key-id", keyID,
+                    "--team-id", "WRONG12345", "--topic", topic, "--max-in-flight", "1"]
+        let result = try ToolRunner.run("raxx-notify", args, environment: ["RAXX_HOME": home.home.path], input: Self.lines(0..<200), timeout: 120)
+        #expect(result.status == 77, "\(result.stderr)")
+        let results = Self.results(result.stdout)
+        #expect(results.count == 200)
+        #expect(results.filter { $0["status"] as? String == "failed" }.count == 1)
+        #expect(results.filter { $0["status"] as? String == "not_sent" }.count == 199)
+        #expect(result.stderr.contains("APNs refused the provider token (InvalidProviderToken)") && result.stderr.contains("--team-id"))
+        #expect(endpoint.stop() == 0)
+    }
+
+    /// SIGINT while the input is still open: no more is read, every line read is reported, the
+    /// summary is printed, exit 130.
+    @Test func anInterruptedRunReportsWhatItReadAndExits130() async throws {
+        let endpoint = try endpoint()
+        let home = try home()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BuiltTools.path("raxx-notify"))
+        process.arguments = arguments(endpoint.url, ca: endpoint.caFile, keyFile: home.keyFile)
+        process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "RAXX_HOME": home.home.path]
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        (process.standardOutput, process.standardError, process.standardInput) = (out, err, input)
+        let stdout = Collected(out.fileHandleForReading), stderr = Collected(err.fileHandleForReading)
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        // Three lines, and the pipe stays open: the tool waits for more.
+        input.fileHandleForWriting.write(Data(Self.lines(0..<3).utf8))
+        let deadline = Date().addingTimeInterval(60)
+        while Self.results(stdout.text).count < 3, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(Self.results(stdout.text).count == 3, "\(stderr.text)")
+        kill(process.processIdentifier, SIGINT)
+        let stopped = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < stopped { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!process.isRunning)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        #expect(stderr.finish().contains("Stopped by SIGINT: 3 delivered, 0 unregistered, 0 failed, 0 not sent, 0 malformed, of 3."))
+        #expect(Self.results(stdout.finish()).allSatisfy { $0["status"] as? String == "delivered" })
+        try? input.fileHandleForWriting.close()
+        #expect(endpoint.stop() == 0)
+    }
+
     @Test func aKeyFileOthersCanReadIsRefusedWith77() throws {
         let home = try home()
         chmod(home.keyFile, 0o640)

@@ -7,7 +7,7 @@ import Testing
     @Test func matchTheSuiteConvention() {
         let expected: [RaxxCore.ExitStatus: Int32] = [
             .ok: 0, .failure: 1, .cancelled: 2, .stale: 3, .signInRequired: 4, .usage: 64, .dataError: 65,
-            .unavailable: 69, .temporary: 75, .notPermitted: 77,
+            .unavailable: 69, .temporary: 75, .notPermitted: 77, .interrupted: 130, .terminated: 143,
         ]
         for status in RaxxCore.ExitStatus.allCases { #expect(status.rawValue == expected[status]) }
         #expect(expected.count == RaxxCore.ExitStatus.allCases.count)

@@ -23,13 +23,35 @@ import Testing
             return self
         }
 
+        /// Tokens whose send does not answer until `release()`; `onSend` hears each send first.
+        var hanging: Set<String> = []
+        var onSend: @Sendable (PushNotification) -> Void = { _ in }
+        private var held: [CheckedContinuation<Void, Never>] = []
+        private var released = false
+
         func send(_ notification: PushNotification) async -> PushResult {
-            lock.withLock {
+            let (hangs, hear) = lock.withLock { () -> (Bool, @Sendable (PushNotification) -> Void) in
                 sent.append(notification)
+                return (hanging.contains(notification.deviceToken), onSend)
+            }
+            hear(notification)
+            if hangs {
+                await withCheckedContinuation { continuation in
+                    let now = lock.withLock { released ? true : { held.append(continuation); return false }() }
+                    if now { continuation.resume() }
+                }
+            }
+            return lock.withLock {
                 var result = answers[notification.deviceToken] ?? PushResult(status: .delivered, attempts: 1)
                 result.apnsID = result.apnsID ?? notification.apnsID
                 return result
             }
+        }
+
+        /// Lets every hanging send answer.
+        func release() {
+            let waiting = lock.withLock { released = true; defer { held = [] }; return held }
+            for continuation in waiting { continuation.resume() }
         }
 
         func shutdown() async { lock.withLock { shutDown = true } }
@@ -142,10 +164,72 @@ import Testing
         #expect(!world.stdout.contents.contains("settled") && world.jsonLines.count == 1)
     }
 
+    /// Lines that name no topic, and no --topic: one usage error, nothing opened or sent (not a
+    /// malformed result per line).
     @Test func aLineWithoutTopicNeedsTopic() async throws {
-        let (world, _) = world([Self.line(Self.tokens[0])])
-        #expect(try await world.run(RaxxNotify.Push.self, Array(Self.arguments.dropLast(2))) == .dataError)
-        #expect(results(world)[1]?["field"] as? String == "topic")
+        let (world, push) = world([Self.line(Self.tokens[0]), Self.line(Self.tokens[1])])
+        #expect(try await world.run(RaxxNotify.Push.self, Array(Self.arguments.dropLast(2)) + ["--format", "text"]) == .usage)
+        #expect(world.stderr.contents.hasPrefix("raxx-notify: Line 1 names no topic, and --topic is not given.\n"))
+        #expect(world.stdout.contents.isEmpty && push.settings == nil && push.sent.isEmpty)
+        // A later line without one, after lines that name theirs, is that line's malformed result.
+        let (later, _) = self.world([Self.line(Self.tokens[0], #""topic":"app.raxx.ios","payload":{"a":1}"#), Self.line(Self.tokens[1])],
+                               ids: ["11111111-2222-3333-4444-555555555555"])
+        #expect(try await later.run(RaxxNotify.Push.self, Array(Self.arguments.dropLast(2))) == .dataError)
+        #expect(results(later)[2]?["field"] as? String == "topic" && results(later)[1]?["status"] as? String == "delivered")
+    }
+
+    /// APNs refusing the provider token stops the run early: the rest is not sent, exit 77 with
+    /// what to check.
+    @Test func aRefusedProviderTokenStopsTheRunWithExit77() async throws {
+        let (world, push) = world((0..<4).map { Self.line(Self.tokens[$0]) }, ids: (1...4).map { "\($0)1111111-2222-3333-4444-555555555555" })
+        push.answers[Self.tokens[0]] = PushResult(status: .failed, reason: "InvalidProviderToken", attempts: 1)
+        #expect(try await world.run(RaxxNotify.Push.self, Self.arguments + ["--max-in-flight", "1", "--format", "text"]) == .notPermitted)
+        #expect(push.sent.count == 1)
+        #expect(world.stderr.contents.contains("APNs refused the provider token (InvalidProviderToken): 0 delivered, 0 unregistered, 1 failed, 3 not sent"))
+        #expect(world.stderr.contents.contains("Check --key-id"))
+    }
+
+    /// SIGINT: no more input is read, what is in flight gets a moment, and every line read is
+    /// reported (unknown with its apns_id, or not_sent), then the summary, exit 130.
+    @Test func anInterruptReportsEveryLineReadAndExits130() async throws {
+        let (world, push) = world((0..<4).map { Self.line(Self.tokens[$0]) }, ids: (1...4).map { "\($0)1111111-2222-3333-4444-555555555555" })
+        push.hanging = [Self.tokens[1]]
+        push.onSend = { notification in if notification.deviceToken == Self.tokens[1] { world.interrupt() } }
+        defer { push.release() }
+        #expect(try await world.run(RaxxNotify.Push.self, Self.arguments + ["--max-in-flight", "1"]) == .interrupted)
+        let results = results(world)
+        #expect(results[1]?["status"] as? String == "delivered")
+        #expect(results[2]?["status"] as? String == "unknown" && results[2]?["apns_id"] as? String == "21111111-2222-3333-4444-555555555555")
+        // Line 3 is not read when the stop comes first, or read and held for room in flight:
+        // then it is reported not_sent. Line 4 is never read.
+        #expect(results[4] == nil)
+        if let third = results[3] {
+            #expect(third["status"] as? String == "not_sent" && third["apns_id"] as? String == "31111111-2222-3333-4444-555555555555")
+            #expect(world.stderr.contents.contains("Stopped by SIGINT: 1 delivered, 0 unregistered, 0 failed, 1 not sent, 1 unknown, 0 malformed, of 3."))
+        } else {
+            #expect(world.stderr.contents.contains("Stopped by SIGINT: 1 delivered, 0 unregistered, 0 failed, 0 not sent, 1 unknown, 0 malformed, of 2."))
+        }
+        #expect(push.sent.count == 2)
+        // SIGTERM the same way, exit 143.
+        let (term, termPush) = self.world([Self.line(Self.tokens[0])], ids: ["11111111-2222-3333-4444-555555555555"])
+        termPush.hanging = [Self.tokens[0]]
+        termPush.onSend = { _ in term.interrupt(SIGTERM) }
+        defer { termPush.release() }
+        #expect(try await term.run(RaxxNotify.Push.self, Self.arguments) == .terminated)
+        #expect(term.stderr.contents.contains("Stopped by SIGTERM"))
+    }
+
+    /// On a terminal the results are a table with a header and each answer's latency.
+    @Test func theTextOutputIsATableWithLatency() async throws {
+        let (world, push) = world([Self.line(Self.tokens[0])], ids: ["11111111-2222-3333-4444-555555555555"])
+        push.answers[Self.tokens[0]] = PushResult(status: .delivered, attempts: 1, latency: .milliseconds(12))
+        world.stdoutIsTTY = true
+        #expect(try await world.run(RaxxNotify.Push.self, Self.arguments) == .ok)
+        #expect(world.stdout.contents == """
+            LINE  TOKEN      STATUS       REASON                  LATENCY   APNS ID
+            1     …01010101  delivered    -                       12.0 ms   11111111-2222-3333-4444-555555555555
+
+            """)
     }
 
     @Test func thePayloadIsSentAsWrittenWithoutTheWhitespaceBetweenItsTokens() async throws {

@@ -48,7 +48,7 @@ public struct APNsEventSender: EventPushSending {
         switch result.status {
         case .delivered: .delivered
         case .unregistered: .unregistered(result.timestamp.map { Date(timeIntervalSince1970: Double($0) / 1000) })
-        case .failed, .notSent: .failed(reason: result.reason ?? result.status.rawValue)
+        case .failed, .notSent, .unknown: .failed(reason: result.reason ?? result.status.rawValue)
         }
     }
 }
