@@ -54,6 +54,7 @@ extension Operations.ExtendDSRRequest.Output: ProblemAnswering {}
 extension Operations.CloseDSRRequest.Output: ProblemAnswering {}
 extension Operations.ExportDSRData.Output: ProblemAnswering {}
 extension Operations.PlanDSRErasure.Output: ProblemAnswering {}
+extension Operations.CheckDSRErasurePlan.Output: ProblemAnswering {}
 extension Operations.ApplyDSRErasure.Output: ProblemAnswering {}
 extension Operations.GetDSRReceipt.Output: ProblemAnswering {}
 extension Operations.GetDSRReceiptKey.Output: ProblemAnswering {}

@@ -50,12 +50,15 @@ extension RaxxDSR {
             commandName: "apply",
             abstract: "Carry out an erasure plan, once, after a passkey step-up bound to the plan.",
             discussion: """
-            On a terminal you confirm by typing the subject's email; in scripts --confirm EMAIL says \
-            it (there is no --yes). Your passkey then confirms this very plan (asks for the PIN, or \
-            --pin-fd). A plan whose data changed since (an order filled) is refused with exit 75, \
-            "The plan is stale": plan again. The subject's access and identifiers go first, then the \
-            history in chunks; if it is interrupted, apply again with the same plan hash finishes \
-            it. Applying a completed request changes nothing and says so. 
+            Before anything is asked, the plan is checked with the server: a hash that is not the \
+            request's plan is refused (65, "not this plan's hash"), and a plan whose data changed since \
+            (an order filled) with exit 75, "The plan is stale", naming the request to plan again. On a \
+            terminal you then confirm by typing the subject's email; in scripts --confirm EMAIL says it \
+            (there is no --yes). Your passkey then confirms this very plan (asks for the PIN, or \
+            --pin-fd). The subject's access and identifiers go first, then the history in chunks; if it \
+            is interrupted (Ctrl-C, a lost connection), it says what state the request is in, and \
+            applying again with the same plan hash finishes it. Applying a completed request changes \
+            nothing and says so. 
             """ + connectivity.helpLine
         )
 
@@ -73,6 +76,21 @@ extension RaxxDSR {
         /// How long the apply call may take before the command gives up waiting (the erasure goes
         /// on on the server, and the same command run again resumes or reports it).
         static let timeout = RaxxDuration.seconds(3600)
+
+        /// A plan whose data changed since it was made.
+        static func stale(_ id: String) -> RaxxError {
+            RaxxError(code: "plan_stale", message: "The plan is stale: \(id)'s data changed since it was planned (an order filled, say).",
+                      hint: "Plan again: raxx-dsr plan \(id); check the new plan, then apply its plan_hash.", status: .temporary)
+        }
+
+        /// An apply that stopped before its answer came: what state the request is in, and how
+        /// to finish it.
+        static func interrupted(_ id: String, planHash: String, why: String, status: ExitStatus) -> RaxxError {
+            RaxxError(code: "apply_interrupted",
+                      message: "\(why). On the server the erasure goes on, or stopped part-way and waits: \(id) is erasing "
+                          + "(raxx-dsr show \(id) says how far), and nothing is left half-erased for good.",
+                      hint: "Apply again to finish it: raxx-dsr apply \(id) --plan-hash \(planHash)", status: status)
+        }
 
         struct Record: Encodable {
             var request_id: String
@@ -103,8 +121,14 @@ extension RaxxDSR {
                                             hint: "Verify the identity, then: raxx-dsr plan \(id)")
                 }
                 guard current == planHash else {
-                    throw RaxxError(code: "plan_stale", message: "The plan is stale.",
-                                    hint: "That is not the request's latest plan: plan again (raxx-dsr plan \(id)).", status: .temporary)
+                    throw RaxxError.badInput(field: "plan-hash", "is not this plan's hash: \(id)'s plan has another "
+                                             + "(check the plan_hash raxx-dsr plan \(id) showed; a plan made since replaces the one before)")
+                }
+                // Fresh: the plan as it would be made now has the same hash (not when the erasure is
+                // part-way: applying again finishes it).
+                if request.status == .planned {
+                    let now = try await api.checkDSRErasurePlan(path: .init(requestId: id)).checked().ok.body.json
+                    guard now.planHash == planHash else { throw Self.stale(id) }
                 }
                 let typed: String
                 if let confirmed {
@@ -126,12 +150,31 @@ extension RaxxDSR {
             // The answer comes when the last row is erased: a large account takes minutes, far past
             // an ordinary call's timeout (which would report a failure while the erasure goes on).
             // A terminal shows the time spent.
-            let outcome = try await RequestTimeout.$total.withValue(Self.timeout) {
-                try await context.progressLine("erasing \(id)").whileWaiting {
-                    try await api.applyDSRErasure(path: .init(requestId: id), headers: .init(raxxStepUpGrant: grant),
-                                                  body: .json(.init(planHash: planHash)))
+            let id = self.id, timeout = Self.timeout, grantGiven = grant
+            let progress = context.progressLine("erasing \(id)")
+            let applying = Task { [api] in
+                try await RequestTimeout.$total.withValue(timeout) {
+                    try await progress.whileWaiting {
+                        try await api.applyDSRErasure(path: .init(requestId: id), headers: .init(raxxStepUpGrant: grantGiven),
+                                                      body: .json(.init(planHash: planHash)))
+                    }
+                }.checked().ok.body.json
+            }
+            let stop = StopWaiting<Components.Schemas.ErasureOutcome>()
+            let interrupts = context.world.onInterrupt { _ in stop.stop() }
+            defer { withExtendedLifetime(interrupts) {} }
+            let outcome: Components.Schemas.ErasureOutcome
+            do {
+                guard let answered = try await stop.race(applying) else {
+                    applying.cancel()
+                    throw Self.interrupted(id, planHash: planHash, why: "Stopped waiting for the erasure of \(id)", status: .cancelled)
                 }
-            }.checked().ok.body.json
+                outcome = answered
+            } catch let error where ErrorMapping.isOffline(error) {
+                throw Self.interrupted(id, planHash: planHash, why: "The connection was lost while \(id) was being erased", status: .unavailable)
+            } catch let error as RaxxError where error.code == Components.Schemas.ProblemCode.planStale.rawValue {
+                throw Self.stale(id)
+            }
             let r = outcome.request
             if outcome.alreadyCompleted { context.say("\(id) was completed already: nothing changed.") }
             try context.emit([Record(request_id: r.id, status: r.status.rawValue, plan_hash: r.planHash ?? planHash,
@@ -140,5 +183,36 @@ extension RaxxDSR {
                 [$0.request_id, $0.status, $0.completed_at.map(RFC3339.string(from:)) ?? "-", $0.already_completed ? "already completed" : "erased"]
             }
         }
+    }
+}
+
+/// A wait that the person can stop (Ctrl-C): whichever comes first, the task's answer or the stop.
+// @unchecked: its state is guarded by the lock.
+final class StopWaiting<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var waiter: CheckedContinuation<Result<T, any Error>?, Never>?
+    private var done: Result<T, any Error>??
+
+    func stop() { settle(nil) }
+
+    /// The task's value, or nil when stopped first (the task is left to the process's end).
+    func race(_ task: Task<T, any Error>) async throws -> T? {
+        Task { settle(await task.result) }
+        let result = await withCheckedContinuation { continuation in
+            lock.withLock {
+                if let done { continuation.resume(returning: done) } else { waiter = continuation }
+            }
+        }
+        return try result?.get()
+    }
+
+    private func settle(_ result: Result<T, any Error>?) {
+        let waiter: CheckedContinuation<Result<T, any Error>?, Never>? = lock.withLock {
+            guard done == nil else { return nil }
+            done = .some(result)
+            defer { self.waiter = nil }
+            return self.waiter
+        }
+        waiter?.resume(returning: result)
     }
 }

@@ -267,6 +267,11 @@ public final class StubAPI: RaptorConnection, Sendable {
         plan(Operations.ExportDSRData.id, answer)
     }
 
+    /// Plans the answer to `checkDSRErasurePlan`.
+    public func onCheckDSRErasurePlan(_ answer: @escaping @Sendable (Operations.CheckDSRErasurePlan.Input) async throws -> Operations.CheckDSRErasurePlan.Output) {
+        plan(Operations.CheckDSRErasurePlan.id, answer)
+    }
+
     /// Plans the answer to `planDSRErasure`.
     public func onPlanDSRErasure(_ answer: @escaping @Sendable (Operations.PlanDSRErasure.Input) async throws -> Operations.PlanDSRErasure.Output) {
         plan(Operations.PlanDSRErasure.id, answer)
@@ -438,6 +443,10 @@ public final class StubAPI: RaptorConnection, Sendable {
             try await stub.call(Operations.ExportDSRData.id, input, middlewares: middlewares)
         }
 
+        public func checkDSRErasurePlan(_ input: Operations.CheckDSRErasurePlan.Input) async throws -> Operations.CheckDSRErasurePlan.Output {
+            try await stub.call(Operations.CheckDSRErasurePlan.id, input, middlewares: middlewares)
+        }
+    
         public func planDSRErasure(_ input: Operations.PlanDSRErasure.Input) async throws -> Operations.PlanDSRErasure.Output {
             try await stub.call(Operations.PlanDSRErasure.id, input, middlewares: middlewares)
         }

@@ -346,11 +346,17 @@ enum DSRFixtures {
         #expect(world.api.calls.isEmpty)
     }
 
+    /// The plan as the server would make it now, with `hash`.
+    static func currentPlan(_ hash: String) -> @Sendable (Operations.CheckDSRErasurePlan.Input) -> Operations.CheckDSRErasurePlan.Output {
+        { _ in .ok(.init(body: .json(.init(requestId: "dsr_1", planHash: hash, items: [], computedAt: Fixtures.now)))) }
+    }
+
     @Test func aWrongConfirmationErasesNothing() async throws {
         let world = world()
         world.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .planned, planHash: PH)))) }
+        world.api.onCheckDSRErasurePlan(Self.currentPlan(PH))
         #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", PH, "--confirm", "other@example.com"]) == .dataError)
-        #expect(world.api.operations == [Operations.GetDSRRequest.id])
+        #expect(world.api.operations == [Operations.GetDSRRequest.id, Operations.CheckDSRErasurePlan.id])
     }
 
     @Test func aMistypedEmailOnTheTerminalCancels() async throws {
@@ -358,8 +364,9 @@ enum DSRFixtures {
         world.stdinIsTTY = true
         world.stdin = "someone@example.com\n"
         world.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .planned, planHash: PH)))) }
+        world.api.onCheckDSRErasurePlan(Self.currentPlan(PH))
         #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", PH]) == .cancelled)
-        #expect(world.api.operations == [Operations.GetDSRRequest.id])
+        #expect(world.api.operations == [Operations.GetDSRRequest.id, Operations.CheckDSRErasurePlan.id])
     }
 
     /// A mistyped hash is a usage error (64), not a stale plan to retry (75); nothing is asked.
@@ -370,16 +377,57 @@ enum DSRFixtures {
         #expect(world.api.calls.isEmpty)
         // The same hash in capitals is the same hash: on to the confirmation (wrong here: 65).
         world.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .planned, planHash: PH)))) }
+        world.api.onCheckDSRErasurePlan(Self.currentPlan(PH))
         #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", PH.uppercased(), "--confirm", "other@example.com"]) == .dataError)
     }
 
-    @Test func anOlderPlanHashIsStaleBeforeAnyStepUp() async throws {
+    /// A hash that is not the request's plan (mistyped, or a plan replaced since) is said to be
+    /// so (65), not "stale"; nothing is asked.
+    @Test func aHashThatIsNotThePlansIsSaidToBeSo() async throws {
         let world = world()
         world.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .planned, planHash: NEW)))) }
         #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", OLD, "--confirm", "subject@example.com",
-                                                         "--format", "text"]) == .temporary)
-        #expect(world.stderr.contents.contains("The plan is stale"))
+                                                         "--format", "text"]) == .dataError)
+        #expect(world.stderr.contents.contains("field 'plan-hash': is not this plan's hash"))
+        #expect(!world.stderr.contents.contains("stale"))
         #expect(world.api.operations == [Operations.GetDSRRequest.id])
+    }
+
+    /// The plan's freshness is checked before the email and the PIN are asked: data that changed
+    /// since makes it stale (75), and the hint names the request to plan again.
+    @Test func aStalePlanIsFoundBeforeTheEmailAndPINAreAsked() async throws {
+        let world = world()
+        world.stdinIsTTY = true
+        world.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .planned, planHash: PH)))) }
+        world.api.onCheckDSRErasurePlan(Self.currentPlan(NEW))
+        #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", PH, "--format", "text"]) == .temporary)
+        #expect(world.stderr.contents.contains("The plan is stale: dsr_1's data changed since it was planned"))
+        #expect(world.stderr.contents.contains("hint: Plan again: raxx-dsr plan dsr_1"))
+        #expect(!world.stderr.contents.contains("Type the subject's email"))
+        #expect(world.api.operations == [Operations.GetDSRRequest.id, Operations.CheckDSRErasurePlan.id])
+    }
+
+    /// An apply stopped while the server erases (Ctrl-C, a lost connection) says what state the
+    /// request is in and how to finish it.
+    @Test func anInterruptedApplySaysHowToFinish() async throws {
+        let stopped = world()
+        stopped.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .completed, planHash: PH)))) }
+        stopped.api.onApplyDSRErasure { _ in
+            stopped.interrupt()
+            try await Task.sleep(for: .seconds(3600)) // the erasure goes on; the wait is cancelled
+            throw RaxxError.failure("not reached")
+        }
+        #expect(try await stopped.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", PH, "--confirm", "subject@example.com", "--format", "text"])
+                == .cancelled)
+        #expect(stopped.stderr.contents.contains("Stopped waiting for the erasure of dsr_1. On the server the erasure goes on"))
+        #expect(stopped.stderr.contents.contains("hint: Apply again to finish it: raxx-dsr apply dsr_1 --plan-hash \(PH)"))
+
+        let lost = world()
+        lost.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .completed, planHash: PH)))) }
+        lost.api.onApplyDSRErasure { _ in throw TransportFailure(kind: .offlineSoft, curlCode: 28, detail: "timed out") }
+        #expect(try await lost.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", PH, "--confirm", "subject@example.com", "--format", "text"])
+                == .unavailable)
+        #expect(lost.stderr.contents.contains("The connection was lost while dsr_1 was being erased"))
     }
 
     @Test func theServersStaleAnswerExits75() async throws {

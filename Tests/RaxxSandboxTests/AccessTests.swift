@@ -48,7 +48,7 @@ final class OperationRecorder: ServerTransport, ServerMiddleware, @unchecked Sen
 @Suite struct AccessTests {
     @Test func theTableDeclaresEveryOperationOnce() async throws {
         let ids = try await OperationRecorder.operationIDs()
-        #expect(ids.count == 40)
+        #expect(ids.count == 41)
         #expect(Set(ids).count == ids.count)
         #expect(Set(ids) == Set(Access.table.keys))
     }
@@ -58,9 +58,10 @@ final class OperationRecorder: ServerTransport, ServerMiddleware, @unchecked Sen
         #expect(open == ["getDSRReceiptKey", "getHealth", "loginOptions", "loginVerify", "registerVerify", "renewSession"])
         #expect(Access.table["registerOptions"] == .signedInIfToken)
         #expect(Access.table["placeOrder"] == .stepUp)
+        #expect(Access.table["checkOrders"] == .signedIn)
         // Every data-subject operation but the public receipt key is staff only; applying also steps up.
         let staff = Access.table.filter { [.staff, .staffStepUp].contains($0.value) }.keys.sorted()
-        #expect(staff == ["applyDSRErasure", "closeDSRRequest", "confirmDSRExport", "createDSRRequest", "exportDSRData", "extendDSRRequest", "getDSRReceipt",
+        #expect(staff == ["applyDSRErasure", "checkDSRErasurePlan", "closeDSRRequest", "confirmDSRExport", "createDSRRequest", "exportDSRData", "extendDSRRequest", "getDSRReceipt",
                           "getDSRRequest", "listDSRRequests", "listSubjectAuditEvents", "planDSRErasure", "verifyDSRIdentity"])
         #expect(Access.table["applyDSRErasure"] == .staffStepUp)
         #expect(Access.table["listAuditEvents"] == .signedIn)

@@ -209,6 +209,10 @@ public struct RaptorService: APIProtocol {
         try await dsr.confirmDSRExport(input, caller: gate.caller(Operations.ConfirmDSRExport.id))
     }
 
+    public func checkDSRErasurePlan(_ input: Operations.CheckDSRErasurePlan.Input) async throws -> Operations.CheckDSRErasurePlan.Output {
+        try await dsr.checkDSRErasurePlan(input, caller: gate.caller(Operations.CheckDSRErasurePlan.id))
+    }
+
     public func planDSRErasure(_ input: Operations.PlanDSRErasure.Input) async throws -> Operations.PlanDSRErasure.Output {
         try await dsr.planDSRErasure(input, caller: gate.caller(Operations.PlanDSRErasure.id))
     }

@@ -305,6 +305,17 @@ struct DSRStore: Sendable {
         }
     }
 
+    /// The plan of request `id` as it would be made now, in a read: nothing is recorded.
+    func currentPlan(id: String, rules: [ErasureRule], now: Date, check: @escaping @Sendable (DSRState) throws -> Void)
+        async throws -> Components.Schemas.ErasurePlan?
+    {
+        try await writer.read { db -> Components.Schemas.ErasurePlan? in
+            guard let state = try Self.state(db, id: id) else { return nil }
+            try check(state)
+            return try Self.computePlan(db, state: state, rules: rules, now: now).plan
+        }
+    }
+
     /// Starts (or resumes) the erasure of request `id` with the plan `planHash`, spending the
     /// step-up grant bound to it: the first transaction (access and identifiers). What may be
     /// applied is `ErasurePlanning.judgeApply`'s to say; its refusals are thrown (a step-up's

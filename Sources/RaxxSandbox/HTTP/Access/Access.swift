@@ -70,6 +70,7 @@ public enum Access: Sendable, Equatable {
         Operations.ExportDSRData.id: .staff,
         Operations.ConfirmDSRExport.id: .staff,
         Operations.PlanDSRErasure.id: .staff,
+        Operations.CheckDSRErasurePlan.id: .staff, // a read: nothing is recorded
         Operations.ApplyDSRErasure.id: .staffStepUp,
         Operations.GetDSRReceipt.id: .staff,
         Operations.GetDSRReceiptKey.id: .anonymous, // a public key: anyone may verify a receipt

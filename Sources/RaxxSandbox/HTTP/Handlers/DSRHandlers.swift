@@ -91,6 +91,13 @@ struct DSRHandlers: Sendable {
         return .ok(.init(body: .json(plan)))
     }
 
+    func checkDSRErasurePlan(_ input: Operations.CheckDSRErasurePlan.Input, caller: Caller) async throws -> Operations.CheckDSRErasurePlan.Output {
+        let id = input.path.requestId
+        guard let plan = try await dsr.currentPlan(id: id, rules: rules, now: clock(), check: DSRStateMachine.checkPlan)
+        else { throw Self.unknown(id) }
+        return .ok(.init(body: .json(plan)))
+    }
+
     /// `Access.staff`, and a step-up bound to the plan (`ErasureApplyAction`), spent by the
     /// store in the erasure's first transaction. The history then goes in chunks, each its
     /// own transaction, in a task of its own: a client that stops waiting does not stop it.
