@@ -80,6 +80,19 @@ import Testing
         #expect(!contents.contains("/lib/debug/") && !contents.contains("site-functions"))
     }
 
+    /// The demo, on the tools as built: all three groups of users' jobs, end to end.
+    @Test func theDemoShowsEveryTool() throws {
+        let r = try runToEnd(Self.root.appendingPathComponent("Scripts/demo"), [],
+                             environment: ["PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": NSTemporaryDirectory(), "LANG": "C.UTF-8",
+                                           "RAXX_DEMO_BIN": BuiltTools.directory.path])
+        #expect(r.status == 0, "\(r.stderr.suffix(2000))")
+        let all = r.stdout + r.stderr
+        for expected in ["Filled: buy 10 AAPL", "delivered", "completed", "yes    dsr_", "exit status 69", "Demo complete"] {
+            #expect(all.contains(expected), "\(expected)")
+        }
+        for tool in tools { #expect(all.contains("$ \(tool) ") || all.contains("\(tool) "), "\(tool)") }
+    }
+
     static func run(_ path: String, _ arguments: [String]) throws -> String {
         try runToEnd(URL(fileURLWithPath: path), arguments, environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]).stdout
     }
