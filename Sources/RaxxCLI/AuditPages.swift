@@ -5,7 +5,23 @@ import RaxxWire
 
 /// An audit trail, page by page, as JSON Lines or one table.
 public enum AuditPages {
-    public static let columns: [Table.Column] = [.init("Seq", .right), .init("Time"), .init("Actor"), .init("Action"), .init("Subject")]
+    public static let columns: [Table.Column] = [.init("Seq", .right), .init("Time"), .init("Actor"), .init("Action"), .init("Subject"),
+                                                 .init("About")]
+
+    /// What an event is about, from its details: the order (with what it was) or the device
+    /// (with its token's last 8 characters), the ticket, or nothing more to say.
+    public static func about(_ event: Components.Schemas.AuditEvent) -> String {
+        let details = event.details?.additionalProperties ?? [:]
+        if let order = details["order_id"] ?? details["client_order_id"] {
+            let what = [details["side"], details["qty"], details["symbol"]].compactMap { $0 }.joined(separator: " ")
+            return "order \(order)" + (what.isEmpty ? "" : " (\(what))")
+        }
+        if let device = details["device_id"] {
+            return "device \(device)" + (details["token_suffix"].map { " (…\($0))" } ?? "")
+        }
+        if let ticket = details["ticket"] { return "ticket \(ticket)" }
+        return "-"
+    }
 
     /// Prints every page from `start`; answers how many events there were.
     @discardableResult
@@ -28,7 +44,7 @@ public enum AuditPages {
         }
         if context.format == .text {
             context.io.stdout.write(Table(columns: columns, rows: all.map {
-                ["\($0.seq)", RFC3339.string(from: $0.at), $0.actor, $0.action, $0.subject]
+                ["\($0.seq)", context.peopleTime($0.at), $0.actor, $0.action, $0.subject, about($0)]
             }).render())
             context.io.stdout.flush()
         }

@@ -151,7 +151,7 @@ public struct CommandContext: Sendable {
     public func pinPrompt(_ source: PINSource) -> Ceremonies.PINPrompt {
         let entry = world.pinEntry
         return { confirm in
-            try entry.read(from: source, prompt: confirm ? "Choose a PIN for this device's passkey: " : "PIN: ", confirm: confirm)
+            try entry.read(from: source, prompt: confirm ? "Choose a PIN for this device's passkey (\(PIN.minimumNewLength) to \(PIN.maximumLength) characters): " : "PIN: ", confirm: confirm)
         }
     }
 

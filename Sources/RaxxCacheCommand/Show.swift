@@ -36,7 +36,7 @@ extension RaxxCache {
         @Option(help: ArgumentHelp("Only this symbol (positions, fills, orders).", valueName: "symbol"))
         var symbol: String?
 
-        @Option(help: ArgumentHelp("Only since this time: RFC 3339, or a duration back from now such as 2h (fills, orders, positions).", valueName: "time"))
+        @Option(help: ArgumentHelp("Only since this time: RFC 3339, a date (2026-11-21: from its midnight here), or a duration back from now such as 2h (fills, orders, positions).", valueName: "time"))
         var since: String?
 
         @Option(help: ArgumentHelp("Only orders in this status (pending, open, partially_filled, filled, cancelled, rejected, expired).", valueName: "status"))
@@ -62,7 +62,7 @@ extension RaxxCache {
 
         public func run(_ context: CommandContext) async throws {
             // A mistaken --since is a usage error whatever the cache holds (an empty one included).
-            let query = CacheQuery(symbol: symbol, since: try SinceArgument.parse(since, now: context.clock()), status: status, limit: limit)
+            let query = CacheQuery(symbol: symbol, since: try SinceArgument.parse(since, now: context.clock(), timeZone: context.configuration.timeZone), status: status, limit: limit)
             let cache = try context.cacheReading()
             context.disclose(cache)
             switch context.format {

@@ -22,7 +22,7 @@ extension RaxxNotify {
             """ + connectivity.helpLine + " With --cached: offline-capable."
         )
 
-        @Option(help: ArgumentHelp("Only alerts since this time: RFC 3339, or a duration back from now such as 2h.", valueName: "time"))
+        @Option(help: ArgumentHelp("Only alerts since this time: RFC 3339, a date (2026-11-21: from its midnight here), or a duration back from now such as 2h.", valueName: "time"))
         var since: String?
         @Option(help: ArgumentHelp("Only alerts after this seq.", valueName: "n"))
         var cursor: Int64?
@@ -44,7 +44,7 @@ extension RaxxNotify {
         }
 
         public func run(_ context: CommandContext) async throws {
-            let since = try SinceArgument.parse(self.since, now: context.clock())
+            let since = try SinceArgument.parse(self.since, now: context.clock(), timeZone: context.configuration.timeZone)
             let store = try context.stores.alerts()
             var answeredOffline = cached
             if !cached {

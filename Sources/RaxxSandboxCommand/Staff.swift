@@ -36,8 +36,10 @@ struct StaffOptions: ParsableArguments {
         do {
             let database = try SandboxDatabase(path: db)
             guard try database.setStaff(email: email.lowercased(), staff: staff, actor: "raxx-sandbox staff") else {
-                printError("raxx-sandbox: no account has the email \(email).")
-                throw ExitCode(ExitStatus.failure.rawValue)
+                printError("raxx-sandbox: no account has the email \(email): "
+                           + (staff ? "register it first (raxx-auth register --email \(email)), then grant it staff."
+                                    : "there is no staff flag to take away."))
+                throw ExitCode(ExitStatus.dataError.rawValue)
             }
             printError("raxx-sandbox: \(email) is \(staff ? "now" : "no longer") staff.")
         } catch let exit as ExitCode {

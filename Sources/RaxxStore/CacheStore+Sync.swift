@@ -220,10 +220,12 @@ extension CacheStore {
         }
     }
 
+    /// A refresh succeeded: the error of an earlier one is over, and `status` no longer shows it.
     public func recordSuccess(at: Date) throws {
         try write { db in
             try db.execute(sql: """
-                UPDATE sync_state SET last_success_at = ?, connectivity = 'online', connectivity_at = ? WHERE id = 1
+                UPDATE sync_state SET last_success_at = ?, connectivity = 'online', connectivity_at = ?,
+                    last_error_kind = NULL, last_error_at = NULL, last_error_message = NULL WHERE id = 1
                 """, arguments: [at.timeIntervalSince1970, at.timeIntervalSince1970])
         }
     }

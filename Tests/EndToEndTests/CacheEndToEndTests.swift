@@ -156,6 +156,12 @@ final class CacheHome: @unchecked Sendable {
         #expect(home.lines(status.stdout).first?["last_error_kind"] as? String == (mode == "refuse" ? "offline-hard" : "offline-soft"))
         // Reads made no connection at all.
         #expect(listener.connections == connectionsAfterRefresh)
+        // Back online, a refresh that succeeds clears the last error from status.
+        listener.stop()
+        try sandbox.restart()
+        #expect(try home.cache(["refresh", "--quiet"]).status == 0)
+        let recovered = home.lines(try home.cache(["status"]).stdout).first
+        #expect(recovered?["last_error_kind"] == nil && recovered?["last_error_message"] == nil, "\(String(describing: recovered))")
     }
 
     @Test func readsNeverTouchTheNetwork() throws {

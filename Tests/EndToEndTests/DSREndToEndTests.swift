@@ -77,7 +77,9 @@ final class DSRHome: @unchecked Sendable {
         #expect(try home.dsr(["list"], as: home.subjectEmail).status == 77)
         #expect(try home.sql("SELECT group_concat(action) FROM audit_events WHERE action LIKE 'staff.%' AND actor = 'raxx-sandbox staff'")
             == "staff.granted,staff.revoked")
-        #expect(try ToolRunner.run("raxx-sandbox", ["staff", "grant", "--db", home.database, "--email", "nobody@example.com"]).status == 1)
+        // An unknown email: the account must be registered first, and it is said so (65).
+        let unknown = try ToolRunner.run("raxx-sandbox", ["staff", "grant", "--db", home.database, "--email", "nobody@example.com"])
+        #expect(unknown.status == 65 && unknown.stderr.contains("register it first (raxx-auth register --email nobody@example.com)"))
         // Offline: 69, nothing sent.
         home.sandbox.stop()
         let offline = try home.dsr(["list", "--format", "text"])
