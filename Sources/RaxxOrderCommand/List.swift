@@ -22,7 +22,9 @@ extension RaxxOrder {
         @Option(help: ArgumentHelp("Only orders in this status.", valueName: "status"))
         var status: OrderStatus?
         @Option(parsing: .unconditional, help: ArgumentHelp("At most this many orders (default 100).", valueName: "n"))
-        var limit = 100
+        var limit: Int?
+        @Flag(help: "Every order, page after page to the end (JSON Lines as each page comes).")
+        var all = false
         @Flag(help: "Read the cache (offline) instead of asking the server.")
         var cached = false
         @OptionGroup public var global: GlobalOptions
@@ -33,29 +35,47 @@ extension RaxxOrder {
         public var requirement: ConnectivityRequirement { cached ? .offlineCapable : Self.connectivity }
 
         public func validate() throws {
-            guard (1...10_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 10000.") }
+            if let limit, !(1...10_000).contains(limit) { throw ValidationError("--limit must be between 1 and 10000.") }
+            if all && limit != nil { throw ValidationError("--all and --limit do not go together: --all is every order.") }
         }
 
+        /// The default number of orders shown.
+        static let defaultLimit = 100
+
         public func run(_ context: CommandContext) async throws {
+            let limit = all ? nil : self.limit ?? Self.defaultLimit
             if cached {
                 let cache = try context.cacheReading()
                 context.disclose(cache)
                 var orders: [CachedOrder] = []
-                try cache.store.orders(CacheQuery(status: status, limit: limit)) { orders.append($0) }
-                try context.emit(orders.map { CachedRecord($0, asOf: cache.asOf) }, columns: orderColumns) { $0.row }
+                // One more than shown: whether there are more to say so.
+                try cache.store.orders(CacheQuery(status: status, limit: limit.map { $0 + 1 })) { orders.append($0) }
+                let more = limit.map { orders.count > $0 } ?? false
+                try context.emit(orders.prefix(limit ?? orders.count).map { CachedRecord($0, asOf: cache.asOf) }, columns: orderColumns) { $0.row }
+                if more, let limit { sayMore(context, shown: limit) }
                 return
             }
             let api = try context.signedInAPI()
             await context.tellSwitchCancellations(api: api)
+            // With --all and JSON, each page goes out as it comes: memory stays one page.
+            let streaming = limit == nil && context.format == .json
             var orders: [Components.Schemas.Order] = []
+            var count = 0
             var before: String? = nil
             repeat {
-                let page = try await api.listOrders(query: .init(status: status, limit: min(limit - orders.count, 1000), before: before))
-                    .checked().ok.body.json
-                orders += page.orders
+                let want = limit.map { min($0 - count, 1000) } ?? 1000
+                let page = try await api.listOrders(query: .init(status: status, limit: want, before: before)).checked().ok.body.json
+                count += page.orders.count
+                if streaming { try context.emit(page.orders, columns: orderColumns, row: orderRow) } else { orders += page.orders }
                 before = page.nextBefore
-            } while before != nil && orders.count < limit
-            try context.emit(orders, columns: orderColumns, row: orderRow)
+            } while before != nil && limit.map({ count < $0 }) ?? true
+            if !streaming { try context.emit(orders, columns: orderColumns, row: orderRow) }
+            if before != nil, let limit { sayMore(context, shown: limit) }
+        }
+
+        /// The list stopped at its limit with more orders left: said on stderr, not left to guess.
+        func sayMore(_ context: CommandContext, shown: Int) {
+            context.say("raxx-order: Showing the newest \(shown) orders; there are more: --all lists every one, or --limit up to 10000.")
         }
     }
 }
