@@ -43,9 +43,9 @@ public enum AuditPages {
             cursor = p.cursor
         }
         if context.format == .text {
-            context.io.stdout.write(Table(columns: columns, rows: all.map {
+            context.writeTable(Table(columns: columns, rows: all.map {
                 ["\($0.seq)", context.peopleTime($0.at), $0.actor, $0.action, $0.subject, about($0)]
-            }).render())
+            }))
             context.io.stdout.flush()
         }
         return count

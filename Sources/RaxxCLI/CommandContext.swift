@@ -20,9 +20,11 @@ public struct CommandContext: Sendable {
     /// (`say`); offline (69) and busy or rate-limited (75) failures end with their status and print
     /// nothing. Warnings (`warn`) and every other failure still print: they need a person.
     public let quiet: Bool
+    /// `--no-pager`: long tables are written as they are.
+    public let noPager: Bool
 
     public init(tool: String, io: CommandIO, format: OutputFormat, configuration: RaxxConfiguration,
-                requirement: ConnectivityRequirement, world: World, quiet: Bool = false) {
+                requirement: ConnectivityRequirement, world: World, quiet: Bool = false, noPager: Bool = false) {
         self.tool = tool
         self.io = io
         self.format = format
@@ -30,6 +32,7 @@ public struct CommandContext: Sendable {
         self.requirement = requirement
         self.world = world
         self.quiet = quiet
+        self.noPager = noPager
     }
 
     /// The live context for `tool`, from the process's streams and environment, with the output
@@ -42,7 +45,8 @@ public struct CommandContext: Sendable {
         return CommandContext(
             tool: tool, io: io, format: output.resolved(stdoutIsTTY: io.stdoutIsTTY),
             configuration: configuration, requirement: requirement,
-            world: .live(tool: tool, configuration: configuration, services: services(configuration)), quiet: output.quiet)
+            world: .live(tool: tool, configuration: configuration, services: services(configuration)), quiet: output.quiet,
+            noPager: output.noPager)
     }
 
     // MARK: The world
@@ -209,9 +213,22 @@ public struct CommandContext: Sendable {
                 if io.stderrIsTTY { say("Nothing to show.") }
                 return
             }
-            io.stdout.write(Table(columns: columns, rows: records.map(row)).render())
+            writeTable(Table(columns: columns, rows: records.map(row)))
         }
         io.stdout.flush()
+    }
+
+    /// A text table on stdout: statuses in colour on a terminal (not with `NO_COLOR`, never into a
+    /// pipe), and one longer than the terminal through the pager (`$PAGER`, `less -FRX`; not with
+    /// `--no-pager`, never into a pipe).
+    public func writeTable(_ table: Table) {
+        let text = table.render(colour: io.stdoutIsTTY && configuration.colour)
+        if io.stdoutIsTTY, !noPager, let command = configuration.pagerCommand, let rows = io.terminalRows,
+           text.utf8.reduce(0, { $1 == 10 ? $0 + 1 : $0 }) >= rows, let page = io.page {
+            io.stdout.flush()
+            if page(text, command) { return }
+        }
+        io.stdout.write(text)
     }
 
     /// A progress line on stderr for long work, when stderr is a terminal (and `enabled`); else one

@@ -182,25 +182,35 @@ public struct CommandIO: Sendable {
     public var stdoutIsTTY: Bool
     public var stderrIsTTY: Bool
     public var stdinIsTTY: Bool
+    /// The height of the terminal stdout is, when it is one.
+    public var terminalRows: Int?
+    /// Shows `text` through the pager `command` (a shell command line) and waits for it to end;
+    /// false when it could not be started (the caller writes the text itself).
+    public var page: (@Sendable (_ text: String, _ command: String) -> Bool)?
 
     public init(stdin: any InputSource, stdout: any TextSink, stderr: any TextSink, stdoutIsTTY: Bool, stderrIsTTY: Bool,
-                stdinIsTTY: Bool) {
+                stdinIsTTY: Bool, terminalRows: Int? = nil, page: (@Sendable (_ text: String, _ command: String) -> Bool)? = nil) {
         self.stdin = stdin
         self.stdout = stdout
         self.stderr = stderr
         self.stdoutIsTTY = stdoutIsTTY
         self.stderrIsTTY = stderrIsTTY
         self.stdinIsTTY = stdinIsTTY
+        self.terminalRows = terminalRows
+        self.page = page
     }
 
     public static func standard() -> CommandIO {
-        CommandIO(
+        let stdoutIsTTY = isatty(1) == 1
+        return CommandIO(
             stdin: FileDescriptorSource(fd: 0),
             stdout: FileDescriptorSink(fd: 1),
             stderr: FileDescriptorSink(fd: 2, capacity: 0),
-            stdoutIsTTY: isatty(1) == 1,
+            stdoutIsTTY: stdoutIsTTY,
             stderrIsTTY: isatty(2) == 1,
-            stdinIsTTY: isatty(0) == 1
+            stdinIsTTY: isatty(0) == 1,
+            terminalRows: stdoutIsTTY ? Pager.rows(fd: 1) : nil,
+            page: Pager.page
         )
     }
 
@@ -299,5 +309,50 @@ public final class InputLines: @unchecked Sendable {
         let n = try result.get()
         buffer.append(contentsOf: chunk[..<n])
         return n
+    }
+}
+
+/// The pager of long tables on a terminal: `/bin/sh -c COMMAND` reading the table from a pipe,
+/// writing to the terminal, waited for.
+public enum Pager {
+    /// The terminal's height, in rows.
+    public static func rows(fd: Int32) -> Int? {
+        var size = winsize()
+        guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return nil }
+        return Int(size.ws_row)
+    }
+
+    @Sendable public static func page(_ text: String, command: String) -> Bool {
+        var pipeFDs: [Int32] = [0, 0]
+        guard pipe(&pipeFDs) == 0 else { return false }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, pipeFDs[0], 0)
+        posix_spawn_file_actions_addclose(&actions, pipeFDs[1])
+        var pid: pid_t = 0
+        let arguments = ["/bin/sh", "-c", command]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        // less reads LESS for its own options; -R keeps the colours, -F quits on one screen.
+        let status = posix_spawn(&pid, "/bin/sh", &actions, nil, &argv, environ)
+        close(pipeFDs[0])
+        guard status == 0 else {
+            close(pipeFDs[1])
+            return false
+        }
+        // A pager quit early (q) closes the pipe: the rest is not wanted, and is no error.
+        let previous = signal(SIGPIPE, SIG_IGN)
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { write(pipeFDs[1], $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            bytes = bytes.dropFirst(n)
+        }
+        close(pipeFDs[1])
+        signal(SIGPIPE, previous)
+        var exit: Int32 = 0
+        while waitpid(pid, &exit, 0) == -1 && errno == EINTR {}
+        return true
     }
 }

@@ -92,5 +92,6 @@ extension GlobalOptions {
         format = request.format
         json = request.json
         quiet = request.quiet
+        noPager = request.noPager
     }
 }

@@ -30,6 +30,9 @@ public struct GlobalOptions: ParsableArguments, Sendable {
         "Print on stderr only what needs a person: no progress, no notes, and nothing when offline (exit 69) or busy (exit 75). For cron."))
     public var quiet = false
 
+    @Flag(name: .customLong("no-pager"), help: "Never page a long table on a terminal (see $PAGER).")
+    public var noPager = false
+
     public init() {}
 
     public func resolvedFormat(stdoutIsTTY: Bool) -> OutputFormat {
@@ -37,7 +40,7 @@ public struct GlobalOptions: ParsableArguments, Sendable {
     }
 
     /// What the options ask of the output.
-    public var request: OutputRequest { OutputRequest(format: format, json: json, quiet: quiet) }
+    public var request: OutputRequest { OutputRequest(format: format, json: json, quiet: quiet, noPager: noPager) }
 }
 
 /// The output the global options ask for (`--format`, `--json`), as a plain value.
@@ -46,8 +49,11 @@ public struct OutputRequest: Sendable, Equatable {
     public var json: Bool
     /// `--quiet`: stderr carries only what needs a person (see `CommandContext.quiet`).
     public var quiet: Bool
+    /// `--no-pager`: a long table on a terminal is written as it is, not through `$PAGER`.
+    public var noPager: Bool
 
-    public init(format: OutputFormat? = nil, json: Bool = false, quiet: Bool = false) {
+    public init(format: OutputFormat? = nil, json: Bool = false, quiet: Bool = false, noPager: Bool = false) {
+        self.noPager = noPager
         self.format = format
         self.json = json
         self.quiet = quiet

@@ -77,7 +77,7 @@ extension RaxxCache {
                 }
                 out.flush()
             case .text:
-                try context.io.stdout.write(table(cache.store, query, time: context.peopleTime).render())
+                context.writeTable(try table(cache.store, query, time: context.peopleTime))
                 context.io.stdout.flush()
             }
             try cache.enforce(maxAge: maxAge, now: context.clock())

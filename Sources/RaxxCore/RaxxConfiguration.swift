@@ -33,6 +33,11 @@ public struct RaxxConfiguration: Sendable, Equatable {
     public var debugAPI = false
     /// `TZ`, for times in text tables (nil: the system's zone).
     public var timeZoneName: String?
+    /// Colour in text tables on a terminal; off with `NO_COLOR` set to anything (no-color.org).
+    public var colour = true
+    /// The pager a long table on a terminal goes through: `RAXX_PAGER`, else `PAGER`, else
+    /// `less -FRX`; nil when one of them is empty or `cat` (no pager).
+    public var pagerCommand: String? = "less -FRX"
 
     /// The zone text tables show times in: `TZ` (`Europe/Paris`, `:Europe/Paris`, `UTC`), else the
     /// system's. Made when a table needs it: JSON output never pays for the zone data.
@@ -98,6 +103,9 @@ public struct RaxxConfiguration: Sendable, Equatable {
         totalTimeout = try Self.duration(env, "RAXX_TIMEOUT") ?? Self.defaultTotalTimeout
         machineIDPath = env["RAXX_MACHINE_ID_FILE"].flatMap { $0.isEmpty ? nil : $0 }
         timeZoneName = env["TZ"]
+        colour = (env["NO_COLOR"] ?? "").isEmpty
+        let pager = (env["RAXX_PAGER"] ?? env["PAGER"] ?? "less -FRX").trimmingCharacters(in: .whitespaces)
+        pagerCommand = pager.isEmpty || pager == "cat" ? nil : pager
         debugAPI = env["RAXX_DEBUG"].map { $0.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == "api" } } ?? false
         cacheFreshness = try Self.duration(env, "RAXX_CACHE_FRESHNESS") ?? cacheFreshness
         cacheRetention = try Self.duration(env, "RAXX_CACHE_RETENTION") ?? cacheRetention

@@ -154,7 +154,7 @@ final class WatchDisplay: @unchecked Sendable {
     /// The live table (on a terminal), redrawn in place, with the switch under it.
     private func draw() {
         let out = context.io.stdout
-        var table = Table(columns: orderColumns, rows: last.map(orderRow)).render()
+        var table = Table(columns: orderColumns, rows: last.map(orderRow)).render(colour: context.configuration.colour)
         if let firesAt {
             table += "Dead man's switch: armed; the server cancels the open orders at \(context.peopleTime(firesAt)) unless it is renewed\n"
         }

@@ -21,6 +21,10 @@ public final class TestWorld: Sendable {
     public var stdinIsTTY: Bool { get { self[\.stdinIsTTY] } set { self[\.stdinIsTTY] = newValue } }
     public var stdoutIsTTY: Bool { get { self[\.stdoutIsTTY] } set { self[\.stdoutIsTTY] = newValue } }
     public var stderrIsTTY: Bool { get { self[\.stderrIsTTY] } set { self[\.stderrIsTTY] = newValue } }
+    /// The terminal's height, when stdout is one.
+    public var terminalRows: Int? { get { self[\.terminalRows] } set { self[\.terminalRows] = newValue } }
+    /// What went through the pager, and with which command (the pager writes nothing here).
+    public var paged: [(command: String, text: String)] { state.withLock { $0.paged } }
     /// The wall clock, when the test gives one.
     public var clock: TestClock? { get { self[\.clock] } set { self[\.clock] = newValue } }
     /// How far the server's clock is ahead of the wall clock (as the last answer's Date showed).
@@ -52,6 +56,8 @@ public final class TestWorld: Sendable {
         var stdinIsTTY = false
         var stdoutIsTTY = false
         var stderrIsTTY = false
+        var terminalRows: Int?
+        var paged: [(command: String, text: String)] = []
         var clock: TestClock?
         var serverSkew: TimeInterval = 0
         var ids: [String]?
@@ -85,9 +91,11 @@ public final class TestWorld: Sendable {
     public init() {}
 
     /// The context a command runs in, for `tool` with `requirement`.
-    public func context(tool: String, requirement: ConnectivityRequirement, format: OutputFormat, quiet: Bool = false) throws -> CommandContext {
+    public func context(tool: String, requirement: ConnectivityRequirement, format: OutputFormat, quiet: Bool = false,
+                        noPager: Bool = false) throws -> CommandContext {
         let io = CommandIO(stdin: stdin.map(StringSource.init) ?? StringSource(unplanned: true), stdout: stdout, stderr: stderr,
-                           stdoutIsTTY: stdoutIsTTY, stderrIsTTY: stderrIsTTY, stdinIsTTY: stdinIsTTY)
+                           stdoutIsTTY: stdoutIsTTY, stderrIsTTY: stderrIsTTY, stdinIsTTY: stdinIsTTY, terminalRows: terminalRows,
+                           page: { [self] text, command in self.state.withLock { $0.paged.append((command, text)) }; return true })
         let world = World(
             now: { [clock] in
                 guard let clock else { recordUnplanned("Unplanned use of the wall clock"); return Date(timeIntervalSince1970: 0) }
@@ -118,14 +126,15 @@ public final class TestWorld: Sendable {
             accounts: accounts,
             services: services + (stores.map { [Provided($0, as: (any LocalStores).self)] } ?? []))
         return CommandContext(tool: tool, io: io, format: format, configuration: try RaxxConfiguration(environment: environment),
-                              requirement: requirement, world: world, quiet: quiet)
+                              requirement: requirement, world: world, quiet: quiet, noPager: noPager)
     }
 
     /// Parses `arguments` as `Command` and runs it in this world; answers its exit status.
     public func run<Command: RaxxCommand>(_ command: Command.Type, _ arguments: [String] = []) async throws -> RaxxCore.ExitStatus {
         let parsed = try Command.parse(arguments)
         let format = parsed.global.resolvedFormat(stdoutIsTTY: stdoutIsTTY)
-        let context = try self.context(tool: Command.tool, requirement: parsed.requirement, format: format, quiet: parsed.global.quiet)
+        let context = try self.context(tool: Command.tool, requirement: parsed.requirement, format: format, quiet: parsed.global.quiet,
+                                       noPager: parsed.global.noPager)
         return await Command.execute(parsed, in: context)
     }
 

@@ -164,6 +164,31 @@ final class CacheHome: @unchecked Sendable {
         #expect(recovered?["last_error_kind"] == nil && recovered?["last_error_message"] == nil, "\(String(describing: recovered))")
     }
 
+    /// Through a pseudo-terminal (script(1)) five rows high: a table longer than the screen goes
+    /// through $PAGER, statuses in colour; with --no-pager, or into a pipe, it does not.
+    @Test func aLongTableOnATerminalGoesThroughThePager() throws {
+        let home = try CacheHome()
+        #expect(try home.cache(["refresh", "--quiet"]).status == 0)
+        let pagerOut = home.root.appendingPathComponent("paged.txt").path
+        let tool = BuiltTools.path("raxx-cache")
+        func onTerminal(_ arguments: String) throws -> String {
+            let command = "stty rows 5 cols 200; \(tool) show orders \(arguments)"
+            let environment = home.environment.merging(["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PAGER": "cat > \(pagerOut)"]) { _, b in b }
+            return try runToEnd(URL(fileURLWithPath: "/usr/bin/script"), ["-qec", command, "/dev/null"], environment: environment).stdout
+        }
+        let shown = try onTerminal("")
+        let paged = try String(contentsOfFile: pagerOut, encoding: .utf8)
+        #expect(paged.hasPrefix("UPDATED") && paged.split(separator: "\n").count > 5, "\(paged.prefix(300))")
+        #expect(!shown.contains("CLIENT ORDER ID"), "\(shown)") // all of it went to the pager
+        try FileManager.default.removeItem(atPath: pagerOut)
+        let unpaged = try onTerminal("--no-pager")
+        #expect(!FileManager.default.fileExists(atPath: pagerOut))
+        #expect(unpaged.split(whereSeparator: \.isNewline).count > 5, "\(unpaged)")
+        // Into a pipe: no pager, no colour.
+        let piped = try home.cache(["show", "orders", "--format", "text"], environment: ["PAGER": "cat > \(pagerOut)"])
+        #expect(!FileManager.default.fileExists(atPath: pagerOut) && !piped.stdout.contains("\u{1B}["))
+    }
+
     @Test func readsNeverTouchTheNetwork() throws {
         let home = try CacheHome()
         #expect(try home.cache(["refresh", "--quiet"]).status == 0)

@@ -52,6 +52,49 @@ import Testing
         #expect(throws: (any Error).self) { try RaxxOrder.List.parse(["--all", "--limit", "5"]) }
     }
 
+    /// On a terminal: statuses in colour (not with NO_COLOR), and a table longer than the screen
+    /// through the pager (less -FRX, or $PAGER; not with --no-pager, never into a pipe).
+    @Test func aTerminalGetsColourAndALongTableThePager() async throws {
+        func world(_ environment: [String: String] = [:], tty: Bool = true) -> TestWorld {
+            let world = TestWorld()
+            world.clock = TestClock(Fixtures.now)
+            world.keystore = Fixtures.signedIn()
+            world.stores = MemoryStores()
+            world.stdoutIsTTY = tty
+            world.terminalRows = 10
+            world.environment.merge(environment) { _, new in new }
+            world.api.onListOrders { _ in
+                .ok(.init(body: .json(.init(orders: (1...20).map { Fixtures.order(id: "o\($0)", status: $0 == 1 ? .filled : .open) }))))
+            }
+            return world
+        }
+        let paged = world()
+        #expect(try await paged.run(RaxxOrder.List.self) == .ok)
+        #expect(paged.paged.count == 1 && paged.paged.first?.command == "less -FRX")
+        #expect(paged.paged.first?.text.contains("\u{1B}[32mfilled\u{1B}[0m") == true)
+        #expect(paged.paged.first?.text.contains("\u{1B}[33mopen\u{1B}[0m") == true)
+        #expect(paged.stdout.contents.isEmpty)
+
+        let plain = world(["NO_COLOR": "1", "PAGER": "more"])
+        #expect(try await plain.run(RaxxOrder.List.self) == .ok)
+        #expect(plain.paged.first?.command == "more" && plain.paged.first?.text.contains("\u{1B}[") == false)
+
+        for (environment, arguments) in [([:], ["--no-pager"]), (["PAGER": "cat"], []), (["RAXX_PAGER": ""], [])] {
+            let unpaged = world(environment)
+            #expect(try await unpaged.run(RaxxOrder.List.self, arguments) == .ok)
+            #expect(unpaged.paged.isEmpty && unpaged.stdout.contents.contains("filled"), "\(environment) \(arguments)")
+        }
+        // Into a pipe (as text): neither colour nor pager.
+        let piped = world(tty: false)
+        #expect(try await piped.run(RaxxOrder.List.self, ["--format", "text"]) == .ok)
+        #expect(piped.paged.isEmpty && !piped.stdout.contents.contains("\u{1B}["))
+        // A short table is not paged.
+        let short = world()
+        short.terminalRows = 50
+        #expect(try await short.run(RaxxOrder.List.self) == .ok)
+        #expect(short.paged.isEmpty && short.stdout.contents.contains("\u{1B}[32mfilled"))
+    }
+
     @Test func cachedReadsTheCacheOnlyAndSaysHowOld() async throws {
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now.addingTimeInterval(2 * 86400))
