@@ -108,7 +108,7 @@ struct SessionRecord: Encodable, JSONLineWritable {
     static func emit(_ records: [SessionRecord], in context: CommandContext) throws {
         try context.emit(records, columns: [.init("Server"), .init("Signed in"), .init("Account"), .init("Access until"), .init("Session until")]) {
             [$0.server, $0.signed_in ? "yes" : "no", $0.account ?? "-",
-             $0.access_expires_at.map(RFC3339.string) ?? "-", $0.session_expires_at.map(RFC3339.string) ?? "-"]
+             $0.access_expires_at.map(context.peopleTime) ?? "-", $0.session_expires_at.map(context.peopleTime) ?? "-"]
         }
     }
 }

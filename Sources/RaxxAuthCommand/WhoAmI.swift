@@ -40,7 +40,7 @@ extension RaxxAuth {
                 let record = Record(account: s.account.email, account_id: s.account.id, mode: s.account.mode.rawValue,
                                     staff: s.account.staff ?? false, access_expires_at: s.expiresAt, session_expires_at: s.sessionExpiresAt)
                 try context.emit([record], columns: [.init("Account"), .init("Mode"), .init("Session until")]) {
-                    [$0.account, $0.mode, RFC3339.string(from: $0.session_expires_at)]
+                    [$0.account, $0.mode, context.peopleTime($0.session_expires_at)]
                 }
             case .default(_, let problem):
                 throw try problem.raxxError

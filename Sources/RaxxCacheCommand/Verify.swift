@@ -23,6 +23,11 @@ extension RaxxCache {
 
         public init() {}
 
+        /// A checksum as a table shows it: its first 12 characters, enough to see a difference.
+        static func short(_ checksum: String) -> String {
+            checksum.isEmpty ? "-" : checksum.count > 12 ? String(checksum.prefix(12)) + "…" : checksum
+        }
+
         struct Record: Encodable {
             var entity: String
             var local_rows: Int64
@@ -44,8 +49,11 @@ extension RaxxCache {
                 return Record(entity: entity, local_rows: l.count, server_rows: s.count, local_checksum: l.checksum,
                               server_checksum: s.checksum, match: l.count == s.count && l.checksum == s.checksum)
             }
-            try context.emit(records, columns: [.init("Entity"), .init("Local rows", .right), .init("Server rows", .right), .init("Match")]) {
-                [$0.entity, "\($0.local_rows)", "\($0.server_rows)", $0.match ? "yes" : "NO"]
+            // The comparison itself: rows and checksums (their first 12 hex digits) side by side.
+            try context.emit(records, columns: [.init("Entity"), .init("Local rows", .right), .init("Server rows", .right),
+                                                .init("Local checksum"), .init("Server checksum"), .init("Match")]) {
+                [$0.entity, "\($0.local_rows)", "\($0.server_rows)", Self.short($0.local_checksum), Self.short($0.server_checksum),
+                 $0.match ? "yes" : "NO"]
             }
             let drifted = records.filter { !$0.match }.map(\.entity)
             guard drifted.isEmpty else {

@@ -180,7 +180,7 @@ extension RaxxDSR {
             try context.emit([Record(request_id: r.id, status: r.status.rawValue, plan_hash: r.planHash ?? planHash,
                                      already_completed: outcome.alreadyCompleted, completed_at: r.completedAt)],
                              columns: [.init("Request"), .init("Status"), .init("Completed"), .init("Note")]) {
-                [$0.request_id, $0.status, $0.completed_at.map(RFC3339.string(from:)) ?? "-", $0.already_completed ? "already completed" : "erased"]
+                [$0.request_id, $0.status, $0.completed_at.map(context.peopleTime) ?? "-", $0.already_completed ? "already completed" : "erased"]
             }
         }
     }

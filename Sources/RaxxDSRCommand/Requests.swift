@@ -157,12 +157,12 @@ extension RaxxDSR {
             let r = try await context.signedInAPI().getDSRRequest(path: .init(requestId: id)).checked().ok.body.json
             guard context.format == .text else { return try RequestOutput.emit([r], in: context) }
             let rows = [["id", r.id], ["kind", r.kind.rawValue], ["status", r.status.rawValue], ["subject", r.subject], ["ticket", r.ticket],
-                        ["received_at", RFC3339.string(from: r.receivedAt)], ["due_on", r.dueOn + (r.overdue ? " (overdue)" : "")],
+                        ["received_at", context.peopleTime(r.receivedAt)], ["due_on", r.dueOn + (r.overdue ? " (overdue)" : "")],
                         ["extended", r.extended ? "yes: " + (r.extensionReason ?? "") : "no"], ["opened_by", r.openedBy],
                         ["verified_by", r.verifiedBy.map { "\($0): \(r.verificationMethod ?? "")" } ?? "-"],
                         ["plan_hash", r.planHash ?? "-"], ["closed_reason", r.closedReason ?? "-"],
-                        ["completed_at", r.completedAt.map(RFC3339.string(from:)) ?? "-"]]
-            context.io.stdout.write(Table(columns: [.init("Field"), .init("Value")], rows: rows).render())
+                        ["completed_at", r.completedAt.map(context.peopleTime) ?? "-"]]
+            context.writeTable(Table(columns: [.init("Field"), .init("Value")], rows: rows))
             context.io.stdout.flush()
         }
     }

@@ -24,9 +24,8 @@ extension RaxxNotify {
 extension RaxxNotify.Devices {
     static let columns: [Table.Column] = [.init("ID"), .init("Environment"), .init("Token"), .init("Label"), .init("Alerts"), .init("Added")]
 
-    static func row(_ d: Components.Schemas.Device) -> [String] {
-        [d.id, d.environment.rawValue, "…" + d.tokenSuffix, d.label ?? "-", d.alerts.map(\.rawValue).joined(separator: ","),
-         RFC3339.string(from: d.createdAt)]
+    static func row(_ d: Components.Schemas.Device, time: (Date) -> String) -> [String] {
+        [d.id, d.environment.rawValue, "…" + d.tokenSuffix, d.label ?? "-", d.alerts.map(\.rawValue).joined(separator: ","), time(d.createdAt)]
     }
 
     /// `devices add`.
@@ -82,7 +81,7 @@ extension RaxxNotify.Devices {
             case .created(let created): device = try created.body.json
             case .default(_, let problem): throw try problem.raxxError
             }
-            try context.emit([device], columns: RaxxNotify.Devices.columns, row: RaxxNotify.Devices.row)
+            try context.emit([device], columns: RaxxNotify.Devices.columns) { RaxxNotify.Devices.row($0, time: context.peopleTime) }
         }
     }
 
@@ -102,7 +101,7 @@ extension RaxxNotify.Devices {
         public func run(_ context: CommandContext) async throws {
             _ = try context.storedSession()
             let devices = try await context.signedInAPI().listAPNsDevices().checked().ok.body.json.devices
-            try context.emit(devices, columns: RaxxNotify.Devices.columns, row: RaxxNotify.Devices.row)
+            try context.emit(devices, columns: RaxxNotify.Devices.columns) { RaxxNotify.Devices.row($0, time: context.peopleTime) }
             if devices.isEmpty && context.format == .text { context.say("No push devices: push is opt-in (raxx-notify devices add).") }
         }
     }

@@ -67,7 +67,7 @@ extension RaxxNotify {
                 }
             }
             let alerts = try store.alerts(after: cursor, since: since, types: type?.types, limit: limit)
-            try context.emit(alerts, columns: AlertOutput.columns, row: AlertOutput.row)
+            try context.emit(alerts, columns: AlertOutput.columns) { AlertOutput.row($0, time: context.peopleTime) }
         }
     }
 }

@@ -64,8 +64,8 @@ struct AlertTypes: ExpressibleByArgument, Sendable {
 enum AlertOutput {
     static let columns: [Table.Column] = [.init("Seq", .right), .init("Time"), .init("Type"), .init("Title")]
 
-    static func row(_ alert: Components.Schemas.Event) -> [String] {
-        ["\(alert.seq)", RFC3339.string(from: alert.createdAt), alert._type.rawValue, alert.title]
+    static func row(_ alert: Components.Schemas.Event, time: (Date) -> String) -> [String] {
+        ["\(alert.seq)", time(alert.createdAt), alert._type.rawValue, alert.title]
     }
 
     /// One alert as its own line, written and flushed at once (watch); throws when the line could
@@ -75,7 +75,7 @@ enum AlertOutput {
         case .json:
             context.io.stdout.write(try JSONLines.line(alert) + "\n")
         case .text:
-            context.io.stdout.write(TerminalText.printable(row(alert).joined(separator: "  ")) + "\n")
+            context.io.stdout.write(TerminalText.printable(row(alert, time: context.peopleTime).joined(separator: "  ")) + "\n")
         }
         context.io.stdout.flush()
         try context.io.checkOutput()

@@ -62,5 +62,8 @@ import Testing
         #expect(try await world.run(RaxxCache.Verify.self, ["--format", "text"]) == .failure)
         #expect(world.stderr.contents.contains("The cache differs from the server: orders."))
         #expect(world.stdout.contents.contains("NO"))
+        // The comparison it made: each side's checksum, shortened.
+        #expect(world.stdout.contents.contains("LOCAL CHECKSUM  SERVER CHECKSUM"))
+        #expect(world.stdout.contents.contains(String(local["orders"]!.checksum.prefix(12))))
     }
 }

@@ -35,6 +35,17 @@ import Testing
         #expect(try stores.alerts().latestSeq() == 3)
     }
 
+    /// A table for people: times in the local zone, compactly; JSON keeps RFC 3339 UTC.
+    @Test func theTableShowsTimesForPeople() async throws {
+        let world = world()
+        world.environment["TZ"] = "Europe/Paris"
+        world.api.onListEvents { input in .ok(.init(body: .json(Fixtures.alerts((input.query.cursor ?? 0) == 0 ? [1] : [])))) }
+        #expect(try await world.run(RaxxNotify.List.self, ["--format", "text"]) == .ok)
+        let table = world.stdout.contents
+        #expect(!table.contains("T10:") && !table.contains("Z "), "\(table)")
+        #expect(world.stdout.contents.hasPrefix("SEQ  TIME"))
+    }
+
     @Test func offlineItAnswersFromWhatWasKeptAndSaysHowOld() async throws {
         let stores = MemoryStores()
         try stores.alerts().save([Fixtures.alert(1), Fixtures.alert(2, .orderRejected)], fetchedAt: Fixtures.now.addingTimeInterval(-3600))
