@@ -330,19 +330,28 @@ public enum Pager {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, pipeFDs[0], 0)
         posix_spawn_file_actions_addclose(&actions, pipeFDs[1])
+        posix_spawn_file_actions_addclose(&actions, pipeFDs[0])
         var pid: pid_t = 0
         let arguments = ["/bin/sh", "-c", command]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
-        // less reads LESS for its own options; -R keeps the colours, -F quits on one screen.
+        // less (as PAGER=less, without options) keeps the colours and quits on one screen with
+        // these, unless the person set LESS themselves.
+        setenv("LESS", "FRX", 0)
         let status = posix_spawn(&pid, "/bin/sh", &actions, nil, &argv, environ)
         close(pipeFDs[0])
         guard status == 0 else {
             close(pipeFDs[1])
             return false
         }
+        // Ctrl-C belongs to the pager while it runs (as with git): this process waits for it.
         // A pager quit early (q) closes the pipe: the rest is not wanted, and is no error.
-        let previous = signal(SIGPIPE, SIG_IGN)
+        let (previousPipe, previousInt, previousQuit) = (signal(SIGPIPE, SIG_IGN), signal(SIGINT, SIG_IGN), signal(SIGQUIT, SIG_IGN))
+        defer {
+            signal(SIGPIPE, previousPipe)
+            signal(SIGINT, previousInt)
+            signal(SIGQUIT, previousQuit)
+        }
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
             let n = bytes.withUnsafeBytes { write(pipeFDs[1], $0.baseAddress, $0.count) }
@@ -350,9 +359,11 @@ public enum Pager {
             bytes = bytes.dropFirst(n)
         }
         close(pipeFDs[1])
-        signal(SIGPIPE, previous)
         var exit: Int32 = 0
         while waitpid(pid, &exit, 0) == -1 && errno == EINTR {}
-        return true
+        // The shell could not run the pager (127: not found, 126: not executable): nothing was
+        // shown, and the caller writes the table itself.
+        let exited = exit & 0x7f == 0
+        return !(exited && [126, 127].contains((exit >> 8) & 0xff))
     }
 }

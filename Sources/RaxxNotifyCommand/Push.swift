@@ -453,16 +453,22 @@ final class PushOutput: @unchecked Sendable {
     /// sent again with its apns_id, it is the same notification), a line read and not sent
     /// `not_sent`, and nothing more is written.
     func abandonInFlight() {
-        let (left, waiting) = lock.withLock { (inFlight.sorted { $0.key < $1.key }, held) }
+        // Taken and sealed at once: an answer that comes after this is not written, so no line is
+        // reported twice.
+        let (left, waiting) = lock.withLock { () -> ([(key: Int, value: PushNotification)], (line: Int, notification: PushNotification)?) in
+            sealed = true
+            defer { inFlight = [:]; held = nil }
+            return (inFlight.sorted { $0.key < $1.key }, held)
+        }
         for (line, notification) in left {
             settled(line: line, notification, PushResult(status: .unknown, reason: "Stopped", apnsID: notification.apnsID,
-                                                         detail: "sent, and no answer came before the stop: send it again with this apns_id"))
+                                                         detail: "sent, and no answer came before the stop: send it again with this apns_id"),
+                    abandoning: true)
         }
         if let (line, notification) = waiting {
             settled(line: line, notification, PushResult(status: .notSent, reason: "Stopped", apnsID: notification.apnsID,
-                                                         detail: "not sent: the run was stopped before it was sent"))
+                                                         detail: "not sent: the run was stopped before it was sent"), abandoning: true)
         }
-        lock.withLock { sealed = true }
     }
 
     func malformed(line: Int, field: String?, message: String) {
@@ -475,7 +481,7 @@ final class PushOutput: @unchecked Sendable {
               row: ["\(line)", "-", "malformed", [field, message].compactMap { $0 }.joined(separator: ": "), "-", "-"])
     }
 
-    func settled(line: Int, _ notification: PushNotification, _ result: PushResult) {
+    func settled(line: Int, _ notification: PushNotification, _ result: PushResult, abandoning: Bool = false) {
         var w = JSONLineWriter()
         w.add("apns_id", result.apnsID ?? notification.apnsID)
         w.add("latency_ms", result.latency.map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 },
@@ -490,7 +496,7 @@ final class PushOutput: @unchecked Sendable {
             lock.withLock { if stop == nil { stop = found } }
         }
         let latency = result.latency.map { String(format: "%.1f ms", Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15) }
-        write(w, status: result.status.rawValue, line: line,
+        write(w, status: result.status.rawValue, line: line, abandoning: abandoning,
               row: ["\(line)", "…" + notification.tokenSuffix, result.status.rawValue, result.reason ?? "-", latency ?? "-",
                     result.apnsID ?? notification.apnsID ?? "-"])
     }
@@ -505,7 +511,7 @@ final class PushOutput: @unchecked Sendable {
         }.joined()
     }
 
-    private func write(_ writer: JSONLineWriter, status: String, line: Int?, row: [String]) {
+    private func write(_ writer: JSONLineWriter, status: String, line: Int?, abandoning: Bool = false, row: [String]) {
         var writer = writer
         var text: String
         switch context.format {
@@ -514,13 +520,12 @@ final class PushOutput: @unchecked Sendable {
         }
         lock.lock()
         defer { lock.unlock() }
+        // After a stop, only what the stop reports is written: an answer arriving later, or a
+        // malformed line read meanwhile, is not (each line is reported once, before the summary).
+        if sealed && !abandoning { return }
         if let line {
-            // After a stop, what was in flight is reported unknown once: an answer arriving after
-            // that (or a second report of the same line) is not written.
-            guard !sealed else { return }
             if held?.line == line { held = nil }
-            let wasInFlight = inFlight.removeValue(forKey: line) != nil
-            if status == PushResult.Status.unknown.rawValue && !wasInFlight { return }
+            inFlight.removeValue(forKey: line)
         }
         if context.format == .text && !headerWritten {
             headerWritten = true

@@ -145,11 +145,13 @@ extension RaxxOrder {
                 return
             }
             // Orders the server would reject are not sent: the trader hears why, and no step-up is
-            // asked for them.
+            // asked for them. (Only in a batch the server checked in one piece: past 1,000 orders each
+            // piece is checked apart from the fills of the ones before it, and the server decides.)
             var skipped: [Int: PlacementResult] = [:]
             var sending: [OrderIntent] = []
+            let checkedWhole = intents.count <= OrderDesk.checkBatch
             for (index, (intent, check)) in zip(intents, checks).enumerated() {
-                if check.verdict == .wouldReject {
+                if check.verdict == .wouldReject, checkedWhole {
                     skipped[index] = .notSent(intent, code: check.code,
                                               message: "Not sent: the server's check says it would be rejected" + (check.message.map { ": " + $0 } ?? "."))
                 } else {
@@ -157,13 +159,8 @@ extension RaxxOrder {
                 }
             }
 
-            // 7. The dead man's switch, armed before the first order so that every order is under it.
-            let timeout = try (cancelAfter ?? (watch ? context.configuration.cancelAfter ?? CancelAfterSwitch.watchDefault : nil))
-                .map(CancelAfterSwitch.seconds)
-            let deadMan = CancelAfterSwitch(api: api, journal: try stores.journal(), accountID: session.accountID, clock: context.clock)
-            let armed = try await (sending.isEmpty ? nil : timeout).asyncMap { try await deadMan.arm(timeout: $0) }
-
-            // 8. The step-ups, all before the first order, with one PIN: the large orders that pass.
+            // 7. The step-ups, all before the first order (and before the switch is armed, so that no
+            // time spent typing a PIN runs its timeout down), with one PIN: the large orders that pass.
             let ceremonies = try context.ceremonies()
             let prompt = context.pinPromptAskingOnce(pin.source)
             let large = zip(intents, checks).filter { $0.1.verdict == .wouldPlace && $0.1.stepUpRequired }.map(\.0)
@@ -174,21 +171,23 @@ extension RaxxOrder {
                         ? "Order on line \(large[0].line) (\(large[0].side.rawValue) \(large[0].qty) \(large[0].symbol)) is large: confirm it with your passkey."
                         : "\(large.count) orders are large (lines \(Self.lineList(large))): confirm them with your passkey, one PIN for all.")
                 }
-                do {
-                    for intent in large {
-                        grants.keep(try await ceremonies.stepUp(actionHash: intent.action.hash, pin: prompt).grant, for: intent.action.hash)
-                    }
-                } catch {
-                    if armed != nil { _ = try? await deadMan.disarm() }
-                    throw error
+                for intent in large {
+                    let grant = try await ceremonies.stepUp(actionHash: intent.action.hash, pin: prompt)
+                    grants.keep(grant.grant, until: grant.expiresAt, for: intent.action.hash)
                 }
             }
+
+            // 8. The dead man's switch, armed before the first order so that every order is under it.
+            let timeout = try (cancelAfter ?? (watch ? context.configuration.cancelAfter ?? CancelAfterSwitch.watchDefault : nil))
+                .map(CancelAfterSwitch.seconds)
+            let deadMan = CancelAfterSwitch(api: api, journal: try stores.journal(), accountID: session.accountID, clock: context.clock)
+            let armed = try await (sending.isEmpty ? nil : timeout).asyncMap { try await deadMan.arm(timeout: $0) }
 
             // A batch on a terminal shows its progress (a single order is over too soon to need it).
             let line = context.progressLine("placing", unit: "orders", total: sending.count, enabled: sending.count > 1)
             let (sent, stop) = await desk.place(sending, progress: { line.update(done: $0) }) { intent, actionHash in
-                // A grant asked for above; or, when it has lapsed meanwhile, a new one (the same PIN).
-                if let grant = grants.take(actionHash) { return grant }
+                // A grant asked for above, while it has time left; else a new one (the same PIN).
+                if let grant = grants.take(actionHash, at: context.world.serverNow()) { return grant }
                 line.clear()
                 return try await ceremonies.stepUp(actionHash: actionHash, pin: prompt).grant
             }
@@ -290,16 +289,22 @@ extension Optional {
     }
 }
 
-/// The step-up grants asked for before a batch goes, each taken once by the order it binds.
+/// The step-up grants asked for before a batch goes, each taken once by the order it binds, and
+/// only while it has time left (a grant lives two minutes; a long batch outlasts the first ones).
 final class Grants: @unchecked Sendable {
     private let lock = NSLock()
-    private var byHash: [String: String] = [:]
+    private var byHash: [String: (grant: String, expiresAt: Date)] = [:]
+    /// Time enough left for the order to reach the server.
+    static let margin: TimeInterval = 15
 
-    func keep(_ grant: String, for actionHash: String) {
-        lock.withLock { byHash[actionHash] = grant }
+    func keep(_ grant: String, until expiresAt: Date, for actionHash: String) {
+        lock.withLock { byHash[actionHash] = (grant, expiresAt) }
     }
 
-    func take(_ actionHash: String) -> String? {
-        lock.withLock { byHash.removeValue(forKey: actionHash) }
+    func take(_ actionHash: String, at now: Date) -> String? {
+        lock.withLock {
+            guard let kept = byHash.removeValue(forKey: actionHash), kept.expiresAt.timeIntervalSince(now) > Self.margin else { return nil }
+            return kept.grant
+        }
     }
 }

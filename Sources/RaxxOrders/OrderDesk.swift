@@ -94,7 +94,7 @@ public struct OrderDesk: Sendable {
     static let checkDeadline: TimeInterval = 30
 
     /// The most orders one `checkOrders` request takes (the spec's maxItems).
-    static let checkBatch = 1000
+    public static let checkBatch = 1000
 
     /// Places the batch in order; answers one result per intent and the error the run ends with.
     /// `progress` hears how many intents have been settled so far.

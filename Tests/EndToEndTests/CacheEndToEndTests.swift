@@ -171,9 +171,9 @@ final class CacheHome: @unchecked Sendable {
         #expect(try home.cache(["refresh", "--quiet"]).status == 0)
         let pagerOut = home.root.appendingPathComponent("paged.txt").path
         let tool = BuiltTools.path("raxx-cache")
-        func onTerminal(_ arguments: String) throws -> String {
+        func onTerminal(_ arguments: String, pager: String? = nil) throws -> String {
             let command = "stty rows 5 cols 200; \(tool) show orders \(arguments)"
-            let environment = home.environment.merging(["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PAGER": "cat > \(pagerOut)"]) { _, b in b }
+            let environment = home.environment.merging(["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PAGER": pager ?? "cat > \(pagerOut)"]) { _, b in b }
             return try runToEnd(URL(fileURLWithPath: "/usr/bin/script"), ["-qec", command, "/dev/null"], environment: environment).stdout
         }
         let shown = try onTerminal("")
@@ -184,6 +184,9 @@ final class CacheHome: @unchecked Sendable {
         let unpaged = try onTerminal("--no-pager")
         #expect(!FileManager.default.fileExists(atPath: pagerOut))
         #expect(unpaged.split(whereSeparator: \.isNewline).count > 5, "\(unpaged)")
+        // A pager that is not there: the table is written as it is, not lost.
+        let missing = try onTerminal("", pager: "raxx-no-such-pager")
+        #expect(missing.contains("CLIENT ORDER ID") && missing.split(whereSeparator: \.isNewline).count > 5, "\(missing)")
         // Into a pipe: no pager, no colour.
         let piped = try home.cache(["show", "orders", "--format", "text"], environment: ["PAGER": "cat > \(pagerOut)"])
         #expect(!FileManager.default.fileExists(atPath: pagerOut) && !piped.stdout.contains("\u{1B}["))

@@ -162,6 +162,9 @@ final class OrderHome: @unchecked Sendable {
         #expect(checks.map { $0["step_up_required"] as? Bool } == [true, false, true, true])
         #expect(checks[2]["code"] as? String == "insufficient_buying_power")
         #expect(try home.serverOrders(["d-big-1", "d-small", "d-huge", "d-big-2"]).isEmpty)
+        // The same dry run again: still nothing placed, every verdict the same (nothing stayed).
+        let again = try home.order(["place", "--dry-run"], input: batch("d"))
+        #expect(home.lines(again.stdout).map { $0["verdict"] as? String } == checks.map { $0["verdict"] as? String })
 
         // The batch on stdin, one PIN on descriptor 3, read once for both large orders; the huge
         // one is not sent.

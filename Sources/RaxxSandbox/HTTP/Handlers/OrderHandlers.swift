@@ -72,8 +72,15 @@ struct OrderHandlers: Sendable {
         do {
             _ = try await trading.write { ledger -> Int in
                 try Self.sweep(ledger, engine: engine, account: caller.accountID, now: now)
+                var seen: Set<String> = []
                 let checks = try request.orders.map { order in
-                    try Self.check(ledger, engine: engine, market: market, caller: caller, request: order, stepUpNotional: notional, now: now)
+                    // A client_order_id twice in one check would find the first's row, rolled back
+                    // afterwards: the second is refused as placeOrder would refuse another order.
+                    guard seen.insert(order.clientOrderId).inserted else {
+                        return Self.refused(order, ProblemError(409, code: .conflict, title: "This client_order_id is used twice in the check.",
+                                                           detail: "Each order needs a client_order_id of its own."))
+                    }
+                    return try Self.check(ledger, engine: engine, market: market, caller: caller, request: order, stepUpNotional: notional, now: now)
                 }
                 throw DryRunRollback(checks: checks)
             }
@@ -116,7 +123,7 @@ struct OrderHandlers: Sendable {
         return check
     }
 
-    private static func refused(_ r: Components.Schemas.OrderRequest, _ problem: ProblemError) -> Components.Schemas.OrderCheck {
+    static func refused(_ r: Components.Schemas.OrderRequest, _ problem: ProblemError) -> Components.Schemas.OrderCheck {
         Components.Schemas.OrderCheck(clientOrderId: r.clientOrderId, verdict: .refused, code: problem.code.rawValue,
                                       message: [problem.title, problem.detail].compactMap { $0 }.joined(separator: " "), stepUpRequired: false)
     }

@@ -1,0 +1,32 @@
+import Foundation
+import RaxxAPI
+import RaxxCore
+@testable import RaxxSandbox
+import RaxxTestSupport
+import Testing
+
+/// The server's dry run (`checkOrders`): judged as placeOrder would, nothing kept.
+@Suite struct OrderCheckTests {
+    func request(_ id: String, qty: Int64 = 2, rig: SwitchRig) -> Components.Schemas.OrderRequest {
+        .init(clientOrderId: id, symbol: "MSFT", side: .buy, qty: qty, _type: .limit, limitPrice: "1.00", tif: .gtc,
+              notAfter: rig.clock.now.addingTimeInterval(60), mode: .paper)
+    }
+
+    @Test func aCheckKeepsNothingAndAnIdTwiceIsRefused() async throws {
+        let rig = try SwitchRig()
+        let caller = try await rig.signIn()
+        let checks = try await rig.service.orders.checkOrders(.init(body: .json(.init(orders: [
+            request("c-1", rig: rig), request("c-2", rig: rig), request("c-1", qty: 3, rig: rig),
+        ]))), caller: caller).ok.body.json.checks
+        #expect(checks.map(\.verdict) == [.wouldPlace, .wouldPlace, .refused])
+        #expect(checks[2].code == "conflict" && checks[2].orderId == nil)
+        // Nothing stayed: no order, and the same ids place for real afterwards.
+        #expect(try await rig.service.stores.trading.read { try $0.order(account: caller.accountID, clientOrderID: "c-1") } == nil)
+        let placed = try await rig.rest(caller, "c-1")
+        #expect(placed.clientOrderId == "c-1" && placed.status == .open)
+        // Checked again, the placed one is already placed, with its real id.
+        let again = try await rig.service.orders.checkOrders(.init(body: .json(.init(orders: [request("c-1", rig: rig)]))), caller: caller)
+            .ok.body.json.checks
+        #expect(again.first?.verdict == .alreadyPlaced && again.first?.orderId == placed.id)
+    }
+}
