@@ -1,3 +1,4 @@
+import CSodium
 import Foundation
 import RaxxCore
 
@@ -180,6 +181,31 @@ public final class AgePassphrase: @unchecked Sendable {
         }
         guard count > 0 else { throw RaxxError.badInput(field: "passphrase", "No passphrase was given on \(source).") }
         return AgePassphrase(secret: SecretBuffer(copying: UnsafeRawBufferPointer(rebasing: buffer.readable[0..<count])))
+    }
+
+    /// Asks on `terminal`, hidden, twice (`prompt`, then `again`): the two must match, or it is
+    /// bad input and both are wiped. An empty answer is bad input, as on a file descriptor.
+    public static func ask(on terminal: ControllingTerminal, prompt: String, again: String) throws(RaxxError) -> AgePassphrase {
+        let first = try terminal.hidden(prompt: prompt) { fd throws(RaxxError) in try read(fromFileDescriptor: fd, what: "the terminal") }
+        let second: AgePassphrase
+        do {
+            second = try terminal.hidden(prompt: again) { fd throws(RaxxError) in try read(fromFileDescriptor: fd, what: "the terminal") }
+        } catch {
+            first.wipe()
+            throw error
+        }
+        defer { second.wipe() }
+        guard first.matches(second) else {
+            first.wipe()
+            throw RaxxError.badInput(field: "passphrase", "The two passphrases do not match.")
+        }
+        return first
+    }
+
+    /// Whether `other` holds the same bytes (compared in constant time for equal lengths).
+    func matches(_ other: AgePassphrase) -> Bool {
+        guard !spent, !other.spent, secret.count == other.secret.count else { return false }
+        return sodium_memcmp(secret.readable.baseAddress!, other.secret.readable.baseAddress!, secret.count) == 0
     }
 
     /// Uses the passphrase once, then wipes it.

@@ -41,6 +41,9 @@ public protocol DSRFiles: Sendable {
     func keep(_ key: KeptReceiptKey) throws(RaxxError)
     /// A passphrase from an open file descriptor (`--passphrase-fd N`), up to its first newline.
     func passphrase(fd: Int32) throws(RaxxError) -> AgePassphrase
+    /// A passphrase asked on the controlling terminal (`--passphrase`): hidden, twice, with its
+    /// rule said first in `prompt`.
+    func askPassphrase(prompt: String) throws(RaxxError) -> AgePassphrase
 }
 
 /// The live files: exports where the staff member says, the receipt key beside the keystore in
@@ -99,6 +102,13 @@ public struct FileDSRFiles: DSRFiles {
 
     public func passphrase(fd: Int32) throws(RaxxError) -> AgePassphrase {
         try AgePassphrase.read(fromFileDescriptor: fd, what: "--passphrase-fd \(fd)")
+    }
+
+    public func askPassphrase(prompt: String) throws(RaxxError) -> AgePassphrase {
+        let terminal = try ControllingTerminal(orElse: RaxxError.usage(
+            "A passphrase is needed, and there is no terminal to ask for it.",
+            hint: "Pass it on a file descriptor instead: --passphrase-fd N"))
+        return try AgePassphrase.ask(on: terminal, prompt: prompt, again: "Repeat the passphrase: ")
     }
 
     var keyFile: URL { serverDirectory.appendingPathComponent("dsr-receipt-key.json") }

@@ -19,7 +19,8 @@ extension RaxxDSR {
             checked before anything is written. --out creates the file with mode 0600 and never \
             writes over an existing one; without --out the document goes to stdout, which is \
             refused on a terminal. With --encrypt-to age1… (an X25519 recipient, as age-keygen \
-            prints it; repeatable) or --passphrase-fd N, it is written in the age format, which the \
+            prints it; repeatable), --passphrase (asked on the terminal, twice, not shown) or \
+            --passphrase-fd N, it is written in the age format, which the \
             requester opens with the standard age tool (age -d). The access request becomes \
             completed. 
             """ + connectivity.helpLine
@@ -32,9 +33,12 @@ extension RaxxDSR {
         @Option(name: .customLong("encrypt-to"), help: ArgumentHelp("Encrypt to this age recipient (age1…); repeatable.", valueName: "recipient"))
         var encryptTo: [String] = []
         @Option(name: .customLong("passphrase-fd"),
-                help: ArgumentHelp("Encrypt with the passphrase (at least 12 characters) read from this open file descriptor (age's scrypt).",
+                help: ArgumentHelp("Encrypt with the passphrase (at least \(ExportEncryption.minimumPassphraseCharacters) characters) read from this open file descriptor (age's scrypt).",
                                    valueName: "n"))
         var passphraseFD: Int32?
+        @Flag(name: .customLong("passphrase"),
+              help: "Encrypt with a passphrase (at least \(ExportEncryption.minimumPassphraseCharacters) characters) asked on the terminal, twice, not shown (age's scrypt).")
+        var askPassphrase = false
         @OptionGroup public var global: GlobalOptions
 
         public init() {}
@@ -48,7 +52,9 @@ extension RaxxDSR {
         }
 
         public func validate() throws {
-            if !encryptTo.isEmpty, passphraseFD != nil { throw ValidationError("Give --encrypt-to or --passphrase-fd, not both.") }
+            let kinds = [!encryptTo.isEmpty ? "--encrypt-to" : nil, askPassphrase ? "--passphrase" : nil, passphraseFD != nil ? "--passphrase-fd" : nil]
+                .compactMap { $0 }
+            if kinds.count > 1 { throw ValidationError("Give one of --encrypt-to, --passphrase and --passphrase-fd, not \(kinds.joined(separator: " and ")).") }
             if let fd = passphraseFD, fd < 0 { throw ValidationError("--passphrase-fd takes a file descriptor number (0 or more).") }
         }
 
@@ -60,6 +66,9 @@ extension RaxxDSR {
             // Everything a person typed is checked, and the passphrase read, before anything is sent.
             let encryption: ExportEncryption = if let fd = passphraseFD {
                 try ExportEncryption.checkedPassphrase(try files.passphrase(fd: fd))
+            } else if askPassphrase {
+                try ExportEncryption.checkedPassphrase(try files.askPassphrase(
+                    prompt: "Passphrase for the export (at least \(ExportEncryption.minimumPassphraseCharacters) characters; the requester opens it with age -d): "))
             } else if !encryptTo.isEmpty {
                 try ExportEncryption.recipients(encryptTo)
             } else {

@@ -31,6 +31,7 @@ public struct RaxxDSR: AsyncParsableCommand {
         Example("Say how the requester's identity was checked", "raxx-dsr verify-identity dsr_01HZX3 --method 'reply from the account email'"),
         Example("Requests due within a week", "raxx-dsr list --due-within 7d --format text"),
         Example("Export an access request, encrypted to the requester's age key", "raxx-dsr export dsr_01HZX4 --out export.age --encrypt-to age1qyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqs3290gq"),
+        Example("Or with a passphrase asked on the terminal (tell it to the requester another way)", "raxx-dsr export dsr_01HZX4 --out export.age --passphrase"),
         Example("See what an erasure would remove or keep", "raxx-dsr plan dsr_01HZX3"),
         Example("Apply it, approved with your passkey", "raxx-dsr apply dsr_01HZX3 --plan-hash 9f2c4e"),
         Example("Check a receipt's signature, offline", "raxx-dsr verify-receipt receipt.json"),

@@ -132,6 +132,36 @@ final class DSRHome: @unchecked Sendable {
         #expect(home.lines(try home.dsr(["show", id]).stdout).first?["status"] as? String == "completed")
     }
 
+    /// `--passphrase` on a terminal (a pseudo-terminal): asked twice, never shown; two that
+    /// differ write nothing and leave the request verified.
+    @Test func anExportsPassphraseIsAskedOnTheTerminalTwiceAndNotShown() throws {
+        let home = try DSRHome(fills: 5)
+        let id = try home.verifiedRequest("access")
+        let environment = home.environment(home.staffEmail).merging(["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]) { _, b in b }
+        func export(_ out: String, typing first: String, then second: String) throws -> (status: Int32, screen: String) {
+            let terminal = try TerminalSession("\(BuiltTools.path("raxx-dsr")) export \(id) --out \(out) --passphrase", environment: environment)
+            let seen = try terminal.waitFor("Passphrase for the export (at least 12 characters")
+            terminal.type(first)
+            try terminal.waitFor("Repeat the passphrase: ", after: seen)
+            terminal.type(second)
+            return terminal.finish()
+        }
+        let differ = home.root.appendingPathComponent("differ.age").path
+        let mismatch = try export(differ, typing: "correct horse battery staple", then: "correct horse battery stapler")
+        #expect(mismatch.status == 65, "\(mismatch.screen)")
+        #expect(mismatch.screen.contains("The two passphrases do not match."))
+        #expect(!FileManager.default.fileExists(atPath: differ))
+        #expect(home.lines(try home.dsr(["show", id]).stdout).first?["status"] as? String == "verified")
+
+        let sealed = home.root.appendingPathComponent("export.age").path
+        let exported = try export(sealed, typing: "correct horse battery staple", then: "correct horse battery staple")
+        #expect(exported.status == 0, "\(exported.screen)")
+        #expect(!exported.screen.contains("horse"), "\(exported.screen)")
+        let header = String(decoding: try Data(contentsOf: URL(fileURLWithPath: sealed)).prefix(40), as: UTF8.self)
+        #expect(header.hasPrefix("age-encryption.org/v1\n-> scrypt "), "\(header)")
+        #expect(home.lines(try home.dsr(["show", id]).stdout).first?["status"] as? String == "completed")
+    }
+
     /// An export that could not be written leaves the request verified, to export again: it is
     /// completed only once its file is written and synced.
     @Test func aFailedExportDoesNotCompleteTheRequest() throws {

@@ -43,6 +43,17 @@ final class MemoryDSRFiles: DSRFiles, @unchecked Sendable {
         var bytes = Array(text.utf8)
         return try AgePassphrase(wiping: &bytes)
     }
+
+    /// What the test "types" at the terminal's passphrase prompt, and the prompts shown.
+    var typed: String?
+    var prompts: [String] = []
+    func askPassphrase(prompt: String) throws(RaxxError) -> AgePassphrase {
+        guard let text = lock.withLock({ prompts.append(prompt); return typed }) else {
+            throw RaxxError.usage("A passphrase is needed, and there is no terminal to ask for it.")
+        }
+        var bytes = Array(text.utf8)
+        return try AgePassphrase(wiping: &bytes)
+    }
 }
 
 /// An age file in memory, read back.
@@ -281,6 +292,31 @@ enum DSRFixtures {
         var typed = Array("correct horse battery staple".utf8)
         try AgeDecryptor.decrypt(from: MemoryAgeSource(sealed), to: opened, passphrase: try AgePassphrase(wiping: &typed))
         #expect(opened.data == (try ExportDocument.bytes(try Self.export())))
+    }
+
+    /// `--passphrase`: asked on the terminal with its rule first; too short, nothing is sent.
+    @Test func encryptsWithAPassphraseAskedOnTheTerminal() async throws {
+        let world = world()
+        files.typed = "correct horse battery staple"
+        world.api.onExportDSRData { _ in .ok(.init(body: .json(try Self.export()))) }
+        world.api.onConfirmDSRExport { _ in .ok(.init(body: .json(DSRFixtures.request(status: .completed)))) }
+        #expect(try await world.run(RaxxDSR.Export.self, ["dsr_1", "--out", "/tmp/t.age", "--passphrase"]) == .ok)
+        #expect(files.prompts == ["Passphrase for the export (at least 12 characters; the requester opens it with age -d): "])
+        let sealed = try #require(files.written["/tmp/t.age"])
+        let opened = MemoryAgeSink()
+        var typed = Array("correct horse battery staple".utf8)
+        try AgeDecryptor.decrypt(from: MemoryAgeSource(sealed), to: opened, passphrase: try AgePassphrase(wiping: &typed))
+        #expect(opened.data == (try ExportDocument.bytes(try Self.export())))
+        #expect(world.jsonLines.first?["encryption"] as? String == "age-scrypt")
+
+        let short = self.world()
+        files.typed = "too short"
+        #expect(try await short.run(RaxxDSR.Export.self, ["dsr_1", "--out", "/tmp/u.age", "--passphrase"]) == .dataError)
+        #expect(short.api.calls.isEmpty)
+        #expect(files.written["/tmp/u.age"] == nil)
+        for both in [["--passphrase", "--passphrase-fd", "3"], ["--passphrase", "--encrypt-to", "age1x"]] {
+            #expect(throws: (any Error).self) { _ = try RaxxDSR.Export.parse(["dsr_1", "--out", "/tmp/v.age"] + both) }
+        }
     }
 
     @Test func aShortPassphraseIsRefusedBeforeAnythingIsSent() async throws {
