@@ -115,7 +115,7 @@ let package = Package(
         .target(name: "RaxxOrders", dependencies: ["RaxxWire", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxClient", "RaxxStore"]),
         .target(name: "RaxxAPNs", dependencies: ["RaxxWire", "RaxxCore", crypto]),
         .target(name: "RaxxPush", dependencies: ["RaxxWire", "CCurl", "RaxxCore", "RaxxAPNs", "RaxxAPI", "RaxxClient", "RaxxVault", crypto]),
-        .target(name: "RaxxCLI", dependencies: ["RaxxWire", "RaxxCore", "RaxxClient", "RaxxVault", "RaxxAPI", openAPIRuntime, argumentParser]),
+        .target(name: "RaxxCLI", dependencies: ["RaxxWire", "RaxxCore", "RaxxDomain", "RaxxClient", "RaxxVault", "RaxxAPI", openAPIRuntime, argumentParser]),
         .target(name: "RaxxDSR", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxAge", crypto]),
 
         // The sandbox: a local Raptor built from the same spec, with real state in SQLite.

@@ -151,20 +151,36 @@ public struct CommandContext: Sendable {
         Ceremonies(keystore: keystore, client: try api(), authenticatedClient: try signedInAPI(), endpoint: configuration.endpoint, clock: clock)
     }
 
-    /// A PIN prompt for the ceremonies, from the terminal or `--pin-fd`.
+    /// A PIN prompt for the ceremonies, from the terminal or `--pin-fd`. On the terminal a wrong
+    /// PIN is said (with the attempts left) and asked again, up to the lockout; from `--pin-fd`
+    /// it ends the command.
     public func pinPrompt(_ source: PINSource) -> Ceremonies.PINPrompt {
         let entry = world.pinEntry
-        return { confirm in
+        let ask: @Sendable (Bool) throws -> SecretBytes = { confirm in
             try entry.read(from: source, prompt: confirm ? "Choose a PIN for this device's passkey (\(PIN.minimumNewLength) to \(PIN.maximumLength) characters): " : "PIN: ", confirm: confirm)
         }
+        guard source == .terminal else { return Ceremonies.PINPrompt(ask) }
+        let warn: @Sendable (String) -> Void = { [self] in self.warn($0) }
+        return Ceremonies.PINPrompt(wrong: { refusal in
+            warn([refusal.message, refusal.hint].compactMap { $0 }.joined(separator: " "))
+        }, ask)
     }
 
     /// `pinPrompt(_:)`, asked at most once: later asks answer a copy of the PIN given first (a
-    /// batch's step-ups confirmed with one PIN). The PIN is wiped once the prompt is released.
+    /// batch's step-ups confirmed with one PIN). A wrong PIN is forgotten, so that the one asked
+    /// again is kept instead. The PIN is wiped once the prompt is released.
     public func pinPromptAskingOnce(_ source: PINSource) -> Ceremonies.PINPrompt {
-        let ask = pinPrompt(source)
+        let prompt = pinPrompt(source)
         let remembered = RememberedPIN()
-        return { confirm in try remembered.copy { try ask(confirm) } }
+        let ask = prompt.ask
+        var forgetting: (@Sendable (RaxxError) -> Void)? = nil
+        if let wrong = prompt.wrong {
+            forgetting = { refusal in
+                remembered.forget()
+                wrong(refusal)
+            }
+        }
+        return Ceremonies.PINPrompt(wrong: forgetting) { confirm in try remembered.copy { try ask(confirm) } }
     }
 
     /// A prompt for the one-time code a registration's server emailed, from the terminal or `--code-fd`.
@@ -276,5 +292,13 @@ private final class RememberedPIN: @unchecked Sendable {
         defer { lock.unlock() }
         if pin == nil { pin = try ask() }
         return pin!.withUnsafeBytes { SecretBytes(copying: $0) }
+    }
+
+    /// Wipes the PIN kept: the next ask asks again.
+    func forget() {
+        lock.lock()
+        defer { lock.unlock() }
+        pin?.wipe()
+        pin = nil
     }
 }

@@ -1,13 +1,21 @@
 import Foundation
+import RaxxDomain
 import RaxxWire
 
 /// How text tables show values to people; JSON keeps the wire's forms (decimal strings, RFC 3339
-/// UTC). Money: grouped thousands and two decimals (a cent is the tick of every instrument the
-/// platform trades). Times: in the local time zone (`TZ`), compactly, relative when recent.
+/// UTC). Money: grouped thousands and two decimals. Prices: at their instrument's tick
+/// (`PriceTick`). Times: in the local time zone (`TZ`), compactly, relative when recent.
 public enum PeopleText {
-    /// "1732173.726" → "1,732,173.73", "-0.5" → "-0.50"; rounded half away from zero. Text that
-    /// is not a decimal number shows as it is.
-    public static func money(_ text: String) -> String {
+    /// A price of `symbol` at its instrument's tick: "189.5" → "189.50", a stock under $1 "0.1234"
+    /// → "0.1234", an average fill finer than the tick rounded to it.
+    public static func price(_ text: String, of symbol: String) -> String {
+        money(text, decimals: PriceTick.decimals(symbol: symbol, price: text))
+    }
+
+    /// "1732173.726" → "1,732,173.73", "-0.5" → "-0.50" (with `decimals`, 0 to 4: that many);
+    /// rounded half away from zero. Text that is not a decimal number shows as it is.
+    public static func money(_ text: String, decimals: Int = 2) -> String {
+        let places = min(max(decimals, 0), 4)
         var body = Substring(text)
         var negative = false
         if body.first == "-" { negative = true; body = body.dropFirst() } else if body.first == "+" { body = body.dropFirst() }
@@ -15,25 +23,25 @@ public enum PeopleText {
         guard let whole = parts.first, !whole.isEmpty, whole.utf8.allSatisfy(isDigit) else { return text }
         let fraction = parts.count == 2 ? Array(parts[1].utf8) : []
         guard fraction.allSatisfy(isDigit) else { return text }
-        // Whole digits then cents, as numbers; the third decimal rounds.
-        var digits = whole.utf8.map { Int($0) - 48 } + (0..<2).map { $0 < fraction.count ? Int(fraction[$0]) - 48 : 0 }
-        if fraction.count > 2, fraction[2] >= UInt8(ascii: "5") {
+        // Whole digits then the decimals kept, as numbers; the next decimal rounds.
+        var digits = whole.utf8.map { Int($0) - 48 } + (0..<places).map { $0 < fraction.count ? Int(fraction[$0]) - 48 : 0 }
+        if fraction.count > places, fraction[places] >= UInt8(ascii: "5") {
             var i = digits.count - 1
             while i >= 0 {
                 if digits[i] == 9 { digits[i] = 0; i -= 1 } else { digits[i] += 1; break }
             }
             if i < 0 { digits.insert(1, at: 0) }
         }
-        var units = Array(digits.dropLast(2))
+        var units = Array(digits.dropLast(places))
         while units.count > 1, units.first == 0 { units.removeFirst() }
-        let cents = digits.suffix(2)
+        let cents = digits.suffix(places)
         var grouped = ""
         for (i, d) in units.enumerated() {
             if i > 0, (units.count - i) % 3 == 0 { grouped += "," }
             grouped += String(d)
         }
         let zero = units.allSatisfy { $0 == 0 } && cents.allSatisfy { $0 == 0 }
-        return (negative && !zero ? "-" : "") + grouped + "." + cents.map(String.init).joined()
+        return (negative && !zero ? "-" : "") + grouped + (places > 0 ? "." + cents.map(String.init).joined() : "")
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }

@@ -83,9 +83,10 @@ extension RaxxCache {
             try cache.enforce(maxAge: maxAge, now: context.clock())
         }
 
-        /// The table for people: times by `time` (local, compact), money grouped with two decimals.
+        /// The table for people: times by `time` (local, compact), money grouped with two decimals,
+        /// prices at their instrument's tick.
         func table(_ store: CacheStore, _ query: CacheQuery, time: (Date) -> String) throws -> Table {
-            let money = PeopleText.money
+            let money = { (text: String) in PeopleText.money(text) }
             switch what {
             case .portfolio:
                 var t = Table(columns: [.init("Equity", .right), .init("Cash", .right), .init("Market value", .right),
@@ -97,18 +98,18 @@ extension RaxxCache {
                 return t
             case .positions:
                 var t = Table(columns: [.init("Symbol"), .init("Qty", .right), .init("Avg price", .right), .init("Updated")])
-                try store.positions(query) { t.rows.append([$0.symbol, "\($0.qty)", money($0.avgPrice), time($0.updatedAt)]) }
+                try store.positions(query) { t.rows.append([$0.symbol, "\($0.qty)", PeopleText.price($0.avgPrice, of: $0.symbol), time($0.updatedAt)]) }
                 return t
             case .fills:
                 var t = Table(columns: [.init("Filled"), .init("Symbol"), .init("Side"), .init("Qty", .right), .init("Price", .right), .init("Order")])
-                try store.fills(query) { t.rows.append([time($0.filledAt), $0.symbol, $0.side, "\($0.qty)", money($0.price), $0.orderID]) }
+                try store.fills(query) { t.rows.append([time($0.filledAt), $0.symbol, $0.side, "\($0.qty)", PeopleText.price($0.price, of: $0.symbol), $0.orderID]) }
                 return t
             case .orders:
                 var t = Table(columns: [.init("Updated"), .init("Symbol"), .init("Side"), .init("Qty", .right), .init("Type"),
                                         .init("Limit", .right), .init("Status"), .init("Filled", .right), .init("Client order ID")])
-                try store.orders(query) {
-                    t.rows.append([time($0.updatedAt), $0.symbol, $0.side, "\($0.qty)", $0.type, $0.limitPrice.map(money) ?? "-", $0.status,
-                                   "\($0.filledQty)", $0.clientOrderID])
+                try store.orders(query) { o in
+                    t.rows.append([time(o.updatedAt), o.symbol, o.side, "\(o.qty)", o.type, o.limitPrice.map { PeopleText.price($0, of: o.symbol) } ?? "-",
+                                   o.status, "\(o.filledQty)", o.clientOrderID])
                 }
                 return t
             }

@@ -12,7 +12,19 @@ import RaxxWire
 /// (`APIEndpoint.permits(rpID:)`): a server asking for another site's is refused (77) before
 /// anything is signed.
 public struct Ceremonies: Sendable {
-    public typealias PINPrompt = @Sendable (_ confirm: Bool) throws -> SecretBytes
+    /// How a ceremony gets the PIN: `ask` answers it (a new passkey's when `confirm`). When a
+    /// person is asked at a terminal, `wrong` is set: after a wrong PIN it is told the refusal
+    /// (the attempts left) and the PIN is asked again, up to the lockout. From a file descriptor
+    /// or a script it is nil, and a wrong PIN ends the command (77).
+    public struct PINPrompt: Sendable {
+        public let ask: @Sendable (_ confirm: Bool) throws -> SecretBytes
+        public let wrong: (@Sendable (_ refusal: RaxxError) -> Void)?
+
+        public init(wrong: (@Sendable (_ refusal: RaxxError) -> Void)? = nil, _ ask: @escaping @Sendable (_ confirm: Bool) throws -> SecretBytes) {
+            self.ask = ask
+            self.wrong = wrong
+        }
+    }
     /// Asks for the one-time code the server emailed to `email` (`digits` long).
     public typealias CodePrompt = @Sendable (_ email: String, _ digits: Int) throws -> String
 
@@ -100,7 +112,7 @@ public struct Ceremonies: Sendable {
                 throw RaxxError.failure(code: "bad_response", "The server's registration options name no relying party.")
             }
             try checkRPID(rpID)
-            let secret = try pin(true)
+            let secret = try pin.ask(true)
             defer { secret.wipe() }
             guard secret.count >= PIN.minimumNewLength else {
                 throw RaxxError.badInput(PIN.newLengthRule)
@@ -175,21 +187,34 @@ public struct Ceremonies: Sendable {
     }
 
     /// Signs an assertion and saves the credential's new state (counter, wrong-PIN count) whatever
-    /// the outcome, so a wrong PIN counts and the counter never goes back.
+    /// the outcome, so a wrong PIN counts and the counter never goes back. A person at a terminal
+    /// is asked again after a wrong PIN, until the passkey locks; nothing reaches the server
+    /// before the PIN is right.
     private func assert(_ contents: inout KeystoreContents, _ credential: inout StoredCredential, rpID: String,
                         type: String, challenge: String, pin: PINPrompt) throws -> Components.Schemas.AuthenticationResponseJSON {
         try checkRPID(rpID)
-        guard credential.failedPINAttempts < PIN.maximumAttempts else { throw SoftwareAuthenticator.pinLocked }
-        let secret = try pin(false)
-        defer { secret.wipe() }
         let clientData = ClientData.json(type: type, challenge: challenge, origin: APIEndpoint.clientOrigin(rpID: rpID))
-        let result = Result { () throws(RaxxError) in
-            try SoftwareAuthenticator.getAssertion(credential: &credential, rpID: rpID,
-                                                   clientDataHash: ClientData.hash(clientData), pin: secret)
+        var assertion: SoftwareAuthenticator.Assertion?
+        while assertion == nil {
+            guard credential.failedPINAttempts < PIN.maximumAttempts else { throw SoftwareAuthenticator.pinLocked }
+            let secret = try pin.ask(false)
+            defer { secret.wipe() }
+            let result = Result { () throws(RaxxError) in
+                try SoftwareAuthenticator.getAssertion(credential: &credential, rpID: rpID,
+                                                       clientDataHash: ClientData.hash(clientData), pin: secret)
+            }
+            contents[origin].credential = credential
+            try keystore.save(contents)
+            switch result {
+            case .success(let signed):
+                assertion = signed
+            case .failure(let refusal) where refusal.code == SoftwareAuthenticator.wrongPINCode && pin.wrong != nil:
+                pin.wrong?(refusal)
+            case .failure(let refusal):
+                throw refusal
+            }
         }
-        contents[origin].credential = credential
-        try keystore.save(contents)
-        let assertion = try result.get()
+        guard let assertion else { throw SoftwareAuthenticator.pinLocked }
         let id = Base64URL.encode(assertion.credentialID)
         return .init(id: id, rawId: id, _type: .publicKey,
                      response: .init(clientDataJSON: Base64URL.encode(clientData),

@@ -76,3 +76,23 @@ public enum Money {
         Int64((value * 100).rounded()) * (ticksPerUnit / 100)
     }
 }
+
+/// The tick an instrument's prices are quoted in, and so the decimals a price is shown with.
+public enum PriceTick {
+    /// Stocks from $1 and every option trade in whole cents (options' ticks, $0.01 to $0.10, are
+    /// all whole cents); a stock under $1 in hundredths of a cent (Reg NMS Rule 612's sub-penny
+    /// exception).
+    public static func decimals(of symbol: InstrumentSymbol, atTicks price: Int64) -> Int {
+        switch symbol {
+        case .equity: price.magnitude < UInt64(Money.ticksPerUnit) ? 4 : 2
+        case .option: 2
+        }
+    }
+
+    /// The decimals to show `price` (a decimal string) of `symbol` with; a symbol or price that
+    /// does not parse shows in cents.
+    public static func decimals(symbol: String, price: String) -> Int {
+        guard let instrument = InstrumentSymbol(parsing: symbol), let ticks = Money.ticks(parsing: price) else { return 2 }
+        return decimals(of: instrument, atTicks: ticks)
+    }
+}

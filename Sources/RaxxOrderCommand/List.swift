@@ -93,7 +93,7 @@ struct CachedRecord: Encodable {
     }
 
     var row: [String] {
-        [id, symbol, side, "\(qty)", type, limit_price.map(PeopleText.money) ?? "-", status, "\(filled_qty)",
-         avg_fill_price.map(PeopleText.money) ?? "-", client_order_id]
+        [id, symbol, side, "\(qty)", type, limit_price.map { PeopleText.price($0, of: symbol) } ?? "-", status, "\(filled_qty)",
+         avg_fill_price.map { PeopleText.price($0, of: symbol) } ?? "-", client_order_id]
     }
 }

@@ -51,6 +51,6 @@ let orderColumns: [Table.Column] = [.init("Order ID"), .init("Symbol"), .init("S
                                     .init("Client order ID")]
 
 func orderRow(_ o: Components.Schemas.Order) -> [String] {
-    [o.id, o.symbol, o.side.rawValue, "\(o.qty)", o._type.rawValue, o.limitPrice.map(PeopleText.money) ?? "-", o.status.rawValue,
-     "\(o.filledQty)", o.avgFillPrice.map(PeopleText.money) ?? "-", o.clientOrderId]
+    [o.id, o.symbol, o.side.rawValue, "\(o.qty)", o._type.rawValue, o.limitPrice.map { PeopleText.price($0, of: o.symbol) } ?? "-",
+     o.status.rawValue, "\(o.filledQty)", o.avgFillPrice.map { PeopleText.price($0, of: o.symbol) } ?? "-", o.clientOrderId]
 }

@@ -33,6 +33,8 @@ public final class TestWorld: Sendable {
     public var ids: [String]? { get { self[\.ids] } set { self[\.ids] = newValue } }
     /// The PIN typed at the prompt (or read from --pin-fd), when the test gives one.
     public var pin: String? { get { self[\.pin] } set { self[\.pin] = newValue } }
+    /// PINs typed at successive prompts, before `pin` answers the rest.
+    public var pinsTyped: [String] { get { self[\.pinsTyped] } set { self[\.pinsTyped] = newValue } }
     /// The one-time code "typed" when a registration asks for the emailed one.
     public var code: String? { get { self[\.code] } set { self[\.code] = newValue } }
     /// The Raptor API's planned answers.
@@ -62,6 +64,7 @@ public final class TestWorld: Sendable {
         var serverSkew: TimeInterval = 0
         var ids: [String]?
         var pin: String?
+        var pinsTyped: [String] = []
         var code: String?
         var keystore: MemoryKeystore?
         var accounts = MemoryLocalAccounts()
@@ -120,7 +123,9 @@ public final class TestWorld: Sendable {
             },
             sleep: { [self] duration in state.withLock { $0.slept.append(duration) } },
             onInterrupt: { [self] action in state.withLock { $0.interruptActions.append(action) }; return 0 },
-            pinEntry: FixedPINEntry(pin: pin, code: code),
+            pinEntry: FixedPINEntry(pin: { [self] in
+                self.state.withLock { $0.pinsTyped.isEmpty ? $0.pin : $0.pinsTyped.removeFirst() }
+            }, code: code),
             raptor: api,
             keystore: keystore ?? MemoryKeystore(unplanned: true),
             accounts: accounts,
@@ -179,7 +184,7 @@ final class StringSource: InputSource, Sendable {
 
 /// A PIN (and an emailed code) "typed" at the prompt.
 struct FixedPINEntry: PINEntry {
-    let pin: String?
+    let pin: @Sendable () -> String?
     var code: String? = nil
 
     func readCode(from source: PINSource, prompt: String) throws(RaxxError) -> String {
@@ -191,7 +196,7 @@ struct FixedPINEntry: PINEntry {
     }
 
     func read(from source: PINSource, prompt: String, confirm: Bool) throws(RaxxError) -> SecretBytes {
-        guard let pin else {
+        guard let pin = pin() else {
             recordUnplanned("Unplanned PIN prompt: \(prompt)")
             throw RaxxError.usage("No PIN was planned.")
         }

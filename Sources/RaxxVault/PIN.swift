@@ -38,15 +38,12 @@ public enum PIN {
         case .fileDescriptor(let fd):
             pin = try readLine(fd: fd, what: "--pin-fd \(fd)")
         case .terminal:
-            let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
-            guard tty >= 0 else {
-                throw RaxxError.usage("A PIN is needed, and there is no terminal to ask for it.",
-                                      hint: "Run on a terminal, or pass the PIN on a file descriptor: --pin-fd N")
-            }
-            defer { close(tty) }
-            pin = try promptHidden(tty: tty, prompt: prompt)
+            let tty = try ControllingTerminal(orElse: RaxxError.usage(
+                "A PIN is needed, and there is no terminal to ask for it.",
+                hint: "Run on a terminal, or pass the PIN on a file descriptor: --pin-fd N"))
+            pin = try tty.hidden(prompt: prompt) { fd throws(RaxxError) in try readLine(fd: fd, what: "the terminal") }
             if confirm {
-                let again = try promptHidden(tty: tty, prompt: "Repeat the PIN: ")
+                let again = try tty.hidden(prompt: "Repeat the PIN: ") { fd throws(RaxxError) in try readLine(fd: fd, what: "the terminal") }
                 defer { again.wipe() }
                 guard pin.isEqual(to: again) else {
                     pin.wipe()
@@ -70,33 +67,14 @@ public enum PIN {
         case .fileDescriptor(let fd):
             line = try readLine(fd: fd, what: "--code-fd \(fd)", thing: "code")
         case .terminal:
-            let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
-            guard tty >= 0 else {
-                throw RaxxError.usage("The server emailed a one-time code, and there is no terminal to ask for it.",
-                                      hint: "Run on a terminal, or pass the code on a file descriptor: --code-fd N")
-            }
-            defer { close(tty) }
-            _ = prompt.withCString { write(tty, $0, strlen($0)) }
-            line = try readLine(fd: tty, what: "the terminal", thing: "code")
+            let tty = try ControllingTerminal(orElse: RaxxError.usage(
+                "The server emailed a one-time code, and there is no terminal to ask for it.",
+                hint: "Run on a terminal, or pass the code on a file descriptor: --code-fd N"))
+            tty.write(prompt)
+            line = try readLine(fd: tty.fd, what: "the terminal", thing: "code")
         }
         defer { line.wipe() }
         return line.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-    }
-
-    private static func promptHidden(tty: Int32, prompt: String) throws(RaxxError) -> SecretBytes {
-        _ = prompt.withCString { write(tty, $0, strlen($0)) }
-        var saved = termios()
-        let isTerminal = tcgetattr(tty, &saved) == 0
-        if isTerminal {
-            var quiet = saved
-            quiet.c_lflag &= ~tcflag_t(ECHO)
-            tcsetattr(tty, TCSAFLUSH, &quiet)
-        }
-        defer {
-            if isTerminal { tcsetattr(tty, TCSAFLUSH, &saved) }
-            _ = write(tty, "\n", 1)
-        }
-        return try readLine(fd: tty, what: "the terminal")
     }
 
     /// Reads up to a newline (or the end) from `fd`, byte by byte so nothing past the line is consumed.

@@ -81,7 +81,7 @@ public enum SoftwareAuthenticator {
             credential.failedPINAttempts += 1
             let left = PIN.maximumAttempts - credential.failedPINAttempts
             if left <= 0 { throw pinLocked }
-            throw RaxxError.notPermitted(code: "wrong_pin", "Wrong PIN.", hint: "\(left) attempt\(left == 1 ? "" : "s") left before the passkey locks.")
+            throw RaxxError.notPermitted(code: wrongPINCode, "Wrong PIN.", hint: "\(left) attempt\(left == 1 ? "" : "s") left before the passkey locks.")
         }
         defer { raw.wipe() }
         let privateKey: P256.Signing.PrivateKey
@@ -103,6 +103,9 @@ public enum SoftwareAuthenticator {
         return Assertion(credentialID: credentialID, authenticatorData: authData,
                          signature: Array(signature.derRepresentation), userHandle: userHandle)
     }
+
+    /// The code of a wrong PIN's refusal (the attempts left are in its hint).
+    public static let wrongPINCode = "wrong_pin"
 
     public static let pinLocked = RaxxError.notPermitted(
         code: "pin_locked", "Too many wrong PINs: this device's passkey is locked.",

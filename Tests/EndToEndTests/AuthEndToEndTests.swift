@@ -173,6 +173,25 @@ final class AuthHome: @unchecked Sendable {
         #expect(try home.auth(["status"]).status == 4)
     }
 
+    /// On a terminal (a pseudo-terminal), as a person signs in: a wrong PIN is said with the
+    /// attempts left and asked again; nothing typed is shown.
+    @Test func aWrongPINOnATerminalIsAskedAgain() throws {
+        let home = try AuthHome()
+        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "246813").status == 0)
+        #expect(try home.auth(["logout"]).status == 0)
+        let terminal = try TerminalSession("\(BuiltTools.path("raxx-auth")) login",
+                                           environment: home.environment.merging(["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]) { _, b in b })
+        var seen = try terminal.waitFor("PIN: ")
+        terminal.type("000000")
+        seen = try terminal.waitFor("Wrong PIN. 4 attempts left before the passkey locks.", after: seen)
+        try terminal.waitFor("PIN: ", after: seen)
+        terminal.type("246813")
+        let (status, screen) = terminal.finish()
+        #expect(status == 0, "\(screen)")
+        #expect(!screen.contains("000000") && !screen.contains("246813"), "\(screen)")
+        #expect(try home.auth(["status"]).status == 0)
+    }
+
     @Test func anExpiredAccessTokenIsRenewedWithoutAPerson() throws {
         let home = try AuthHome(sandboxArguments: ["--token-ttl", "1s", "--session-ttl", "5m"])
         #expect(try home.auth(["register", "--email", "t@example.com"], pin: "246813").status == 0)

@@ -41,6 +41,7 @@ import Testing
         #expect(try world.accounts.current() != nil)
     }
 
+    /// From --pin-fd (a script): a wrong PIN ends the command (on a terminal it is asked again).
     @Test func aWrongPINIsRefusedCountedAndNothingIsSent() async throws {
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now)
@@ -48,10 +49,25 @@ import Testing
         let (keystore, credential) = try Self.keystoreWithPasskey()
         world.keystore = keystore
         world.api.onLoginOptions { _ in .ok(.init(body: .json(self.options(credential)))) }
-        #expect(try await world.run(RaxxAuth.Login.self) == .notPermitted)
+        #expect(try await world.run(RaxxAuth.Login.self, ["--pin-fd", "3"]) == .notPermitted)
         #expect(world.api.operations == ["loginOptions"])
         #expect(keystore.current?[Fixtures.origin].credential?.failedPINAttempts == 1)
         #expect(keystore.current?[Fixtures.origin].session == nil)
+    }
+
+    /// On a terminal: told, asked again, and the right PIN signs in (the count starts over).
+    @Test func aWrongPINOnTheTerminalIsAskedAgain() async throws {
+        let world = TestWorld()
+        world.clock = TestClock(Fixtures.now)
+        world.pinsTyped = ["999999"]
+        world.pin = "246813"
+        let (keystore, credential) = try Self.keystoreWithPasskey()
+        world.keystore = keystore
+        world.api.onLoginOptions { _ in .ok(.init(body: .json(self.options(credential)))) }
+        world.api.onLoginVerify { _ in .ok(.init(body: .json(Fixtures.grant()))) }
+        #expect(try await world.run(RaxxAuth.Login.self, ["--format", "text"]) == .ok, "\(world.stderr.contents)")
+        #expect(world.stderr.contents == "Wrong PIN. 4 attempts left before the passkey locks.\nSigned in as \(Fixtures.email).\n")
+        #expect(keystore.current?[Fixtures.origin].credential?.failedPINAttempts == 0)
     }
 
     @Test func noPasskeyMeansRegisterFirst() async throws {

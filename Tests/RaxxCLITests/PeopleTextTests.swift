@@ -15,6 +15,23 @@ import Testing
         #expect(PeopleText.money(text) == shown)
     }
 
+    /// Prices at their instrument's tick: cents for stocks from $1 and for options, hundredths of
+    /// a cent for a stock under $1; an average finer than the tick rounds to it.
+    @Test(arguments: [
+        ("AAPL", "189.5", "189.50"), ("AAPL", "1234.5678", "1,234.57"), ("PENY", "0.1234", "0.1234"), ("PENY", "0.5", "0.5000"),
+        ("PENY", "1.0001", "1.00"), ("AAPL261218C00190000", "0.05", "0.05"), ("AAPL261218C00190000", "12.3456", "12.35"),
+        ("not a symbol", "0.1234", "0.12"), ("AAPL", "n/a", "n/a"),
+    ])
+    func prices(symbol: String, text: String, shown: String) {
+        #expect(PeopleText.price(text, of: symbol) == shown)
+    }
+
+    @Test func moneyWithOtherDecimals() {
+        #expect(PeopleText.money("1234.5", decimals: 0) == "1,235")
+        #expect(PeopleText.money("0.99995", decimals: 4) == "1.0000")
+        #expect(PeopleText.money("-0.00004", decimals: 4) == "0.0000")
+    }
+
     @Test func timesAreLocalCompactAndRelativeWhenRecent() throws {
         let now = try #require(ISO8601DateFormatter().date(from: "2026-11-27T19:30:00Z"))
         let paris = try #require(TimeZone(identifier: "Europe/Paris"))

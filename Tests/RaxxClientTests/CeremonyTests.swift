@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GRDB
 import HTTPTypes
 import OpenAPIRuntime
@@ -70,8 +71,8 @@ final class Recorder: ClientMiddleware, @unchecked Sendable {
     }
 }
 
-let goodPIN: Ceremonies.PINPrompt = { _ in SecretBytes(copying: Array("246813".utf8)) }
-let badPIN: Ceremonies.PINPrompt = { _ in SecretBytes(copying: Array("135799".utf8)) }
+let goodPIN = Ceremonies.PINPrompt { _ in SecretBytes(copying: Array("246813".utf8)) }
+let badPIN = Ceremonies.PINPrompt { _ in SecretBytes(copying: Array("135799".utf8)) }
 
 func raxxCode(_ body: () async throws -> Void) async -> String? {
     do { try await body(); return nil } catch let e as RaxxError { return e.code } catch { return ErrorMapping.raxxError(from: error).code }
@@ -149,6 +150,33 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
             #expect(try rig.keystore.load().onlyServer.credential?.failedPINAttempts == 1)
             for _ in 2...PIN.maximumAttempts { _ = await raxxCode { _ = try await ceremonies.login(email: nil, pin: badPIN) } }
             #expect(await raxxCode { _ = try await ceremonies.login(email: nil, pin: goodPIN) } == "pin_locked")
+        }
+    }
+
+    /// A person at a terminal: told each wrong PIN with the attempts left and asked again, until
+    /// the right one signs in (the count starts over) or the passkey locks.
+    @Test func aWrongPINOnATerminalIsAskedAgainUpToTheLockout() async throws {
+        let rig = try AuthRig()
+        try await rig.run { url in
+            let ceremonies = try rig.ceremonies(url)
+            _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN, code: rig.code)
+            let typed = Mutex(["135799", "000000", "246813"])
+            let told = Mutex<[String]>([])
+            let person = Ceremonies.PINPrompt(wrong: { refusal in told.withLock { $0.append(refusal.hint ?? "") } }) { _ in
+                SecretBytes(copying: Array(typed.withLock { $0.removeFirst() }.utf8))
+            }
+            _ = try await ceremonies.login(email: nil, pin: person)
+            #expect(told.withLock { $0 } == ["4 attempts left before the passkey locks.", "3 attempts left before the passkey locks."])
+            #expect(typed.withLock { $0 }.isEmpty)
+            #expect(try rig.keystore.load().onlyServer.credential?.failedPINAttempts == 0)
+
+            let asked = Mutex(0)
+            let wrongEveryTime = Ceremonies.PINPrompt(wrong: { _ in }) { _ in
+                asked.withLock { $0 += 1 }
+                return SecretBytes(copying: Array("135799".utf8))
+            }
+            #expect(await raxxCode { _ = try await ceremonies.login(email: nil, pin: wrongEveryTime) } == "pin_locked")
+            #expect(asked.withLock { $0 } == PIN.maximumAttempts)
         }
     }
 

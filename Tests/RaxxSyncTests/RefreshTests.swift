@@ -40,7 +40,7 @@ final class CacheRig: @unchecked Sendable {
         let authed = try generatedClient(url, middlewares: [BearerTokenMiddleware(tokens: tokens)])
         if try keystore.load().onlyServer.session == nil {
             _ = try await Ceremonies(keystore: keystore, client: plain, authenticatedClient: authed, endpoint: endpoint, clock: clock.closure)
-                .register(email: email, pin: { _ in SecretBytes(copying: Array("246813".utf8)) }, code: database.mailbox.codePrompt)
+                .register(email: email, pin: .init { _ in SecretBytes(copying: Array("246813".utf8)) }, code: database.mailbox.codePrompt)
         }
         let accountID = try #require(try keystore.load().onlyServer.session?.accountID)
         var refresher = CacheRefresher(store: store, client: authed, accountID: accountID, retention: .hours(24 * 365), clock: clock.closure)
