@@ -241,6 +241,12 @@ public final class InputLines: @unchecked Sendable {
         /// The line without its newline (empty when it was too long).
         public var bytes: [UInt8]
         public var tooLong: Bool
+
+        public init(number: Int, bytes: [UInt8], tooLong: Bool = false) {
+            self.number = number
+            self.bytes = bytes
+            self.tooLong = tooLong
+        }
     }
 
     private let source: any InputSource

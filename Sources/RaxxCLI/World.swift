@@ -65,7 +65,7 @@ public struct World: Sendable {
             now: { Date() },
             serverNow: { serverClock.now() },
             monotonic: { ContinuousClock.now - start },
-            newID: { UUID.random().uuidString.lowercased() },
+            newID: { UUID.randomString() },
             sleep: { try await Task.sleep(for: $0) },
             onInterrupt: { action in Interrupts(action) },
             pinEntry: TerminalPINEntry(),

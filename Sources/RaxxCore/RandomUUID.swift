@@ -15,4 +15,27 @@ extension UUID {
         }
         return UUID(uuid: uuid)
     }
+
+    /// A random UUID's text in lower case (8-4-4-4-12), written directly: Foundation's
+    /// `uuidString` goes through its string formatter, which came to about 2 % of
+    /// `raxx-notify push`'s CPU.
+    public static func randomString() -> String {
+        let uuid = random().uuid
+        let hex: StaticString = "0123456789abcdef"
+        return withUnsafeBytes(of: uuid) { bytes in
+            String(unsafeUninitializedCapacity: 36) { out in
+                var at = 0
+                for (index, byte) in bytes.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        out[at] = UInt8(ascii: "-")
+                        at += 1
+                    }
+                    out[at] = hex.utf8Start[Int(byte >> 4)]
+                    out[at + 1] = hex.utf8Start[Int(byte & 0x0F)]
+                    at += 2
+                }
+                return at
+            }
+        }
+    }
 }

@@ -259,15 +259,67 @@ struct PushLine: Sendable {
     let defaultTopic: String?
     let newID: @Sendable () -> String
 
-    enum Parsed {
+    enum Parsed: Equatable {
         case blank
         case malformed(field: String?, message: String)
         case notification(PushNotification)
     }
 
-    func parse(_ line: InputLines.Line) -> Parsed {
+    /// A line's fields, however they were read.
+    struct Fields {
+        var token: String?
+        var topic: String?
+        var pushType: String?
+        var priority: Int64?
+        var expiration: Int64?
+        var collapseID: String?
+        var apnsID: String?
+        var payload: [UInt8]
+    }
+
+    /// `direct: false` reads every line the general way (the tests compare the two).
+    func parse(_ line: InputLines.Line, direct: Bool = true) -> Parsed {
         if line.tooLong { return .malformed(field: nil, message: "the line is longer than \(Self.maxLineBytes) bytes") }
         if line.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return .blank }
+        // The usual line, read in one pass (FlatJSONObject); anything unusual, or wrong, is read
+        // the general way below, which says what is wrong.
+        if direct, let flat = FlatJSONObject(line.bytes), let fields = Self.fields(flat) {
+            do {
+                return .notification(try notification(fields))
+            } catch {
+                return .malformed(field: error.field, message: error.message)
+            }
+        }
+        return parseGenerally(line)
+    }
+
+    /// The fields of a line read directly, when every one is of its expected kind (and there is
+    /// no `event`); nil sends the line the general way.
+    static func fields(_ flat: FlatJSONObject) -> Fields? {
+        var fields = Fields(payload: [])
+        var payload: [UInt8]?
+        for (key, value) in flat.members {
+            switch (key, value) {
+            case ("topic", .null), ("push_type", .null), ("priority", .null), ("expiration", .null), ("collapse_id", .null),
+                 ("apns_id", .null): continue
+            case ("device_token", .string(let text)): fields.token = text
+            case ("topic", .string(let text)): fields.topic = text
+            case ("push_type", .string(let text)): fields.pushType = text
+            case ("priority", .integer(let number)): fields.priority = number
+            case ("expiration", .integer(let number)): fields.expiration = number
+            case ("collapse_id", .string(let text)): fields.collapseID = text
+            case ("apns_id", .string(let text)): fields.apnsID = text
+            case ("payload", .object(let bytes)): payload = bytes
+            default: return nil
+            }
+        }
+        guard let payload, fields.token != nil else { return nil }
+        fields.payload = payload
+        return fields
+    }
+
+    /// The line read with JSONSerialization: events, and every line the direct reader leaves.
+    private func parseGenerally(_ line: InputLines.Line) -> Parsed {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(line.bytes))) as? [String: Any] else {
             return .malformed(field: nil, message: "not a JSON object")
         }
@@ -275,7 +327,7 @@ struct PushLine: Sendable {
             return .malformed(field: unknown, message: "is not a field of a notification (\(Self.fields.sorted().joined(separator: ", ")))")
         }
         do {
-            return .notification(try notification(object, line: line.bytes))
+            return .notification(try notification(try fields(object, line: line.bytes)))
         } catch {
             return .malformed(field: error.field, message: error.message)
         }
@@ -295,32 +347,18 @@ struct PushLine: Sendable {
         return exact
     }
 
-    private func notification(_ object: [String: Any], line: [UInt8]) throws(PushNotification.Refusal) -> PushNotification {
+    private func fields(_ object: [String: Any], line: [UInt8]) throws(PushNotification.Refusal) -> Fields {
         guard let token = try string(object, "device_token") else { throw .init(field: "device_token", "is missing") }
-        guard let topic = try string(object, "topic") ?? defaultTopic else {
-            throw .init(field: "topic", "is missing (give it on the line or with --topic)")
-        }
-        var pushType = APNsPushType.alert
-        if let name = try string(object, "push_type") {
-            guard let type = APNsPushType(rawValue: name) else {
-                throw .init(field: "push_type", "must be one of \(APNsPushType.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            pushType = type
-        }
-        var priority = APNsPriority.immediate
-        if let number = try integer(object, "priority") {
-            guard let known = APNsPriority(rawValue: Int(number)) else { throw .init(field: "priority", "must be 10, 5 or 1") }
-            priority = known
-        }
-        let payload: [UInt8]
+        var fields = Fields(token: token, topic: try string(object, "topic"), pushType: try string(object, "push_type"),
+                            priority: try integer(object, "priority"), payload: [])
         switch (object["payload"], object["event"]) {
         case (.some(let value), nil):
             guard let dictionary = value as? [String: Any] else { throw .init(field: "payload", "must be a JSON object") }
             // As written (whitespace aside); written out again only when the line's text is unusual.
             if let written = JSONMember.compactValue(named: "payload", in: line) {
-                payload = written
+                fields.payload = written
             } else if let data = try? JSONSerialization.data(withJSONObject: dictionary, options: [.withoutEscapingSlashes]) {
-                payload = Array(data)
+                fields.payload = Array(data)
             } else {
                 throw .init(field: "payload", "must be a JSON object")
             }
@@ -334,14 +372,37 @@ struct PushLine: Sendable {
             } catch {
                 throw .init(field: "event", "is not an alert (it needs seq, type, created_at and title): \(Self.describe(error))")
             }
-            payload = EventPayload.render(event)
+            fields.payload = EventPayload.render(event)
         case (nil, nil): throw .init(field: "payload", "is missing (give payload or event)")
         default: throw .init(field: "event", "give payload or event, not both")
         }
+        fields.expiration = try integer(object, "expiration")
+        fields.collapseID = try string(object, "collapse_id")
+        fields.apnsID = try string(object, "apns_id")
+        return fields
+    }
+
+    /// The notification a line's fields make, checked as APNs checks it.
+    private func notification(_ fields: Fields) throws(PushNotification.Refusal) -> PushNotification {
+        guard let token = fields.token else { throw .init(field: "device_token", "is missing") }
+        guard let topic = fields.topic ?? defaultTopic else {
+            throw .init(field: "topic", "is missing (give it on the line or with --topic)")
+        }
+        var pushType = APNsPushType.alert
+        if let name = fields.pushType {
+            guard let type = APNsPushType(rawValue: name) else {
+                throw .init(field: "push_type", "must be one of \(APNsPushType.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            pushType = type
+        }
+        var priority = APNsPriority.immediate
+        if let number = fields.priority {
+            guard let known = APNsPriority(rawValue: Int(number)) else { throw .init(field: "priority", "must be 10, 5 or 1") }
+            priority = known
+        }
         let notification = PushNotification(
             deviceToken: token, topic: topic, pushType: pushType, priority: priority,
-            expiration: try integer(object, "expiration"), collapseID: try string(object, "collapse_id"),
-            apnsID: try string(object, "apns_id"), payload: payload)
+            expiration: fields.expiration, collapseID: fields.collapseID, apnsID: fields.apnsID, payload: fields.payload)
         // The payload was just made from a JSON object (or rendered): only its size is left to check.
         try notification.check(parsingPayload: false)
         var identified = notification
@@ -377,7 +438,24 @@ struct PushLine: Sendable {
 final class PushOutput: @unchecked Sendable {
     private let context: CommandContext
     private let lock = NSLock()
-    private var counts: [String: Int] = [:]
+    /// What each line came to: a result's status, or malformed.
+    enum LineStatus: Hashable {
+        case result(PushResult.Status)
+        case malformed
+        var name: String {
+            switch self {
+            case .result(let status): status.rawValue
+            case .malformed: "malformed"
+            }
+        }
+    }
+    private var counts: [LineStatus: Int] = [:]
+    private func count(_ status: PushResult.Status) -> Int { counts[.result(status), default: 0] }
+    /// Results are flushed as they come on a terminal; into a pipe or a file when nothing is left
+    /// in flight (a reader waiting for the last answers has them) and otherwise at most every
+    /// `flushInterval`, not one write per line.
+    static let flushInterval = Duration.milliseconds(50)
+    private var lastFlush = ContinuousClock.now
     private var inputLines = 0
     private var sentCount = 0
     /// Why the rest of the input is not sent: the endpoint unreachable, or refused (TLS, not HTTP/2).
@@ -477,8 +555,9 @@ final class PushOutput: @unchecked Sendable {
         w.add("line", line)
         w.add("message", message)
         w.add("status", "malformed")
-        write(w, status: "malformed", line: nil,
-              row: ["\(line)", "-", "malformed", [field, message].compactMap { $0 }.joined(separator: ": "), "-", "-"])
+        write(w, status: .malformed, line: nil) {
+            ["\(line)", "-", "malformed", [field, message].compactMap { $0 }.joined(separator: ": "), "-", "-"]
+        }
     }
 
     func settled(line: Int, _ notification: PushNotification, _ result: PushResult, abandoning: Bool = false) {
@@ -495,10 +574,11 @@ final class PushOutput: @unchecked Sendable {
         if result.status == .notSent || result.status == .failed, let found = Stop(result) {
             lock.withLock { if stop == nil { stop = found } }
         }
-        let latency = result.latency.map { String(format: "%.1f ms", Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15) }
-        write(w, status: result.status.rawValue, line: line, abandoning: abandoning,
-              row: ["\(line)", "…" + notification.tokenSuffix, result.status.rawValue, result.reason ?? "-", latency ?? "-",
-                    result.apnsID ?? notification.apnsID ?? "-"])
+        write(w, status: .result(result.status), line: line, abandoning: abandoning) {
+            let latency = result.latency.map { String(format: "%.1f ms", Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15) }
+            return ["\(line)", "…" + notification.tokenSuffix, result.status.rawValue, result.reason ?? "-", latency ?? "-",
+                    result.apnsID ?? notification.apnsID ?? "-"]
+        }
     }
 
     /// The text table's columns: rows are written as they settle, so the widths are fixed.
@@ -511,12 +591,13 @@ final class PushOutput: @unchecked Sendable {
         }.joined()
     }
 
-    private func write(_ writer: JSONLineWriter, status: String, line: Int?, abandoning: Bool = false, row: [String]) {
+    /// Writes one line's result: `writer`'s JSON line, or the table row `row` makes (only made for text).
+    private func write(_ writer: JSONLineWriter, status: LineStatus, line: Int?, abandoning: Bool = false, row: () -> [String]) {
         var writer = writer
         var text: String
         switch context.format {
         case .json: text = writer.line()
-        case .text: text = TerminalText.printable(Self.tableRow(row)) + "\n"
+        case .text: text = TerminalText.printable(Self.tableRow(row())) + "\n"
         }
         lock.lock()
         defer { lock.unlock() }
@@ -534,21 +615,29 @@ final class PushOutput: @unchecked Sendable {
         counts[status, default: 0] += 1
         inputLines += 1
         context.io.stdout.write(text)
-        context.io.stdout.flush()
+        if context.io.stdoutIsTTY || inFlight.isEmpty {
+            context.io.stdout.flush()
+        } else {
+            let now = ContinuousClock.now
+            if now - lastFlush >= Self.flushInterval {
+                lastFlush = now
+                context.io.stdout.flush()
+            }
+        }
         if context.io.stderrIsTTY { progress.update(done: counts.values.reduce(0, +), detail: progressDetail()) }
     }
 
     private func progressDetail() -> String {
-        "\(counts["delivered", default: 0]) delivered, \(counts["unregistered", default: 0]) unregistered, "
-            + "\(counts["failed", default: 0]) failed, \(counts["not_sent", default: 0]) not sent, \(counts["malformed", default: 0]) malformed"
+        "\(count(.delivered)) delivered, \(count(.unregistered)) unregistered, "
+            + "\(count(.failed)) failed, \(count(.notSent)) not sent, \(counts[.malformed, default: 0]) malformed"
     }
 
     /// Every count, and of how many lines: what really happened, in one sentence.
     private var tally: String {
-        let unknown = counts["unknown", default: 0]
-        return "\(counts["delivered", default: 0]) delivered, \(counts["unregistered", default: 0]) unregistered, "
-            + "\(counts["failed", default: 0]) failed, \(counts["not_sent", default: 0]) not sent, "
-            + (unknown > 0 ? "\(unknown) unknown, " : "") + "\(counts["malformed", default: 0]) malformed, of \(counts.values.reduce(0, +))"
+        let unknown = count(.unknown)
+        return "\(count(.delivered)) delivered, \(count(.unregistered)) unregistered, "
+            + "\(count(.failed)) failed, \(count(.notSent)) not sent, "
+            + (unknown > 0 ? "\(unknown) unknown, " : "") + "\(counts[.malformed, default: 0]) malformed, of \(counts.values.reduce(0, +))"
     }
 
     /// The run was stopped by `signal`: what became of every line read, and exit 130 or 143.
@@ -574,9 +663,9 @@ final class PushOutput: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let total = counts.values.reduce(0, +)
-        let notSent = counts["not_sent", default: 0]
-        let malformed = counts["malformed", default: 0]
-        let undelivered = counts["failed", default: 0] + counts["unregistered", default: 0]
+        let notSent = count(.notSent)
+        let malformed = counts[.malformed, default: 0]
+        let undelivered = count(.failed) + count(.unregistered)
         switch stop?.reason {
         case "Unreachable":
             return RaxxError(code: "unavailable", message: "The APNs endpoint could not be reached: \(tally).",

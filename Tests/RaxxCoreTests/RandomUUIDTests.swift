@@ -17,4 +17,17 @@ import Testing
         }
         #expect(seen.count == 2_000)
     }
+
+    /// The text written directly reads back as a UUID of version 4, lower case as Foundation's.
+    @Test func randomStringsAreLowerCaseUUIDsOfVersion4() throws {
+        var seen = Set<String>()
+        for _ in 0..<2_000 {
+            let text = UUID.randomString()
+            let id = try #require(UUID(uuidString: text), "\(text)")
+            #expect(text == id.uuidString.lowercased())
+            #expect(Array(text)[14] == "4" && "89ab".contains(Array(text)[19]))
+            seen.insert(text)
+        }
+        #expect(seen.count == 2_000)
+    }
 }
