@@ -6,11 +6,12 @@ import RaxxWire
 public enum SinceArgument {
     /// An RFC 3339 time, a date (its midnight in `timeZone`, the local one: `TZ`), or a duration
     /// back from `now`.
-    public static func parse(_ text: String?, now: Date, timeZone: TimeZone = .current) throws(RaxxError) -> Date? {
+    /// The zone is made only for a date (a read without --since never loads the zone data).
+    public static func parse(_ text: String?, now: Date, timeZone: @autoclosure () -> TimeZone = .current) throws(RaxxError) -> Date? {
         guard let text else { return nil }
         if let d = RFC3339.date(from: text) { return d }
         if let ago = RaxxDuration(parsing: text) { return now.addingTimeInterval(-ago.seconds) }
-        if let day = date(text, timeZone: timeZone) { return day }
+        if let day = date(text, timeZone: timeZone()) { return day }
         throw RaxxError.usage("--since takes an RFC 3339 time (2026-11-21T09:30:00Z), a date (2026-11-21, from its midnight here) "
                               + "or a duration back from now (2h, 7d), not \(text).")
     }

@@ -12,16 +12,9 @@ extension RaxxCache: DirectlyInvocable {
             let rest = arguments.dropFirst()
             guard let first = rest.first, let what = Show.What(rawValue: first),
                   let output = GlobalOptions.direct(rest.dropFirst()) else { return nil }
-            var show = Show()
-            show.what = what
-            show.symbol = nil
-            show.since = nil
-            show.status = nil
-            show.limit = nil
-            show.maxAge = nil
-            show.global = GlobalOptions(output)
-            guard (try? show.validate()) != nil else { return nil }
-            return DirectCommand(show)
+            // Only WHAT and the global options: nothing for `validate` to refuse, and no parsed
+            // value needed (building Show's property wrappers cost about 0.8 ms of a 10 ms read).
+            return DirectCommand(Show.self, output: output) { context in try await Show.read(Show.Reading(what: what), context) }
         default:
             return nil
         }

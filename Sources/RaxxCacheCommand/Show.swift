@@ -60,15 +60,33 @@ extension RaxxCache {
             }
         }
 
+        /// What a `show` reads, apart from the parser's property wrappers: the direct path
+        /// (`raxx-cache show WHAT`) makes it without building them.
+        struct Reading: Equatable {
+            var what: What
+            var symbol: String? = nil
+            var since: String? = nil
+            var status: OrderStatus? = nil
+            var limit: Int? = nil
+            var maxAge: RaxxDuration? = nil
+        }
+
+        var reading: Reading { Reading(what: what, symbol: symbol, since: since, status: status, limit: limit, maxAge: maxAge) }
+
         public func run(_ context: CommandContext) async throws {
+            try await Self.read(reading, context)
+        }
+
+        static func read(_ r: Reading, _ context: CommandContext) async throws {
             // A mistaken --since is a usage error whatever the cache holds (an empty one included).
-            let query = CacheQuery(symbol: symbol, since: try SinceArgument.parse(since, now: context.clock(), timeZone: context.configuration.timeZone), status: status, limit: limit)
+            let query = CacheQuery(symbol: r.symbol, since: try SinceArgument.parse(r.since, now: context.clock(), timeZone: context.configuration.timeZone),
+                                   status: r.status, limit: r.limit)
             let cache = try context.cacheReading()
             context.disclose(cache)
             switch context.format {
             case .json:
                 let out = context.io.stdout
-                switch what {
+                switch r.what {
                 case .portfolio:
                     if let p = try cache.store.portfolio() { out.write(Self.json(p)) }
                 case .positions: try cache.store.exportJSONLines(.positions, query, asOf: cache.asOf) { out.write(bytes: $0) }
@@ -77,15 +95,15 @@ extension RaxxCache {
                 }
                 out.flush()
             case .text:
-                context.writeTable(try table(cache.store, query, time: context.peopleTime))
+                context.writeTable(try table(r.what, cache.store, query, time: context.peopleTime))
                 context.io.stdout.flush()
             }
-            try cache.enforce(maxAge: maxAge, now: context.clock())
+            try cache.enforce(maxAge: r.maxAge, now: context.clock())
         }
 
         /// The table for people: times by `time` (local, compact), money grouped with two decimals,
         /// prices at their instrument's tick.
-        func table(_ store: CacheStore, _ query: CacheQuery, time: (Date) -> String) throws -> Table {
+        static func table(_ what: What, _ store: CacheStore, _ query: CacheQuery, time: (Date) -> String) throws -> Table {
             let money = { (text: String) in PeopleText.money(text) }
             switch what {
             case .portfolio:

@@ -64,7 +64,8 @@ public struct APIEndpoint: Sendable, Equatable, CustomStringConvertible {
     private static func origin(of url: URL) -> String {
         let scheme = url.scheme?.lowercased() ?? "https"
         var host = (url.host ?? "").lowercased()
-        if host.contains(":") && !host.hasPrefix("[") { host = "[\(host)]" }
+        // A byte search: String.contains(String) is Foundation's, through NSString, at every start.
+        if host.utf8.contains(UInt8(ascii: ":")) && !host.hasPrefix("[") { host = "[\(host)]" }
         guard let port = url.port, port != (scheme == "https" ? 443 : 80) else { return "\(scheme)://\(host)" }
         return "\(scheme)://\(host):\(port)"
     }
@@ -108,7 +109,7 @@ public struct APIEndpoint: Sendable, Equatable, CustomStringConvertible {
 
     static func isIPAddress(_ host: String) -> Bool {
         let h = withoutBrackets(host)
-        if h.contains(":") { return true }
+        if h.utf8.contains(UInt8(ascii: ":")) { return true }
         let parts = h.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4 && parts.allSatisfy { UInt8($0) != nil }
     }

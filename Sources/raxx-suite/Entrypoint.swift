@@ -38,7 +38,10 @@ enum Tool: String, CaseIterable {
     /// The tool named by the last component of `argv[0]`.
     init?(invokedAs path: UnsafeMutablePointer<CChar>?) {
         guard let path else { return nil }
-        let name = String(cString: path).split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+        // The last path component, by hand: split's generic arrays cost a tenth of a millisecond
+        // of metadata at every start.
+        let invoked = String(cString: path)
+        let name = invoked.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(invoked[invoked.index(after: $0)...]) } ?? invoked
         self.init(rawValue: name)
     }
 }

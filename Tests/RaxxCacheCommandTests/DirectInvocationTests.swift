@@ -29,10 +29,17 @@ import Testing
         #expect(direct.live.output == parsed.global.request)
         #expect(direct.live.requirement == parsed.requirement)
         #expect(direct.live.tool == "raxx-cache")
-        // A verb run without its value (status) has no option but the global ones; any other was
-        // built field by field as the parser builds it.
+        // A verb run without its value has no option but the global ones (status), or reads only
+        // WHAT (show: the direct path runs Show.Reading(what:)); any other was built field by
+        // field as the parser builds it.
         #expect(Self.fields(of: direct.parsed ?? parsed) == Self.fields(of: parsed))
-        if direct.parsed == nil { #expect(parsed is RaxxCache.Status) }
+        if direct.parsed == nil {
+            if let show = parsed as? RaxxCache.Show {
+                #expect(show.reading == RaxxCache.Show.Reading(what: show.what))
+            } else {
+                #expect(parsed is RaxxCache.Status)
+            }
+        }
     }
 
     @Test(arguments: leftToTheParser)

@@ -162,4 +162,14 @@ import Testing
         let fromProcess = Result { () throws(RaxxError) in try RaxxConfiguration(environment: .process) }
         #expect(fromProcess == fromDictionary)
     }
+
+    /// The pager and RAXX_DEBUG, trimmed of the spaces around them; `cat` or nothing is no pager.
+    @Test func thePagerAndTheDebugFlagAreReadTrimmed() throws {
+        #expect(try RaxxConfiguration(environment: ["HOME": "/h"]).pagerCommand == "less -FRX")
+        #expect(try RaxxConfiguration(environment: ["HOME": "/h", "PAGER": "  most -s\t"]).pagerCommand == "most -s")
+        #expect(try RaxxConfiguration(environment: ["HOME": "/h", "PAGER": "more", "RAXX_PAGER": " cat "]).pagerCommand == nil)
+        #expect(try RaxxConfiguration(environment: ["HOME": "/h", "PAGER": " \t "]).pagerCommand == nil)
+        #expect(try RaxxConfiguration(environment: ["HOME": "/h", "RAXX_DEBUG": "x, api "]).debugAPI)
+        #expect(try !RaxxConfiguration(environment: ["HOME": "/h", "RAXX_DEBUG": "apis"]).debugAPI)
+    }
 }
