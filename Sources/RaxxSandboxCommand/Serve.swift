@@ -88,15 +88,15 @@ extension RaxxSandboxTool {
 
         @Option(name: .customLong("erasure-chunk-time"),
                 help: ArgumentHelp("About how long one chunk of an erasure may hold the write lock that other accounts' writes wait for; chunks are sized to it.", valueName: "duration"))
-        var erasureChunkTime = RaxxDuration(milliseconds: 1)
+        var erasureChunkTime = SandboxConfiguration.defaultErasureChunkBudget
 
         @Option(name: .customLong("erasure-chunk-pause"),
                 help: ArgumentHelp("A pause between an erasure's chunks, for tests that crash one midway (e.g. 200ms).", valueName: "duration"))
         var erasureChunkPause = RaxxDuration(milliseconds: 0)
 
         @Option(name: .customLong("erasure-yield"),
-                help: ArgumentHelp("While other requests keep coming, the pause after each of an erasure's chunks, so that other accounts' orders get the CPU (0ms for none).", valueName: "duration"))
-        var erasureYield = RaxxDuration(milliseconds: 2)
+                help: ArgumentHelp("While other requests keep coming, the pause after each of an erasure's chunks, so that other accounts' orders get the CPU (none by default).", valueName: "duration"))
+        var erasureYield = SandboxConfiguration.defaultErasureYield
 
         @Option(name: .customLong("apns-url"),
                 help: ArgumentHelp("Push each new alert to its account's opted-in devices at this APNs endpoint (https).", valueName: "url"))

@@ -30,13 +30,20 @@ public struct SandboxConfiguration: Sendable {
     /// The most rows one chunk of an erasure's history deletes or pseudonymises (one transaction).
     public var erasureChunkRows: Int = 20_000
     /// About how long one chunk of an erasure may hold the database's write lock (other accounts'
-    /// writes wait behind it): chunks are sized to it.
-    public var erasureChunkBudget: Duration = .milliseconds(1)
+    /// writes wait behind it): chunks are sized to it. Measured with `Scripts/bench dsr`
+    /// (10,000 positions, 1,000,000 fills, orders from another account all along, 2 cores):
+    /// 1 ms chunks with a 2 ms yield took 2.81x sqlite3's one-transaction delete; 1 ms with no
+    /// yield 2.85x; 5 ms with no yield 1.70x, the other account's p99 1.62x its p99 without
+    /// (goal <= 2x); 8 ms 1.63x, p99 1.83x, too close to its goal for a gain within noise.
+    public static let defaultErasureChunkBudget = RaxxDuration(milliseconds: 5)
+    public var erasureChunkBudget: Duration = .milliseconds(defaultErasureChunkBudget.milliseconds)
     /// A pause between an erasure's chunks (tests stretch an erasure to crash it midway).
     public var erasureChunkPause: Duration = .zero
     /// The pause after each of an erasure's chunks while other requests keep coming (none when
-    /// nobody else is asking): the erasure gives way to other accounts' orders.
-    public var erasureYield: Duration = .milliseconds(2)
+    /// nobody else is asking). None by default: the chunks are queued behind the writes that
+    /// came meanwhile, which is what other accounts' orders need (see `defaultErasureChunkBudget`).
+    public static let defaultErasureYield = RaxxDuration(milliseconds: 0)
+    public var erasureYield: Duration = .milliseconds(defaultErasureYield.milliseconds)
     /// How often the background scan fires the dead man's switches whose deadline passed or whose
     /// session ended.
     public var cancelAfterScanInterval: RaxxDuration = .seconds(1)
