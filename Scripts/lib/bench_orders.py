@@ -2,7 +2,7 @@
 """raxx-order benchmark (run by Scripts/bench on release builds), next to its reference:
 
   1,000 intents as JSON Lines placed against a loopback sandbox: orders/s and p50/p99 per order,
-  next to the same requests sent by curl with keep-alive in one process, in alternating rounds (3, or
+  next to the same requests sent by curl with keep-alive in one process, in alternating rounds (5, or
   RAXX_BENCH_ROUNDS), median rate against median rate — goal >= 0.9x curl's rate.
 
 Per-order times for raxx-order come from its own journal (written before each order is sent and
@@ -26,7 +26,7 @@ count = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
 email = "orders@raxx.app"
 db = os.path.join(work, "sandbox.sqlite")
 env = dict(os.environ, RAXX_HOME=os.path.join(work, "home"), RAXX_TIMEOUT="60s")
-ROUNDS = benchlib.ROUNDS
+ROUNDS = benchlib.rounds(5)
 
 
 def tool(name, *args, **kw):
@@ -98,4 +98,6 @@ ratio = our_rate / curl_rate
 good = ratio >= 0.9 and ok == count * ROUNDS
 each = benchlib.round_ratios(curl_rates, our_rates)
 print(f"  {ratio:.2f}x curl's rate, median to median (each round: {each}) (goal >= 0.9x: {'ok' if good else 'UNDER GOAL'})")
+benchlib.result(f"{count:,} orders placed", f"{our_rate:,.0f}/s", "curl keep-alive", f"{curl_rate:,.0f}/s", f"{ratio:.2f}x",
+                ">= 0.9x", good, f"median of {ROUNDS}: {each}")
 sys.exit(0 if good else 1)

@@ -14,6 +14,11 @@ import time
 ROUNDS = max(1, int(os.environ.get("RAXX_BENCH_ROUNDS", "3")))
 
 
+def rounds(default):
+    """RAXX_BENCH_ROUNDS when set, else a benchmark's own default (the orders' 5)."""
+    return max(1, int(os.environ.get("RAXX_BENCH_ROUNDS", str(default))))
+
+
 def percentile(values, p):
     """The p-th percentile of values (nearest rank)."""
     values = sorted(values)
@@ -147,3 +152,36 @@ def account_folder(home, url, kind):
         account = f.read().strip()
     name = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "".join(f"%{b:02X}" for b in c.encode()) for c in account)
     return os.path.join(home, kind, server, "accounts", name)
+
+
+def result(measure, figure, floor_name, floor, ratio, goal, ok, rounds="1", extra=""):
+    """One row of the bench's verdicts: the measure's figure next to its floor measured in the same
+    run, the ratio the goal is set on, the rounds it is the median of, the goal and the verdict.
+    Printed, and kept in $RAXX_BENCH_SUMMARY (one JSON line) for Scripts/bench's closing table."""
+    verdict = "ok" if ok else "MISSED"
+    print(f"  => {measure}: {figure} against {floor_name} {floor}: {ratio} ({rounds}); goal {goal}: {verdict}"
+          + (f"; {extra}" if extra else ""))
+    summary = os.environ.get("RAXX_BENCH_SUMMARY")
+    if summary:
+        import json
+        with open(summary, "a") as f:
+            f.write(json.dumps({"measure": measure, "figure": figure, "floor_name": floor_name, "floor": floor, "ratio": ratio,
+                                "rounds": rounds, "goal": goal, "verdict": verdict, "extra": extra}) + "\n")
+    return ok
+
+
+def summary_table(path):
+    """The closing table of a bench run (Markdown, as the README keeps it), from $RAXX_BENCH_SUMMARY."""
+    import json
+    import datetime
+    rows = []
+    if os.path.exists(path):
+        with open(path) as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+    cores = os.cpu_count()
+    print(f"\nSummary: {datetime.date.today().isoformat()}, {cores} cores, release builds, floors measured in the same run\n")
+    print("| measure | figure | floor (same run) | ratio | rounds | goal | verdict |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['measure']} | {r['figure']} | {r['floor_name']}: {r['floor']} | {r['ratio']} | {r['rounds']} | {r['goal']} | "
+              f"{r['verdict']}{' (' + r['extra'] + ')' if r['extra'] else ''} |")
