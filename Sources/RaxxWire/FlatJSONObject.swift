@@ -228,33 +228,6 @@ public struct FlatJSONObject: Sendable {
         }
 
         /// The bytes of `range` without the whitespace outside strings.
-        func compact(_ range: Range<Int>) -> [UInt8] {
-            var out: [UInt8] = []
-            out.reserveCapacity(range.count)
-            var inString = false
-            var i = range.lowerBound
-            while i < range.upperBound {
-                let byte = bytes[i]
-                if inString {
-                    out.append(byte)
-                    if byte == Self.backslash, i + 1 < range.upperBound {
-                        out.append(bytes[i + 1])
-                        i += 1
-                    } else if byte == Self.quote {
-                        inString = false
-                    }
-                } else if byte == Self.quote {
-                    inString = true
-                    out.append(byte)
-                } else {
-                    switch byte {
-                    case 0x20, 0x09, 0x0A, 0x0D: break
-                    default: out.append(byte)
-                    }
-                }
-                i += 1
-            }
-            return out
-        }
+        func compact(_ range: Range<Int>) -> [UInt8] { JSONMember.compact(bytes, range) }
     }
 }

@@ -17,6 +17,38 @@ public enum JSONMember {
         }
     }
 
+    /// The bytes of `range` of `bytes` (a JSON value) without the whitespace outside strings.
+    /// Shared by the readers of this module that hand a value on as written.
+    static func compact(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> [UInt8] {
+        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        var out: [UInt8] = []
+        out.reserveCapacity(range.count)
+        var inString = false
+        var i = range.lowerBound
+        while i < range.upperBound {
+            let byte = bytes[i]
+            if inString {
+                out.append(byte)
+                if byte == backslash, i + 1 < range.upperBound {
+                    out.append(bytes[i + 1])
+                    i += 1
+                } else if byte == quote {
+                    inString = false
+                }
+            } else if byte == quote {
+                inString = true
+                out.append(byte)
+            } else {
+                switch byte {
+                case 0x20, 0x09, 0x0A, 0x0D: break
+                default: out.append(byte)
+                }
+            }
+            i += 1
+        }
+        return out
+    }
+
     private struct Scanner {
         let bytes: UnsafeBufferPointer<UInt8>
         var at = 0
@@ -102,31 +134,6 @@ public enum JSONMember {
             return compact(found)
         }
 
-        /// The bytes of `range` without the whitespace outside strings.
-        func compact(_ range: Range<Int>) -> [UInt8] {
-            var out: [UInt8] = []
-            out.reserveCapacity(range.count)
-            var inString = false
-            var i = range.lowerBound
-            while i < range.upperBound {
-                let byte = bytes[i]
-                if inString {
-                    out.append(byte)
-                    if byte == Self.backslash, i + 1 < range.upperBound {
-                        out.append(bytes[i + 1])
-                        i += 1
-                    } else if byte == Self.quote {
-                        inString = false
-                    }
-                } else if byte == Self.quote {
-                    inString = true
-                    out.append(byte)
-                } else if !Self.isSpace(byte) {
-                    out.append(byte)
-                }
-                i += 1
-            }
-            return out
-        }
+        func compact(_ range: Range<Int>) -> [UInt8] { JSONMember.compact(bytes, range) }
     }
 }
