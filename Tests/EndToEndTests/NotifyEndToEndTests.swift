@@ -106,22 +106,49 @@ import Glibc
 
 /// What a child prints, collected as it comes.
 final class Collected: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = NSCondition()
     private var data = Data()
+    private var ended = false
     private let done = DispatchSemaphore(value: 0)
 
     init(_ handle: FileHandle) {
         Thread { [self] in
             while true {
                 let chunk = handle.availableData
+                lock.withLock {
+                    if chunk.isEmpty { ended = true } else { data.append(chunk) }
+                    lock.broadcast()
+                }
                 if chunk.isEmpty { break }
-                lock.withLock { data.append(chunk) }
             }
             done.signal()
         }.start()
     }
 
     var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+
+    /// Waits until what was collected satisfies `condition`, the pipe ends, or `timeout` passes;
+    /// answers whether it does.
+    func wait(timeout: TimeInterval, until condition: (String) -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        lock.lock()
+        defer { lock.unlock() }
+        while !condition(String(decoding: data, as: UTF8.self)) {
+            if ended || !lock.wait(until: deadline) { return condition(String(decoding: data, as: UTF8.self)) }
+        }
+        return true
+    }
+
+    /// Waits until the writer closes its end (a child that exits), up to `timeout`; answers whether it did.
+    func waitForEnd(timeout: TimeInterval) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        lock.lock()
+        defer { lock.unlock() }
+        while !ended {
+            if !lock.wait(until: deadline) { return ended }
+        }
+        return true
+    }
 
     /// Everything, once the child closed its end.
     func finish() -> String {

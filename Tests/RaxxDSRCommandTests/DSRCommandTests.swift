@@ -450,8 +450,11 @@ enum DSRFixtures {
         stopped.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .completed, planHash: PH)))) }
         stopped.api.onApplyDSRErasure { _ in
             stopped.interrupt()
-            try await Task.sleep(for: .seconds(3600)) // the erasure goes on; the wait is cancelled
-            throw RaxxError.failure("not reached")
+            // The erasure goes on: no answer comes, until the wait is cancelled.
+            let (never, open) = AsyncStream<Void>.makeStream()
+            for await _ in never {}
+            open.finish()
+            throw CancellationError()
         }
         #expect(try await stopped.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", PH, "--confirm", "subject@example.com", "--format", "text"])
                 == .cancelled)
