@@ -1,3 +1,5 @@
+import RaxxAPI
+
 /// A plain text table for a terminal: a header row, columns padded to their widest cell,
 /// numbers aligned right.
 public struct Table: Sendable {
@@ -23,16 +25,51 @@ public struct Table: Sendable {
     /// The columns whose cells are statuses, coloured on a terminal.
     static let statusColumns: Set<String> = ["status", "result", "verdict", "valid", "outcome"]
 
-    /// A status's colour (an SGR code): done well green, refused or lost red, under way yellow.
-    static func colourCode(_ status: String) -> String? {
-        switch status {
-        case "filled", "placed", "delivered", "completed", "would_place", "already_placed", "yes", "online", "verified": "32"
-        case "rejected", "failed", "unregistered", "cancelled", "refused", "would_reject", "expired", "no", "malformed",
-             "closed", "offline": "31"
-        case "open", "partially_filled", "pending", "not_sent", "unknown", "erasing", "planned", "identity_unverified", "received": "33"
-        default: nil
+    /// How a status reads: done well, refused or lost, or under way.
+    enum Tone {
+        case done, refused, underWay
+        /// Its colour, an SGR code: green, red, yellow.
+        var code: String {
+            switch self {
+            case .done: "32"
+            case .refused: "31"
+            case .underWay: "33"
+            }
         }
     }
+
+    /// The tone of an order's status (every case decided here: a new one must be).
+    static func tone(_ status: Components.Schemas.OrderStatus) -> Tone {
+        switch status {
+        case .filled: .done
+        case .rejected, .cancelled, .expired: .refused
+        case .pending, .open, .partiallyFilled: .underWay
+        }
+    }
+
+    /// The tone of a data-subject request's status.
+    static func tone(_ status: Components.Schemas.DSRStatus) -> Tone {
+        switch status {
+        case .verified, .completed: .done
+        case .cancelled, .refused: .refused
+        case .identityUnverified, .planned, .erasing: .underWay
+        }
+    }
+
+    /// Every status word a table shows, with its tone: the spec's order and request statuses from
+    /// their enums, and the words the tools' own results use.
+    static let tones: [String: Tone] = {
+        var tones: [String: Tone] = [:]
+        for word in ["placed", "delivered", "would_place", "already_placed", "yes", "online"] { tones[word] = .done }
+        for word in ["failed", "unregistered", "would_reject", "no", "malformed", "closed", "offline"] { tones[word] = .refused }
+        for word in ["not_sent", "unknown", "received"] { tones[word] = .underWay }
+        for status in Components.Schemas.OrderStatus.allCases { tones[status.rawValue] = tone(status) }
+        for status in Components.Schemas.DSRStatus.allCases { tones[status.rawValue] = tone(status) }
+        return tones
+    }()
+
+    /// A status's colour (an SGR code): done well green, refused or lost red, under way yellow.
+    static func colourCode(_ status: String) -> String? { tones[status]?.code }
 
     /// The table as text, one line per row, each ending in a newline; cells lose any control
     /// characters (a server's strings never move the terminal's cursor). With `colour`, statuses
