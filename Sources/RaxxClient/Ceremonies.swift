@@ -194,8 +194,8 @@ public struct Ceremonies: Sendable {
                         type: String, challenge: String, pin: PINPrompt) throws -> Components.Schemas.AuthenticationResponseJSON {
         try checkRPID(rpID)
         let clientData = ClientData.json(type: type, challenge: challenge, origin: APIEndpoint.clientOrigin(rpID: rpID))
-        var assertion: SoftwareAuthenticator.Assertion?
-        while assertion == nil {
+        let assertion: SoftwareAuthenticator.Assertion
+        while true {
             guard credential.failedPINAttempts < PIN.maximumAttempts else { throw SoftwareAuthenticator.pinLocked }
             let secret = try pin.ask(false)
             defer { secret.wipe() }
@@ -205,16 +205,13 @@ public struct Ceremonies: Sendable {
             }
             contents[origin].credential = credential
             try keystore.save(contents)
-            switch result {
-            case .success(let signed):
-                assertion = signed
-            case .failure(let refusal) where refusal.code == SoftwareAuthenticator.wrongPINCode && pin.wrong != nil:
-                pin.wrong?(refusal)
-            case .failure(let refusal):
-                throw refusal
+            if case .failure(let refusal) = result, refusal.code == SoftwareAuthenticator.wrongPINCode, let wrong = pin.wrong {
+                wrong(refusal)
+                continue
             }
+            assertion = try result.get()
+            break
         }
-        guard let assertion else { throw SoftwareAuthenticator.pinLocked }
         let id = Base64URL.encode(assertion.credentialID)
         return .init(id: id, rawId: id, _type: .publicKey,
                      response: .init(clientDataJSON: Base64URL.encode(clientData),

@@ -98,13 +98,10 @@ public struct APIEndpoint: Sendable, Equatable, CustomStringConvertible {
     /// asks (README and raxx.7 document this rule).
     public static func clientOrigin(rpID: String) -> String { "https://" + rpID.lowercased() }
 
-    /// `text` without the brackets at either end (what trimming "[]" did, without Foundation's
-    /// character sets: every start reads the configured server through here).
+    /// `text` without the brackets at either end (every start reads the configured server
+    /// through here).
     static func withoutBrackets(_ text: String) -> String {
-        var scalars = Substring(text).unicodeScalars
-        while let first = scalars.first, first == "[" || first == "]" { scalars.removeFirst() }
-        while let last = scalars.last, last == "[" || last == "]" { scalars.removeLast() }
-        return String(scalars)
+        text.trimmingASCII { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") }
     }
 
     static func isIPAddress(_ host: String) -> Bool {
@@ -112,5 +109,18 @@ public struct APIEndpoint: Sendable, Equatable, CustomStringConvertible {
         if h.utf8.contains(UInt8(ascii: ":")) { return true }
         let parts = h.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4 && parts.allSatisfy { UInt8($0) != nil }
+    }
+}
+
+extension String {
+    /// The string without the ASCII bytes `isTrimmed` picks at either end. Foundation's
+    /// `trimmingCharacters` goes through NSString, whose bridging scanned the whole suite's
+    /// protocol conformances at start-up (about 1 ms of every command).
+    public func trimmingASCII(_ isTrimmed: (UInt8) -> Bool) -> String {
+        let bytes = utf8
+        guard let first = bytes.firstIndex(where: { !isTrimmed($0) }), let last = bytes.lastIndex(where: { !isTrimmed($0) }) else {
+            return ""
+        }
+        return String(self[first...last])
     }
 }

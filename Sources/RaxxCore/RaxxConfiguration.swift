@@ -49,14 +49,6 @@ public struct RaxxConfiguration: Sendable, Equatable {
         return TimeZone.current
     }
 
-    /// `text` without the spaces and tabs around it.
-    static func trimmingSpaces(_ text: String) -> String {
-        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
-        let bytes = text.utf8
-        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else { return "" }
-        return String(text[first...last])
-    }
-
     public static let defaultConnectTimeout = RaxxDuration.seconds(5)
     public static let defaultTotalTimeout = RaxxDuration.seconds(20)
 
@@ -114,9 +106,9 @@ public struct RaxxConfiguration: Sendable, Equatable {
         colour = (env["NO_COLOR"] ?? "").isEmpty
         // Trimmed without Foundation's trimmingCharacters: at start-up, its NSString bridging looked
         // up protocol conformances across the whole suite (about 1 ms of every command).
-        let pager = Self.trimmingSpaces(env["RAXX_PAGER"] ?? env["PAGER"] ?? "less -FRX")
+        let pager = (env["RAXX_PAGER"] ?? env["PAGER"] ?? "less -FRX").trimmingASCII { $0 == 0x20 || $0 == 0x09 }
         pagerCommand = pager.isEmpty || pager == "cat" ? nil : pager
-        debugAPI = env["RAXX_DEBUG"].map { $0.split(separator: ",").contains { Self.trimmingSpaces(String($0)) == "api" } } ?? false
+        debugAPI = env["RAXX_DEBUG"].map { $0.split(separator: ",").contains { String($0).trimmingASCII { $0 == 0x20 || $0 == 0x09 } == "api" } } ?? false
         cacheFreshness = try Self.duration(env, "RAXX_CACHE_FRESHNESS") ?? cacheFreshness
         cacheRetention = try Self.duration(env, "RAXX_CACHE_RETENTION") ?? cacheRetention
         if let cancelAfter = try Self.duration(env, "RAXX_CANCEL_AFTER") {

@@ -267,7 +267,7 @@ struct PushLine: Sendable {
 
     /// A line's fields, however they were read.
     struct Fields {
-        var token: String?
+        var token: String
         var topic: String?
         var pushType: String?
         var priority: Int64?
@@ -296,13 +296,14 @@ struct PushLine: Sendable {
     /// The fields of a line read directly, when every one is of its expected kind (and there is
     /// no `event`); nil sends the line the general way.
     static func fields(_ flat: FlatJSONObject) -> Fields? {
-        var fields = Fields(payload: [])
+        var token: String?
+        var fields = Fields(token: "", payload: [])
         var payload: [UInt8]?
         for (key, value) in flat.members {
             switch (key, value) {
             case ("topic", .null), ("push_type", .null), ("priority", .null), ("expiration", .null), ("collapse_id", .null),
                  ("apns_id", .null): continue
-            case ("device_token", .string(let text)): fields.token = text
+            case ("device_token", .string(let text)): token = text
             case ("topic", .string(let text)): fields.topic = text
             case ("push_type", .string(let text)): fields.pushType = text
             case ("priority", .integer(let number)): fields.priority = number
@@ -313,7 +314,8 @@ struct PushLine: Sendable {
             default: return nil
             }
         }
-        guard let payload, fields.token != nil else { return nil }
+        guard let payload, let token else { return nil }
+        fields.token = token
         fields.payload = payload
         return fields
     }
@@ -384,7 +386,6 @@ struct PushLine: Sendable {
 
     /// The notification a line's fields make, checked as APNs checks it.
     private func notification(_ fields: Fields) throws(PushNotification.Refusal) -> PushNotification {
-        guard let token = fields.token else { throw .init(field: "device_token", "is missing") }
         guard let topic = fields.topic ?? defaultTopic else {
             throw .init(field: "topic", "is missing (give it on the line or with --topic)")
         }
@@ -401,7 +402,7 @@ struct PushLine: Sendable {
             priority = known
         }
         let notification = PushNotification(
-            deviceToken: token, topic: topic, pushType: pushType, priority: priority,
+            deviceToken: fields.token, topic: topic, pushType: pushType, priority: priority,
             expiration: fields.expiration, collapseID: fields.collapseID, apnsID: fields.apnsID, payload: fields.payload)
         // The payload was just made from a JSON object (or rendered): only its size is left to check.
         try notification.check(parsingPayload: false)
@@ -615,14 +616,10 @@ final class PushOutput: @unchecked Sendable {
         counts[status, default: 0] += 1
         inputLines += 1
         context.io.stdout.write(text)
-        if context.io.stdoutIsTTY || inFlight.isEmpty {
+        let now = ContinuousClock.now
+        if context.io.stdoutIsTTY || inFlight.isEmpty || now - lastFlush >= Self.flushInterval {
+            lastFlush = now
             context.io.stdout.flush()
-        } else {
-            let now = ContinuousClock.now
-            if now - lastFlush >= Self.flushInterval {
-                lastFlush = now
-                context.io.stdout.flush()
-            }
         }
         if context.io.stderrIsTTY { progress.update(done: counts.values.reduce(0, +), detail: progressDetail()) }
     }

@@ -24,8 +24,6 @@ public struct FlatJSONObject: Sendable {
 
     public private(set) var members: [(key: String, value: Value)] = []
 
-    public subscript(key: String) -> Value? { members.first { $0.key == key }?.value }
-
     public static let maximumDepth = 64
 
     /// Reads `bytes` as one JSON object; nil when it is not one, or is one this reader leaves to
