@@ -45,13 +45,17 @@ public struct JSONLineWriter {
     /// The object and its newline.
     public mutating func line() -> String { text + "}\n" }
 
+    /// `object` (another writer's `object`) as the value of `k`.
+    public mutating func add(_ k: String, object: String) { key(k); text += object }
+
     /// The object, without a newline.
     public var object: String { text + "}" }
 
     /// Appends `s` as a JSON string literal.
     public static func quote(_ s: String, into out: inout String) {
         out += "\""
-        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
+        // 0xC2 leads the C1 controls' UTF-8 (and a few letters'): those go the long way.
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && $0 != 0xC2 }) {
             out += s
         } else {
             for scalar in s.unicodeScalars {
@@ -64,7 +68,9 @@ public struct JSONLineWriter {
                 // As JSONEncoder writes them.
                 case "\u{8}": out += "\\b"
                 case "\u{c}": out += "\\f"
-                case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+                // C0 controls, and C1 controls as JSONEscaping writes them (a terminal shown the
+                // JSON would take one for an escape sequence).
+                case _ where scalar.value < 0x20 || (0x80...0x9F).contains(scalar.value): out += String(format: "\\u%04x", scalar.value)
                 default: out.unicodeScalars.append(scalar)
                 }
             }

@@ -41,4 +41,13 @@ import Testing
         let sample = Sample(e_text: "bell \u{7} backspace \u{8} form feed \u{c} nul \u{0} unit \u{1f}")
         #expect(JSONLines.line(written: sample) == (try Self.encoded(sample)))
     }
+
+    /// C1 controls (a CSI, U+009B, starts a terminal escape sequence) are escaped by both writers,
+    /// and the letters whose UTF-8 also starts with C2 are not.
+    @Test func c1ControlsAsJSONLinesWritesThem() throws {
+        let sample = Sample(e_text: "csi \u{9b}31m next line \u{85} pad \u{80} apc \u{9f} pound £ nbsp \u{a0} section §")
+        let written = JSONLines.line(written: sample)
+        #expect(written == (try Self.encoded(sample)))
+        #expect(written.contains(#"csi \u009b31m next line \u0085 pad \u0080 apc \u009f pound £"#))
+    }
 }
