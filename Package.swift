@@ -109,7 +109,7 @@ let package = Package(
         .target(name: "RaxxClient", dependencies: ["RaxxWire", "CCurl", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxWebAuthn", openAPIRuntime, httpTypes,
                                                    crypto]),
         .target(name: "RaxxWebAuthn", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", crypto]),
-        .target(name: "RaxxVault", dependencies: ["CSodium", "RaxxCore", "RaxxWebAuthn", crypto]),
+        .target(name: "RaxxVault", dependencies: ["CSodium", "RaxxCore", "RaxxWire", "RaxxWebAuthn", crypto]),
         .target(name: "RaxxAge", dependencies: ["CSodium", "RaxxCore", crypto]),
         .target(name: "RaxxStore", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxClient", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         .target(name: "RaxxOrders", dependencies: ["RaxxWire", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxClient", "RaxxStore"]),
@@ -171,7 +171,8 @@ let package = Package(
         .testTarget(name: "RaxxWireTests", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", "RaxxTestSupport", openAPIRuntime, httpTypes,
                                                          .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "RaxxCoreTests", dependencies: ["RaxxWire", "RaxxCore"]),
-        .testTarget(name: "RaxxVaultTests", dependencies: ["RaxxVault", "RaxxCore", "RaxxWebAuthn", crypto]),
+        .testTarget(name: "RaxxVaultTests", dependencies: ["RaxxVault", "RaxxCore", "RaxxWebAuthn", "RaxxTestSupport", crypto,
+                                                       .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "RaxxWebAuthnTests", dependencies: ["RaxxWebAuthn", "RaxxCore", crypto]),
         .testTarget(name: "RaxxAgeTests", dependencies: ["RaxxAge", "RaxxCore", "RaxxTestSupport"]),
         .testTarget(name: "RaxxClientTests", dependencies: ["RaxxWire", "RaxxClient", "CCurl", "RaxxVault", "RaxxWebAuthn", "RaxxSandbox", "RaxxCore",
@@ -181,7 +182,7 @@ let package = Package(
                                                           .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         .testTarget(name: "RaxxSyncTests", dependencies: ["RaxxStore", "RaxxClient", "RaxxVault", "RaxxSandbox", "RaxxCore",
                                                          "RaxxAPI", "RaxxTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "RaxxCLITests", dependencies: ["RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxTestSupport"]),
+        .testTarget(name: "RaxxCLITests", dependencies: ["RaxxCLI", "RaxxCore", "RaxxWire", "RaxxAPI", "RaxxVault", "RaxxTestSupport"]),
         .testTarget(
             name: "RaxxSandboxTests",
             dependencies: [

@@ -20,9 +20,16 @@ public struct Reporter: Sendable {
     /// run silently (a cron job run every five minutes does not mail each time the network is down).
     public static let transient: Set<ExitStatus> = [.unavailable, .temporary]
 
-    private struct Envelope: Encodable {
-        struct Body: Encodable { var code: String; var message: String; var hint: String? }
-        var error: Body
+    /// `{"error":{"code":…,"hint":…,"message":…}}`, written directly (JSONEncoder's generic
+    /// machinery cost a signed-out `raxx-auth status --json` a tenth of its run).
+    static func envelope(_ error: RaxxError) -> String {
+        var body = JSONLineWriter()
+        body.add("code", error.code)
+        body.add("hint", error.hint)
+        body.add("message", error.message)
+        var json = JSONLineWriter()
+        json.add("error", object: body.object)
+        return json.line()
     }
 
     /// The most of a message or hint an error shows, in characters: an error may quote what it
@@ -42,8 +49,7 @@ public struct Reporter: Sendable {
         error.hint = error.hint.map(Self.capped)
         switch format {
         case .json:
-            let envelope = Envelope(error: .init(code: error.code, message: error.message, hint: error.hint))
-            return ((try? JSONLines.line(envelope)) ?? #"{"error":{"code":"internal","message":"unreportable error"}}"#) + "\n"
+            return Self.envelope(error)
         case .text:
             var text = "\(tool): \(TerminalText.printable(error.message, keepingNewlines: true))\n"
             if let hint = error.hint { text += "hint: \(TerminalText.printable(hint, keepingNewlines: true))\n" }

@@ -5,15 +5,21 @@ import RaxxCore
 /// The key that seals the keystore: bound to a device secret kept in a file of its own (apart from
 /// the keystore) and to the machine's identity, so the same files on another machine do not open.
 public struct DeviceKey: Sendable {
-    public let secretURL: URL
+    /// The device secret's file, as a path (the keystore's reads make no URL).
+    public let secretPath: String
+    public var secretURL: URL { URL(fileURLWithPath: secretPath) }
     public let machineIDPath: String
 
     public static let defaultMachineIDPaths = ["/etc/machine-id", "/var/lib/dbus/machine-id"]
 
     public init(secretURL: URL, machineIDPath: String? = nil) {
-        self.secretURL = secretURL
+        self.init(secretPath: secretURL.path, machineIDPath: machineIDPath)
+    }
+
+    public init(secretPath: String, machineIDPath: String? = nil) {
+        self.secretPath = secretPath
         self.machineIDPath = machineIDPath
-            ?? Self.defaultMachineIDPaths.first { FileManager.default.isReadableFile(atPath: $0) }
+            ?? Self.defaultMachineIDPaths.first { access($0, R_OK) == 0 }
             ?? Self.defaultMachineIDPaths[0]
     }
 
@@ -41,7 +47,7 @@ public struct DeviceKey: Sendable {
         return String(scalars)
     }
 
-    public var secretExists: Bool { FileManager.default.fileExists(atPath: secretURL.path) }
+    public var secretExists: Bool { SecureFile.exists(path: secretPath) }
 
     /// The keystore key; creates the device secret when `create` is true and there is none.
     public func keystoreKey(create: Bool) throws(RaxxError) -> SecretBytes {
@@ -54,7 +60,7 @@ public struct DeviceKey: Sendable {
             try SecureFile.writeAtomically(secret, to: secretURL)
         } else {
             throw RaxxError.failure(code: "device_secret_missing",
-                                    "This device's secret (\(secretURL.path)) is missing, so the keystore cannot be opened.",
+                                    "This device's secret (\(secretPath)) is missing, so the keystore cannot be opened.",
                                     hint: "Sign in again after: raxx-auth logout --forget-device")
         }
         let context = Array("raxx-keystore-v1\u{0}".utf8) + Array(try machineID().utf8)
@@ -72,10 +78,10 @@ public struct DeviceKey: Sendable {
 
     private func readSecret() throws(RaxxError) -> SecretBytes? {
         guard secretExists else { return nil }
-        try SecureFile.checkPrivate(secretURL)
-        let bytes = try SecureFile.read(secretURL)
+        try SecureFile.checkPrivate(path: secretPath)
+        let bytes = try SecureFile.read(path: secretPath)
         guard bytes.count == 32 else {
-            throw RaxxError.failure(code: "device_secret_damaged", "This device's secret (\(secretURL.path)) is damaged.",
+            throw RaxxError.failure(code: "device_secret_damaged", "This device's secret (\(secretPath)) is damaged.",
                                     hint: "Sign in again after: raxx-auth logout --forget-device")
         }
         return bytes

@@ -174,8 +174,10 @@ public struct Keystore: KeystoreAccess {
     // Made when first used: an offline read that never opens the keystore (raxx-cache status)
     // pays nothing for URL's path handling.
     public var url: URL { directory.appendingPathComponent("keystore") }
+    /// The keystore's file, as a path: a read makes no URL.
+    public var path: String { RaxxConfiguration.joined(directoryPath, "keystore") }
     public var deviceKey: DeviceKey {
-        DeviceKey(secretURL: directory.appendingPathComponent("device.secret"), machineIDPath: machineIDPath)
+        DeviceKey(secretPath: RaxxConfiguration.joined(directoryPath, "device.secret"), machineIDPath: machineIDPath)
     }
 
     static let magic: [UInt8] = Array("RAXXKS".utf8) + [0, 1]
@@ -193,19 +195,19 @@ public struct Keystore: KeystoreAccess {
         self.lockWait = lockWait
     }
 
-    public var exists: Bool { FileManager.default.fileExists(atPath: url.path) }
+    public var exists: Bool { SecureFile.exists(path: path) }
 
-    public var location: String { url.path }
+    public var location: String { path }
 
-    public var changedAt: ChangeStamp? { ChangeStamp.ofFile(RaxxConfiguration.joined(directoryPath, "keystore")) }
+    public var changedAt: ChangeStamp? { ChangeStamp.ofFile(path) }
 
     /// The contents, or empty contents when there is no keystore yet.
     public func load() throws(RaxxError) -> KeystoreContents {
         guard exists else { return KeystoreContents() }
         Hardening.disableCoreDumps()
-        try SecureFile.checkPrivate(url.deletingLastPathComponent(), isDirectory: true)
-        try SecureFile.checkPrivate(url)
-        let file = try SecureFile.read(url)
+        try SecureFile.checkPrivate(path: directoryPath, isDirectory: true)
+        try SecureFile.checkPrivate(path: path)
+        let file = try SecureFile.read(path: path)
         let bytes = file.withUnsafeBytes { Array($0) }
         let headerCount = Self.magic.count + 16 + 24
         let tagCount = 16, sumCount = 32
@@ -220,7 +222,7 @@ public struct Keystore: KeystoreAccess {
         defer { key.wipe() }
         guard DeviceKey.fingerprint(of: key) == fingerprint else {
             throw RaxxError.failure(code: "keystore_other_machine",
-                                    "The keystore at \(url.path) was sealed on another machine and cannot be opened here.",
+                                    "The keystore at \(path) was sealed on another machine and cannot be opened here.",
                                     hint: "Keystores never move between machines: run raxx-auth logout --forget-device, then raxx-auth register on this one.")
         }
         let ad = Array(body[..<(Self.magic.count + 16)])
@@ -236,8 +238,11 @@ public struct Keystore: KeystoreAccess {
         }
         guard opened == 0 else { throw damaged }
         defer { plain.wipe() }
+        var json = plain.withUnsafeBytes { Array($0) }
+        defer { json.withUnsafeMutableBytes { if let b = $0.baseAddress { sodium_memzero(b, $0.count) } } }
+        if let contents = KeystoreContents(directJSON: json) { return contents }
         do {
-            return try plain.withUnsafeBytes { try Self.decoder.decode(KeystoreContents.self, from: Data($0)) }
+            return try Self.decoder.decode(KeystoreContents.self, from: Data(json))
         } catch {
             throw damaged
         }
@@ -290,7 +295,7 @@ public struct Keystore: KeystoreAccess {
     }
 
     private var damaged: RaxxError {
-        RaxxError.failure(code: "keystore_damaged", "The keystore at \(url.path) is damaged and cannot be opened.",
+        RaxxError.failure(code: "keystore_damaged", "The keystore at \(path) is damaged and cannot be opened.",
                           hint: "It was left as it is. Move it aside and sign in again: raxx-auth register or raxx-auth login.")
     }
 

@@ -25,29 +25,43 @@ public enum SecureFile {
 
     /// Refuses a file or folder that group or others can read or write, saying how to fix it.
     public static func checkPrivate(_ url: URL, isDirectory: Bool = false) throws(RaxxError) {
+        try checkPrivate(path: url.path, isDirectory: isDirectory)
+    }
+
+    /// The same by path: a read of the keystore makes no URL (URL's path handling costs a start-up
+    /// a conformance look-up of its own).
+    public static func checkPrivate(path: String, isDirectory: Bool = false) throws(RaxxError) {
         var st = stat()
-        guard stat(url.path, &st) == 0 else { return }
+        guard stat(path, &st) == 0 else { return }
         if st.st_mode & 0o077 != 0 {
-            let fix = isDirectory ? "chmod 700 \(url.path)" : "chmod 600 \(url.path)"
+            let fix = isDirectory ? "chmod 700 \(path)" : "chmod 600 \(path)"
             throw RaxxError.failure(code: "keystore_permissions",
-                                    "\(url.path) can be read or written by other users; refusing to use it.",
+                                    "\(path) can be read or written by other users; refusing to use it.",
                                     hint: "Fix it with: \(fix)")
         }
         if st.st_uid != getuid() {
-            throw RaxxError.failure(code: "keystore_permissions", "\(url.path) belongs to another user; refusing to use it.")
+            throw RaxxError.failure(code: "keystore_permissions", "\(path) belongs to another user; refusing to use it.")
         }
     }
 
-    public static func read(_ url: URL) throws(RaxxError) -> SecretBytes {
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+    /// Whether something is at `path`.
+    public static func exists(path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0
+    }
+
+    public static func read(_ url: URL) throws(RaxxError) -> SecretBytes { try read(path: url.path) }
+
+    public static func read(path: String) throws(RaxxError) -> SecretBytes {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw RaxxError.failure(code: "keystore_unreadable", "Could not read \(url.path): \(String(cString: strerror(errno))).")
+            throw RaxxError.failure(code: "keystore_unreadable", "Could not read \(path): \(String(cString: strerror(errno))).")
         }
         defer { close(fd) }
         var st = stat()
         fstat(fd, &st)
         let size = Int(st.st_size)
-        guard size <= 1 << 20 else { throw RaxxError.failure(code: "keystore_damaged", "\(url.path) is damaged (too large).") }
+        guard size <= 1 << 20 else { throw RaxxError.failure(code: "keystore_damaged", "\(path) is damaged (too large).") }
         let buffer = SecretBytes(count: size)
         var got = 0
         let ok = buffer.withUnsafeMutableBytes { b -> Bool in
@@ -59,7 +73,7 @@ public enum SecureFile {
             }
             return true
         }
-        guard ok else { throw RaxxError.failure(code: "keystore_unreadable", "Could not read \(url.path).") }
+        guard ok else { throw RaxxError.failure(code: "keystore_unreadable", "Could not read \(path).") }
         return buffer
     }
 

@@ -2,7 +2,7 @@
 /// lines): each top-level member's key and value, with no Foundation objects made on the way.
 ///
 /// It is strict and conservative: it answers nil for anything it does not read with certainty —
-/// an escape in a key, a `\u` escape outside the Basic Multilingual Plane's plain characters, a
+/// a `\u` escape outside the Basic Multilingual Plane's plain characters, a
 /// control character or invalid UTF-8 in a string, an exponent, a key given twice, nesting deeper
 /// than `maximumDepth`, text after the object — and the caller then reads the line the general way
 /// (JSONSerialization), which says what is wrong or reads what is unusual. What it does answer is
@@ -65,7 +65,7 @@ public struct FlatJSONObject: Sendable {
             if !take(UInt8(ascii: "}")) {
                 repeat {
                     skipSpace()
-                    guard let key = string(allowingEscapes: false), take(UInt8(ascii: ":")), let value = value() else { return nil }
+                    guard let key = string(), take(UInt8(ascii: ":")), let value = value() else { return nil }
                     // A key given twice: which one counts is the general reader's to say.
                     guard !members.contains(where: { $0.key == key }) else { return nil }
                     members.append((key, value))
@@ -81,7 +81,7 @@ public struct FlatJSONObject: Sendable {
             guard at < bytes.count else { return nil }
             switch bytes[at] {
             case Self.quote:
-                return string(allowingEscapes: true).map(Value.string)
+                return string().map(Value.string)
             case UInt8(ascii: "{"):
                 let start = at
                 guard skipNested(depth: 0) else { return nil }
@@ -135,7 +135,7 @@ public struct FlatJSONObject: Sendable {
         func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
         /// At a string's opening quote: its text, with its escapes read, and moves past it.
-        mutating func string(allowingEscapes: Bool) -> String? {
+        mutating func string() -> String? {
             guard at < bytes.count, bytes[at] == Self.quote else { return nil }
             let start = at + 1
             var i = start
@@ -145,7 +145,7 @@ public struct FlatJSONObject: Sendable {
                 if byte == Self.quote { break }
                 if byte < 0x20 { return nil }
                 if byte == Self.backslash {
-                    guard allowingEscapes, i + 1 < bytes.count else { return nil }
+                    guard i + 1 < bytes.count else { return nil }
                     escaped = true
                     i += bytes[i + 1] == UInt8(ascii: "u") ? 6 : 2
                     continue
@@ -211,7 +211,7 @@ public struct FlatJSONObject: Sendable {
             repeat {
                 skipSpace()
                 if isObject {
-                    guard string(allowingEscapes: true) != nil, take(UInt8(ascii: ":")) else { return false }
+                    guard string() != nil, take(UInt8(ascii: ":")) else { return false }
                     skipSpace()
                 }
                 guard at < bytes.count else { return false }

@@ -2,6 +2,7 @@ import Foundation
 import RaxxCLI
 import RaxxCore
 import RaxxTestSupport
+import RaxxWire
 import Testing
 
 @Suite struct OutputFormatTests {
@@ -79,6 +80,20 @@ import Testing
         }
         let short = RaxxError.usage(String(repeating: "b", count: 1_000))
         #expect(Reporter(tool: "t", format: .text).render(short) == "t: " + String(repeating: "b", count: 1_000) + "\n")
+    }
+
+    /// Written directly, the envelope is what JSONLines (JSONEncoder) writes for the same object,
+    /// whatever the message quotes.
+    @Test func jsonIsWhatTheEncoderWrites() throws {
+        struct Envelope: Encodable {
+            struct Body: Encodable { var code: String; var message: String; var hint: String? }
+            var error: Body
+        }
+        for (message, hint) in [(#"'a "b" \c' / é 🙂"# + "\n\t\u{0}\u{1f}\u{7f}\u{85}\u{9b}2J", Optional("see /tmp\u{2028}")), ("plain", nil)] {
+            let e = RaxxError(code: "bad_input", message: message, hint: hint, status: .dataError)
+            let encoded = try JSONLines.line(Envelope(error: .init(code: e.code, message: message, hint: hint))) + "\n"
+            #expect(Reporter(tool: "t", format: .json).render(e) == encoded)
+        }
     }
 
     @Test func jsonWithoutHintOmitsIt() {
