@@ -138,6 +138,26 @@ public struct ModelRandom {
               updatedAt: date())
     }
 
+    /// `text` as a JSON string literal written by hand or by another encoder: the escapes JSON
+    /// requires, each of its spellings (`\n` or `\u000a`, `/` or `\/`), and now and then a
+    /// character of the Basic Multilingual Plane as `\uXXXX`.
+    public mutating func jsonString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "/": out += bool() ? "\\/" : "/"
+            case "\n": out += bool() ? "\\n" : "\\u000a"
+            case "\t": out += bool() ? "\\t" : "\\u0009"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            case _ where scalar.value > 0x7F && scalar.value < 0xFFFF && int(0...3) == 0: out += String(format: "\\u%04X", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
     /// One random edit of `bytes`, of the kinds a cut connection, a bad proxy or a bug makes:
     /// a byte dropped, changed or added (mostly JSON's own), a cut, a span repeated.
     public mutating func damage(_ bytes: [UInt8]) -> [UInt8] {

@@ -20,22 +20,7 @@ import Testing
 
         mutating func space() -> String { random.int(0...4) == 0 ? random.pick([" ", "  ", "\t", " \r "]) : "" }
 
-        mutating func string(_ text: String) -> String {
-            var out = "\""
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "/": out += random.bool() ? "\\/" : "/"
-                case "\n": out += random.bool() ? "\\n" : "\\u000a"
-                case "\t": out += "\\t"
-                case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-                case _ where scalar.value > 0x7F && scalar.value < 0xFFFF && random.int(0...3) == 0: out += String(format: "\\u%04X", scalar.value)
-                default: out.unicodeScalars.append(scalar)
-                }
-            }
-            return out + "\""
-        }
+        mutating func string(_ text: String) -> String { random.jsonString(text) }
 
         mutating func scalar() -> String {
             switch random.int(0...6) {
