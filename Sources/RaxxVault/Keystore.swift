@@ -171,11 +171,9 @@ public struct Keystore: KeystoreAccess {
     public var directory: URL { URL(fileURLWithPath: directoryPath, isDirectory: true) }
     private let machineIDPath: String?
 
-    // Made when first used: an offline read that never opens the keystore (raxx-cache status)
-    // pays nothing for URL's path handling.
-    public var url: URL { directory.appendingPathComponent("keystore") }
     /// The keystore's file, as a path: a read makes no URL.
     public var path: String { RaxxConfiguration.joined(directoryPath, "keystore") }
+    public var url: URL { URL(fileURLWithPath: path) }
     public var deviceKey: DeviceKey {
         DeviceKey(secretPath: RaxxConfiguration.joined(directoryPath, "device.secret"), machineIDPath: machineIDPath)
     }
@@ -251,7 +249,7 @@ public struct Keystore: KeystoreAccess {
     /// Seals and writes `contents` atomically (creating the device secret on first use).
     public func save(_ contents: KeystoreContents) throws(RaxxError) {
         Hardening.disableCoreDumps()
-        try SecureFile.ensureDirectory(url.deletingLastPathComponent())
+        try SecureFile.ensureDirectory(directory)
         let key = try deviceKey.keystoreKey(create: true)
         defer { key.wipe() }
         var json: Data
@@ -278,17 +276,17 @@ public struct Keystore: KeystoreAccess {
     /// Removes the keystore file (the device secret stays, for the next one).
     public func destroy() throws(RaxxError) {
         guard exists else { return }
-        guard unlink(url.path) == 0 else {
-            throw RaxxError.failure(code: "keystore_unwritable", "Could not remove \(url.path): \(String(cString: strerror(errno))).")
+        guard unlink(path) == 0 else {
+            throw RaxxError.failure(code: "keystore_unwritable", "Could not remove \(path): \(String(cString: strerror(errno))).")
         }
     }
 
     /// Runs `body` holding the keystore's lock (`keystore.lock` beside it), waiting up to
     /// `lockWait` for another process to finish.
     public func withLock<T>(_ body: () async throws -> T) async throws -> T {
-        try SecureFile.ensureDirectory(url.deletingLastPathComponent())
+        try SecureFile.ensureDirectory(directory)
         let lock = try await FileLock.acquire(
-            path: url.deletingLastPathComponent().appendingPathComponent("keystore.lock").path, wait: lockWait,
+            path: RaxxConfiguration.joined(directoryPath, "keystore.lock"), wait: lockWait,
             busy: RaxxError(code: "keystore_busy", message: "Another raxx process is updating the keystore.", status: .temporary))
         defer { lock.release() }
         return try await body()
