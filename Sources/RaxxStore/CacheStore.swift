@@ -24,10 +24,16 @@ public final class CacheStore: @unchecked Sendable {
     /// `url`'s path (see RaxxConfiguration.stateDirectoryPath).
     private let path: String?
 
+    /// The page size of a cache made new (one made before keeps its own: a WAL database's page
+    /// size is fixed). Filling a cache of a million rows, 16 KiB pages took a third less time
+    /// than SQLite's 4 KiB ones, in writes and system calls, and built its indexes faster; a read
+    /// of a few rows reads a page or two either way.
+    static let pageSize = 16384
+
     /// Opens (creating it and its folder) the cache at `url`.
     public static func open(at url: URL) throws(RaxxError) -> CacheStore {
         do {
-            return try CacheStore(writer: try openPool(at: url), url: url)
+            return try CacheStore(writer: try openPool(at: url, pageSize: Self.pageSize), url: url)
         } catch {
             throw unreadable(error, url)
         }
@@ -270,8 +276,9 @@ public final class CacheStore: @unchecked Sendable {
 
 /// Opens (creating it and its private folder) a WAL database with synchronous=NORMAL: a crash
 /// loses at most the last commits, never consistency. The file is the owner's alone (0600, and
-/// SQLite gives its -wal and -shm the same mode): it holds a person's trading data.
-func openPool(at url: URL) throws -> DatabasePool {
+/// SQLite gives its -wal and -shm the same mode): it holds a person's trading data. A database made
+/// new has pages of `pageSize` bytes when given (SQLite's default otherwise).
+func openPool(at url: URL, pageSize: Int? = nil) throws -> DatabasePool {
     try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
                                             attributes: [.posixPermissions: 0o700])
     // Made here first when new (an empty file is an empty database), so that it is never another
@@ -283,7 +290,11 @@ func openPool(at url: URL) throws -> DatabasePool {
     for suffix in ["", "-wal", "-shm"] { _ = chmod(url.path + suffix, 0o600) }
     var config = Configuration()
     config.busyMode = .timeout(10)
-    config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+    config.prepareDatabase { db in
+        // Before WAL mode is set (GRDB sets it after this): an empty database takes the size then.
+        if let pageSize { try db.execute(sql: "PRAGMA page_size = \(pageSize)") }
+        try db.execute(sql: "PRAGMA synchronous = NORMAL")
+    }
     return try DatabasePool(path: url.path, configuration: config)
 }
 

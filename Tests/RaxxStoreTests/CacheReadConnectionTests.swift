@@ -24,6 +24,31 @@ import Testing
         try store.recordSuccess(at: Date(timeIntervalSince1970: 1_790_000_100))
     }
 
+    /// A cache made new has the pages `CacheStore.pageSize` says; one an earlier version made
+    /// (SQLite's 4 KiB, in WAL already) keeps its own and is filled and read as before.
+    @Test func aNewCacheTakesItsPageSizeAndAnOlderOneKeepsItsOwn() throws {
+        let folder = try Folder()
+        func pageSize(_ url: URL) throws -> Int? {
+            try DatabaseQueue(path: url.path).read { try Int.fetchOne($0, sql: "PRAGMA page_size") }
+        }
+        try filled(at: folder.cache)
+        #expect(try pageSize(folder.cache) == CacheStore.pageSize)
+        #expect(CacheStore.pageSize == 16384)
+
+        let older = folder.root.appendingPathComponent("older.sqlite")
+        let made = try DatabaseQueue(path: older.path)
+        try made.writeWithoutTransaction { db in
+            _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "CREATE TABLE kept (x)")
+        }
+        try made.close()
+        #expect(try pageSize(older) == 4096)
+        try filled(at: older)
+        #expect(try pageSize(older) == 4096)
+        let store = try #require(try CacheStore.openExisting(at: older))
+        #expect(try symbols(store) == ["AAPL", "MSFT"])
+    }
+
     @Test func aFilledCacheIsReadOnAPlainConnectionAndAWriteStillLands() throws {
         let folder = try Folder()
         let url = folder.cache
