@@ -82,15 +82,21 @@ public struct RawRaptor: Sendable {
             }
         }
         let (response, answer) = try await next(request, body, serverURL)
-        // The chunks appended whole (OpenAPIRuntime's collecting copies element by element).
+        // The chunks appended whole (OpenAPIRuntime's collecting copies element by element). The
+        // first is taken as it is: the transport's answer is one chunk, the whole of its buffer,
+        // which becomes this array without a copy (a page of a sync is megabytes).
         var bytes: [UInt8] = []
         if let answer {
-            if case .known(let length) = answer.length, length <= maxBytes { bytes.reserveCapacity(Int(length)) }
             for try await chunk in answer {
                 guard bytes.count + chunk.count <= maxBytes else {
                     throw RaxxError.failure(code: "answer_too_large", "The server's answer is larger than \(maxBytes) bytes (\(operationID)).")
                 }
-                bytes.append(contentsOf: chunk)
+                if bytes.isEmpty {
+                    bytes = Array(chunk)
+                    if case .known(let length) = answer.length, length <= maxBytes, length > bytes.count { bytes.reserveCapacity(Int(length)) }
+                } else {
+                    bytes.append(contentsOf: chunk)
+                }
             }
         }
         return (response.status, bytes)
