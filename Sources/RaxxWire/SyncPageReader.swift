@@ -425,6 +425,16 @@ public enum SyncPageReader {
             let start = i
             // In locals, not in `i`: the loop runs over every byte of every string of the page.
             var j = start, high: UInt8 = 0
+            // Eight bytes at a time while none of them is a quote, a backslash or a control
+            // character; the bytes from the first word that holds one are read one by one below.
+            var highWords: UInt64 = 0
+            while end - j >= 8 {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + j).loadUnaligned(as: UInt64.self))
+                guard Self.isPlain(word) else { break }
+                highWords |= word
+                j += 8
+            }
+            if highWords & Self.highBits != 0 { high = 0x80 }
             while j < end {
                 let c = base[j]
                 if c == UInt8(ascii: "\"") { break }
@@ -440,6 +450,20 @@ public enum SyncPageReader {
                 throw unsupported("a string that is not UTF-8")
             }
             return range
+        }
+
+        static let highBits: UInt64 = 0x8080_8080_8080_8080
+        static let ones: UInt64 = 0x0101_0101_0101_0101
+
+        /// Whether none of a word's eight bytes is a quote, a backslash or below 0x20. (A byte's
+        /// test can only be set wrongly above a byte whose test is set rightly: a word that fails
+        /// holds one of them.)
+        @inline(__always)
+        static func isPlain(_ word: UInt64) -> Bool {
+            func zeroByte(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highBits }
+            let quote = zeroByte(word ^ (ones &* 0x22)), backslash = zeroByte(word ^ (ones &* 0x5C))
+            let control = (word &- ones &* 0x20) & ~word & highBits
+            return quote | backslash | control == 0
         }
 
         /// A string that is one of `values`.

@@ -46,6 +46,32 @@ import Testing
         }
     }
 
+    /// Strings are scanned eight bytes at a time: a quote, a backslash, a control character or a
+    /// byte that is not ASCII at any place of a string of any length around that width is read
+    /// as the generated decoder reads it (or left to it), and a lone byte that is not UTF-8 is
+    /// refused by both.
+    @Test func everyPlaceOfAStringAroundTheScannersWidthReadsAsTheDecoder() throws {
+        let specials: [[UInt8]] = [[0x22], [0x5C, 0x6E], [0x5C, 0x22], [0x01], [0x1F], [0x7F], [0xC3, 0xA9], [0xFF], [0x80]]
+        for length in 0...26 {
+            for place in 0...length {
+                for special in specials {
+                    var symbol = Array(repeating: UInt8(ascii: "A"), count: length)
+                    symbol.insert(contentsOf: special, at: place)
+                    let bytes = Array(#"{"as_of":"2026-11-23T05:44:40Z","changes":[{"entity":"position","id":"pos_1","op":"upsert","position":{"avg_price":"1.5","id":"pos_1","qty":2,"symbol":""#.utf8)
+                        + symbol + Array(#"","updated_at":"2026-11-23T05:44:22Z"},"seq":1}],"cursor":1,"has_more":false,"reset":false}"#.utf8)
+                    let decoded = Result { try bytes.withUnsafeBytes { try SyncPageReader.decode($0) } }
+                    let fast = Result { try bytes.withUnsafeBytes { try SyncPageReader.readAsTheStoreDoes($0) } }
+                    let text = "\(length) \(place) \(special): \(String(decoding: bytes, as: UTF8.self))"
+                    switch (decoded, fast) {
+                    case (.success(let a), .success(let b)): #expect(a == b, "\(text)")
+                    case (.failure, .failure): break
+                    default: Issue.record("the fast path and the decoder differ: \(text)")
+                    }
+                }
+            }
+        }
+    }
+
     /// The first change that differs between two pages, or their fields.
     static func difference(_ a: Components.Schemas.SyncPage, _ b: Components.Schemas.SyncPage) -> String {
         for (x, y) in zip(a.changes, b.changes) where x != y { return "\(x)\n≠ \(y)" }
