@@ -141,6 +141,7 @@ extension CacheStore {
             let count = try SyncPageReader.changes(in: json, of: outline) { change in
                 try statements.apply(change, page)
             }
+            try statements.flush(page)
             let column = state.rebuilding == .none ? "cursor" : "rebuild_cursor"
             try db.execute(sql: "UPDATE sync_state SET \(column) = ? WHERE id = 1", arguments: [header.cursor])
             return count
@@ -148,13 +149,16 @@ extension CacheStore {
     }
 
     /// The statements that write a change: to the live tables (an upsert replaces, a tombstone
-    /// deletes), or appended to a rebuild's logs (a tombstone as its id alone).
-    static func writeSQL(staged: Bool) -> (upsert: [String: String], delete: [String: String]) {
+    /// deletes), or appended to a rebuild's logs (a tombstone as its id alone). An upsert's
+    /// statement writes `rows` rows, in order (a later one of an id replacing an earlier one, as
+    /// if they were written one by one).
+    static func writeSQL(staged: Bool, rows: Int = 1) -> (upsert: [String: String], delete: [String: String]) {
         var upsert: [String: String] = [:], delete: [String: String] = [:]
         for (table, columns) in entityColumnNames {
-            let values = Array(repeating: "?", count: columns.split(separator: ",").count).joined(separator: ", ")
-            upsert[table] = staged ? "INSERT INTO rebuild_\(table) (\(columns)) VALUES (\(values))"
-                : "INSERT OR REPLACE INTO \(table) (\(columns)) VALUES (\(values))"
+            let row = "(" + Array(repeating: "?", count: columns.split(separator: ",").count).joined(separator: ", ") + ")"
+            let values = Array(repeating: row, count: rows).joined(separator: ", ")
+            upsert[table] = staged ? "INSERT INTO rebuild_\(table) (\(columns)) VALUES \(values)"
+                : "INSERT OR REPLACE INTO \(table) (\(columns)) VALUES \(values)"
             delete[table] = staged ? "INSERT INTO rebuild_\(table) (id) VALUES (?)" : "DELETE FROM \(table) WHERE id = ?"
         }
         return (upsert, delete)
@@ -326,32 +330,51 @@ extension CacheStore {
 }
 
 /// The page's rows bound straight into SQLite's prepared statements (text bound from the page's
-/// bytes, which outlive each step), inside the store's write transaction.
-private struct RowWriter {
+/// bytes, which outlive each step), inside the store's write transaction. Fills and orders, most
+/// of a page, are written `batch` rows to a statement: a statement's own work (its cursors opened
+/// and closed, its start and end) was a good part of a row's. A tombstone, and the page's end,
+/// write the rows held back before it.
+private final class RowWriter {
     let db: Database
     let position: Statement, fill: Statement, order: Statement
+    let fills: Statement, orders: Statement
     let deletes: [SyncPageReader.Entity: Statement]
+    private var pendingFills: [SyncPageReader.Fill] = []
+    private var pendingOrders: [SyncPageReader.Order] = []
+    /// Rows to a statement of `fills` and `orders` (16 columns each at most: 512 variables, far
+    /// under SQLite's limit).
+    static let batch = 32
     /// Where an empty page's (absent) bytes are: never read.
     nonisolated(unsafe) static let noBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
 
     /// Statements writing to the live tables, or (`staged`) appending to a rebuild's logs.
     init(_ db: Database, staged: Bool) throws {
         self.db = db
-        let sql = CacheStore.writeSQL(staged: staged)
+        let sql = CacheStore.writeSQL(staged: staged), batched = CacheStore.writeSQL(staged: staged, rows: Self.batch)
         position = try db.cachedStatement(sql: sql.upsert["positions"]!)
         fill = try db.cachedStatement(sql: sql.upsert["fills"]!)
         order = try db.cachedStatement(sql: sql.upsert["orders"]!)
+        fills = try db.cachedStatement(sql: batched.upsert["fills"]!)
+        orders = try db.cachedStatement(sql: batched.upsert["orders"]!)
         deletes = [
             .position: try db.cachedStatement(sql: sql.delete["positions"]!),
             .fill: try db.cachedStatement(sql: sql.delete["fills"]!),
             .order: try db.cachedStatement(sql: sql.delete["orders"]!),
         ]
+        pendingFills.reserveCapacity(Self.batch)
+        pendingOrders.reserveCapacity(Self.batch)
     }
 
     /// As `apply(_:)` does with a decoded change: a tombstone deletes; otherwise the position, fill
-    /// or order it carries (the first of them present) is written.
+    /// or order it carries (the first of them present) is written, or held back to be written
+    /// with the next ones of its table (before that table's next tombstone, or at `flush`).
     func apply(_ change: SyncPageReader.Change, _ r: UnsafePointer<UInt8>) throws {
         if change.delete == true, let entity = change.entity, let id = change.id {
+            switch entity {
+            case .fill: try flushFills(r)
+            case .order: try flushOrders(r)
+            case .position: break
+            }
             let s = deletes[entity]!
             text(s, 1, id, r)
             try run(s)
@@ -360,18 +383,54 @@ private struct RowWriter {
             text(s, 1, p.id, r); text(s, 2, p.symbol, r); int(s, 3, p.qty); text(s, 4, p.avgPrice, r); real(s, 5, p.updatedAt.timeIntervalSince1970)
             try run(s)
         } else if let f = change.fill {
-            let s = fill
-            text(s, 1, f.id, r); text(s, 2, f.orderID, r); text(s, 3, f.symbol, r); text(s, 4, f.side, r); int(s, 5, f.qty)
-            text(s, 6, f.price, r); real(s, 7, f.filledAt.timeIntervalSince1970)
-            try run(s)
+            pendingFills.append(f)
+            if pendingFills.count == Self.batch { try flushFills(r) }
         } else if let o = change.order {
-            let s = order
-            text(s, 1, o.id, r); text(s, 2, o.clientOrderID, r); text(s, 3, o.symbol, r); text(s, 4, o.side, r); int(s, 5, o.qty)
-            text(s, 6, o.type, r); text(s, 7, o.limitPrice, r); text(s, 8, o.tif, r); text(s, 9, o.status, r); int(s, 10, o.filledQty)
-            text(s, 11, o.avgFillPrice, r); text(s, 12, o.rejectCode, r); text(s, 13, o.mode, r); real(s, 14, o.notAfter?.timeIntervalSince1970)
-            real(s, 15, o.createdAt.timeIntervalSince1970); real(s, 16, o.updatedAt.timeIntervalSince1970)
-            try run(s)
+            pendingOrders.append(o)
+            if pendingOrders.count == Self.batch { try flushOrders(r) }
         }
+    }
+
+    /// Writes the rows held back: at the page's end (before its cursor is written).
+    func flush(_ r: UnsafePointer<UInt8>) throws {
+        try flushFills(r)
+        try flushOrders(r)
+    }
+
+    /// The fills held back, in order: a whole batch in one statement, fewer one by one.
+    private func flushFills(_ r: UnsafePointer<UInt8>) throws {
+        defer { pendingFills.removeAll(keepingCapacity: true) }
+        if pendingFills.count == Self.batch {
+            for (k, f) in pendingFills.enumerated() { bind(f, to: fills, at: Int32(k * 7), r) }
+            try run(fills)
+        } else {
+            for f in pendingFills { bind(f, to: fill, at: 0, r); try run(fill) }
+        }
+    }
+
+    private func flushOrders(_ r: UnsafePointer<UInt8>) throws {
+        defer { pendingOrders.removeAll(keepingCapacity: true) }
+        if pendingOrders.count == Self.batch {
+            for (k, o) in pendingOrders.enumerated() { bind(o, to: orders, at: Int32(k * 16), r) }
+            try run(orders)
+        } else {
+            for o in pendingOrders { bind(o, to: order, at: 0, r); try run(order) }
+        }
+    }
+
+    /// A fill's 7 columns, in `entityColumns`' order, after the first `at` parameters.
+    private func bind(_ f: SyncPageReader.Fill, to s: Statement, at n: Int32, _ r: UnsafePointer<UInt8>) {
+        text(s, n + 1, f.id, r); text(s, n + 2, f.orderID, r); text(s, n + 3, f.symbol, r); text(s, n + 4, f.side, r)
+        int(s, n + 5, f.qty); text(s, n + 6, f.price, r); real(s, n + 7, f.filledAt.timeIntervalSince1970)
+    }
+
+    /// An order's 16 columns, in `entityColumns`' order, after the first `at` parameters.
+    private func bind(_ o: SyncPageReader.Order, to s: Statement, at n: Int32, _ r: UnsafePointer<UInt8>) {
+        text(s, n + 1, o.id, r); text(s, n + 2, o.clientOrderID, r); text(s, n + 3, o.symbol, r); text(s, n + 4, o.side, r)
+        int(s, n + 5, o.qty); text(s, n + 6, o.type, r); text(s, n + 7, o.limitPrice, r); text(s, n + 8, o.tif, r)
+        text(s, n + 9, o.status, r); int(s, n + 10, o.filledQty); text(s, n + 11, o.avgFillPrice, r); text(s, n + 12, o.rejectCode, r)
+        text(s, n + 13, o.mode, r); real(s, n + 14, o.notAfter?.timeIntervalSince1970); real(s, n + 15, o.createdAt.timeIntervalSince1970)
+        real(s, n + 16, o.updatedAt.timeIntervalSince1970)
     }
 
     /// Text from the page's bytes (SQLITE_STATIC: the page outlives the step; `clear` unbinds).
@@ -398,9 +457,12 @@ private struct RowWriter {
         }
     }
 
-    /// Unbinds the page's bytes from the cached statements before the page goes.
+    /// Unbinds the page's bytes from the cached statements before the page goes; rows held back
+    /// (a page that failed half-way) are dropped with it.
     func clear() {
-        for s in [position, fill, order] + deletes.values {
+        pendingFills.removeAll()
+        pendingOrders.removeAll()
+        for s in [position, fill, order, fills, orders] + deletes.values {
             sqlite3_reset(s.sqliteStatement)
             sqlite3_clear_bindings(s.sqliteStatement)
         }

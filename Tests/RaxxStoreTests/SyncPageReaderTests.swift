@@ -3,6 +3,7 @@ import GRDB
 import RaxxAPI
 import RaxxCore
 @testable import RaxxStore
+import RaxxTestSupport
 @testable import RaxxWire
 import Testing
 
@@ -180,5 +181,64 @@ import Testing
     ])
     func whatFollowsTheChangesIsChecked(json: String) throws {
         try leavesWhatItDoesNotTakeToTheDecoder(json: json)
+    }
+
+    /// Fills and orders are written a batch of rows to a statement: pages of up to several
+    /// batches, their ids drawn from a few (an id upserted twice in one batch, a tombstone between
+    /// a batch's rows), applied as they come, into a first fill and into a rebuild's logs, write
+    /// the same rows in the same order as the decoded page written change by change.
+    @Test func batchedRowsAreWrittenAsTheChangesOneByOne() throws {
+        enum Mode: CaseIterable { case live, firstFill, stagedRebuild }
+        for seed in UInt64(0)..<40 {
+            var random = ModelRandom(seed, plainText: true)
+            var page = random.page(changes: 0...(seed < 20 ? 40 : 150))
+            let ids = ["a", "b", "c", "d", "e", "f"]
+            for k in page.changes.indices {
+                let id = random.pick(ids)
+                page.changes[k].id = id
+                page.changes[k].position?.id = id
+                page.changes[k].fill?.id = id
+                page.changes[k].order?.id = id
+                // Mostly upserts of fills and orders, whose batches this is about.
+                if random.int(0...3) > 0, page.changes[k].op == .delete, page.changes[k].entity != .position {
+                    page.changes[k].op = .upsert
+                }
+            }
+            let bytes = try EncodingStyle.compactSorted.encode(page)
+            for mode in Mode.allCases {
+                let fast = try CacheStore.inMemory(), decoded = try CacheStore.inMemory()
+                for store in [fast, decoded] {
+                    switch mode {
+                    case .live: break
+                    case .firstFill: try store.beginRebuild(accountID: "acc_1")
+                    case .stagedRebuild:
+                        try store.beginRebuild(accountID: "acc_1")
+                        let first = Array(#"{"as_of":"2026-11-23T05:44:40Z","cursor":1,"has_more":false,"reset":false,"changes":[{"seq":1,"entity":"fill","op":"upsert","id":"a","fill":\#(Self.fill)}]}"#.utf8)
+                        try first.withUnsafeBytes { _ = try store.apply(json: $0) }
+                        try store.finishRebuild(accountID: "acc_1")
+                        try store.recordSuccess(at: Date(timeIntervalSince1970: 1_790_000_000))
+                        try store.beginRebuild(accountID: "acc_1")
+                    }
+                }
+                let count = try bytes.withUnsafeBytes { try fast.apply(json: $0) }
+                try decoded.apply(page)
+                #expect(count == page.changes.count)
+                #expect(try logs(fast) == logs(decoded), "seed \(seed), \(mode)")
+                #expect(try dump(fast) == dump(decoded), "seed \(seed), \(mode)")
+                if mode != .live {
+                    for store in [fast, decoded] { try store.finishRebuild(accountID: "acc_1") }
+                    #expect(try dump(fast) == dump(decoded), "seed \(seed), \(mode), finished")
+                }
+            }
+        }
+    }
+
+    /// A rebuild's logs in the order they were written (each id's last change wins by it).
+    func logs(_ store: CacheStore) throws -> [String] {
+        try store.read { db in
+            try ["rebuild_positions", "rebuild_fills", "rebuild_orders"].flatMap { table in
+                try Row.fetchAll(db, sql: "SELECT rowid, * FROM \(table) ORDER BY rowid").map { "\(table) \($0)" }
+            }
+        }
     }
 }
