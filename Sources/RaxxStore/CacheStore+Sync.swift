@@ -134,7 +134,7 @@ extension CacheStore {
         // The rows' text is bound from the page's bytes.
         let page = json.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) } ?? UnsafePointer(RowWriter.noBytes)
         let header = outline.header
-        return try write { db in
+        return try writeJournallingInMemory { db in
             let state = try Self.syncState(db)
             let statements = try RowWriter(db, staged: state.rebuilding == .shadow)
             defer { statements.clear() }

@@ -233,6 +233,19 @@ import Testing
         }
     }
 
+    /// A page is written with its statement journals in memory, and the connection is left as it
+    /// was for the writes after it (a rebuild's end among them), whether the page went in or not.
+    @Test func aPageLeavesTheTemporaryStoreAsItWas() throws {
+        let store = try CacheStore.inMemory()
+        let page = Array(#"{"as_of":"2026-11-23T05:44:40Z","cursor":1,"has_more":false,"reset":false,"changes":[{"seq":1,"entity":"fill","op":"upsert","id":"a","fill":\#(Self.fill)}]}"#.utf8)
+        try page.withUnsafeBytes { _ = try store.apply(json: $0) }
+        #expect(try store.write { try Int.fetchOne($0, sql: "PRAGMA temp_store") } == 0)
+        let broken = Array(#"{"as_of":"2026-11-23T05:44:40Z","cursor":2,"has_more":false,"reset":false,"changes":[{"seq":2,"entity":"fill","op":"upsert","id":"b","fill":{"id":"b"}}]}"#.utf8)
+        #expect(throws: (any Error).self) { try broken.withUnsafeBytes { _ = try store.apply(json: $0) } }
+        #expect(try store.write { try Int.fetchOne($0, sql: "PRAGMA temp_store") } == 0)
+        #expect(try dump(store).filter { $0.hasPrefix("fills ") }.count == 1)
+    }
+
     /// A rebuild's logs in the order they were written (each id's last change wins by it).
     func logs(_ store: CacheStore) throws -> [String] {
         try store.read { db in
