@@ -308,6 +308,7 @@ public enum SyncPageReader {
         let bytes: [UInt8]
         init(_ bytes: [UInt8]) { self.bytes = bytes }
 
+        @inline(__always)
         static func ~= (key: ByteKey, slice: UnsafeRawBufferPointer) -> Bool {
             guard key.bytes.count == slice.count else { return false }
             return key.bytes.withUnsafeBytes { memcmp($0.baseAddress!, slice.baseAddress!, slice.count) == 0 }
@@ -332,6 +333,7 @@ public enum SyncPageReader {
         func unsupported(_ reason: String) -> Unsupported { Unsupported(offset: i, reason: reason) }
 
         /// The bytes of `range`, to match against keys and enum values.
+        @inline(__always)
         func bytes(_ range: Range<Int>) -> UnsafeRawBufferPointer {
             UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count)
         }
@@ -340,6 +342,7 @@ public enum SyncPageReader {
             String(decoding: UnsafeBufferPointer(start: base + range.lowerBound, count: range.count), as: UTF8.self)
         }
 
+        @inline(__always)
         mutating func skipWhitespace() {
             while i < end {
                 switch base[i] {
@@ -350,11 +353,13 @@ public enum SyncPageReader {
         }
 
         /// The next byte after whitespace, or nil at the end.
+        @inline(__always)
         mutating func peekByte() -> UInt8? {
             skipWhitespace()
             return i < end ? base[i] : nil
         }
 
+        @inline(__always)
         mutating func expect(_ byte: UInt8) throws {
             guard peekByte() == byte else { throw expected(byte) }
             i += 1
