@@ -332,7 +332,7 @@ extension CacheStore {
 /// The page's rows bound straight into SQLite's prepared statements (text bound from the page's
 /// bytes, which outlive each step), inside the store's write transaction. Fills and orders, most
 /// of a page, are written `batch` rows to a statement: a statement's own work (its cursors opened
-/// and closed, its start and end) was a good part of a row's. A tombstone, and the page's end,
+/// and closed, its start and end, its journal) was a good part of a row's. A tombstone, and the page's end,
 /// write the rows held back before it.
 private final class RowWriter {
     let db: Database
@@ -341,9 +341,10 @@ private final class RowWriter {
     let deletes: [SyncPageReader.Entity: Statement]
     private var pendingFills: [SyncPageReader.Fill] = []
     private var pendingOrders: [SyncPageReader.Order] = []
-    /// Rows to a statement of `fills` and `orders` (16 columns each at most: 512 variables, far
-    /// under SQLite's limit).
-    static let batch = 32
+    /// Rows to a statement of `fills` and `orders` (16 columns each at most: 2,048 variables,
+    /// under SQLite's limit of 32,766). 128 rows ran 4 % fewer instructions than 32 in a full
+    /// refresh: a statement journals the few pages it changes, whatever its number of rows.
+    static let batch = 128
     /// Where an empty page's (absent) bytes are: never read.
     nonisolated(unsafe) static let noBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
 

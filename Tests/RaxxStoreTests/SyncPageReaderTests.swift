@@ -191,7 +191,8 @@ import Testing
         enum Mode: CaseIterable { case live, firstFill, stagedRebuild }
         for seed in UInt64(0)..<40 {
             var random = ModelRandom(seed, plainText: true)
-            var page = random.page(changes: 0...(seed < 20 ? 40 : 150))
+            // Up to 700 changes: a few batches (of 128 rows) of fills and of orders.
+            var page = random.page(changes: 0...(seed < 20 ? 40 : 700))
             let ids = ["a", "b", "c", "d", "e", "f"]
             for k in page.changes.indices {
                 let id = random.pick(ids)
