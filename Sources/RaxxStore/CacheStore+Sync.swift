@@ -332,8 +332,8 @@ extension CacheStore {
 /// The page's rows bound straight into SQLite's prepared statements (text bound from the page's
 /// bytes, which outlive each step), inside the store's write transaction. Fills and orders, most
 /// of a page, are written `batch` rows to a statement: a statement's own work (its cursors opened
-/// and closed, its start and end, its journal) was a good part of a row's. A tombstone, and the page's end,
-/// write the rows held back before it.
+/// and closed, its start and end, its journal) was a good part of a row's. A tombstone, and the
+/// page's end, write the rows held back before it.
 private final class RowWriter {
     let db: Database
     let position: Statement, fill: Statement, order: Statement
@@ -398,24 +398,29 @@ private final class RowWriter {
         try flushOrders(r)
     }
 
-    /// The fills held back, in order: a whole batch in one statement, fewer one by one.
     private func flushFills(_ r: UnsafePointer<UInt8>) throws {
-        defer { pendingFills.removeAll(keepingCapacity: true) }
-        if pendingFills.count == Self.batch {
-            for (k, f) in pendingFills.enumerated() { bind(f, to: fills, at: Int32(k * 7), r) }
-            try run(fills)
-        } else {
-            for f in pendingFills { bind(f, to: fill, at: 0, r); try run(fill) }
-        }
+        try flush(&pendingFills, batched: fills, single: fill, columns: Self.fillColumns) { bind($0, to: $1, at: $2, r) }
     }
 
     private func flushOrders(_ r: UnsafePointer<UInt8>) throws {
-        defer { pendingOrders.removeAll(keepingCapacity: true) }
-        if pendingOrders.count == Self.batch {
-            for (k, o) in pendingOrders.enumerated() { bind(o, to: orders, at: Int32(k * 16), r) }
-            try run(orders)
+        try flush(&pendingOrders, batched: orders, single: order, columns: Self.orderColumns) { bind($0, to: $1, at: $2, r) }
+    }
+
+    static let fillColumns = Int32(CacheStore.entityColumnNames["fills"]!.split(separator: ",").count)
+    static let orderColumns = Int32(CacheStore.entityColumnNames["orders"]!.split(separator: ",").count)
+
+    /// A table's rows held back, in order: a whole batch in one statement, fewer one by one.
+    private func flush<Row>(_ pending: inout [Row], batched: Statement, single: Statement, columns: Int32,
+                            _ bind: (Row, Statement, Int32) -> Void) throws {
+        defer { pending.removeAll(keepingCapacity: true) }
+        if pending.count == Self.batch {
+            for (k, row) in pending.enumerated() { bind(row, batched, Int32(k) * columns) }
+            try run(batched)
         } else {
-            for o in pendingOrders { bind(o, to: order, at: 0, r); try run(order) }
+            for row in pending {
+                bind(row, single, 0)
+                try run(single)
+            }
         }
     }
 
