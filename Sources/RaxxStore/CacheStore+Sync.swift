@@ -345,13 +345,17 @@ private final class RowWriter {
     /// under SQLite's limit of 32,766). 128 rows ran 4 % fewer instructions than 32 in a full
     /// refresh: a statement journals the few pages it changes, whatever its number of rows.
     static let batch = 128
+    /// The statements' text, one row and `batch` rows to a statement, for the live tables and for
+    /// a rebuild's logs: made once, not for every page.
+    private static let sql = (live: CacheStore.writeSQL(staged: false), staged: CacheStore.writeSQL(staged: true))
+    private static let batchedSQL = (live: CacheStore.writeSQL(staged: false, rows: batch), staged: CacheStore.writeSQL(staged: true, rows: batch))
     /// Where an empty page's (absent) bytes are: never read.
     nonisolated(unsafe) static let noBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
 
     /// Statements writing to the live tables, or (`staged`) appending to a rebuild's logs.
     init(_ db: Database, staged: Bool) throws {
         self.db = db
-        let sql = CacheStore.writeSQL(staged: staged), batched = CacheStore.writeSQL(staged: staged, rows: Self.batch)
+        let sql = staged ? Self.sql.staged : Self.sql.live, batched = staged ? Self.batchedSQL.staged : Self.batchedSQL.live
         position = try db.cachedStatement(sql: sql.upsert["positions"]!)
         fill = try db.cachedStatement(sql: sql.upsert["fills"]!)
         order = try db.cachedStatement(sql: sql.upsert["orders"]!)
