@@ -343,8 +343,11 @@ struct PushLine: Sendable {
 
     private func integer(_ object: [String: Any], _ field: String) throws(PushNotification.Refusal) -> Int64? {
         guard let value = object[field], !(value is NSNull) else { return nil }
-        guard !(value is String), let number = value as? NSNumber, let exact = Int64(exactly: number.doubleValue),
-              Double(exact) == number.doubleValue
+        // Exactly as written: JSONSerialization keeps a whole number as an integer, and its
+        // `doubleValue` would round one past 2^53 (as the direct reader does not). A JSON boolean
+        // is an NSNumber too (of kind "c"), and is not a number here.
+        guard !(value is String), let number = value as? NSNumber, String(cString: number.objCType) != "c",
+              let exact = value as? Int64
         else { throw .init(field: field, "must be a whole number") }
         return exact
     }
