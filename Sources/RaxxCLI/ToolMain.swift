@@ -11,11 +11,12 @@ extension AsyncParsableCommand {
     /// duration) is reported as every other error is: with JSON output (`--json`, `--format json`,
     /// or standard output not a terminal) one `{"error":{"code":"usage",…}}` object on stderr; on
     /// a terminal or with `--format text`, the parser's own message and usage, as before. Exit 64
-    /// either way; help and completions are untouched.
+    /// either way; help and completions are untouched. A word that begins with one dash but is no
+    /// option is a value (`CommandLineWords`).
     public static func mainReportingUsage(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) async {
         var command: any ParsableCommand
         do {
-            command = try parseAsRoot(arguments)
+            command = try parseAsRoot(CommandLineWords.forParser(arguments))
         } catch {
             if exitCode(for: error) == .validationFailure && UsageErrors.wantJSON(arguments, stdoutIsTTY: isatty(1) == 1) {
                 let usage = RaxxError.usage(message(for: error), hint: UsageErrors.hint(fullMessage(for: error)))

@@ -1,4 +1,5 @@
 import ArgumentParser
+import RaxxCLI
 import RaxxCore
 import Testing
 
@@ -12,7 +13,7 @@ public func expectExamplesHold<Root: ParsableCommand>(_ root: Root.Type, tool: S
     for example in examples {
         #expect(example.command.hasPrefix(tool + " "), "\(example.command)", sourceLocation: sourceLocation)
         do {
-            _ = try Root.parseAsRoot(example.arguments)
+            _ = try Root.parseAsRoot(CommandLineWords.forParser(example.arguments))
         } catch {
             Issue.record("\(example.command) does not parse: \(Root.message(for: error))", sourceLocation: sourceLocation)
         }

@@ -134,9 +134,9 @@ public final class TestWorld: Sendable {
                               requirement: requirement, world: world, quiet: quiet, noPager: noPager)
     }
 
-    /// Parses `arguments` as `Command` and runs it in this world; answers its exit status.
+    /// Parses `arguments` as `Command` (as its tool does) and runs it in this world; answers its exit status.
     public func run<Command: RaxxCommand>(_ command: Command.Type, _ arguments: [String] = []) async throws -> RaxxCore.ExitStatus {
-        let parsed = try Command.parse(arguments)
+        let parsed = try Command.parse(CommandLineWords.forParser(arguments))
         let format = parsed.global.resolvedFormat(stdoutIsTTY: stdoutIsTTY)
         let context = try self.context(tool: Command.tool, requirement: parsed.requirement, format: format, quiet: parsed.global.quiet,
                                        noPager: parsed.global.noPager)

@@ -112,6 +112,24 @@ final class AuthHome: @unchecked Sendable {
         #expect(try home.auth(["passkeys", "list"]).stdout.split(separator: "\n").count == 1)
     }
 
+    /// A passkey's id is base64url, and one in sixty-four begins with a dash (as one did in CI).
+    /// The tool once read it as a cluster of one-letter flags: any "h" in it printed help and
+    /// exited 0, having removed nothing. Now it is the id, wherever it stands, and reaches the
+    /// server: here one that no passkey has, refused as such.
+    @Test func aPasskeyIDThatBeginsWithADashIsTheID() throws {
+        let home = try AuthHome()
+        #expect(try home.auth(["register", "--email", "dash@example.com"], pin: "246813").status == 0)
+        let unknown = "-kh" + String(repeating: "A", count: 40)
+        for arguments in [["passkeys", "remove", unknown, "--pin-fd", "0"], ["passkeys", "remove", "--pin-fd", "0", unknown]] {
+            let removal = try home.auth(arguments, environment: [:], rawPIN: "246813")
+            #expect(removal.status == 1, "\(arguments): \(removal.stderr)")
+            #expect(removal.stdout.isEmpty, "\(removal.stdout)")
+            #expect(home.json(removal.stderr)["error"].flatMap { ($0 as? [String: Any])?["message"] as? String }
+                    == "No passkey \(unknown) on this account.", "\(removal.stderr)")
+        }
+        #expect(try home.auth(["passkeys", "list"]).stdout.split(separator: "\n").count == 1)
+    }
+
     /// Five wrong PINs lock this device's passkey; the way back is the emailed code: forget the
     /// device, register again with the code, and the same account has a new passkey (and is told).
     @Test func aLockedPasskeyIsRecoveredWithTheEmailedCode() throws {
