@@ -189,7 +189,7 @@ let package = Package(
                                                           .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         .testTarget(name: "RaxxSyncTests", dependencies: ["RaxxStore", "RaxxClient", "RaxxVault", "RaxxSandbox", "RaxxCore",
                                                          "RaxxAPI", "RaxxTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "RaxxCLITests", dependencies: ["RaxxCLI", "RaxxCore", "RaxxWire", "RaxxAPI", "RaxxVault", "RaxxTestSupport"]),
+        .testTarget(name: "RaxxCLITests", dependencies: ["RaxxCLI", "RaxxCore", "RaxxWire", "RaxxAPI", "RaxxVault", "RaxxTestSupport", argumentParser]),
         .testTarget(
             name: "RaxxSandboxTests",
             dependencies: [
