@@ -6,6 +6,7 @@ import RaxxCore
 import RaxxDomain
 @testable import RaxxSandbox
 import RaxxWire
+import Synchronization
 import Testing
 
 /// A clock a test moves.
@@ -306,6 +307,64 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         #expect(try await rig.count("SELECT COUNT(*) FROM challenges WHERE challenge = 'spent'") == 0)
         let grant = try await rig.grant(userID: s.staffID, id: s.id, planHash: plan.planHash)
         #expect(try await rig.apply(s.staff, s.id, planHash: plan.planHash, grant: grant).request.status == .completed)
+    }
+
+    /// A chunk deletes its rows a step at a time and ends after the step in which another write
+    /// began to wait for the lock: another account's order waits for a step, not a whole chunk.
+    @Test func aChunkEndsAfterTheStepInWhichAnotherWriteWaits() async throws {
+        let rig = try DSRRig()
+        let s = try await setUp(rig)
+        _ = try Seeder(database: rig.database, market: Market()).seed(email: "s@example.com", positions: 5, fills: 1_000, now: rig.clock.now)
+        let plan = try await rig.plan(s.staff, s.id)
+        let grant = try await rig.grant(userID: s.staffID, id: s.id, planHash: plan.planHash)
+        _ = try await rig.database.stores.dsr.beginErasure(id: s.id, planHash: plan.planHash, grant: grant, rules: ErasureRule.allCases,
+                                                           staffUserID: s.staffID, now: rig.clock.now)
+        let fills = "SELECT COUNT(*) FROM fills WHERE account_id = ?"
+        let before = try await rig.count(fills, [s.account.id])
+        #expect(before >= 1_000)
+        func chunk(limit: Int, waitingAfter steps: Int?) async throws -> Int {
+            try await rig.database.writer.write { db in
+                // Asked after each step: whether a write waits by then.
+                var asked = 0
+                return try DSRStore.eraseChunk(db, erasing: DecodedSubject(), id: s.id, rules: ErasureRule.allCases, auditCursor: 0,
+                                               limit: limit, othersWaiting: { asked += 1; return steps.map { asked >= $0 } ?? false })
+            }.rows
+        }
+        let step = ErasureChunkSizing.stepRows
+        // A write waits from the start: one step.
+        #expect(try await chunk(limit: 500, waitingAfter: 1) == step)
+        // One begins to wait during the third step: three.
+        #expect(try await chunk(limit: 500, waitingAfter: 3) == 3 * step)
+        // None: the chunk's whole limit, the last step the rest of it.
+        #expect(try await chunk(limit: 500, waitingAfter: nil) == 500)
+        #expect(try await rig.count(fills, [s.account.id]) == before - 4 * step - 500)
+    }
+
+    /// The stores' writes are counted as waiting from the call until their transaction starts
+    /// (a turn ends once, however often it is told: in the transaction, and after the call).
+    @Test func aStoreWriteIsCountedWhileItWaitsForTheLock() async throws {
+        let database = try SandboxDatabase(path: ":memory:")
+        let writer = StoreWriter(base: database.writer, waiting: database.waitingWrites)
+        // The lock held (on the writer's own queue) until the test lets go.
+        let release = DispatchSemaphore(value: 0)
+        let held = Mutex(false)
+        database.writer.asyncWrite({ _ in
+            held.withLock { $0 = true }
+            release.wait()
+        }, completion: { _, _ in })
+        while !held.withLock({ $0 }) { await Task.yield() }
+        #expect(!database.waitingWrites.any)
+        let write = Task { try await writer.write { db in try Int.fetchOne(db, sql: "SELECT 1") } }
+        while !database.waitingWrites.any { await Task.yield() }
+        release.signal()
+        #expect(try await write.value == 1)
+        #expect(!database.waitingWrites.any)
+
+        let turn = WaitingWrites.Turn(database.waitingWrites)
+        #expect(database.waitingWrites.any)
+        turn.began()
+        turn.began()
+        #expect(!database.waitingWrites.any)
     }
 
     @Test func aCrashAfterTheFirstTransactionResumes() async throws {

@@ -31,6 +31,10 @@ struct ErasureYield: Sendable {
 /// database's one write lock, and every other account's writes wait behind it: chunks are sized
 /// to take about `budget` each (rows that cost more, fewer of them), never more than `maxRows`.
 struct ErasureChunkSizing: Sendable {
+    /// The rows a chunk deletes in one statement, between which it looks whether another write
+    /// waits for the lock (and if so ends). 64 fills take under a millisecond: sqlite3 alone
+    /// deletes a million in 14-16 s here.
+    static let stepRows = 64
     let maxRows: Int
     let budget: Duration
     private(set) var rows: Int

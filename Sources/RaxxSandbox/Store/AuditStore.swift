@@ -13,7 +13,7 @@ struct AuditEntry: Sendable, Equatable {
 
 /// The database's health.
 struct HealthStore: Sendable {
-    let writer: any DatabaseWriter
+    let writer: StoreWriter
 
     /// Throws when the database cannot be read.
     func ping() async throws {
@@ -23,7 +23,7 @@ struct HealthStore: Sendable {
 
 /// Appends to the audit trail.
 struct AuditStore: Sendable {
-    let writer: any DatabaseWriter
+    let writer: StoreWriter
 
     func record(_ entry: AuditEntry) async throws {
         try await writer.write { db in try SandboxDatabase.audit(db, entry) }

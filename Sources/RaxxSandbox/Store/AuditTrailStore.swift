@@ -15,7 +15,7 @@ struct AuditTrailPage: Sendable {
 
 /// Reading the audit trail: a user's own, and a data subject's for support staff.
 struct AuditTrailStore: Sendable {
-    let writer: any DatabaseWriter
+    let writer: StoreWriter
 
     /// The subject's audit events after `cursor`. `seenBySubject`: staff members appear by their
     /// role ("support staff"), not their identity, as the subject sees them (staff see the person).

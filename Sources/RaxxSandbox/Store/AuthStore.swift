@@ -102,7 +102,7 @@ struct StoredPasskey: Sendable, Equatable {
 
 /// On SQLite: challenges, passkeys, registrations and step-up grants.
 struct AuthStore: Sendable {
-    let writer: any DatabaseWriter
+    let writer: StoreWriter
     let notifier: EventNotifier
     let mailer: Mailer
 

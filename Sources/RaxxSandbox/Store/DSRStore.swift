@@ -41,7 +41,7 @@ struct ErasureChunk: Sendable, Equatable {
 /// Data-subject requests on SQLite: the requests, exports, erasure plans and their execution,
 /// receipts. The rules of each table's erasure are `ErasureRule`'s (Domain/ErasureRules.swift).
 struct DSRStore: Sendable {
-    let writer: any DatabaseWriter
+    let writer: StoreWriter
     let mailer: Mailer
     /// The subject of the erasure in progress, decoded once rather than once per chunk.
     private let erasing = DecodedSubject()
@@ -374,15 +374,17 @@ struct DSRStore: Sendable {
         }
     }
 
-    /// One chunk of the history (one transaction of at most `limit` rows).
+    /// One chunk of the history (one transaction of at most `limit` rows). Its rows are deleted
+    /// `ErasureChunkSizing.stepRows` at a time, and the chunk ends after any step once
+    /// `othersWaiting` says another write waits for the lock.
     static func eraseChunk(_ db: Database, erasing: DecodedSubject, id: String, rules: [ErasureRule], auditCursor: Int64,
-                           limit: Int) throws -> ErasureChunk {
+                           limit: Int, othersWaiting: () -> Bool = { false }) throws -> ErasureChunk {
         guard let text = try String.fetchOne(db.cachedStatement(sql: "SELECT erasure_identifiers FROM dsr_requests WHERE id = ? AND status = \(Components.Schemas.DSRStatus.erasing.sql)"),
                                              arguments: [id]),
               let s = erasing.subject(from: text) else {
             return ErasureChunk(rows: 0, auditCursor: auditCursor, done: true)
         }
-        let arguments: StatementArguments = ["user": s.userID, "account": s.accountID ?? "", "limit": limit]
+        let account = s.accountID ?? ""
         for rule in rules {
             switch rule.historyStep {
             case nil:
@@ -391,8 +393,16 @@ struct DSRStore: Sendable {
                 return try Self.pseudonymiseAudit(db, subject: s, after: auditCursor, limit: limit)
             case .delete(let sql):
                 // Cached: an erasure runs these statements thousands of times.
-                try db.cachedStatement(sql: sql).execute(arguments: arguments)
-                if db.changesCount > 0 { return ErasureChunk(rows: db.changesCount, auditCursor: auditCursor, done: false) }
+                let statement = try db.cachedStatement(sql: sql)
+                var rows = 0
+                repeat {
+                    let step = min(limit - rows, ErasureChunkSizing.stepRows)
+                    try statement.execute(arguments: ["user": s.userID, "account": account, "limit": step])
+                    rows += db.changesCount
+                    // This table is through: the next chunk goes on with the next.
+                    if db.changesCount < step { break }
+                } while rows < limit && !othersWaiting()
+                if rows > 0 { return ErasureChunk(rows: rows, auditCursor: auditCursor, done: false) }
             }
         }
         return ErasureChunk(rows: 0, auditCursor: auditCursor, done: true)
@@ -561,7 +571,9 @@ final class DecodedSubject: Sendable {
 /// enqueues the next. Its state is touched by one chunk at a time (each is enqueued by the one
 /// before it has finished), so its mutex is never contended.
 private final class ErasureRun: Sendable {
-    let writer: any DatabaseWriter
+    /// Its chunks go to the writer itself, uncounted; the stores' writes that wait for the lock
+    /// end a chunk early.
+    let writer: StoreWriter
     let erasing: DecodedSubject
     let id: String
     let rules: [ErasureRule]
@@ -576,7 +588,7 @@ private final class ErasureRun: Sendable {
         var started = ContinuousClock.now
     }
 
-    init(writer: any DatabaseWriter, erasing: DecodedSubject, id: String, rules: [ErasureRule], sizing: ErasureChunkSizing,
+    init(writer: StoreWriter, erasing: DecodedSubject, id: String, rules: [ErasureRule], sizing: ErasureChunkSizing,
          pause: Duration, yield: ErasureYield, continuation: CheckedContinuation<Void, any Error>) {
         self.writer = writer
         self.erasing = erasing
@@ -589,12 +601,13 @@ private final class ErasureRun: Sendable {
     }
 
     func next() {
-        writer.asyncWrite({ [self] db -> ErasureChunk in
+        writer.base.asyncWrite({ [self] db -> ErasureChunk in
             let (cursor, limit): (Int64, Int) = state.withLock { state in
                 state.started = ContinuousClock.now
                 return (state.cursor, state.sizing.rows)
             }
-            return try DSRStore.eraseChunk(db, erasing: erasing, id: id, rules: rules, auditCursor: cursor, limit: limit)
+            return try DSRStore.eraseChunk(db, erasing: erasing, id: id, rules: rules, auditCursor: cursor, limit: limit,
+                                           othersWaiting: { writer.waiting.any })
         }, completion: { [self] _, result in
             // On the writer's queue, right after the chunk's commit: the time it held the lock.
             switch result {

@@ -27,7 +27,7 @@ struct RegisteredDevice: Sendable {
 /// Devices on SQLite: `device_tokens` keeps the whole token (to push to it); the API
 /// answers only its last 8 characters.
 struct DeviceStore: Sendable {
-    let writer: any DatabaseWriter
+    let writer: StoreWriter
 
     /// Registers `device` (audited `device.registered`, with the token's suffix only); the same
     /// token again for the same user answers the existing device, re-activated if revoked.

@@ -58,7 +58,7 @@ enum EventLog {
 
 /// The alerts feed on SQLite.
 struct EventStore: Sendable {
-    let writer: any DatabaseWriter
+    let writer: StoreWriter
     let notifier: EventNotifier
 
     /// One page of `query`'s events.

@@ -20,7 +20,7 @@ struct PendingPush: Sendable {
 /// On SQLite: the cursor is one row of `push_cursor`; targets come from
 /// `device_tokens`, whose `alerts` column lists the types a device opted into.
 struct PushDispatchStore: Sendable {
-    let writer: any DatabaseWriter
+    let writer: StoreWriter
 
     /// Places the dispatcher's cursor at the newest event unless it has one already: what was
     /// written before push was turned on is never pushed. Answers the cursor.

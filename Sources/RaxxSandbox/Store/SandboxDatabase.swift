@@ -8,6 +8,8 @@ public final class SandboxDatabase: Sendable {
     public let writer: any DatabaseWriter
     /// Signalled when a transaction that wrote an event for a user commits (long polls wait on it).
     public let notifier = EventNotifier()
+    /// The stores' writes waiting for the write lock (an erasure's chunk gives way to them).
+    let waitingWrites = WaitingWrites()
     /// Where the platform's email goes (a Maildir): one-time codes and notices.
     public let mailer: Mailer
     /// The Maildir is a temporary one of this database's own (a database in memory), removed with it.
@@ -469,12 +471,13 @@ public final class SandboxDatabase: Sendable {
 
     /// The stores over this database, one per concern (Store/).
     var stores: Stores {
-        Stores(health: HealthStore(writer: writer), auth: AuthStore(writer: writer, notifier: notifier, mailer: mailer),
-               sessions: SessionStore(writer: writer, notifier: notifier, mailer: mailer), audit: AuditStore(writer: writer),
-               trading: TradingStore(writer: writer, notifier: notifier),
-               events: EventStore(writer: writer, notifier: notifier), devices: DeviceStore(writer: writer),
-               dsr: DSRStore(writer: writer, mailer: mailer), trail: AuditTrailStore(writer: writer),
-               pushDispatch: PushDispatchStore(writer: writer))
+        let writer = StoreWriter(base: writer, waiting: waitingWrites)
+        return Stores(health: HealthStore(writer: writer), auth: AuthStore(writer: writer, notifier: notifier, mailer: mailer),
+                      sessions: SessionStore(writer: writer, notifier: notifier, mailer: mailer), audit: AuditStore(writer: writer),
+                      trading: TradingStore(writer: writer, notifier: notifier),
+                      events: EventStore(writer: writer, notifier: notifier), devices: DeviceStore(writer: writer),
+                      dsr: DSRStore(writer: writer, mailer: mailer), trail: AuditTrailStore(writer: writer),
+                      pushDispatch: PushDispatchStore(writer: writer))
     }
 }
 

@@ -54,7 +54,7 @@ struct SessionTimes: Sendable, Equatable {
 
 /// Sessions on SQLite.
 struct SessionStore: Sendable {
-    let writer: any DatabaseWriter
+    let writer: StoreWriter
     let notifier: EventNotifier
     let mailer: Mailer
 

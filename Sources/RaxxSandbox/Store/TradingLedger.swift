@@ -9,7 +9,7 @@ import RaxxDomain
 ///
 /// One write or read transaction of the sandbox's SQLite database per call.
 struct TradingStore: Sendable {
-    let writer: any DatabaseWriter
+    let writer: StoreWriter
     let notifier: EventNotifier
 
     func write<T: Sendable>(_ body: @escaping @Sendable (TradingLedger) throws -> T) async throws -> T {
