@@ -87,7 +87,7 @@ extension RaxxSandboxTool {
         var erasureChunkRows = 20_000
 
         @Option(name: .customLong("erasure-chunk-time"),
-                help: ArgumentHelp("About how long one chunk of an erasure may hold the write lock that other accounts' writes wait for; chunks are sized to it.", valueName: "duration"))
+                help: ArgumentHelp("About how long one chunk of an erasure may hold the write lock; chunks are sized to it, and one ends early when another write waits for the lock.", valueName: "duration"))
         var erasureChunkTime = SandboxConfiguration.defaultErasureChunkBudget
 
         @Option(name: .customLong("erasure-chunk-pause"),
