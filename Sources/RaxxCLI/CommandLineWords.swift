@@ -16,8 +16,8 @@ public enum CommandLineWords {
     public static func forParser(_ arguments: [String]) -> [String] {
         let terminator = arguments.firstIndex(of: "--") ?? arguments.endIndex
         let before = arguments[..<terminator]
-        guard before.contains(where: isValue) else { return arguments }
         let values = before.filter(isValue)
+        guard !values.isEmpty else { return arguments }
         let after = arguments[terminator...].dropFirst()
         return before.filter { !isValue($0) } + ["--"] + values + after
     }

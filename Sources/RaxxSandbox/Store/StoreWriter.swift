@@ -3,8 +3,8 @@ import Synchronization
 
 /// The database writer as the stores share it: their transactions, counted while they wait for
 /// the one write lock. An erasure's chunk holds that lock for a few milliseconds. It stops early
-/// when a write is waiting (`writesWaiting`), so another account's order waits for a
-/// sub-step of a chunk, not the whole chunk.
+/// when a write is waiting (`waiting.any`), so another account's order waits for one step of a
+/// chunk (`ErasureChunkSizing.stepRows`), not the whole chunk.
 struct StoreWriter: Sendable {
     let base: any DatabaseWriter
     let waiting: WaitingWrites
