@@ -73,7 +73,7 @@ public final class TerminalSession: @unchecked Sendable {
 
     /// Types `line` and Enter.
     public func type(_ line: String) {
-        input.fileHandleForWriting.write(Data((line + "\r").utf8))
+        try? input.fileHandleForWriting.write(contentsOf: Data((line + "\r").utf8))
     }
 
     /// Waits for the command to end; answers its exit status and everything the screen showed.

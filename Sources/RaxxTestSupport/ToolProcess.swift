@@ -57,7 +57,9 @@ public enum ToolRunner {
         // before the input is written, which blocks once the input outgrows its pipe: a tool that
         // answers as it reads would otherwise fill stdout and stop reading stdin, and both wait.
         let outData = ReadAll(out.fileHandleForReading), errData = ReadAll(err.fileHandleForReading)
-        if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
+        // A tool that ends before reading all of its input closes the pipe: the rest is dropped
+        // (EPIPE; the deprecated write(_:) crashed the test process on it).
+        if let input { try? inPipe.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
         if let later {
             let writer = inPipe.fileHandleForWriting
             let running: @Sendable () -> Bool = { process.isRunning }

@@ -25,7 +25,7 @@ import Testing
             stdout = Collected(out.fileHandleForReading)
             stderr = Collected(err.fileHandleForReading)
             try process.run()
-            if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
+            if let input { try? inPipe.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
             try? inPipe.fileHandleForWriting.close()
         }
 

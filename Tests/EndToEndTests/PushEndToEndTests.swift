@@ -260,7 +260,7 @@ import Testing
         try process.run()
         defer { if process.isRunning { process.terminate() } }
         // Three lines, and the pipe stays open: the tool waits for more.
-        input.fileHandleForWriting.write(Data(Self.lines(0..<3).utf8))
+        try input.fileHandleForWriting.write(contentsOf: Data(Self.lines(0..<3).utf8))
         #expect(stdout.wait(timeout: 60) { Self.results($0).count >= 3 }, "\(stderr.text)")
         #expect(Self.results(stdout.text).count == 3, "\(stderr.text)")
         kill(process.processIdentifier, SIGINT)

@@ -14,6 +14,15 @@ let tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr",
         #expect(BlockingLanes.isCurrent)
     }
 
+    /// A tool that ends without reading its input (more than a pipe holds) closes the pipe under
+    /// the runner's write: the rest is dropped, and the tests go on. The runner's write used to
+    /// crash the whole test process on the broken pipe (CI: `login`, ending before it read a PIN).
+    @Test func aToolThatEndsWithoutReadingItsInputLeavesTheTestsRunning() throws {
+        let r = try ToolRunner.run("raxx-auth", ["--version"], input: String(repeating: "246813\n", count: 150_000))
+        #expect(r.status == 0)
+        #expect(r.stdout == RaxxVersion.current + "\n")
+    }
+
     @Test(arguments: tools)
     func answersVersion(tool: String) throws {
         let r = try ToolRunner.run(tool, ["--version"])
