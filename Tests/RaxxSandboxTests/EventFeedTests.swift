@@ -340,3 +340,62 @@ func waitUntil(_ condition: @Sendable () -> Bool, sourceLocation: SourceLocation
         try await Task.sleep(for: .milliseconds(10))
     }
 }
+
+@Suite struct EventCommitTests {
+    static func event(_ user: String) -> NewEvent {
+        NewEvent(user: user, type: .securityAlert, order: nil, title: "t", body: nil, at: HandlerRig.now)
+    }
+
+    /// A cached statement that deletes rows outlives a transaction that writes an event: with an
+    /// observer added per event (`afterNextTransaction`), GRDB dropped such statements at every
+    /// event, and every order prepared its DELETEs again.
+    @Test func aDeletingStatementStaysCachedAcrossAnEvent() async throws {
+        let rig = try HandlerRig()
+        let (caller, _) = try await rig.signIn()
+        let database = rig.database, u1 = caller.userID
+        let sql = "DELETE FROM change_log WHERE entity = ? AND entity_id = ?"
+        let same = try await database.writer.write { db -> Bool in
+            let before = try db.cachedStatement(sql: sql)
+            try EventLog.insert(db, Self.event(u1), notifier: database.notifier)
+            return try db.cachedStatement(sql: sql) === before
+        }
+        #expect(same)
+        let sameNextTime = try await database.writer.write { db -> Bool in
+            let before = try db.cachedStatement(sql: sql)
+            try EventLog.insert(db, Self.event(u1), notifier: database.notifier)
+            return try db.cachedStatement(sql: sql) === before
+        }
+        #expect(sameNextTime)
+    }
+
+    /// Its users are signalled when the transaction commits (once each, however many events), and
+    /// not when it rolls back; the next transaction starts with none.
+    @Test func usersAreSignalledOnCommitOnly() async throws {
+        let rig = try HandlerRig()
+        let ((first, _), (second, _), (third, _)) = (try await rig.signIn(), try await rig.signIn("two@example.com"),
+                                                     try await rig.signIn("three@example.com"))
+        let database = rig.database, notifier = database.notifier
+        let (u1, u2, u3) = (first.userID, second.userID, third.userID)
+        let (m1, m2, m3) = (notifier.mark(u1), notifier.mark(u2), notifier.mark(u3))
+        try await database.writer.write { db in
+            try EventLog.insert(db, Self.event(u1), notifier: notifier)
+            try EventLog.insert(db, Self.event(u1), notifier: notifier)
+            try EventLog.insert(db, Self.event(u2), notifier: notifier)
+            #expect(notifier.mark(u1) == m1)
+        }
+        #expect(notifier.mark(u1) == m1 + 1)
+        #expect(notifier.mark(u2) == m2 + 1)
+        struct Refused: Error {}
+        await #expect(throws: Refused.self) {
+            try await database.writer.write { db in
+                try EventLog.insert(db, Self.event(u3), notifier: notifier)
+                throw Refused()
+            }
+        }
+        try await database.writer.write { db in
+            try db.execute(sql: "UPDATE sync_meta SET horizon = horizon")
+        }
+        #expect(notifier.mark(u3) == m3)
+        #expect(notifier.mark(u1) == m1 + 1)
+    }
+}

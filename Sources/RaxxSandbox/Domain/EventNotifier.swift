@@ -4,8 +4,8 @@ import Synchronization
 
 /// Tells long polls of the events feed that an event for their user was committed.
 ///
-/// Every transaction that writes an event signals its user once it commits (the GRDB layer
-/// registers `signal` with `afterNextTransaction`, see `EventLog`), so a waiter never wakes for a
+/// Every transaction that writes an event signals its user once it commits (`EventLog` notes the
+/// user with `signalOnCommit`; the writer's `EventCommits` observer ends the transaction), so a waiter never wakes for a
 /// rolled-back event, and wakes for events however they were written: a fill in any handler's
 /// sweep, a rejection, a security alert, the session-expiry scan.
 ///
@@ -34,8 +34,28 @@ public final class EventNotifier: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The users an event was written for in the write transaction under way: signalled when it
+    /// commits, forgotten when it rolls back (`transactionEnded`, told by the writer's
+    /// `EventCommits`). The sandbox has one writer connection: one write transaction at a time.
+    private let uncommitted = Mutex<[String]>([])
 
     public init() {}
+
+    /// An event for `user` was written in the write transaction under way.
+    func signalOnCommit(_ user: String) {
+        uncommitted.withLock { $0.append(user) }
+    }
+
+    /// The write transaction under way ended: its users are signalled (once each) if it committed.
+    func transactionEnded(committed: Bool) {
+        let users: [String] = uncommitted.withLock { users in
+            defer { users.removeAll(keepingCapacity: true) }
+            return users
+        }
+        guard committed else { return }
+        var seen = Set<String>()
+        for user in users where seen.insert(user).inserted { signal(user) }
+    }
 
     /// The name to wait on for every user's events (the push dispatcher does).
     static let everyone = "*"

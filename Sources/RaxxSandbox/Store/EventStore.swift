@@ -38,8 +38,7 @@ enum EventLog {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [e.user, e.type, e.title, e.body, e.order, e.symbol, e.side, e.qty, e.price, e.reason,
                              e.expiresAt?.timeIntervalSince1970, sessionID, e.at.timeIntervalSince1970])
-        let user = e.user
-        db.afterNextTransaction(onCommit: { _ in notifier.signal(user) })
+        notifier.signalOnCommit(e.user)
     }
 
     static let columns = "seq, type, title, body, order_id, symbol, side, qty, price_ticks, reason, expires_at, created_at"

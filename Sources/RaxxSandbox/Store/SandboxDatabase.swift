@@ -7,7 +7,7 @@ import GRDB
 public final class SandboxDatabase: Sendable {
     public let writer: any DatabaseWriter
     /// Signalled when a transaction that wrote an event for a user commits (long polls wait on it).
-    public let notifier = EventNotifier()
+    public let notifier: EventNotifier
     /// The stores' writes waiting for the write lock (an erasure's chunk gives way to them).
     let waitingWrites = WaitingWrites()
     /// Where the platform's email goes (a Maildir): one-time codes and notices.
@@ -28,9 +28,13 @@ public final class SandboxDatabase: Sendable {
         // The log is checkpointed off the writer (see WALCheckpointer); the pool's configuration
         // keeps the checkpointer alive as long as the pool's connections.
         let checkpointer = path == ":memory:" ? nil : WALCheckpointer(path: path)
+        let notifier = EventNotifier()
+        self.notifier = notifier
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            if let checkpointer, !db.configuration.readonly { checkpointer.install(on: db) }
+            guard !db.configuration.readonly else { return }
+            checkpointer?.install(on: db)
+            db.add(transactionObserver: EventCommits(notifier: notifier), extent: .databaseLifetime)
         }
         if path == ":memory:" {
             writer = try DatabaseQueue(configuration: config)
