@@ -177,7 +177,7 @@ let package = Package(
 
         .testTarget(name: "RaxxWireTests", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", "RaxxTestSupport", openAPIRuntime, httpTypes,
                                                          .product(name: "PropertyBased", package: "swift-property-based")]),
-        .testTarget(name: "RaxxCoreTests", dependencies: ["RaxxWire", "RaxxCore"]),
+        .testTarget(name: "RaxxCoreTests", dependencies: ["RaxxWire", "RaxxCore", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "RaxxVaultTests", dependencies: ["RaxxVault", "RaxxCore", "RaxxWebAuthn", "RaxxTestSupport", crypto,
                                                        .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "RaxxWebAuthnTests", dependencies: ["RaxxWebAuthn", "RaxxCore", crypto]),
