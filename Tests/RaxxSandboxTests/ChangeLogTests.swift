@@ -35,4 +35,22 @@ import Testing
         #expect(tombstones == ["pos_new"])
         #expect(horizon == lastOld)
     }
+
+    /// An entity recorded again keeps one row: the latest change, under a sequence number above
+    /// every earlier one (its own earlier one, and one deleted since: numbers are never reused).
+    @Test func aChangeRecordedAgainReplacesTheEarlierUnderAFreshNumber() throws {
+        let database = try SandboxDatabase(path: ":memory:")
+        let rows = try database.writer.write { db -> [Row] in
+            try ChangeLog.record(db, account: "acc_1", .order, "ord_1", at: now)
+            try ChangeLog.record(db, account: "acc_1", .fill, "fil_1", at: now)
+            try db.execute(sql: "DELETE FROM change_log WHERE entity_id = 'fil_1'")
+            try ChangeLog.record(db, account: "acc_1", .order, "ord_1", deleted: true, at: now + 1)
+            return try Row.fetchAll(db, sql: "SELECT seq, entity, entity_id, op, at FROM change_log ORDER BY seq")
+        }
+        #expect(rows.count == 1)
+        #expect(rows.first?["seq"] == 3 as Int64)
+        #expect(rows.first?["entity_id"] == "ord_1")
+        #expect(rows.first?["op"] == "delete")
+        #expect(rows.first?["at"] == now.timeIntervalSince1970 + 1)
+    }
 }

@@ -7,10 +7,12 @@ import RaxxAPI
 /// sync reads what follows a cursor. Tombstones older than the retention window are pruned, and
 /// a cursor older than the newest pruned tombstone (the horizon) gets a reset.
 enum ChangeLog {
-    /// Records that `entity` `id` changed, inside the caller's transaction.
+    /// Records that `entity` `id` changed, inside the caller's transaction: its earlier change, if
+    /// any, goes (the unique index on entity and id, `REPLACE`), and this one takes a fresh
+    /// sequence number. One statement rather than a DELETE and an INSERT: every order records
+    /// three to four changes, and this was a quarter of an order's transaction.
     static func record(_ db: Database, account: String, _ entity: ChangeEntity, _ id: String, deleted: Bool = false, at: Date) throws {
-        try db.cachedStatement(sql: "DELETE FROM change_log WHERE entity = ? AND entity_id = ?").execute(arguments: [entity.rawValue, id])
-        try db.cachedStatement(sql: "INSERT INTO change_log (account_id, entity, entity_id, op, at) VALUES (?, ?, ?, ?, ?)").execute(
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO change_log (account_id, entity, entity_id, op, at) VALUES (?, ?, ?, ?, ?)").execute(
             arguments: [account, entity.rawValue, id, deleted ? "delete" : "upsert", at.timeIntervalSince1970])
     }
 
