@@ -457,7 +457,7 @@ public final class SandboxDatabase: Sendable {
 
     /// Appends an audit event inside the caller's transaction.
     static func audit(_ db: Database, _ entry: AuditEntry) throws {
-        let json = String(decoding: try JSONEncoder.sorted.encode(entry.details), as: UTF8.self)
+        let json = AuditDetailsJSON.text(entry.details)
         try db.cachedStatement(sql: "INSERT INTO audit_events (at, actor, action, subject, details) VALUES (?, ?, ?, ?, ?)").execute(
                 arguments: [entry.at.timeIntervalSince1970, entry.actor, entry.action.rawValue, entry.subject, json])
     }
