@@ -5,9 +5,9 @@ import Synchronization
 /// Tells long polls of the events feed that an event for their user was committed.
 ///
 /// Every transaction that writes an event signals its user once it commits (`EventLog` notes the
-/// user with `signalOnCommit`; the writer's `EventCommits` observer ends the transaction), so a waiter never wakes for a
-/// rolled-back event, and wakes for events however they were written: a fill in any handler's
-/// sweep, a rejection, a security alert, the session-expiry scan.
+/// user with `signalOnCommit`; the writer's `EventCommits` observer ends the transaction), so a
+/// waiter never wakes for a rolled-back event, and wakes for events however they were written: a
+/// fill in any handler's sweep, a rejection, a security alert, the session-expiry scan.
 ///
 /// A waiter takes a `mark` (the user's signal count) before it reads the feed, and waits for a
 /// signal after that mark: an event committed between the read and the wait is not lost.
