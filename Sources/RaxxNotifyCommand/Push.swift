@@ -6,6 +6,7 @@ import RaxxCLI
 import RaxxCore
 import RaxxPush
 import RaxxWire
+import Synchronization
 
 extension RaxxNotify {
     /// `raxx-notify push`: a pipe filter from notifications (JSON Lines) to APNs, one result line each.
@@ -131,10 +132,33 @@ extension RaxxNotify {
             }
             let sender = try await context.service((any PushService).self).open(settings)
             let stopping = PushStopping()
-            let sending = Task { [maxInFlight] in
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    var inFlight = 0
-                    var pending = first
+            let feed = PushFeed(limit: maxInFlight)
+            /// Sends `line`, and in the same way each line the feed hands over as answers make room.
+            @Sendable func dispatch(_ line: PushFeed.Line) {
+                var next: PushFeed.Line? = line
+                while let (number, notification) = next {
+                    next = nil
+                    // Once the endpoint is found unreachable, refused (its certificate, not
+                    // HTTP/2, the provider token), or the run is stopped, the rest is listed, not sent.
+                    if let stop = output.stopped ?? stopping.signal.map(PushOutput.Stop.init(signal:)) {
+                        output.settled(line: number, notification,
+                                       PushResult(status: .notSent, reason: stop.reason, apnsID: notification.apnsID, detail: "not sent: " + stop.why))
+                        feed.handed()
+                        next = feed.settled()
+                        continue
+                    }
+                    output.sent(line: number, notification)
+                    feed.handed()
+                    // The completion runs after send returns (PushSending), on the engine's thread.
+                    sender.send(notification) { result in
+                        output.settled(line: number, notification, result)
+                        if let following = feed.settled() { dispatch(following) }
+                    }
+                }
+            }
+            let sending = Task {
+                var pending = first
+                do {
                     while true {
                         let number: Int, parsed: PushLine.Parsed
                         if let next = pending {
@@ -146,33 +170,23 @@ extension RaxxNotify {
                             guard let line = try await lines.next() else { break }
                             (number, parsed) = (line.number, parser.parse(line))
                         }
-                        let notification: PushNotification
                         switch parsed {
                         case .blank: continue
                         case .malformed(let field, let message):
                             output.malformed(line: number, field: field, message: message)
-                            continue
-                        case .notification(let parsed): notification = parsed
+                        case .notification(let notification):
+                            if let now = feed.put((number, notification)) {
+                                dispatch(now)
+                            } else {
+                                await feed.room()
+                            }
                         }
-                        if inFlight >= maxInFlight {
-                            output.hold(line: number, notification)
-                            try await group.next()
-                            inFlight -= 1
-                        }
-                        // Once the endpoint is found unreachable, refused (its certificate, not
-                        // HTTP/2, the provider token), or the run is stopped, the rest is listed, not sent.
-                        if let stop = output.stopped ?? stopping.signal.map(PushOutput.Stop.init(signal:)) {
-                            output.settled(line: number, notification,
-                                           PushResult(status: .notSent, reason: stop.reason, apnsID: notification.apnsID,
-                                                      detail: "not sent: " + stop.why))
-                            continue
-                        }
-                        inFlight += 1
-                        output.sent(line: number, notification)
-                        group.addTask { output.settled(line: number, notification, await sender.send(notification)) }
                     }
-                    try await group.waitForAll()
+                } catch {
+                    await feed.drained()
+                    throw error
                 }
+                await feed.drained()
             }
             let interrupts = context.world.onInterrupt { signal in
                 stopping.stop(signal)
@@ -190,12 +204,13 @@ extension RaxxNotify {
             case .stopped(let signal):
                 // What is in flight gets a bounded moment to be answered; what is not answered by
                 // then is reported unknown, with the apns_id to send it again with.
+                let unsent = feed.close()
                 var waited = Duration.zero
-                while output.inFlightCount > 0 && waited < Self.stopGrace {
+                while (output.inFlightCount > 0 || feed.handing > 0) && waited < Self.stopGrace {
                     try? await context.world.sleep(.milliseconds(50))
                     waited += .milliseconds(50)
                 }
-                output.abandonInFlight()
+                output.abandonInFlight(waiting: unsent)
                 output.finish()
                 throw output.stoppedSummary(signal: signal)
             }
@@ -246,6 +261,134 @@ final class PushStopping: @unchecked Sendable {
             return self.waiter
         }
         waiter?.resume(returning: result)
+    }
+}
+
+/// The notifications between the reader and the endpoint: at most `limit` in flight (sent and not
+/// yet answered), and up to `backlog` more read and waiting to be sent. Each answer makes room for
+/// the next waiting line, which is sent at once from the thread that settled the answer (the HTTP/2
+/// engine's, in the turn that read it), so the endpoint is given new work without waiting for the
+/// reader; the reader tops the backlog up, woken once per batch rather than once per answer.
+final class PushFeed: Sendable {
+    typealias Line = (number: Int, notification: PushNotification)
+
+    private struct State {
+        var inFlight = 0
+        /// Lines handed out to send (or to report not sent) and not yet in the output's books.
+        var handing = 0
+        /// Once stopped: no more lines are handed out.
+        var closed = false
+        var waiting: [Line] = []
+        var head = 0
+        /// The reader, waiting until no more than `level` lines wait (or, at the end, until
+        /// nothing is in flight or waiting).
+        var reader: (level: Int, continuation: CheckedContinuation<Void, Never>)?
+        var count: Int { waiting.count - head }
+
+        mutating func popFirst() -> Line? {
+            guard head < waiting.count else { return nil }
+            defer {
+                head += 1
+                if head > 1024 && head * 2 > waiting.count {
+                    waiting.removeFirst(head)
+                    head = 0
+                }
+            }
+            return waiting[head]
+        }
+    }
+
+    let limit: Int
+    let backlog: Int
+    /// The reader is woken when this many places in the backlog are free.
+    let refill: Int
+    private let state = Mutex(State())
+
+    init(limit: Int, backlog: Int? = nil) {
+        self.limit = max(1, limit)
+        self.backlog = max(1, backlog ?? limit)
+        refill = max(1, self.backlog / 4)
+    }
+
+    var inFlight: Int { state.withLock { $0.inFlight } }
+
+    /// Whether the reader is waiting (tests).
+    var isReaderWaiting: Bool { state.withLock { $0.reader != nil } }
+
+    /// A line read: answers it when it may be sent now (a place in flight is taken for it);
+    /// otherwise it waits in the backlog, and nil is answered.
+    func put(_ line: Line) -> Line? {
+        state.withLock { state in
+            if state.inFlight < limit && state.count == 0 {
+                state.inFlight += 1
+                state.handing += 1
+                return line
+            }
+            state.waiting.append(line)
+            return nil
+        }
+    }
+
+    /// Returns once the backlog has room for another line.
+    func room() async {
+        await wait(until: { $0.count < self.backlog }, level: backlog - refill)
+    }
+
+    /// One sent line was settled: answers the next waiting line, to send now in its place.
+    func settled() -> Line? {
+        let (next, woken) = state.withLock { state -> (Line?, CheckedContinuation<Void, Never>?) in
+            state.inFlight -= 1
+            var next: Line? = nil
+            if !state.closed, let line = state.popFirst() {
+                state.inFlight += 1
+                state.handing += 1
+                next = line
+            }
+            guard let reader = state.reader,
+                  reader.level >= 0 ? state.count <= reader.level : state.count == 0 && state.inFlight == 0
+            else { return (next, nil) }
+            state.reader = nil
+            return (next, reader.continuation)
+        }
+        woken?.resume()
+        return next
+    }
+
+    /// A line handed out by `put` or `settled` is in the output's books (sent, or reported).
+    func handed() {
+        state.withLock { $0.handing -= 1 }
+    }
+
+    /// Lines handed out and not yet in the output's books (a stop waits for them).
+    var handing: Int { state.withLock { $0.handing } }
+
+    /// Stops handing lines out: the lines still waiting are taken out (a stopped run reports them
+    /// not sent).
+    func close() -> [Line] {
+        state.withLock { state in
+            state.closed = true
+            defer { state.waiting = []; state.head = 0 }
+            return Array(state.waiting[state.head...])
+        }
+    }
+
+    /// Returns once nothing is in flight or waiting.
+    func drained() async {
+        await wait(until: { $0.inFlight == 0 && $0.count == 0 }, level: -1)
+    }
+
+    /// Waits until `ready` holds; `level` is how few waiting lines wake the reader (-1: none, and
+    /// nothing in flight).
+    private func wait(until ready: (State) -> Bool, level: Int) async {
+        if state.withLock({ ready($0) }) { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                guard !ready(state) else { return true }
+                state.reader = (level, continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
     }
 }
 
@@ -506,8 +649,6 @@ final class PushOutput: @unchecked Sendable {
     private var sealed = false
     /// The header of the text table is written once, before the first row.
     private var headerWritten = false
-    /// A line read and waiting for room in flight (at most one: lines are read one at a time).
-    private var held: (line: Int, notification: PushNotification)?
 
     init(context: CommandContext) {
         self.context = context
@@ -522,32 +663,26 @@ final class PushOutput: @unchecked Sendable {
         lock.withLock {
             sentCount += 1
             inFlight[line] = notification
-            if held?.line == line { held = nil }
         }
     }
 
-    /// A line read and waiting for room in flight.
-    func hold(line: Int, _ notification: PushNotification) {
-        lock.withLock { held = (line, notification) }
-    }
-
     /// After a stop: what is still in flight is reported `unknown` (it may have reached the device;
-    /// sent again with its apns_id, it is the same notification), a line read and not sent
-    /// `not_sent`, and nothing more is written.
-    func abandonInFlight() {
+    /// sent again with its apns_id, it is the same notification), the lines read and not sent
+    /// (`waiting`) `not_sent`, and nothing more is written.
+    func abandonInFlight(waiting: [PushFeed.Line]) {
         // Taken and sealed at once: an answer that comes after this is not written, so no line is
         // reported twice.
-        let (left, waiting) = lock.withLock { () -> ([(key: Int, value: PushNotification)], (line: Int, notification: PushNotification)?) in
+        let left = lock.withLock { () -> [(key: Int, value: PushNotification)] in
             sealed = true
-            defer { inFlight = [:]; held = nil }
-            return (inFlight.sorted { $0.key < $1.key }, held)
+            defer { inFlight = [:] }
+            return inFlight.sorted { $0.key < $1.key }
         }
         for (line, notification) in left {
             settled(line: line, notification, PushResult(status: .unknown, reason: "Stopped", apnsID: notification.apnsID,
                                                          detail: "sent, and no answer came before the stop: send it again with this apns_id"),
                     abandoning: true)
         }
-        if let (line, notification) = waiting {
+        for (line, notification) in waiting {
             settled(line: line, notification, PushResult(status: .notSent, reason: "Stopped", apnsID: notification.apnsID,
                                                          detail: "not sent: the run was stopped before it was sent"), abandoning: true)
         }
@@ -608,10 +743,7 @@ final class PushOutput: @unchecked Sendable {
         // After a stop, only what the stop reports is written: an answer arriving later, or a
         // malformed line read meanwhile, is not (each line is reported once, before the summary).
         if sealed && !abandoning { return }
-        if let line {
-            if held?.line == line { held = nil }
-            inFlight.removeValue(forKey: line)
-        }
+        if let line { inFlight.removeValue(forKey: line) }
         if context.format == .text && !headerWritten {
             headerWritten = true
             text = Self.tableRow(Self.columns.map(\.name)) + "\n" + text

@@ -146,14 +146,16 @@ public final class HTTP2Engine: @unchecked Sendable {
         }
     }
 
-    /// Sends `request`; `completion` runs once, on the engine's thread, with its outcome.
+    /// Sends `request`; `completion` runs once, on the engine's thread, with its outcome (never
+    /// before this returns).
     public func submit(_ request: HTTP2Request, completion: @escaping @Sendable (HTTP2Outcome) -> Void) {
         let transfer = Transfer(request: request, maxAnswerBytes: options.maxAnswerBytes, completion: completion)
         let wake: Bool
         lock.lock()
         if stopping {
             lock.unlock()
-            completion(.failure(TransportFailure(kind: .cancelled, detail: "the push engine was shut down")))
+            // Never before submit returns (its caller may submit again from the completion).
+            Task { completion(.failure(TransportFailure(kind: .cancelled, detail: "the push engine was shut down"))) }
             return
         }
         waiting.append(transfer)
@@ -195,20 +197,22 @@ public final class HTTP2Engine: @unchecked Sendable {
             let (admitted, done) = admit()
             for transfer in admitted { start(transfer) }
             if done { break }
-            var running: Int32 = 0
-            // What libcurl writes in this turn (a frame a send) leaves in full segments when it ends.
-            raxx_curl_socket_set_cork(sockets, 1)
-            let performed = raxx_curl_multi_perform(multi, &running)
-            if performed != CURLM_OK && performed != CURLM_CALL_MULTI_PERFORM {
-                failAll("libcurl's multi interface failed: \(String(cString: raxx_curl_multi_strerror(performed)))")
+            perform()
+            // The answers read are settled a batch at a time, and what their completions submitted
+            // is sent before the next batch: the endpoint gets new streams while the rest settle.
+            while collectFinished(atMost: Self.settleBatch) == Self.settleBatch {
+                let (admitted, _) = admit()
+                guard !admitted.isEmpty else { continue }
+                for transfer in admitted { start(transfer) }
+                perform()
             }
-            collectFinished()
-            raxx_curl_socket_set_cork(sockets, 0)
             scanTimeouts()
             lock.lock()
             activeCount = active.count
             let idle = waiting.count == waitingHead
             lock.unlock()
+            // What the answers' completions submitted goes out in the next turn, without a poll.
+            if !idle && active.count < options.maxInFlight { continue }
             var fds: Int32 = 0
             // Woken at once by submit() and shutdown(); a tenth of a second bounds how late a timeout is seen.
             let polled = raxx_curl_multi_poll(multi, active.isEmpty && idle ? 1000 : 100, &fds)
@@ -225,6 +229,22 @@ public final class HTTP2Engine: @unchecked Sendable {
         finished.removeAll()
         lock.unlock()
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// How many answers are settled before what their completions submitted is sent. Settling all
+    /// of a turn's answers first (a hundred and more) left the endpoint idle meanwhile: 16 at a time
+    /// took `Scripts/bench notify` from about 0.65x h2load to 0.75-0.95x (28 % more pushes a second).
+    static let settleBatch = 16
+
+    /// One turn of libcurl's: what it writes (a frame a send) leaves in full segments when it ends.
+    private func perform() {
+        var running: Int32 = 0
+        raxx_curl_socket_set_cork(sockets, 1)
+        let performed = raxx_curl_multi_perform(multi, &running)
+        if performed != CURLM_OK && performed != CURLM_CALL_MULTI_PERFORM {
+            failAll("libcurl's multi interface failed: \(String(cString: raxx_curl_multi_strerror(performed)))")
+        }
+        raxx_curl_socket_set_cork(sockets, 0)
     }
 
     /// The waiting transfers that fit under the in-flight cap; `done` once stopping with nothing left.
@@ -380,10 +400,14 @@ public final class HTTP2Engine: @unchecked Sendable {
         return loopback
     }
 
-    private func collectFinished() {
+    /// Settles up to `limit` finished transfers; answers how many.
+    @discardableResult
+    private func collectFinished(atMost limit: Int = .max) -> Int {
         var easy: UnsafeMutableRawPointer? = nil
         var result = CURLE_OK
-        while raxx_curl_multi_next_done(multi, &easy, &result) == 1 {
+        var settled = 0
+        while settled < limit, raxx_curl_multi_next_done(multi, &easy, &result) == 1 {
+            settled += 1
             guard let handle = easy, let transfer = active.removeValue(forKey: handle) else { continue }
             let outcome: HTTP2Outcome
             if result == CURLE_OK {
@@ -409,6 +433,7 @@ public final class HTTP2Engine: @unchecked Sendable {
             retire(handle, of: transfer)
             transfer.finish(outcome)
         }
+        return settled
     }
 
     /// Ends the streams that were sent and have waited longer than the timeout for their answer.

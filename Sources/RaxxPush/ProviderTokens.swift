@@ -3,6 +3,7 @@ import Foundation
 import RaxxAPNs
 import RaxxCore
 import RaxxVault
+import Synchronization
 
 /// A provider token as it is kept and shared: the token and when it was minted (by the minting
 /// provider's clock, which is what the reuse rules count).
@@ -99,7 +100,11 @@ public actor ProviderTokens {
     private let key: P256.Signing.PrivateKey
     private let sharing: (any TokenSharing)?
     private let clock: @Sendable () -> Date
-    private var kept: KeptToken?
+    private var kept: KeptToken? {
+        didSet { shown.withLock { $0 = kept } }
+    }
+    /// `kept`, readable without waiting on the actor (`usableNow`).
+    private nonisolated let shown = Mutex<KeptToken?>(nil)
     private var exchanging: Task<(token: KeptToken, minted: Bool)?, any Error>?
     /// How many tokens this instance minted (tests, logs).
     public private(set) var minted = 0
@@ -113,7 +118,21 @@ public actor ProviderTokens {
         self.clock = clock
     }
 
-    private var now: Int64 { Int64(clock().timeIntervalSince1970.rounded(.down)) }
+    private nonisolated var now: Int64 { Int64(clock().timeIntervalSince1970.rounded(.down)) }
+
+    /// The kept token when it may be presented now, read without the actor (a sender's thread
+    /// asks this for every notification); nil means ask `current()`, which replaces it. A kept
+    /// token is ours (minted here or verified when taken from the shared file), so only its age is
+    /// left to check, as `current()` checks it.
+    public nonisolated func usableNow() -> KeptToken? {
+        guard let kept = shown.withLock({ $0 }) else { return nil }
+        return Self.isFresh(age: now - kept.mintedAt) ? kept : nil
+    }
+
+    /// Neither too old to present nor from the future (a minute's clock skew between processes allowed).
+    static func isFresh(age: Int64) -> Bool {
+        age >= -60 && age < refreshAge
+    }
 
     /// The token to present now.
     public func current() async throws(RaxxError) -> KeptToken {
@@ -212,8 +231,7 @@ public actor ProviderTokens {
 
         /// Reusable: ours (same key and team, signed by our key) and neither too old nor from the future.
         func isUsable(_ token: KeptToken, known: KeptToken?) -> Bool {
-            let age = now - token.mintedAt
-            guard token.keyID == keyID, token.teamID == teamID, age >= -60, age < ProviderTokens.refreshAge else { return false }
+            guard token.keyID == keyID, token.teamID == teamID, ProviderTokens.isFresh(age: now - token.mintedAt) else { return false }
             if token.token == known?.token { return true }
             let key = self.key
             guard let verified = try? ProviderToken.verify(token.token, publicKey: { $0 == keyID ? key.publicKey : nil }) else { return false }

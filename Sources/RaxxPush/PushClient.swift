@@ -7,7 +7,15 @@ import Synchronization
 /// Where streams go: the HTTP/2 engine, or a test's scripted endpoint.
 public protocol HTTP2Transport: Sendable {
     func perform(_ request: HTTP2Request) async -> HTTP2Outcome
+    /// Sends `request`; `completion` runs once with its outcome, on whichever thread has it.
+    func submit(_ request: HTTP2Request, completion: @escaping @Sendable (HTTP2Outcome) -> Void)
     func shutdown() async
+}
+
+extension HTTP2Transport {
+    public func submit(_ request: HTTP2Request, completion: @escaping @Sendable (HTTP2Outcome) -> Void) {
+        Task { completion(await perform(request)) }
+    }
 }
 
 extension HTTP2Engine: HTTP2Transport {}
@@ -79,109 +87,214 @@ public final class PushClient: Sendable {
     /// Sends `notification` until it is settled.
     public func send(_ notification: PushNotification) async -> PushResult {
         let start = monotonic()
-        var result = await settle(notification, start: start)
+        var result: PushResult
+        switch begin(notification, start: start) {
+        case .refused(let refusal): return refusal
+        case .trying(var trying): result = await carryOn(&trying, from: nil)
+        }
         if result.attempts > 0 { result.latency = monotonic() - start }
         return result
     }
 
-    private func settle(_ notification: PushNotification, start: Duration) async -> PushResult {
-        do {
-            try notification.check(parsingPayload: false)
-        } catch {
-            return PushResult(status: .notSent, reason: error.reason?.rawValue ?? "Refused", apnsID: notification.apnsID,
-                              detail: error.description)
+    /// Sends `notification` and calls `completion` once with its result. The usual notification
+    /// (a provider token at hand, settled by its first answer) is sent and settled with no task:
+    /// `completion` runs on the transport's thread as the answer is read. Anything else (a retry,
+    /// a token to mint or refresh) carries on as `send` does, in a task of its own.
+    public func send(_ notification: PushNotification, completion: @escaping @Sendable (PushResult) -> Void) {
+        let start = monotonic()
+        var trying: Trying
+        switch begin(notification, start: start) {
+        case .refused(let refusal):
+            // Never before this returns: a caller may send its next notification from the completion.
+            Task { completion(refusal) }
+            return
+        case .trying(let begun):
+            trying = begun
         }
-        let apnsID = notification.apnsID ?? newID().uppercased()
-        let deadline = start + .milliseconds(options.retryFor.milliseconds)
+        guard let token = tokens.usableNow() else {
+            Task { [trying] in
+                var trying = trying
+                var result = await carryOn(&trying, from: nil)
+                if result.attempts > 0 { result.latency = monotonic() - start }
+                completion(result)
+            }
+            return
+        }
+        trying.token = token
+        trying.attempts = 1
+        transport.submit(notification.request(baseURL: options.endpoint, providerToken: token.token, apnsID: trying.apnsID)) {
+            [self, trying] outcome in
+            var trying = trying
+            let step = judge(outcome, &trying)
+            if case .settled(var result) = step {
+                result.latency = monotonic() - start
+                completion(result)
+                return
+            }
+            Task { [trying] in
+                var trying = trying
+                var result = await carryOn(&trying, from: step)
+                result.latency = monotonic() - start
+                completion(result)
+            }
+        }
+    }
+
+    /// What is known of one notification's tries so far.
+    private struct Trying: Sendable {
+        let notification: PushNotification
+        let apnsID: String
+        /// When its last try must have started by.
+        let deadline: Duration
+        /// The provider token of the last try.
+        var token: KeptToken?
         var attempts = 0
         var refreshedToken = false
         var lastReason = "unknown"
         var lastDetail: String? = nil
-        // An earlier try went out and got no answer (a reset, a timeout): it may have been
-        // delivered, so this notification is never said to be not sent, and never given up at once.
+        /// An earlier try went out and got no answer (a reset, a timeout): it may have been
+        /// delivered, so this notification is never said to be not sent, and never given up at once.
         var mayHaveBeenSent = false
+        /// The last try found the endpoint unreachable.
+        var unreachable = false
+
         var notSentUnlessSent: PushResult.Status { mayHaveBeenSent ? .failed : .notSent }
 
+        func result(_ status: PushResult.Status, reason: String?, apnsID: String? = nil, timestamp: Int64? = nil,
+                    detail: String? = nil) -> PushResult {
+            PushResult(status: status, reason: reason, apnsID: apnsID ?? self.apnsID, timestamp: timestamp, attempts: attempts, detail: detail)
+        }
+    }
+
+    private enum Beginning {
+        case refused(PushResult)
+        case trying(Trying)
+    }
+
+    /// A notification APNs would refuse is settled here, unsent; any other gets its apns-id and deadline.
+    private func begin(_ notification: PushNotification, start: Duration) -> Beginning {
+        do {
+            try notification.check(parsingPayload: false)
+        } catch {
+            return .refused(PushResult(status: .notSent, reason: error.reason?.rawValue ?? "Refused", apnsID: notification.apnsID,
+                                       detail: error.description))
+        }
+        return .trying(Trying(notification: notification, apnsID: notification.apnsID ?? newID().uppercased(),
+                              deadline: start + .milliseconds(options.retryFor.milliseconds)))
+    }
+
+    /// What one try's outcome comes to.
+    private enum Step: Sendable {
+        case settled(PushResult)
+        /// APNs refused the token as expired (the first time): resend with a fresh one.
+        case refreshToken(reason: String, apnsID: String)
+        /// Worth another try, if it can start within the deadline.
+        case retry
+    }
+
+    private func judge(_ outcome: HTTP2Outcome, _ trying: inout Trying) -> Step {
+        trying.unreachable = false
+        switch outcome {
+        case .answer(let answer):
+            reached.store(true, ordering: .relaxed)
+            let body = answer.status == 200 || answer.body.isEmpty ? nil
+                : try? JSONDecoder().decode(APNsErrorBody.self, from: Data(answer.body))
+            let id = answer.headers[APNs.Header.id] ?? trying.apnsID
+            switch APNsReason.disposition(status: answer.status, reason: body?.reason) {
+            case .delivered:
+                return .settled(trying.result(.delivered, reason: nil, apnsID: id))
+            case .unregistered:
+                return .settled(trying.result(.unregistered, reason: body?.reason ?? "Unregistered", apnsID: id, timestamp: body?.timestamp))
+            case .permanent:
+                return .settled(trying.result(.failed, reason: body?.reason ?? "HTTP \(answer.status)", apnsID: id))
+            case .refreshProviderToken:
+                let reason = body?.reason ?? APNsReason.expiredProviderToken.rawValue
+                guard !trying.refreshedToken else {
+                    return .settled(trying.result(.failed, reason: reason, apnsID: id,
+                                                  detail: "APNs refused a freshly minted provider token too; check the key id, team id and this machine's clock"))
+                }
+                return .refreshToken(reason: reason, apnsID: id)
+            case .retryable:
+                trying.lastReason = body?.reason ?? "HTTP \(answer.status)"
+                trying.lastDetail = nil
+                return .retry
+            }
+        case .failure(let failure):
+            trying.lastDetail = failure.detail
+            switch failure.kind {
+            case .offlineHard:
+                trying.lastReason = "Unreachable"
+                trying.lastDetail = trying.mayHaveBeenSent
+                    ? "The endpoint could not be reached again; an earlier try went unanswered and may have been delivered."
+                    : "The endpoint could not be reached; nothing was sent."
+                trying.unreachable = true
+                guard !options.failFast || trying.mayHaveBeenSent || reached.load(ordering: .relaxed) else {
+                    return .settled(trying.result(.notSent, reason: trying.lastReason, detail: trying.lastDetail))
+                }
+                return .retry
+            case .tls, .policy:
+                // The endpoint is not one we may talk to: trying again will not change that.
+                return .settled(trying.result(trying.notSentUnlessSent, reason: failure.kind == TransportFailure.Kind.tls ? "TLS" : "NotHTTP2",
+                                              detail: failure.detail))
+            case .cancelled:
+                return .settled(trying.result(trying.notSentUnlessSent, reason: "Cancelled", detail: failure.detail))
+            case .offlineSoft, .other:
+                trying.lastReason = failure.curlCode == 28 ? "Timeout" : "ConnectionLost"
+                trying.mayHaveBeenSent = true
+                return .retry
+            }
+        }
+    }
+
+    /// Tries until settled, starting from `step` when a first try was already judged.
+    private func carryOn(_ trying: inout Trying, from step: Step?) async -> PushResult {
+        var next = step
         while true {
-            let token: KeptToken
-            do {
-                token = try await tokens.current()
-            } catch {
-                return PushResult(status: .notSent, reason: "ProviderToken", apnsID: apnsID, attempts: attempts, detail: error.message)
-            }
-            attempts += 1
-            let request = notification.request(baseURL: options.endpoint, providerToken: token.token, apnsID: apnsID)
-            let outcome = await transport.perform(request)
-            var unreachable = false
-            switch outcome {
-            case .answer(let answer):
-                reached.store(true, ordering: .relaxed)
-                let body = answer.status == 200 || answer.body.isEmpty ? nil
-                    : try? JSONDecoder().decode(APNsErrorBody.self, from: Data(answer.body))
-                let id = answer.headers[APNs.Header.id] ?? apnsID
-                switch APNsReason.disposition(status: answer.status, reason: body?.reason) {
-                case .delivered:
-                    return PushResult(status: .delivered, apnsID: id, attempts: attempts)
-                case .unregistered:
-                    return PushResult(status: .unregistered, reason: body?.reason ?? "Unregistered", apnsID: id,
-                                      timestamp: body?.timestamp, attempts: attempts)
-                case .permanent:
-                    return PushResult(status: .failed, reason: body?.reason ?? "HTTP \(answer.status)", apnsID: id, attempts: attempts)
-                case .refreshProviderToken:
-                    let reason = body?.reason ?? APNsReason.expiredProviderToken.rawValue
-                    guard !refreshedToken else {
-                        return PushResult(status: .failed, reason: reason, apnsID: id, attempts: attempts,
-                                          detail: "APNs refused a freshly minted provider token too; check the key id, team id and this machine's clock")
-                    }
-                    refreshedToken = true
-                    do {
-                        guard try await tokens.refresh(replacing: token) != nil else {
-                            return PushResult(status: .failed, reason: reason, apnsID: id, attempts: attempts,
-                                              detail: "the token was minted less than 20 minutes ago after another expiry; check this machine's clock")
-                        }
-                    } catch {
-                        return PushResult(status: .failed, reason: reason, apnsID: id, attempts: attempts, detail: error.message)
-                    }
-                    continue
-                case .retryable:
-                    lastReason = body?.reason ?? "HTTP \(answer.status)"
-                    lastDetail = nil
+            let step: Step
+            if let known = next {
+                step = known
+                next = nil
+            } else {
+                let token: KeptToken
+                do {
+                    token = try await tokens.current()
+                } catch {
+                    return trying.result(.notSent, reason: "ProviderToken", detail: error.message)
                 }
-            case .failure(let failure):
-                lastDetail = failure.detail
-                switch failure.kind {
-                case .offlineHard:
-                    lastReason = "Unreachable"
-                    lastDetail = mayHaveBeenSent ? "The endpoint could not be reached again; an earlier try went unanswered and may have been delivered."
-                                                 : "The endpoint could not be reached; nothing was sent."
-                    unreachable = true
-                    guard !options.failFast || mayHaveBeenSent || reached.load(ordering: .relaxed) else {
-                        return PushResult(status: .notSent, reason: lastReason, apnsID: apnsID, attempts: attempts, detail: lastDetail)
+                trying.token = token
+                trying.attempts += 1
+                step = judge(await transport.perform(trying.notification.request(baseURL: options.endpoint, providerToken: token.token,
+                                                                                  apnsID: trying.apnsID)),
+                             &trying)
+            }
+            switch step {
+            case .settled(let result):
+                return result
+            case .refreshToken(let reason, let id):
+                trying.refreshedToken = true
+                guard let stale = trying.token else { continue }
+                do {
+                    guard try await tokens.refresh(replacing: stale) != nil else {
+                        return trying.result(.failed, reason: reason, apnsID: id,
+                                             detail: "the token was minted less than 20 minutes ago after another expiry; check this machine's clock")
                     }
-                case .tls, .policy:
-                    // The endpoint is not one we may talk to: trying again will not change that.
-                    return PushResult(status: notSentUnlessSent, reason: failure.kind == TransportFailure.Kind.tls ? "TLS" : "NotHTTP2", apnsID: apnsID,
-                                      attempts: attempts, detail: failure.detail)
-                case .cancelled:
-                    return PushResult(status: notSentUnlessSent, reason: "Cancelled", apnsID: apnsID, attempts: attempts, detail: failure.detail)
-                case .offlineSoft, .other:
-                    lastReason = failure.curlCode == 28 ? "Timeout" : "ConnectionLost"
-                    mayHaveBeenSent = true
+                } catch {
+                    return trying.result(.failed, reason: reason, apnsID: id, detail: error.message)
                 }
-            }
-            // Retry after a pause, if the next try still starts within the bound.
-            let ceiling = min(options.maxBackoff.milliseconds,
-                              options.firstBackoff.milliseconds << Int64(min(attempts - 1, 20)))
-            let pause = Duration.milliseconds(Int64(Double(ceiling) * (0.5 + 0.5 * jitter())))
-            guard monotonic() + pause <= deadline else {
-                return PushResult(status: unreachable ? notSentUnlessSent : .failed, reason: lastReason, apnsID: apnsID, attempts: attempts,
-                                  detail: lastDetail)
-            }
-            do {
-                try await sleep(pause)
-            } catch {
-                return PushResult(status: unreachable ? notSentUnlessSent : .failed, reason: lastReason, apnsID: apnsID, attempts: attempts,
-                                  detail: "cancelled while waiting to retry")
+            case .retry:
+                // Retry after a pause, if the next try still starts within the bound.
+                let ceiling = min(options.maxBackoff.milliseconds,
+                                  options.firstBackoff.milliseconds << Int64(min(trying.attempts - 1, 20)))
+                let pause = Duration.milliseconds(Int64(Double(ceiling) * (0.5 + 0.5 * jitter())))
+                let status = trying.unreachable ? trying.notSentUnlessSent : .failed
+                guard monotonic() + pause <= trying.deadline else {
+                    return trying.result(status, reason: trying.lastReason, detail: trying.lastDetail)
+                }
+                do {
+                    try await sleep(pause)
+                } catch {
+                    return trying.result(status, reason: trying.lastReason, detail: "cancelled while waiting to retry")
+                }
             }
         }
     }

@@ -43,8 +43,18 @@ public struct PushSettings: Sendable, Equatable {
 /// Something that settles notifications (a `PushClient`, or a test's).
 public protocol PushSending: Sendable {
     func send(_ notification: PushNotification) async -> PushResult
+    /// Sends `notification`; `completion` runs once with its result, on whichever thread has it
+    /// (keep it short), and never before this returns, so it may send the next notification. A
+    /// pipe of many notifications sends this way, with no task for each.
+    func send(_ notification: PushNotification, completion: @escaping @Sendable (PushResult) -> Void)
     /// Lets what is in flight finish and closes the connections.
     func shutdown() async
+}
+
+extension PushSending {
+    public func send(_ notification: PushNotification, completion: @escaping @Sendable (PushResult) -> Void) {
+        Task { completion(await send(notification)) }
+    }
 }
 
 extension PushClient: PushSending {}

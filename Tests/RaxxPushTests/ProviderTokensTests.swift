@@ -36,6 +36,24 @@ import Testing
         #expect(verified.teamID == Self.teamID && verified.issuedAt == second.mintedAt)
     }
 
+    /// What a sender's thread reads without the actor follows the same age rules as `current()`.
+    @Test func theTokenReadWithoutTheActorIsTheKeptOneWhileItMayBePresented() async throws {
+        let clock = TestClock(Date(timeIntervalSince1970: 1_700_000_000))
+        let tokens = ProviderTokens(key: P256.Signing.PrivateKey(), keyID: Self.keyID, teamID: Self.teamID, sharing: nil, clock: clock.closure)
+        #expect(tokens.usableNow() == nil)
+        let first = try await tokens.current()
+        #expect(tokens.usableNow() == first)
+        clock.advance(by: 49 * 60 + 59)
+        #expect(tokens.usableNow() == first)
+        clock.advance(by: 1)
+        #expect(tokens.usableNow() == nil)
+        let second = try await tokens.current()
+        #expect(second != first && tokens.usableNow() == second)
+        // A clock set back more than a minute: not presented until current() has minted anew.
+        clock.advance(by: -120)
+        #expect(tokens.usableNow() == nil)
+    }
+
     @Test func anExpiredTokenIsReplacedOnceWhateverHowManyStreamsSayIt() async throws {
         let clock = TestClock(Date(timeIntervalSince1970: 1_700_000_000))
         let tokens = ProviderTokens(key: P256.Signing.PrivateKey(), keyID: Self.keyID, teamID: Self.teamID, sharing: nil, clock: clock.closure)
