@@ -216,7 +216,8 @@ let package = Package(
                                                                  "RaxxTestSupport", argumentParser]),
         .testTarget(name: "RaxxDSRCommandTests", dependencies: ["RaxxWire", "RaxxDSRCommand", "RaxxDSR", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain",
                                                                 "RaxxClient", "RaxxAge", "RaxxTestSupport", crypto]),
-        .testTarget(name: "RaxxPushTests", dependencies: ["RaxxPush", "RaxxAPNs", "RaxxAPI", "RaxxCore", "RaxxClient", "RaxxTestSupport", crypto]),
+        .testTarget(name: "RaxxPushTests", dependencies: ["RaxxPush", "RaxxAPNs", "RaxxAPI", "RaxxCore", "RaxxClient", "RaxxTestSupport", crypto,
+                                                         .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "RaxxAPNsEndpointTests", dependencies: ["RaxxAPNsEndpoint", "RaxxAPNs", crypto]),
         .testTarget(name: "EndToEndTests", dependencies: ["RaxxWire", "RaxxTestSupport", "RaxxCore", "RaxxStore", "RaxxAPNs", crypto]),
     ]

@@ -63,7 +63,9 @@ public enum CurlHeaderLine: Equatable, Sendable {
             var (start, end) = (range.lowerBound, range.upperBound)
             while start < end && isSpace(bytes[start]) { start += 1 }
             while end > start && isSpace(bytes[end - 1]) { end -= 1 }
-            return String(decoding: bytes[start..<end], as: UTF8.self)
+            guard start < end, let base = bytes.baseAddress else { return "" }
+            // As typed UTF-8 (decoding a raw slice went through the generic, slow path).
+            return String(decoding: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self) + start, count: end - start), as: UTF8.self)
         }
         self = .field(name: trimmed(bytes.startIndex..<colon), value: trimmed((colon + 1)..<bytes.endIndex))
     }

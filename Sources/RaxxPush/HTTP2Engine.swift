@@ -93,6 +93,9 @@ public final class HTTP2Engine: @unchecked Sendable {
     private var loopbackOrigins: [Substring: Bool] = [:]
     /// The handles whose shared options are set, and whether for a loopback endpoint (no proxy).
     private var prepared: [UnsafeMutableRawPointer: Bool] = [:]
+    /// The end of every request's header list: libcurl's own defaults for a POST (a form content
+    /// type, Accept, Expect) are not asked for.
+    private let postDefaultsOff: UnsafeMutablePointer<curl_slist>
     /// The engine's connections, corked while libcurl works through a turn.
     private let sockets: UnsafeMutablePointer<raxx_curl_socket_set> = {
         let set = UnsafeMutablePointer<raxx_curl_socket_set>.allocate(capacity: 1)
@@ -111,7 +114,19 @@ public final class HTTP2Engine: @unchecked Sendable {
             throw RaxxError.failure(code: "libcurl_unavailable",
                                     "libcurl's multi interface could not be loaded\(why.isEmpty ? " (libcurl 7.68 or later is needed)" : ": \(why)").")
         }
-        guard let multi = raxx_curl_multi_init() else { throw RaxxError.failure(code: "libcurl_unavailable", "libcurl could not create a multi handle.") }
+        var tail: UnsafeMutablePointer<curl_slist>? = nil
+        for line in ["Content-Type:", "Accept:", "Expect:"] {
+            guard let list = raxx_curl_slist_append(tail, line) else {
+                raxx_curl_slist_free_all(tail)
+                throw RaxxError.failure(code: "libcurl_unavailable", "libcurl could not make a header list.")
+            }
+            tail = list
+        }
+        guard let tail, let multi = raxx_curl_multi_init() else {
+            raxx_curl_slist_free_all(tail)
+            throw RaxxError.failure(code: "libcurl_unavailable", "libcurl could not create a multi handle.")
+        }
+        postDefaultsOff = tail
         var options = options
         options.connections = max(1, options.connections)
         options.maxInFlight = max(1, options.maxInFlight)
@@ -129,6 +144,7 @@ public final class HTTP2Engine: @unchecked Sendable {
             let code = raxx_curl_multi_set_long(multi, option, value)
             guard code == CURLM_OK else {
                 raxx_curl_multi_cleanup(multi)
+                raxx_curl_slist_free_all(tail)
                 throw RaxxError.failure(code: "libcurl_unavailable",
                                         "libcurl refused \(what): \(String(cString: raxx_curl_multi_strerror(code))).")
             }
@@ -223,6 +239,7 @@ public final class HTTP2Engine: @unchecked Sendable {
         for handle in idleHandles { raxx_curl_easy_cleanup(handle) }
         idleHandles.removeAll()
         raxx_curl_multi_cleanup(multi)
+        raxx_curl_slist_free_all(postDefaultsOff)
         lock.lock()
         ended = true
         let waiters = finished
@@ -257,7 +274,10 @@ public final class HTTP2Engine: @unchecked Sendable {
             admitted.append(waiting[waitingHead])
             waitingHead += 1
         }
-        if waitingHead > 1024 && waitingHead * 2 > waiting.count {
+        if waitingHead == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            waitingHead = 0
+        } else if waitingHead > 1024 && waitingHead * 2 > waiting.count {
             waiting.removeFirst(waitingHead)
             waitingHead = 0
         }
@@ -306,16 +326,8 @@ public final class HTTP2Engine: @unchecked Sendable {
         try set(raxx_curl_set_pointer(handle, CURLOPT_WRITEDATA, me), "the answer callback's data")
         try set(raxx_curl_set_pointer(handle, CURLOPT_HEADERDATA, me), "the header callback's data")
 
-        raxx_curl_slist_free_all(transfer.headerList)
-        transfer.headerList = nil
-        // libcurl's own defaults for a POST (a form content type, Accept, Expect) are not asked for.
-        for line in transfer.request.headers + ["Content-Type:", "Accept:", "Expect:"] {
-            guard let list = raxx_curl_slist_append(transfer.headerList, line) else {
-                throw TransportFailure(kind: .other, detail: "libcurl could not take the headers")
-            }
-            transfer.headerList = list
-        }
-        try set(raxx_curl_set_slist(handle, CURLOPT_HTTPHEADER, transfer.headerList), "the headers")
+        transfer.freeHeaderList()
+        try set(raxx_curl_set_slist(handle, CURLOPT_HTTPHEADER, transfer.layOutHeaderList(then: postDefaultsOff)), "the headers")
     }
 
     /// What every transfer on `handle` shares; the callbacks find their transfer in their data pointer.
@@ -370,7 +382,9 @@ public final class HTTP2Engine: @unchecked Sendable {
             guard let ptr else { return n }
             switch CurlHeaderLine(UnsafeRawBufferPointer(start: ptr, count: n)) {
             case .status: transfer.headers.removeAll() // a new (final) answer's
-            case .field(let name, let value) where transfer.headers.count < 64: transfer.headers[name.lowercased()] = value
+            case .field(let name, let value) where transfer.headers.count < 64:
+                // HTTP/2's names are lower case already.
+                transfer.headers[name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? name.lowercased() : name] = value
             case .field, .other: break
             }
             return n
@@ -462,7 +476,7 @@ public final class HTTP2Engine: @unchecked Sendable {
     /// Takes `handle` out of the multi handle; one libcurl will not let go of is not used again.
     private func retire(_ handle: UnsafeMutableRawPointer, of transfer: Transfer) {
         guard raxx_curl_multi_remove_handle(multi, handle) == CURLM_OK else {
-            transfer.headerList = nil
+            transfer.leakHeaderList()
             prepared[handle] = nil
             return // the handle and its headers leaked rather than reused or freed while libcurl may hold them
         }
@@ -476,8 +490,7 @@ public final class HTTP2Engine: @unchecked Sendable {
             raxx_curl_easy_reset(handle)
             prepared[handle] = nil
         }
-        raxx_curl_slist_free_all(transfer.headerList)
-        transfer.headerList = nil
+        transfer.freeHeaderList()
         if idleHandles.count < options.maxInFlight {
             idleHandles.append(handle)
         } else {
@@ -497,7 +510,8 @@ private final class Transfer {
     var headers: [String: String] = [:]
     var responseBody: [UInt8] = []
     var tooLarge = false
-    var headerList: UnsafeMutablePointer<curl_slist>?
+    /// The request's header lines as libcurl reads them (a `curl_slist`), in one allocation.
+    private var headerBlock: UnsafeMutableRawPointer?
     let errorBuffer: UnsafeMutablePointer<CChar>
 
     init(request: HTTP2Request, maxAnswerBytes: Int, completion: @escaping @Sendable (HTTP2Outcome) -> Void) {
@@ -514,5 +528,43 @@ private final class Transfer {
         completion?(outcome)
     }
 
-    deinit { errorBuffer.deallocate() }
+    /// Lays the request's header lines out as a `curl_slist` in one allocation (not a node and a
+    /// copy of each line, as `curl_slist_append` makes), ending in `tail`; answers its head.
+    func layOutHeaderList(then tail: UnsafeMutablePointer<curl_slist>) -> UnsafeMutablePointer<curl_slist> {
+        freeHeaderList()
+        let lines = request.headers
+        guard !lines.isEmpty else { return tail }
+        let nodes = lines.count * MemoryLayout<curl_slist>.stride
+        let block = UnsafeMutableRawPointer.allocate(byteCount: nodes + lines.reduce(0) { $0 + $1.utf8.count + 1 },
+                                                     alignment: MemoryLayout<curl_slist>.alignment)
+        headerBlock = block
+        let list = block.bindMemory(to: curl_slist.self, capacity: lines.count)
+        var text = (block + nodes).bindMemory(to: CChar.self, capacity: 1)
+        for (index, line) in lines.enumerated() {
+            var line = line
+            let count = line.withUTF8 { utf8 in
+                UnsafeMutableRawPointer(text).copyMemory(from: utf8.baseAddress!, byteCount: utf8.count)
+                return utf8.count
+            }
+            text[count] = 0
+            (list + index).initialize(to: curl_slist(data: text, next: index + 1 < lines.count ? list + index + 1 : tail))
+            text += count + 1
+        }
+        return list
+    }
+
+    func freeHeaderList() {
+        headerBlock?.deallocate()
+        headerBlock = nil
+    }
+
+    /// Forgets the header list without freeing it (libcurl may still hold it).
+    func leakHeaderList() {
+        headerBlock = nil
+    }
+
+    deinit {
+        freeHeaderList()
+        errorBuffer.deallocate()
+    }
 }

@@ -87,16 +87,48 @@ public struct PushNotification: Sendable, Equatable {
     public func request(baseURL: String, providerToken: String, apnsID: String) -> HTTP2Request {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
-        var headers = [
-            "\(APNs.Header.authorization): bearer \(providerToken)",
-            "\(APNs.Header.topic): \(topic)",
-            "\(APNs.Header.pushType): \(pushType.rawValue)",
-            "\(APNs.Header.priority): \(priority.rawValue)",
-        ]
-        if let expiration { headers.append("\(APNs.Header.expiration): \(expiration)") }
-        if let collapseID { headers.append("\(APNs.Header.collapseID): \(collapseID)") }
-        headers.append("\(APNs.Header.id): \(apnsID)")
-        return HTTP2Request(url: base + APNs.pathPrefix + deviceToken, headers: headers, body: payload)
+        var headers: [String] = []
+        headers.reserveCapacity(7)
+        headers.append(Self.line(APNs.Header.authorization, "bearer ", providerToken))
+        headers.append(Self.line(APNs.Header.topic, "", topic))
+        headers.append(Self.line(APNs.Header.pushType, "", pushType.rawValue))
+        headers.append(Self.line(APNs.Header.priority, "", String(priority.rawValue)))
+        if let expiration { headers.append(Self.line(APNs.Header.expiration, "", String(expiration))) }
+        if let collapseID { headers.append(Self.line(APNs.Header.collapseID, "", collapseID)) }
+        headers.append(Self.line(APNs.Header.id, "", apnsID))
+        return HTTP2Request(url: Self.concatenated(base, APNs.pathPrefix, deviceToken), headers: headers, body: payload)
+    }
+
+    /// "name: prefixvalue", made in one allocation (a request's lines are made for every push).
+    static func line(_ name: String, _ prefix: StaticString, _ value: String) -> String {
+        var name = name, value = value
+        return name.withUTF8 { name in
+            value.withUTF8 { value in
+                let prefix = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+                return String(unsafeUninitializedCapacity: name.count + 2 + prefix.count + value.count) { out in
+                    var at = out.initialize(fromContentsOf: name)
+                    at = out[at...].initialize(fromContentsOf: ": ".utf8)
+                    at = out[at...].initialize(fromContentsOf: prefix)
+                    return out[at...].initialize(fromContentsOf: value)
+                }
+            }
+        }
+    }
+
+    /// `a + b + c`, made in one allocation.
+    static func concatenated(_ a: String, _ b: String, _ c: String) -> String {
+        var a = a, b = b, c = c
+        return a.withUTF8 { a in
+            b.withUTF8 { b in
+                c.withUTF8 { c in
+                    String(unsafeUninitializedCapacity: a.count + b.count + c.count) { out in
+                        var at = out.initialize(fromContentsOf: a)
+                        at = out[at...].initialize(fromContentsOf: b)
+                        return out[at...].initialize(fromContentsOf: c)
+                    }
+                }
+            }
+        }
     }
 }
 

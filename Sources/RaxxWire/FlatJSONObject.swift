@@ -136,14 +136,34 @@ public struct FlatJSONObject: Sendable {
 
         /// At a string's opening quote: its text, with its escapes read, and moves past it.
         mutating func string() -> String? {
+            guard let (raw, escaped, ascii) = scanString() else { return nil }
+            if escaped { return unescape(raw) }
+            let text = String(decoding: raw, as: UTF8.self)
+            // Decoding repairs invalid UTF-8: the text is the bytes exactly when they were valid.
+            return ascii || text.utf8.elementsEqual(raw) ? text : nil
+        }
+
+        /// At a string's opening quote: moves past it, checked as `string()` reads it, without
+        /// making its text (the strings inside a payload are only skipped).
+        mutating func skipString() -> Bool {
+            guard let (raw, escaped, ascii) = scanString() else { return false }
+            if escaped { return unescape(raw) != nil }
+            return ascii || String(decoding: raw, as: UTF8.self).utf8.elementsEqual(raw)
+        }
+
+        /// At a string's opening quote: its raw bytes between the quotes, whether it has escapes,
+        /// and whether it is all ASCII; moves past it. Nil for a control character or no end.
+        mutating func scanString() -> (raw: UnsafeBufferPointer<UInt8>, escaped: Bool, ascii: Bool)? {
             guard at < bytes.count, bytes[at] == Self.quote else { return nil }
             let start = at + 1
             var i = start
             var escaped = false
+            var ascii = true
             while i < bytes.count {
                 let byte = bytes[i]
                 if byte == Self.quote { break }
                 if byte < 0x20 { return nil }
+                if byte >= 0x80 { ascii = false }
                 if byte == Self.backslash {
                     guard i + 1 < bytes.count else { return nil }
                     escaped = true
@@ -154,9 +174,7 @@ public struct FlatJSONObject: Sendable {
             }
             guard i < bytes.count else { return nil }
             at = i + 1
-            let raw = UnsafeBufferPointer(rebasing: bytes[start..<i])
-            guard escaped else { return String(validating: raw, as: UTF8.self) }
-            return unescape(raw)
+            return (UnsafeBufferPointer(rebasing: bytes[start..<i]), escaped, ascii)
         }
 
         /// The text of a string with escapes. `\u` escapes of surrogates are left to the general reader.
@@ -211,15 +229,26 @@ public struct FlatJSONObject: Sendable {
             repeat {
                 skipSpace()
                 if isObject {
-                    guard string() != nil, take(UInt8(ascii: ":")) else { return false }
+                    guard skipString(), take(UInt8(ascii: ":")) else { return false }
                     skipSpace()
                 }
                 guard at < bytes.count else { return false }
+                // What value() would read, checked the same way but not made.
                 switch bytes[at] {
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
                     guard skipNested(depth: depth + 1) else { return false }
+                case Self.quote:
+                    guard skipString() else { return false }
+                case UInt8(ascii: "t"):
+                    guard literal("true") else { return false }
+                case UInt8(ascii: "f"):
+                    guard literal("false") else { return false }
+                case UInt8(ascii: "n"):
+                    guard literal("null") else { return false }
                 default:
-                    guard value() != nil else { return false }
+                    // A number value() reads: number() allows at most 18 characters, which
+                    // always fit an Int64 when there is no fraction.
+                    guard number() != nil else { return false }
                 }
             } while take(UInt8(ascii: ","))
             return take(close)

@@ -21,32 +21,35 @@ public enum JSONMember {
     /// Shared by the readers of this module that hand a value on as written.
     static func compact(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> [UInt8] {
         let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
-        var out: [UInt8] = []
-        out.reserveCapacity(range.count)
-        var inString = false
-        var i = range.lowerBound
-        while i < range.upperBound {
-            let byte = bytes[i]
-            if inString {
-                out.append(byte)
-                if byte == backslash, i + 1 < range.upperBound {
-                    out.append(bytes[i + 1])
-                    i += 1
-                } else if byte == quote {
-                    inString = false
+        return [UInt8](unsafeUninitializedCapacity: range.count) { out, written in
+            var n = 0
+            var inString = false
+            var i = range.lowerBound
+            while i < range.upperBound {
+                let byte = bytes[i]
+                if inString {
+                    out[n] = byte
+                    n += 1
+                    if byte == backslash, i + 1 < range.upperBound {
+                        out[n] = bytes[i + 1]
+                        n += 1
+                        i += 1
+                    } else if byte == quote {
+                        inString = false
+                    }
+                } else {
+                    switch byte {
+                    case 0x20, 0x09, 0x0A, 0x0D: break
+                    default:
+                        if byte == quote { inString = true }
+                        out[n] = byte
+                        n += 1
+                    }
                 }
-            } else if byte == quote {
-                inString = true
-                out.append(byte)
-            } else {
-                switch byte {
-                case 0x20, 0x09, 0x0A, 0x0D: break
-                default: out.append(byte)
-                }
+                i += 1
             }
-            i += 1
+            written = n
         }
-        return out
     }
 
     private struct Scanner {

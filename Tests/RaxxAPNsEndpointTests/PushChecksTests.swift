@@ -92,6 +92,9 @@ import Testing
         #expect(reason(Team.request(jwt: "a.b.c", headers: [("apns-collapse-id", String(repeating: "c", count: 65))])) == .badCollapseId)
         #expect(reason(Team.request(jwt: "a.b.c", headers: [("apns-collapse-id", String(repeating: "é", count: 33))])) == .badCollapseId)
         #expect(reason(Team.request(jwt: "a.b.c", headers: [("apns-id", "not-a-uuid")])) == .badMessageId)
+        // Not canonical (Foundation's UUID parser reads both): a dash moved, a space for a digit.
+        #expect(reason(Team.request(jwt: "a.b.c", headers: [("apns-id", "97-2CA93-5460-43D5-AEEA-23BC600424DF")])) == .badMessageId)
+        #expect(reason(Team.request(jwt: "a.b.c", headers: [("apns-id", "FA79AA93-8B1F-4887-A8A4-E0 719BBE84A")])) == .badMessageId)
     }
 
     @Test func payload() {

@@ -1,6 +1,8 @@
 import Crypto
 import Foundation
+import PropertyBased
 import RaxxAPNs
+import RaxxCore
 import RaxxPush
 import Testing
 
@@ -13,6 +15,52 @@ import Testing
         var n = PushNotification(deviceToken: token, topic: "app.raxx.ios", payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8))
         change(&n)
         return n
+    }
+
+    /// An apns-id is a UUID in canonical form (8-4-4-4-12 hex digits, either case), as APNs takes
+    /// one: checked against a regular expression over valid UUIDs and near misses (a character
+    /// changed, dropped or added, a non-ASCII letter). Foundation's parser, used before, also read
+    /// non-canonical text that APNs answers BadMessageId ("97-2CA93-5460-43D5-AEEA-23BC600424DF",
+    /// a space for a digit); every canonical one it reads.
+    @Test func anApnsIDIsWellFormedExactlyWhenFoundationReadsItAsAUUID() async {
+        let alphabet = Array("0123456789abcdefABCDEF-gGzZ {}\u{e9}\u{ff10}")
+        await propertyCheck(count: 5_000, input: Gen.uint64()) { seed in
+            var state = seed
+            func next() -> Int {
+                state &+= 0x9E37_79B9_7F4A_7C15
+                var z = state
+                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+                return Int(truncatingIfNeeded: (z ^ (z >> 31)) >> 1)
+            }
+            var characters = Array(next() % 2 == 0 ? UUID().uuidString : UUID().uuidString.lowercased())
+            switch next() % 5 {
+            case 0: break
+            case 1: characters[next() % characters.count] = alphabet[next() % alphabet.count]
+            case 2: characters.remove(at: next() % characters.count)
+            case 3: characters.insert(alphabet[next() % alphabet.count], at: next() % (characters.count + 1))
+            default: characters = (0..<(34 + next() % 5)).map { _ in alphabet[next() % alphabet.count] }
+            }
+            let text = String(characters)
+            let canonical = text.wholeMatch(of: /[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/) != nil
+            #expect(APNs.isWellFormedID(text) == canonical, "\(text)")
+            if canonical { #expect(UUID(uuidString: text) != nil) }
+            #expect(APNs.isWellFormedID(text[...]) == APNs.isWellFormedID(text))
+        }
+        #expect(APNs.isWellFormedID("6b2c9e0a-3c57-4E73-9e2a-0e8e3e4b7c11"))
+        #expect(!APNs.isWellFormedID("6b2c9e0a3c57-4e73-9e2a-0e8e3e4b7c11-"))
+        #expect(!APNs.isWellFormedID("FA79AA93-8B1F-4887-A8A4-E0 719BBE84A"))
+        #expect(!APNs.isWellFormedID("97-2CA93-5460-43D5-AEEA-23BC600424DF"))
+    }
+
+    @Test func aDeviceTokenIsAnEvenRunOf64To200HexDigits() {
+        for (token, good) in [(String(repeating: "aB", count: 32), true), (String(repeating: "0", count: 200), true),
+                              (String(repeating: "0", count: 62), false), (String(repeating: "0", count: 202), false),
+                              (String(repeating: "0", count: 65), false), (String(repeating: "0", count: 63) + "g", false),
+                              (String(repeating: "0", count: 63) + "\u{ff10}", false)] {
+            #expect(APNs.isWellFormedDeviceToken(token) == good, "\(token)")
+            #expect(APNs.isWellFormedDeviceToken(token[...]) == good)
+        }
     }
 
     @Test func buildsThePathAndEveryHeaderApplesRulesAskFor() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import PropertyBased
 import RaxxCore
 import RaxxWire
 import Testing
@@ -49,5 +50,40 @@ import Testing
         let written = JSONLines.line(written: sample)
         #expect(written == (try Self.encoded(sample)))
         #expect(written.contains(#"csi \u009b31m next line \u0085 pad \u0080 apc \u009f pound £"#))
+    }
+
+    /// Numbers are written as the writer wrote them when it built a String (the code of that
+    /// writer is the oracle here): whole numbers of any size, and rounded decimals.
+    @Test func numbersAreWrittenAsTheStringWriterWroteThem() async {
+        func oracle(_ value: Double, decimals: Int) -> String {
+            var text = ""
+            var scaled = (value * pow(10, Double(decimals))).rounded()
+            if scaled < 0 { text += "-"; scaled = -scaled }
+            let whole = Int64(scaled) / Int64(pow(10, Double(decimals)))
+            let fraction = Int64(scaled) % Int64(pow(10, Double(decimals)))
+            text += String(whole)
+            if decimals > 0 && fraction > 0 {
+                var digits = String(fraction)
+                digits = String(repeating: "0", count: decimals - digits.count) + digits
+                while digits.hasSuffix("0") { digits.removeLast() }
+                text += "." + digits
+            }
+            return text
+        }
+        await propertyCheck(count: 3_000, input: Gen.int64(), Gen.uint64()) { whole, bits in
+            var json = JSONLineWriter()
+            json.add("a", whole)
+            json.add("b", Int(truncatingIfNeeded: whole >> 3))
+            let decimals = Int(bits % 4)
+            // Latencies and prices: magnitudes up to a million, with up to six digits after the point.
+            let value = Double(Int64(truncatingIfNeeded: bits >> 2) % 1_000_000_000_000) / 1_000_000
+            json.add("c", value, decimals: decimals)
+            #expect(json.line() == "{\"a\":\(whole),\"b\":\(Int(truncatingIfNeeded: whole >> 3)),\"c\":\(oracle(value, decimals: decimals))}\n")
+        }
+        var json = JSONLineWriter()
+        json.add("z", 0.0, decimals: 2)
+        json.add("zz", 12.05, decimals: 2)
+        json.add("zzz", -0.5, decimals: 1)
+        #expect(json.line() == #"{"z":0,"zz":12.05,"zzz":-0.5}"# + "\n")
     }
 }
