@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import RaxxAPI
 import RaxxCore
 @testable import RaxxSandbox
@@ -28,5 +29,30 @@ import Testing
         let again = try await rig.service.orders.checkOrders(.init(body: .json(.init(orders: [request("c-1", rig: rig)]))), caller: caller)
             .ok.body.json.checks
         #expect(again.first?.verdict == .alreadyPlaced && again.first?.orderId == placed.id)
+    }
+
+    /// A dry run's ledger leaves out what only a committed transaction keeps, inside its own
+    /// transaction already; the same writes on an ordinary ledger are there.
+    @Test func aDryRunsLedgerWritesNoAuditEntryChangeOrEvent() async throws {
+        let rig = try SwitchRig()
+        let caller = try await rig.signIn()
+        struct Rollback: Error { let counts: [Int] }
+        let now = rig.clock.now
+        for dryRun in [true, false] {
+            do {
+                _ = try await rig.service.stores.trading.write(dryRun: dryRun) { ledger -> Int in
+                    func counts() throws -> [Int] {
+                        try ["audit_events", "change_log", "events"].map { try Int.fetchOne(ledger.db, sql: "SELECT COUNT(*) FROM \($0)") ?? 0 }
+                    }
+                    let before = try counts()
+                    try ledger.audit(AuditEntry(at: now, actor: caller.userID, action: .orderPlaced, subject: caller.accountID))
+                    try ledger.recordChange(account: caller.accountID, .order, "ord_dry", at: now)
+                    try ledger.event(NewEvent(user: caller.userID, type: .orderRejected, order: "ord_dry", title: "t", body: nil, at: now))
+                    throw Rollback(counts: zip(try counts(), before).map { $0 - $1 })
+                }
+            } catch let rollback as Rollback {
+                #expect(rollback.counts == (dryRun ? [0, 0, 0] : [1, 1, 1]))
+            }
+        }
     }
 }

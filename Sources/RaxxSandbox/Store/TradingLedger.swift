@@ -12,9 +12,11 @@ struct TradingStore: Sendable {
     let writer: StoreWriter
     let notifier: EventNotifier
 
-    func write<T: Sendable>(_ body: @escaping @Sendable (TradingLedger) throws -> T) async throws -> T {
+    /// `dryRun`: the caller rolls the transaction back (by throwing), so the ledger skips what
+    /// only a committed transaction keeps (`TradingLedger.dryRun`).
+    func write<T: Sendable>(dryRun: Bool = false, _ body: @escaping @Sendable (TradingLedger) throws -> T) async throws -> T {
         let notifier = self.notifier
-        return try await writer.write { db in try body(TradingLedger(db: db, notifier: notifier)) }
+        return try await writer.write { db in try body(TradingLedger(db: db, notifier: notifier, dryRun: dryRun)) }
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (TradingLedger) throws -> T) async throws -> T {
@@ -30,6 +32,16 @@ struct TradingLedger {
     let db: Database
     /// Told, once the transaction commits, of the users it wrote events for.
     let notifier: EventNotifier
+    /// A dry run's ledger, in a transaction that is always rolled back: the audit entries, changes
+    /// and events are not written, since nothing in the transaction reads them and none would
+    /// stay (an order's dry run held the write lock about as long as the order did).
+    let dryRun: Bool
+
+    init(db: Database, notifier: EventNotifier, dryRun: Bool = false) {
+        self.db = db
+        self.notifier = notifier
+        self.dryRun = dryRun
+    }
 
     // MARK: Accounts and cash
 
@@ -234,6 +246,7 @@ struct TradingLedger {
     // MARK: Change log
 
     func recordChange(account: String, _ entity: ChangeEntity, _ id: String, deleted: Bool, at: Date) throws {
+        guard !dryRun else { return }
         try ChangeLog.record(db, account: account, entity, id, deleted: deleted, at: at)
     }
 
@@ -295,10 +308,12 @@ struct TradingLedger {
     // MARK: Events and audit
 
     func event(_ e: NewEvent) throws {
+        guard !dryRun else { return }
         try EventLog.insert(db, e, notifier: notifier)
     }
 
     func audit(_ entry: AuditEntry) throws {
+        guard !dryRun else { return }
         try SandboxDatabase.audit(db, entry)
     }
 

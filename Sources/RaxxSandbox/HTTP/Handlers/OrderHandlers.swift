@@ -40,13 +40,15 @@ struct OrderHandlers: Sendable {
         let now = clock()
         let grant = input.headers.raxxStepUpGrant
         let engine = self.engine, market = self.market, notional = configuration.stepUpNotional
+        // Made before the transaction: the write lock is held for what needs the database only.
+        let hash = Self.requestHash(request)
         let order: Components.Schemas.Order, created: Bool
         do {
             (order, created) = try await trading.write { ledger -> (Components.Schemas.Order, Bool) in
                 try Self.sweep(ledger, engine: engine, account: caller.accountID, now: now)
                 // Placed while the session's switch is armed: the order is under it.
                 let armed = try DeadManSwitch(engine: engine).settle(ledger, session: caller.sessionID, now: now) != nil
-                return try Self.place(ledger, engine: engine, market: market, caller: caller, request: request, grant: grant,
+                return try Self.place(ledger, engine: engine, market: market, caller: caller, request: request, hash: hash, grant: grant,
                                       stepUpNotional: notional, switchSession: armed ? caller.sessionID : nil, now: now)
             }
         } catch let refusal as AuditedRefusal {
@@ -64,23 +66,27 @@ struct OrderHandlers: Sendable {
 
     /// `checkOrders`: each order through `place` as a dry run, in turn, in one transaction that is
     /// then rolled back, so each is judged against the account the orders before it leave and
-    /// nothing stays: no order, fill, audit entry, change or event.
+    /// nothing stays: no order, fill, audit entry, change or event. (A dry run's ledger does not
+    /// write the audit entries, changes and events at all: they would only be rolled back.)
     func checkOrders(_ input: Operations.CheckOrders.Input, caller: Caller) async throws -> Operations.CheckOrders.Output {
         guard case .json(let request) = input.body else { throw ProblemError.badRequest("Expected JSON.") }
         let now = clock()
         let engine = self.engine, market = self.market, notional = configuration.stepUpNotional
+        // Made before the transaction: the write lock is held for what needs the database only.
+        let hashes = request.orders.map(Self.requestHash)
         do {
-            _ = try await trading.write { ledger -> Int in
+            _ = try await trading.write(dryRun: true) { ledger -> Int in
                 try Self.sweep(ledger, engine: engine, account: caller.accountID, now: now)
                 var seen: Set<String> = []
-                let checks = try request.orders.map { order in
+                let checks = try zip(request.orders, hashes).map { order, hash in
                     // A client_order_id twice in one check would find the first's row, rolled back
                     // afterwards: the second is refused as placeOrder would refuse another order.
                     guard seen.insert(order.clientOrderId).inserted else {
                         return Self.refused(order, ProblemError(409, code: .conflict, title: "This client_order_id is used twice in the check.",
                                                            detail: "Each order needs a client_order_id of its own."))
                     }
-                    return try Self.check(ledger, engine: engine, market: market, caller: caller, request: order, stepUpNotional: notional, now: now)
+                    return try Self.check(ledger, engine: engine, market: market, caller: caller, request: order, hash: hash,
+                                          stepUpNotional: notional, now: now)
                 }
                 throw DryRunRollback(checks: checks)
             }
@@ -98,11 +104,11 @@ struct OrderHandlers: Sendable {
     /// One order's dry run inside the ledger's transaction: placed as `place` would place it,
     /// without a step-up (noted instead), and read back as a verdict.
     static func check(_ ledger: TradingLedger, engine: PaperEngine, market: Market, caller: Caller,
-                      request r: Components.Schemas.OrderRequest, stepUpNotional: Decimal, now: Date) throws -> Components.Schemas.OrderCheck {
+                      request r: Components.Schemas.OrderRequest, hash: String, stepUpNotional: Decimal, now: Date) throws -> Components.Schemas.OrderCheck {
         var note: DryRunNote? = DryRunNote()
         let order: Components.Schemas.Order, created: Bool
         do {
-            (order, created) = try place(ledger, engine: engine, market: market, caller: caller, request: r, grant: nil,
+            (order, created) = try place(ledger, engine: engine, market: market, caller: caller, request: r, hash: hash, grant: nil,
                                          stepUpNotional: stepUpNotional, dryRun: &note, now: now)
         } catch let refusal as AuditedRefusal {
             return refused(r, refusal.problem)
@@ -136,21 +142,21 @@ struct OrderHandlers: Sendable {
     }
 
     /// Places an order inside the ledger's transaction; answers it and whether it is new.
+    /// `hash` is `requestHash(r)`.
     static func place(_ ledger: TradingLedger, engine: PaperEngine, market: Market, caller: Caller,
-                      request r: Components.Schemas.OrderRequest, grant: String?, stepUpNotional: Decimal,
+                      request r: Components.Schemas.OrderRequest, hash: String, grant: String?, stepUpNotional: Decimal,
                       switchSession: String? = nil, now: Date) throws -> (Components.Schemas.Order, Bool) {
         var none: DryRunNote? = nil
-        return try place(ledger, engine: engine, market: market, caller: caller, request: r, grant: grant, stepUpNotional: stepUpNotional,
-                         switchSession: switchSession, dryRun: &none, now: now)
+        return try place(ledger, engine: engine, market: market, caller: caller, request: r, hash: hash, grant: grant,
+                         stepUpNotional: stepUpNotional, switchSession: switchSession, dryRun: &none, now: now)
     }
 
     /// Places an order inside the ledger's transaction; answers it and whether it is new. With a
     /// `dryRun` note, a step-up is noted there instead of asked for (the caller rolls back).
     private static func place(_ ledger: TradingLedger, engine: PaperEngine, market: Market, caller: Caller,
-                              request r: Components.Schemas.OrderRequest, grant: String?, stepUpNotional: Decimal,
+                              request r: Components.Schemas.OrderRequest, hash: String, grant: String?, stepUpNotional: Decimal,
                               switchSession: String? = nil, dryRun: inout DryRunNote?, now: Date) throws -> (Components.Schemas.Order, Bool) {
         try validate(r)
-        let hash = requestHash(r)
         // The same client_order_id again: the same order answers as it stands; another is a conflict.
         if let existing = try ledger.order(account: caller.accountID, clientOrderID: r.clientOrderId) {
             guard existing.requestHash == hash else {
