@@ -4,6 +4,7 @@ import PropertyBased
 import RaxxAPNs
 import RaxxCore
 import RaxxPush
+import RaxxTestSupport
 import Testing
 
 /// Requests as Apple's rules have them, and what is refused before anything is sent.
@@ -25,14 +26,8 @@ import Testing
     @Test func anApnsIDIsWellFormedExactlyWhenFoundationReadsItAsAUUID() async {
         let alphabet = Array("0123456789abcdefABCDEF-gGzZ {}\u{e9}\u{ff10}")
         await propertyCheck(count: 5_000, input: Gen.uint64()) { seed in
-            var state = seed
-            func next() -> Int {
-                state &+= 0x9E37_79B9_7F4A_7C15
-                var z = state
-                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-                return Int(truncatingIfNeeded: (z ^ (z >> 31)) >> 1)
-            }
+            var random = ModelRandom(seed)
+            func next() -> Int { Int(truncatingIfNeeded: random.next() >> 1) }
             var characters = Array(next() % 2 == 0 ? UUID().uuidString : UUID().uuidString.lowercased())
             switch next() % 5 {
             case 0: break
