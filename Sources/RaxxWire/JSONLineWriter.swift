@@ -28,8 +28,8 @@ public struct JSONLineWriter {
         Self.quote(value, into: &bytes)
     }
 
-    public mutating func add(_ k: String, _ value: Int64) { key(k); Self.append(value, to: &bytes) }
-    public mutating func add(_ k: String, _ value: Int) { key(k); Self.append(Int64(value), to: &bytes) }
+    public mutating func add(_ k: String, _ value: Int64) { key(k); RFC3339.appendDigits(value, to: &bytes) }
+    public mutating func add(_ k: String, _ value: Int) { key(k); RFC3339.appendDigits(Int64(value), to: &bytes) }
     public mutating func add(_ k: String, _ value: Bool) { key(k); bytes.append(contentsOf: (value ? "true" : "false").utf8) }
     public mutating func add(_ k: String, _ value: Date?) { add(k, value.map(RFC3339.string(from:))) }
 
@@ -42,7 +42,7 @@ public struct JSONLineWriter {
         let unit = Int64(pow(10, Double(decimals)))
         let whole = Int64(scaled) / unit
         var fraction = Int64(scaled) % unit
-        Self.append(whole, to: &bytes)
+        RFC3339.appendDigits(whole, to: &bytes)
         guard decimals > 0 && fraction > 0 else { return }
         // The fraction's digits, zero-padded to `decimals`, without trailing zeros.
         var width = decimals
@@ -51,11 +51,7 @@ public struct JSONLineWriter {
             width -= 1
         }
         bytes.append(UInt8(ascii: "."))
-        var digits = 1
-        var rest = fraction / 10
-        while rest > 0 { digits += 1; rest /= 10 }
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - digits))
-        Self.append(fraction, to: &bytes)
+        RFC3339.appendDigits(fraction, width: width, to: &bytes)
     }
 
     /// The object and its newline.
@@ -70,24 +66,6 @@ public struct JSONLineWriter {
 
     /// The object, without a newline.
     public var object: String { String(decoding: bytes, as: UTF8.self) + "}" }
-
-    /// Appends `value` in decimal.
-    private static func append(_ value: Int64, to out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var start = buffer.count
-            repeat {
-                start -= 1
-                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            out.append(contentsOf: buffer[start...])
-        }
-    }
 
     /// Whether `s` is written between quotes as it is (no quote, backslash, control character or
     /// C1 control: 0xC2 leads the C1 controls' UTF-8, and a few letters', which go the long way).
