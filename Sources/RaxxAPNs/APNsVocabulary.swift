@@ -36,9 +36,9 @@ public enum APNs {
             ?? token.utf8.allSatisfy(\.isASCIIHexDigit)
     }
 
-    /// True for an `apns-id`: a canonical UUID (8-4-4-4-12 hex digits, either case), as
-    /// Foundation's `UUID(uuidString:)` reads one (a property test holds the two together), read
-    /// in place: parsing a UUID for it was a tenth of a push's own work.
+    /// True for an `apns-id`: a UUID in canonical form (8-4-4-4-12 hex digits, either case), as APNs
+    /// takes one, read in place. Foundation's `UUID(uuidString:)`, used before, also read dashes
+    /// elsewhere and a space for a digit, and parsing a UUID was a tenth of a push's own work.
     @inlinable
     public static func isWellFormedID(_ id: some StringProtocol) -> Bool {
         func check(_ bytes: some Collection<UInt8>) -> Bool {
