@@ -278,24 +278,11 @@ final class PushFeed: Sendable {
         var handing = 0
         /// Once stopped: no more lines are handed out.
         var closed = false
-        var waiting: [Line] = []
-        var head = 0
+        var waiting = FIFOQueue<Line>()
         /// The reader, waiting until no more than `level` lines wait (or, at the end, until
         /// nothing is in flight or waiting).
         var reader: (level: Int, continuation: CheckedContinuation<Void, Never>)?
-        var count: Int { waiting.count - head }
-
-        mutating func popFirst() -> Line? {
-            guard head < waiting.count else { return nil }
-            defer {
-                head += 1
-                if head > 1024 && head * 2 > waiting.count {
-                    waiting.removeFirst(head)
-                    head = 0
-                }
-            }
-            return waiting[head]
-        }
+        var count: Int { waiting.count }
     }
 
     let limit: Int
@@ -339,7 +326,7 @@ final class PushFeed: Sendable {
         let (next, woken) = state.withLock { state -> (Line?, CheckedContinuation<Void, Never>?) in
             state.inFlight -= 1
             var next: Line? = nil
-            if !state.closed, let line = state.popFirst() {
+            if !state.closed, let line = state.waiting.popFirst() {
                 state.inFlight += 1
                 state.handing += 1
                 next = line
@@ -367,8 +354,7 @@ final class PushFeed: Sendable {
     func close() -> [Line] {
         state.withLock { state in
             state.closed = true
-            defer { state.waiting = []; state.head = 0 }
-            return Array(state.waiting[state.head...])
+            return state.waiting.removeAll()
         }
     }
 

@@ -79,8 +79,7 @@ public final class HTTP2Engine: @unchecked Sendable {
 
     // Shared with submitters, under `lock`.
     private let lock = NSLock()
-    private var waiting: [Transfer] = []
-    private var waitingHead = 0
+    private var waiting = FIFOQueue<Transfer>()
     private var woken = false
     private var stopping = false
     private var finished: [CheckedContinuation<Void, Never>] = []
@@ -186,7 +185,7 @@ public final class HTTP2Engine: @unchecked Sendable {
     public var pendingCount: Int {
         lock.lock()
         defer { lock.unlock() }
-        return waiting.count - waitingHead + activeCount
+        return waiting.count + activeCount
     }
     private var activeCount = 0 // mirrored under `lock` by the engine thread
 
@@ -225,7 +224,7 @@ public final class HTTP2Engine: @unchecked Sendable {
             scanTimeouts()
             lock.lock()
             activeCount = active.count
-            let idle = waiting.count == waitingHead
+            let idle = waiting.isEmpty
             lock.unlock()
             // What the answers' completions submitted goes out in the next turn, without a poll.
             if !idle && active.count < options.maxInFlight { continue }
@@ -270,18 +269,10 @@ public final class HTTP2Engine: @unchecked Sendable {
         defer { lock.unlock() }
         woken = false
         var admitted: [Transfer] = []
-        while waitingHead < waiting.count && active.count + admitted.count < options.maxInFlight {
-            admitted.append(waiting[waitingHead])
-            waitingHead += 1
+        while active.count + admitted.count < options.maxInFlight, let transfer = waiting.popFirst() {
+            admitted.append(transfer)
         }
-        if waitingHead == waiting.count {
-            waiting.removeAll(keepingCapacity: true)
-            waitingHead = 0
-        } else if waitingHead > 1024 && waitingHead * 2 > waiting.count {
-            waiting.removeFirst(waitingHead)
-            waitingHead = 0
-        }
-        let done = stopping && admitted.isEmpty && active.isEmpty && waitingHead == waiting.count
+        let done = stopping && admitted.isEmpty && active.isEmpty && waiting.isEmpty
         return (admitted, done)
     }
 
