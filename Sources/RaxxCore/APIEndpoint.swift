@@ -7,13 +7,18 @@ import Foundation
 /// per-server folders) sees only that form, so `HTTP://127.0.0.1` cannot slip past a rule that
 /// reads `http://`.
 public struct APIEndpoint: Sendable, Equatable, CustomStringConvertible {
-    public static let production = APIEndpoint(validated: URL(string: "https://api.raxx.app")!)
+    public static let production = try! APIEndpoint(parsing: "https://api.raxx.app")
 
     public let url: URL
+    /// `https` or `http`, lowercased.
+    public let scheme: String
+    /// The host, lowercased (an IPv6 address without its brackets, as `URL.host` gives it).
+    public let host: String
+    /// The port, nil when it is the scheme's default.
+    public let port: Int?
 
-    private init(validated url: URL) { self.url = url }
-
-    /// Validates `text` as a server URL.
+    /// Validates `text` as a server URL. Its parts are read once, here; a text already in the
+    /// normal form (the usual case) is parsed once in all (every start reads the configured server).
     public init(parsing text: String) throws(RaxxError) {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
               let host = url.host, !host.isEmpty
@@ -36,11 +41,18 @@ public struct APIEndpoint: Sendable, Equatable, CustomStringConvertible {
         guard url.query == nil, url.fragment == nil, url.user == nil, url.password == nil else {
             throw RaxxError.usage("RAXX_API_URL must be a plain server address, without credentials, query or fragment.")
         }
-        let path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? ""
-        guard let normalised = URL(string: Self.origin(of: url) + path) else {
-            throw RaxxError.usage("RAXX_API_URL is not a valid URL: \(text)", hint: "Use e.g. https://api.raxx.app")
+        self.scheme = scheme
+        self.host = host.lowercased()
+        self.port = url.port.flatMap { $0 == (scheme == "https" ? 443 : 80) ? nil : $0 }
+        let normalised = Self.origin(scheme: scheme, host: self.host, port: port) + url.path(percentEncoded: true)
+        if normalised == text {
+            self.url = url
+        } else {
+            guard let url = URL(string: normalised) else {
+                throw RaxxError.usage("RAXX_API_URL is not a valid URL: \(text)", hint: "Use e.g. https://api.raxx.app")
+            }
+            self.url = url
         }
-        self.url = normalised
     }
 
     /// 127.0.0.0/8, ::1 and localhost.
@@ -59,23 +71,37 @@ public struct APIEndpoint: Sendable, Equatable, CustomStringConvertible {
     /// The server's origin — scheme, host and port (omitted when it is the scheme's default) — by
     /// which the keystore keys sessions and passkeys and the cache and journal their folders: a
     /// token is only ever sent to the origin that issued it.
-    public var origin: String { Self.origin(of: url) }
+    public var origin: String { Self.origin(scheme: scheme, host: host, port: port) }
 
-    private static func origin(of url: URL) -> String {
-        let scheme = url.scheme?.lowercased() ?? "https"
-        var host = (url.host ?? "").lowercased()
+    private static func origin(scheme: String, host: String, port: Int?) -> String {
         // A byte search: String.contains(String) is Foundation's, through NSString, at every start.
-        if host.utf8.contains(UInt8(ascii: ":")) && !host.hasPrefix("[") { host = "[\(host)]" }
-        guard let port = url.port, port != (scheme == "https" ? 443 : 80) else { return "\(scheme)://\(host)" }
+        let host = host.utf8.contains(UInt8(ascii: ":")) && !host.hasPrefix("[") ? "[\(host)]" : host
+        guard let port else { return "\(scheme)://\(host)" }
         return "\(scheme)://\(host):\(port)"
     }
 
-    /// The origin as a folder name: `api.raxx.app`, `http_127.0.0.1_8080`.
+    /// The origin as a folder name: `api.raxx.app`, `http_127.0.0.1_8080`. ASCII letters, digits,
+    /// `.`, `_` and `-` stay; any other character is one `-`. An ASCII key is mapped byte by byte:
+    /// Character's properties load Unicode's tables, a tenth of an offline read's own work.
     public var storageKey: String {
-        let scheme = url.scheme?.lowercased() ?? "https"
-        var key = (scheme == "https" ? "" : scheme + "_") + (url.host ?? "").lowercased()
-        if let port = url.port, port != (scheme == "https" ? 443 : 80) { key += "_\(port)" }
-        return String(key.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-") ? $0 : "-" })
+        var key = (scheme == "https" ? "" : scheme + "_") + host
+        if let port { key += "_\(port)" }
+        guard key.utf8.allSatisfy({ $0 < 0x80 }) else {
+            // Outside ASCII, one "-" for each character, as the key has always been made.
+            return String(key.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-") ? $0 : "-" })
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(key.utf8.count)
+        for byte in key.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                out.append(byte)
+            default:
+                out.append(UInt8(ascii: "-"))
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     // MARK: Passkeys
@@ -87,7 +113,6 @@ public struct APIEndpoint: Sendable, Equatable, CustomStringConvertible {
     /// a registrable parent domain of it (api.raxx.app → raxx.app, never app or another site), and
     /// for a loopback server it is `localhost`. Whatever the server asks, nothing else is signed.
     public func permits(rpID: String) -> Bool {
-        let host = (url.host ?? "").lowercased()
         let id = rpID.lowercased()
         if Self.isLoopback(host: host) { return id == Self.loopbackRPID }
         guard !Self.isIPAddress(host), id.split(separator: ".").count >= 2, !id.hasPrefix("."), !id.hasSuffix(".") else { return false }

@@ -20,9 +20,10 @@ public final class CacheStore: @unchecked Sendable {
 
     private let lock = NSLock()
     private var connection: Connection
-    public let url: URL?
-    /// `url`'s path (see RaxxConfiguration.stateDirectoryPath).
+    /// The file's path (see RaxxConfiguration.stateDirectoryPath); nil in memory.
     private let path: String?
+    /// The file, made from `path` when asked: an offline read never needs it.
+    public var url: URL? { path.map { URL(fileURLWithPath: $0, isDirectory: false) } }
 
     /// The page size of a cache made new (one made before keeps its own: a WAL database's page
     /// size is fixed). Filling a cache of a million rows, 16 KiB pages took a third less time
@@ -49,12 +50,12 @@ public final class CacheStore: @unchecked Sendable {
         // stat(2), as FileManager's fileExists asks it, without making the FileManager.
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        let url = URL(fileURLWithPath: path, isDirectory: false)
         // A file that every migration has reached is read as it is; any other (an older version's,
         // a damaged one) goes through GRDB, which migrates it or says what is wrong.
         if let plain = try? SQLiteReadConnection(path: path), (try? plain.read(isMigrated)) == true {
-            return CacheStore(plain: plain, url: url, path: path)
+            return CacheStore(plain: plain, path: path)
         }
+        let url = URL(fileURLWithPath: path, isDirectory: false)
         do {
             return try CacheStore(writer: openQueue(at: url), url: url)
         } catch {
@@ -199,14 +200,12 @@ public final class CacheStore: @unchecked Sendable {
 
     init(writer: any DatabaseWriter, url: URL?) throws {
         connection = .grdb(writer)
-        self.url = url
         path = url?.path
         try Self.migrator.migrate(writer)
     }
 
-    private init(plain: SQLiteReadConnection, url: URL, path: String) {
+    private init(plain: SQLiteReadConnection, path: String) {
         connection = .plain(plain)
-        self.url = url
         self.path = path
     }
 

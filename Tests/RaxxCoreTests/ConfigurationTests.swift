@@ -126,6 +126,34 @@ import Testing
         #expect(try endpoint("https://api.raxx.app").storageKey == "api.raxx.app")
     }
 
+    /// The parts are read once, from the text as given: a text in the normal form is kept as it
+    /// is, any other is written in it.
+    @Test func theURLIsWrittenInTheNormalForm() throws {
+        #expect(try endpoint("HTTPS://API.Raxx.app:443/base").url.absoluteString == "https://api.raxx.app/base")
+        #expect(try endpoint("http://LOCALHOST:80").url.absoluteString == "http://localhost")
+        #expect(try endpoint("http://[::1]:8080/a%20b").url.absoluteString == "http://[::1]:8080/a%20b")
+        let loopback = try endpoint("http://[::1]:8080")
+        #expect(loopback.scheme == "http" && loopback.port == 8080 && loopback.origin == "http://[::1]:8080")
+        #expect(try endpoint("https://api.raxx.app:443").port == nil)
+    }
+
+    /// The folder name is made byte by byte for an ASCII key: the same name, character for
+    /// character, as the rule written over Characters gives (the folders a cache and keystore
+    /// already have keep their names).
+    @Test func theFolderNameIsTheCharacterRulesName() throws {
+        func byCharacters(_ e: APIEndpoint) -> String {
+            var key = (e.scheme == "https" ? "" : e.scheme + "_") + e.host
+            if let port = e.port { key += "_\(port)" }
+            return String(key.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-") ? $0 : "-" })
+        }
+        for text in ["https://api.raxx.app", "https://API.raxx.app:8443/x", "http://127.0.0.1:8080", "http://[::1]:9",
+                     "http://localhost", "https://my-host_1.example.com", "https://xn--bcher-kva.example", "http://[0:0:0:0:0:0:0:1]:1"] {
+            let e = try endpoint(text)
+            #expect(e.storageKey == byCharacters(e), "\(text)")
+        }
+        #expect(try endpoint("http://[::1]:8080").storageKey == "http_--1_8080")
+    }
+
     @Test func aPasskeySignsOnlyForTheServersOwnSite() throws {
         let production = try endpoint("https://api.raxx.app")
         #expect(production.permits(rpID: "api.raxx.app"))
