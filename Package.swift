@@ -89,6 +89,7 @@ let package = Package(
         // C libraries, each wrapped once.
         // libcurl is loaded at first use (dlopen), not linked: offline commands never load it.
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
 
         // The API model: types, client and server generated from Spec/openapi.yaml at build time.
@@ -118,7 +119,7 @@ let package = Package(
         .target(name: "RaxxWebAuthn", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", crypto]),
         .target(name: "RaxxVault", dependencies: ["CSodium", "RaxxCore", "RaxxWire", "RaxxWebAuthn", crypto]),
         .target(name: "RaxxAge", dependencies: ["CSodium", "RaxxCore", crypto]),
-        .target(name: "RaxxStore", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxClient", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]),
+        .target(name: "RaxxStore", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxClient", "CSQLite", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         .target(name: "RaxxOrders", dependencies: ["RaxxWire", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxClient", "RaxxStore"]),
         .target(name: "RaxxAPNs", dependencies: ["RaxxWire", "RaxxCore", crypto]),
         .target(name: "RaxxPush", dependencies: ["RaxxWire", "CCurl", "RaxxCore", "RaxxAPNs", "RaxxAPI", "RaxxClient", "RaxxVault", crypto]),
@@ -129,7 +130,7 @@ let package = Package(
         .target(
             name: "RaxxSandbox",
             dependencies: [
-                "RaxxWire", "RaxxAPI", "RaxxAPIServer", "RaxxCore", "RaxxDomain", "RaxxPush", "RaxxWebAuthn", openAPIRuntime, httpTypes,
+                "RaxxWire", "RaxxAPI", "RaxxAPIServer", "RaxxCore", "RaxxDomain", "RaxxPush", "RaxxWebAuthn", "CSQLite", openAPIRuntime, httpTypes,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -185,7 +186,7 @@ let package = Package(
         .testTarget(name: "RaxxClientTests", dependencies: ["RaxxWire", "RaxxClient", "CCurl", "RaxxVault", "RaxxWebAuthn", "RaxxSandbox", "RaxxCore",
                                                            "RaxxDomain", "RaxxAPI", "RaxxTestSupport", openAPIRuntime, httpTypes,
                                                            .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "RaxxStoreTests", dependencies: ["RaxxWire", "RaxxStore", "RaxxCore", "RaxxAPI", "RaxxTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+        .testTarget(name: "RaxxStoreTests", dependencies: ["RaxxWire", "RaxxStore", "RaxxCore", "RaxxAPI", "RaxxTestSupport", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
                                                           .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         .testTarget(name: "RaxxSyncTests", dependencies: ["RaxxStore", "RaxxClient", "RaxxVault", "RaxxSandbox", "RaxxCore",
                                                          "RaxxAPI", "RaxxTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),

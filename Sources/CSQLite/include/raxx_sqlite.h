@@ -1,0 +1,15 @@
+#ifndef RAXX_SQLITE_H
+#define RAXX_SQLITE_H
+// SQLite's process-wide configuration, set once, before anything opens a database: the one place
+// sqlite3_config is called (it is variadic, which Swift cannot call).
+//
+// Memory statistics are off. With them on, every sqlite3_malloc and sqlite3_free takes a global
+// mutex and updates the counters that sqlite3_memory_used and sqlite3_status read, which nothing
+// here reads: an offline read made about 1,400 of those calls, and a refresh or the sandbox makes
+// them per row. SQLite's documentation recommends the same (SQLITE_DEFAULT_MEMSTATUS=0).
+
+/// What sqlite3_config answered when the process started (SQLITE_OK, or SQLITE_MISUSE had SQLite
+/// been initialised already).
+int raxx_sqlite_configured(void);
+
+#endif
