@@ -102,23 +102,14 @@ public struct AccountFolders: Sendable, Equatable {
                  UInt8(ascii: "-"), UInt8(ascii: "_"):
                 name.unicodeScalars.append(Unicode.Scalar(byte))
             default:
-                name += "%" + hex([byte]).uppercased()
+                name += "%" + ASCIIHex.lowercase(CollectionOfOne(byte)).uppercased()
             }
         }
         if name.isEmpty { return "%" }
-        guard name.utf8.count <= 128 else { return "sha256-" + hex(Array(SHA256.hash(data: Array(accountID.utf8)))) }
+        guard name.utf8.count <= 128 else { return "sha256-" + ASCIIHex.lowercase(SHA256.hash(data: Array(accountID.utf8))) }
         return name
     }
 
-    private static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".unicodeScalars)
-        var text = String.UnicodeScalarView()
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0xf)])
-        }
-        return String(text)
-    }
 
     /// The files a version that kept one set per server left in the server folders, by the store
     /// they belong to: the journal and the cache carry the account of each of their rows and

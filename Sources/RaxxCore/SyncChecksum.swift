@@ -30,7 +30,7 @@ public enum SyncChecksum {
             count += 1
         }
 
-        public var checksum: String { hasher.finalize().map { String(format: "%02x", $0) }.joined() }
+        public var checksum: String { ASCIIHex.lowercase(hasher.finalize()) }
 
         /// Counts and hashes every line `next` hands out until it answers nil (a database cursor's
         /// rows, each made into its canonical line): what both the server's summary and the

@@ -59,7 +59,7 @@ public enum ExportDocument {
         for entry in export.manifest.tables {
             guard let rows = tables[entry.table], Int64(rows.count) == entry.rows,
                   let data = try? CanonicalJSON.data(rows),
-                  SHA256.hash(data: data).map({ String(format: "%02x", $0) }).joined() == entry.sha256 else {
+                  ASCIIHex.lowercase(SHA256.hash(data: data)) == entry.sha256 else {
                 throw RaxxError.failure(code: "bad_response", "The export's table \(entry.table) does not match its manifest.")
             }
         }

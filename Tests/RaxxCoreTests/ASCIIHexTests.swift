@@ -1,3 +1,5 @@
+import Foundation
+import PropertyBased
 import RaxxCore
 import Testing
 
@@ -9,5 +11,26 @@ import Testing
         // A full-width digit is several bytes, none of them a hex digit.
         let fullWidth = "１".utf8.filter { $0.isASCIIHexDigit }
         #expect(fullWidth.isEmpty)
+    }
+
+    /// Every byte alone, then random byte strings of 0-100 bytes: the same text as Foundation's
+    /// "%02x" for each byte, joined (what the hashes at rest were written with before).
+    @Test func lowercaseWritesWhatPercent02xWrites() async {
+        for byte in 0...255 {
+            #expect(ASCIIHex.lowercase([UInt8(byte)]) == String(format: "%02x", byte))
+        }
+        await propertyCheck(count: 1_000, input: Gen.uint64()) { seed in
+            var state = seed
+            func next() -> UInt64 {
+                state &+= 0x9E37_79B9_7F4A_7C15
+                var z = state
+                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+                return z ^ (z >> 31)
+            }
+            let bytes = (0..<Int(next() % 101)).map { _ in UInt8(truncatingIfNeeded: next()) }
+            #expect(ASCIIHex.lowercase(bytes) == bytes.map { String(format: "%02x", $0) }.joined(), "\(bytes)")
+        }
+        #expect(ASCIIHex.lowercase([]) == "")
     }
 }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import RaxxAPI
+import RaxxCore
 import RaxxDomain
 import RaxxWire
 
@@ -42,7 +43,7 @@ enum ErasurePlanning {
         let covered = Hashed(request_id: requestID, items: hashed, cash_ticks: facts.cashTicks, orders_updated: facts.ordersUpdated,
                              positions_updated: facts.positionsUpdated, last_fill: facts.lastFill)
         // Hex, so that it never starts with "-" on a command line.
-        let hash = SHA256.hash(data: try CanonicalJSON.data(covered)).map { String(format: "%02x", $0) }.joined()
+        let hash = ASCIIHex.lowercase(SHA256.hash(data: try CanonicalJSON.data(covered)))
         return Components.Schemas.ErasurePlan(requestId: requestID, planHash: hash, items: items, computedAt: now)
     }
 

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Logging
 import RaxxAPI
+import RaxxCore
 import ServiceLifecycle
 
 /// One notification for the dispatcher to deliver.
@@ -96,7 +97,7 @@ struct PushDispatcher: Service {
         var bytes = Array(SHA256.hash(data: Data("raxx-push:\(seq):\(device)".utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x80
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let hex = bytes.map { String(format: "%02x", $0) }.joined()
+        let hex = ASCIIHex.lowercase(bytes)
         let p = Array(hex)
         return [p[0..<8], p[8..<12], p[12..<16], p[16..<20], p[20..<32]].map { String($0) }.joined(separator: "-").uppercased()
     }

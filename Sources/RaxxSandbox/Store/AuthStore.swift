@@ -108,11 +108,11 @@ struct AuthStore: Sendable {
 
     /// How an address is found among the codes: a hash, so the table does not keep it.
     static func emailHash(_ email: String) -> String {
-        SHA256.hash(data: Data(("raxx-email-code:" + email).utf8)).map { String(format: "%02x", $0) }.joined()
+        ASCIIHex.lowercase(SHA256.hash(data: Data(("raxx-email-code:" + email).utf8)))
     }
 
     static func codeHash(_ code: String, emailHash: String) -> String {
-        SHA256.hash(data: Data((emailHash + ":" + code).utf8)).map { String(format: "%02x", $0) }.joined()
+        ASCIIHex.lowercase(SHA256.hash(data: Data((emailHash + ":" + code).utf8)))
     }
 
     /// How many wrong tries a code allows.

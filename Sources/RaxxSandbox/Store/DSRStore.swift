@@ -224,7 +224,7 @@ struct DSRStore: Sendable {
         return out
     }
 
-    static func sha256Hex(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
+    static func sha256Hex(_ data: Data) -> String { ASCIIHex.lowercase(SHA256.hash(data: data)) }
 
     // MARK: Erasure (Art. 17)
 
@@ -540,7 +540,7 @@ struct DSRKeys {
     }
 
     func mac(_ text: String) -> String {
-        HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: pseudonymKey).map { String(format: "%02x", $0) }.joined()
+        ASCIIHex.lowercase(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: pseudonymKey))
     }
 
     /// A stable pseudonym for a user (`psn_` and 16 hex digits of a keyed hash).

@@ -12,7 +12,7 @@ enum Tokens {
 
     /// What the database keeps of a token: its SHA-256, hex.
     static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        ASCIIHex.lowercase(SHA256.hash(data: Data(token.utf8)))
     }
 }
 
