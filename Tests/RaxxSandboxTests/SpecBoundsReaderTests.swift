@@ -1,0 +1,183 @@
+import Foundation
+import PropertyBased
+@testable import RaxxSandbox
+import RaxxTestSupport
+import Synchronization
+import Testing
+
+/// The bounds read a request's body from its bytes (`SpecBounds.Reader`); they read it with
+/// JSONDecoder before. Both must find the same values at every bounded path of the spec.
+@Suite struct SpecBoundsReaderTests {
+    /// The reading before, JSONDecoder trying each kind in turn: the model the reader is held to.
+    enum Model: Decodable {
+        case object([String: Model])
+        case number(Decimal)
+        case array([Model])
+        case other
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.singleValueContainer()
+            if let object = try? c.decode([String: Model].self) {
+                self = .object(object)
+            } else if c.decodeNil() {
+                self = .other
+            } else if (try? c.decode(Bool.self)) != nil {
+                self = .other
+            } else if let number = try? c.decode(Decimal.self) {
+                self = .number(number)
+            } else if let elements = try? c.decode([Model].self) {
+                self = .array(elements)
+            } else {
+                self = .other
+            }
+        }
+
+        func values(at path: ArraySlice<String>, named name: String) -> [String] {
+            guard let key = path.first else { return [name + "=" + Self.describe(self)] }
+            switch (key, self) {
+            case ("[]", .array(let elements)):
+                return elements.enumerated().flatMap { $1.values(at: path.dropFirst(), named: "\(name)[\($0)]") }
+            case (_, .object(let fields)):
+                guard key != "[]", let next = fields[key] else { return [] }
+                return next.values(at: path.dropFirst(), named: name.isEmpty ? key : name + "." + key)
+            default:
+                return []
+            }
+        }
+
+        static func describe(_ value: Model) -> String {
+            switch value {
+            case .object: "object"
+            case .number(let n): "number \(n)"
+            case .array(let a): "array \(a.count)"
+            case .other: "other"
+            }
+        }
+    }
+
+    static func describe(_ value: SpecBounds.JSONValue) -> String {
+        switch value {
+        case .object: "object"
+        case .number(let n): "number \(n)"
+        case .array(let a): "array \(a.count)"
+        case .other: "other"
+        }
+    }
+
+    /// Every bounded body path of the spec.
+    static let paths: [[String]] = SpecBounds.table.values.flatMap { $0 }.filter { $0.place == .body }.map(\.field)
+
+    /// A random JSON text built around the bounded names, with every kind of value, escapes in
+    /// names and values, and whitespace; no name twice in an object (JSONDecoder's dictionary
+    /// would keep one of them).
+    struct Document {
+        var random: ModelRandom
+        let names = ["orders", "qty", "timeout_s", "order_ids", "response", "transports", "publicKeyAlgorithm", "symbol", "x"]
+
+        mutating func space() -> String { random.pick(["", "", " ", "\n\t ", "\r\n"]) }
+
+        mutating func number() -> String {
+            switch random.int(0...7) {
+            case 0: "\(random.int(-3...1_000_001))"
+            case 1: "\(random.int64())"
+            case 2: "\(random.int(0...99)).\(random.int(0...99))"
+            case 3: "\(random.int(1...9))e\(random.int(0...7))"
+            case 4: "\(random.int(1...9))E+\(random.int(0...3))"
+            case 5: "-0"
+            case 6: "1.000"
+            default: "12345678901234567890123"
+            }
+        }
+
+        mutating func name() -> String {
+            let plain = random.pick(names)
+            guard random.int(0...5) == 0 else { return plain }
+            // The same name with one letter escaped.
+            var scalars = Array(plain.unicodeScalars)
+            let at = random.int(0...scalars.count - 1)
+            let escaped = String(format: "\\u%04x", scalars[at].value)
+            scalars.remove(at: at)
+            var text = String(String.UnicodeScalarView(scalars[..<at])) + escaped
+            text += String(String.UnicodeScalarView(scalars[at...]))
+            return text
+        }
+
+        mutating func value(_ depth: Int) -> String {
+            // The top is an object nine times in ten, as every bounded body is.
+            switch depth == 0 && random.int(0...9) > 0 ? 0 : depth > 3 ? random.int(2...5) : random.int(0...5) {
+            case 0:
+                var used = Set<String>()
+                var fields: [String] = []
+                for _ in 0..<random.int(0...4) {
+                    let name = name()
+                    let plain = name.replacingOccurrences(of: "\\u00", with: "%").removingPercentEncoding ?? name
+                    guard used.insert(plain).inserted else { continue }
+                    fields.append(space() + "\"\(name)\"" + space() + ":" + space() + value(depth + 1) + space())
+                }
+                return "{" + fields.joined(separator: ",") + "}"
+            case 1:
+                return "[" + (0..<random.int(0...4)).map { _ in space() + value(depth + 1) + space() }.joined(separator: ",") + "]"
+            case 2, 3:
+                return number()
+            case 4:
+                return random.pick(["true", "false", "null"])
+            default:
+                return random.pick([#""AAPL""#, #""a\"b\\c\/d\n\u00e9\ud83d\ude42""#, #""""#, #""qty""#])
+            }
+        }
+    }
+
+    @Test func theReaderFindsWhatJSONDecoderFound() async {
+        let found = Mutex(0)
+        await propertyCheck(count: 2_000, input: Gen.uint64()) { seed in
+            var document = Document(random: ModelRandom(seed))
+            let text = document.space() + document.value(0) + document.space()
+            let data = Data(text.utf8)
+            let model = (try? JSONDecoder().decode(Model.self, from: data)) ?? .other
+            let read = SpecBounds.JSONValue(parsing: data)
+            for path in Self.paths {
+                let expected = model.values(at: path[...], named: "")
+                let values = read.values(at: path[...], named: "").map { $0.0 + "=" + Self.describe($0.1) }
+                #expect(values == expected, "\(path) in \(text)")
+                if !values.isEmpty { found.withLock { $0 += 1 } }
+            }
+        }
+        // The documents reach the bounded paths often enough to say something.
+        #expect(found.withLock { $0 } >= 1_000, "\(found.withLock { $0 }) values found")
+    }
+
+    @Test func malformedBodiesAreLeftToTheDecoder() {
+        for text in ["", "{", "{\"qty\":}", "{\"qty\":1,}", "[1,]", "{\"qty\":01}", "{\"qty\":1} x", "{\"qty\":.5}", "{\"qty\":1.}",
+                     "{'qty':1}", "{\"q\\xty\":1}", "{\"q\\ud800ty\":1}", "{\"qty\":tru}", "{\"a\u{1}\":1}", "nul"] {
+            #expect(SpecBounds.JSONValue(parsing: Data(text.utf8)) == .other, "\(text)")
+        }
+    }
+
+    /// Nesting past JSONDecoder's depth is not read (and does not exhaust the stack).
+    @Test func deepNestingIsLeftToTheDecoder() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(SpecBounds.JSONValue(parsing: Data(deep.utf8)) == .other)
+        let allowed = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
+        #expect(SpecBounds.JSONValue(parsing: Data(allowed.utf8)) != .other)
+        let over = String(repeating: "[", count: 513) + String(repeating: "]", count: 513)
+        #expect(SpecBounds.JSONValue(parsing: Data(over.utf8)) == .other)
+    }
+
+    /// A name escaped is the same name, and a name given twice is held to the bound both times:
+    /// neither slips a value past the bounds to the decoder.
+    @Test func escapedAndRepeatedNamesAreHeldToTheBounds() {
+        func problem(_ body: String) -> String? {
+            SpecBounds.violation(operationID: "placeOrder", query: nil, body: Data(body.utf8))?.detail
+        }
+        #expect(problem(#"{"q\u0074y": 0}"#) == "Invalid value for field 'qty': a whole number from 1 to 1000000.")
+        #expect(problem(#"{"qty": 5, "qty": 0}"#) != nil)
+        #expect(problem(#"{"qty": 0, "qty": 5}"#) != nil)
+        #expect(problem(#"{"qty": 5}"#) == nil)
+        #expect(problem(#"{"qty": 1e6}"#) == nil)
+        #expect(problem(#"{"qty": 1.5}"#) != nil)
+        #expect(problem(#"{"qty": 1e7}"#) != nil)
+        let orders = "{\"orders\":[" + (0..<5).map { #"{"qty":\#($0 == 3 ? 0 : 1)}"# }.joined(separator: ",") + "]}"
+        #expect(SpecBounds.violation(operationID: "checkOrders", query: nil, body: Data(orders.utf8))?.detail
+            == "Invalid value for field 'orders[3].qty': a whole number from 1 to 1000000.")
+    }
+}
