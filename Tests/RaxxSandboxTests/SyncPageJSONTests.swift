@@ -67,7 +67,7 @@ import Testing
                 let fill = upsert && entity == "fill"
                     ? try Row.fetchOne(db, sql: "SELECT * FROM fills WHERE id = ?", arguments: [id]).map { try TradingLedger.fill($0) } : nil
                 let order = upsert && entity == "order"
-                    ? try Row.fetchOne(db, sql: "SELECT * FROM orders WHERE id = ?", arguments: [id]).map { try TradingLedger.order($0) } : nil
+                    ? try Row.fetchOne(db, sql: "SELECT \(OrderRecord.columns) FROM orders WHERE id = ?", arguments: [id]).map { try TradingLedger.order($0) } : nil
                 let deleted = position == nil && fill == nil && order == nil
                 return .init(seq: row["seq"], entity: .init(rawValue: entity) ?? .position, op: deleted ? .delete : .upsert, id: id,
                              position: position, fill: fill, order: order)

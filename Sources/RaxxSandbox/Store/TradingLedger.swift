@@ -66,9 +66,9 @@ struct TradingLedger {
 
     func orderState(id: String) throws -> OrderState? {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT o.*, a.user_id FROM orders o JOIN accounts a ON a.id = o.account_id WHERE o.id = ?
+            SELECT \(OrderRecord.columns(of: "o")), a.user_id FROM orders o JOIN accounts a ON a.id = o.account_id WHERE o.id = ?
             """), arguments: [id]) else { return nil }
-        return try OrderRecord(row: row).state(userID: row["user_id"])
+        return try OrderRecord(row: row).state(userID: row.decode(String.self, atIndex: OrderRecord.columnNames.count))
     }
 
     func openBuys(account: String, excluding: String?) throws -> [OpenBuy] {
@@ -132,7 +132,7 @@ struct TradingLedger {
         if let before = query.before { clauses.append("rowid < ?"); arguments += [before] }
         let limit = query.limit
         let rows = try Row.fetchAll(db, sql: """
-            SELECT rowid AS page_key, \(OrderRecord.columns) FROM orders WHERE \(clauses.joined(separator: " AND "))
+            SELECT \(OrderRecord.columns), rowid AS page_key FROM orders WHERE \(clauses.joined(separator: " AND "))
             ORDER BY rowid DESC LIMIT \(limit + 1)
             """, arguments: arguments)
         let page = rows.prefix(limit)
