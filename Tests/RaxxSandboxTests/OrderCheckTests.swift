@@ -55,4 +55,24 @@ import Testing
             }
         }
     }
+
+    /// The step-up threshold (10,000 by default) is compared in ticks: an order whose notional is
+    /// the threshold exactly needs none, a tick more does.
+    @Test func theStepUpThresholdIsExactToTheTick() async throws {
+        let rig = try SwitchRig()
+        let caller = try await rig.signIn()
+        func check(_ qty: Int64, at price: String) async throws -> Components.Schemas.OrderCheck {
+            var order = request("t-\(qty)-\(price)", qty: qty, rig: rig)
+            order.limitPrice = price
+            return try await rig.service.orders.checkOrders(.init(body: .json(.init(orders: [order]))), caller: caller).ok.body.json.checks[0]
+        }
+        let atThreshold = try await check(10_000, at: "1.00")
+        #expect(atThreshold.notional == "10000.00" && !atThreshold.stepUpRequired && atThreshold.actionHash == nil)
+        let aTickUnder = try await check(10_001, at: "0.9999")
+        #expect(aTickUnder.notional == "9999.9999" && !aTickUnder.stepUpRequired)
+        let aTickOver = try await check(10_000, at: "1.0001")
+        #expect(aTickOver.notional == "10001.00" && aTickOver.stepUpRequired && aTickOver.actionHash != nil)
+        let justOver = try await check(10_001, at: "1.00")
+        #expect(justOver.stepUpRequired)
+    }
 }
