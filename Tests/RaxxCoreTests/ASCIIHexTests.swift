@@ -19,16 +19,7 @@ import Testing
         for byte in 0...255 {
             #expect(ASCIIHex.lowercase([UInt8(byte)]) == String(format: "%02x", byte))
         }
-        await propertyCheck(count: 1_000, input: Gen.uint64()) { seed in
-            var state = seed
-            func next() -> UInt64 {
-                state &+= 0x9E37_79B9_7F4A_7C15
-                var z = state
-                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-                return z ^ (z >> 31)
-            }
-            let bytes = (0..<Int(next() % 101)).map { _ in UInt8(truncatingIfNeeded: next()) }
+        await propertyCheck(count: 1_000, input: Gen.uint8().array(of: 0...100)) { bytes in
             #expect(ASCIIHex.lowercase(bytes) == bytes.map { String(format: "%02x", $0) }.joined(), "\(bytes)")
         }
         #expect(ASCIIHex.lowercase([]) == "")

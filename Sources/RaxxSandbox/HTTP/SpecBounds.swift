@@ -268,6 +268,9 @@ enum SpecBounds {
         }
 
         /// A string at `i` (its opening quote); its text when `keeping`, escapes decoded.
+        /// FlatJSONObject (RaxxWire) decodes the same escapes, but leaves `\u0000` and surrogate
+        /// pairs to a general reader behind it; here every valid document must be read whole, or
+        /// its bounds would go unchecked, so this reader decodes them itself.
         mutating func string(keeping: Bool) throws -> String {
             try expect(UInt8(ascii: "\""))
             var text: [UInt8] = []
