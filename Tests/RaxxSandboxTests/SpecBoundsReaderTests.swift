@@ -146,11 +146,33 @@ import Testing
         #expect(found.withLock { $0 } >= 1_000, "\(found.withLock { $0 }) values found")
     }
 
-    @Test func malformedBodiesAreLeftToTheDecoder() {
-        for text in ["", "{", "{\"qty\":}", "{\"qty\":1,}", "[1,]", "{\"qty\":01}", "{\"qty\":1} x", "{\"qty\":.5}", "{\"qty\":1.}",
-                     "{'qty':1}", "{\"q\\xty\":1}", "{\"q\\ud800ty\":1}", "{\"qty\":tru}", "{\"a\u{1}\":1}", "nul"] {
-            #expect(SpecBounds.JSONValue(parsing: Data(text.utf8)) == .other, "\(text)")
+    /// What the reader refuses but JSONDecoder reads (a byte order mark, UTF-16, UTF-32) the
+    /// generated decoder reads too: its bounds are checked all the same.
+    @Test func otherEncodingsAreHeldToTheBounds() throws {
+        let text = #"{"qty": 0}"#
+        let bodies = [Data([0xEF, 0xBB, 0xBF]) + Data(text.utf8), try #require(text.data(using: .utf16LittleEndian)),
+                      try #require(text.data(using: .utf16BigEndian)), try #require(text.data(using: .utf16)),
+                      try #require(text.data(using: .utf32LittleEndian))]
+        for body in bodies {
+            #expect(SpecBounds.violation(operationID: "placeOrder", query: nil, body: body) != nil, "\(Array(body.prefix(8)))")
         }
+    }
+
+    /// What the reader refuses is read as JSONDecoder reads it: nothing when it is not JSON, and
+    /// what JSONDecoder takes although RFC 8259 does not (a trailing comma) as JSONDecoder takes
+    /// it, since the generated decoder will take it too.
+    @Test func whatTheReaderRefusesIsReadAsJSONDecoderReadsIt() {
+        for text in ["", "{", "{\"qty\":}", "{\"qty\":1,}", "[1,]", "{\"qty\":01}", "{\"qty\":1} x", "{\"qty\":.5}", "{\"qty\":1.}",
+                     "{'qty':1}", "{\"q\\xty\":1}", "{\"q\\ud800ty\":1}", "{\"qty\":tru}", "{\"a\u{1}\":1}", "nul", "{\"qty\":0,}"] {
+            let data = Data(text.utf8)
+            let model = (try? JSONDecoder().decode(Model.self, from: data)) ?? .other
+            let read = SpecBounds.JSONValue(parsing: data)
+            for path in Self.paths + [["qty"]] {
+                #expect(read.values(at: path[...], named: "").map { $0.0 + "=" + Self.describe($0.1) } == model.values(at: path[...], named: ""),
+                        "\(path) in \(text)")
+            }
+        }
+        #expect(SpecBounds.violation(operationID: "placeOrder", query: nil, body: Data(#"{"qty":0,}"#.utf8)) != nil)
     }
 
     /// Nesting past JSONDecoder's depth is not read (and does not exhaust the stack).

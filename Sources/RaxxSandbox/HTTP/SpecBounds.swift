@@ -123,12 +123,36 @@ enum SpecBounds {
 
         /// `body` read, or `.other` when it is not JSON (left to the generated decoder, which
         /// answers for it). Read from its bytes: JSONDecoder, trying each kind in turn, was an
-        /// eighth of the sandbox's work on an order.
+        /// eighth of the sandbox's work on an order. A body the reader refuses goes to JSONDecoder
+        /// after all, as every body did: it also reads a byte order mark, UTF-16 and UTF-32, and
+        /// what it reads the generated decoder reads too, so its bounds must be checked.
         init(parsing body: Data) {
-            self = body.withUnsafeBytes { bytes in
+            let read: JSONValue? = body.withUnsafeBytes { bytes in
                 var reader = Reader(bytes: bytes)
-                guard let value = try? reader.document() else { return .other }
-                return value
+                return try? reader.document()
+            }
+            self = read ?? (try? JSONDecoder().decode(Decoded.self, from: body))?.value ?? .other
+        }
+
+        /// The general reading, for what `Reader` refuses: JSONDecoder trying each kind in turn.
+        private struct Decoded: Decodable {
+            let value: JSONValue
+
+            init(from decoder: any Decoder) throws {
+                let c = try decoder.singleValueContainer()
+                if let object = try? c.decode([String: Decoded].self) {
+                    value = .object(object.map { ($0.key, $0.value.value) })
+                } else if c.decodeNil() {
+                    value = .other
+                } else if (try? c.decode(Bool.self)) != nil {
+                    value = .other
+                } else if let number = try? c.decode(Decimal.self) {
+                    value = .number(number)
+                } else if let elements = try? c.decode([Decoded].self) {
+                    value = .array(elements.map(\.value))
+                } else {
+                    value = .other
+                }
             }
         }
 
