@@ -7,7 +7,7 @@ import Foundation
 /// per-server folders) sees only that form, so `HTTP://127.0.0.1` cannot slip past a rule that
 /// reads `http://`.
 public struct APIEndpoint: Sendable, Equatable, CustomStringConvertible {
-    public static let production = try! APIEndpoint(parsing: "https://api.raxx.app")
+    public static let production = APIEndpoint(url: URL(string: "https://api.raxx.app")!, scheme: "https", host: "api.raxx.app", port: nil)
 
     public let url: URL
     /// `https` or `http`, lowercased.
@@ -16,6 +16,13 @@ public struct APIEndpoint: Sendable, Equatable, CustomStringConvertible {
     public let host: String
     /// The port, nil when it is the scheme's default.
     public let port: Int?
+
+    private init(url: URL, scheme: String, host: String, port: Int?) {
+        self.url = url
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+    }
 
     /// Validates `text` as a server URL. Its parts are read once, here; a text already in the
     /// normal form (the usual case) is parsed once in all (every start reads the configured server).

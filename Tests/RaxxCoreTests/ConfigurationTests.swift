@@ -135,6 +135,8 @@ import Testing
         let loopback = try endpoint("http://[::1]:8080")
         #expect(loopback.scheme == "http" && loopback.port == 8080 && loopback.origin == "http://[::1]:8080")
         #expect(try endpoint("https://api.raxx.app:443").port == nil)
+        // The production server, written out part by part, is what parsing its address gives.
+        #expect(try APIEndpoint.production == endpoint("https://api.raxx.app"))
     }
 
     /// The folder name is made byte by byte for an ASCII key: the same name, character for
