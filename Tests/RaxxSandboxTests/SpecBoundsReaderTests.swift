@@ -6,55 +6,9 @@ import Synchronization
 import Testing
 
 /// The bounds read a request's body from its bytes (`SpecBounds.Reader`); they read it with
-/// JSONDecoder before. Both must find the same values at every bounded path of the spec.
+/// JSONDecoder before, and still do what the reader refuses (`JSONValue.decoded`). Both must find
+/// the same values at every bounded path of the spec.
 @Suite struct SpecBoundsReaderTests {
-    /// The reading before, JSONDecoder trying each kind in turn: the model the reader is held to.
-    enum Model: Decodable {
-        case object([String: Model])
-        case number(Decimal)
-        case array([Model])
-        case other
-
-        init(from decoder: any Decoder) throws {
-            let c = try decoder.singleValueContainer()
-            if let object = try? c.decode([String: Model].self) {
-                self = .object(object)
-            } else if c.decodeNil() {
-                self = .other
-            } else if (try? c.decode(Bool.self)) != nil {
-                self = .other
-            } else if let number = try? c.decode(Decimal.self) {
-                self = .number(number)
-            } else if let elements = try? c.decode([Model].self) {
-                self = .array(elements)
-            } else {
-                self = .other
-            }
-        }
-
-        func values(at path: ArraySlice<String>, named name: String) -> [String] {
-            guard let key = path.first else { return [name + "=" + Self.describe(self)] }
-            switch (key, self) {
-            case ("[]", .array(let elements)):
-                return elements.enumerated().flatMap { $1.values(at: path.dropFirst(), named: "\(name)[\($0)]") }
-            case (_, .object(let fields)):
-                guard key != "[]", let next = fields[key] else { return [] }
-                return next.values(at: path.dropFirst(), named: name.isEmpty ? key : name + "." + key)
-            default:
-                return []
-            }
-        }
-
-        static func describe(_ value: Model) -> String {
-            switch value {
-            case .object: "object"
-            case .number(let n): "number \(n)"
-            case .array(let a): "array \(a.count)"
-            case .other: "other"
-            }
-        }
-    }
-
     static func describe(_ value: SpecBounds.JSONValue) -> String {
         switch value {
         case .object: "object"
@@ -62,6 +16,11 @@ import Testing
         case .array(let a): "array \(a.count)"
         case .other: "other"
         }
+    }
+
+    /// The values at `path`, each as "name=kind".
+    static func values(_ value: SpecBounds.JSONValue, at path: [String]) -> [String] {
+        value.values(at: path[...], named: "").map { $0.0 + "=" + describe($0.1) }
     }
 
     /// Every bounded body path of the spec.
@@ -133,11 +92,11 @@ import Testing
             var document = Document(random: ModelRandom(seed))
             let text = document.space() + document.value(0) + document.space()
             let data = Data(text.utf8)
-            let model = (try? JSONDecoder().decode(Model.self, from: data)) ?? .other
+            let model = SpecBounds.JSONValue.decoded(data)
             let read = SpecBounds.JSONValue(parsing: data)
             for path in Self.paths {
-                let expected = model.values(at: path[...], named: "")
-                let values = read.values(at: path[...], named: "").map { $0.0 + "=" + Self.describe($0.1) }
+                let expected = Self.values(model, at: path)
+                let values = Self.values(read, at: path)
                 #expect(values == expected, "\(path) in \(text)")
                 if !values.isEmpty { found.withLock { $0 += 1 } }
             }
@@ -165,11 +124,10 @@ import Testing
         for text in ["", "{", "{\"qty\":}", "{\"qty\":1,}", "[1,]", "{\"qty\":01}", "{\"qty\":1} x", "{\"qty\":.5}", "{\"qty\":1.}",
                      "{'qty':1}", "{\"q\\xty\":1}", "{\"q\\ud800ty\":1}", "{\"qty\":tru}", "{\"a\u{1}\":1}", "nul", "{\"qty\":0,}"] {
             let data = Data(text.utf8)
-            let model = (try? JSONDecoder().decode(Model.self, from: data)) ?? .other
+            let model = SpecBounds.JSONValue.decoded(data)
             let read = SpecBounds.JSONValue(parsing: data)
             for path in Self.paths + [["qty"]] {
-                #expect(read.values(at: path[...], named: "").map { $0.0 + "=" + Self.describe($0.1) } == model.values(at: path[...], named: ""),
-                        "\(path) in \(text)")
+                #expect(Self.values(read, at: path) == Self.values(model, at: path), "\(path) in \(text)")
             }
         }
         #expect(SpecBounds.violation(operationID: "placeOrder", query: nil, body: Data(#"{"qty":0,}"#.utf8)) != nil)

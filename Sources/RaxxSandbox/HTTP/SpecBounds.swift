@@ -131,10 +131,15 @@ enum SpecBounds {
                 var reader = Reader(bytes: bytes)
                 return try? reader.document()
             }
-            self = read ?? (try? JSONDecoder().decode(Decoded.self, from: body))?.value ?? .other
+            self = read ?? Self.decoded(body)
         }
 
-        /// The general reading, for what `Reader` refuses: JSONDecoder trying each kind in turn.
+        /// The general reading, for what `Reader` refuses (and what tests hold `Reader` to):
+        /// JSONDecoder trying each kind in turn; `.other` when it reads no JSON.
+        static func decoded(_ body: Data) -> JSONValue {
+            (try? JSONDecoder().decode(Decoded.self, from: body))?.value ?? .other
+        }
+
         private struct Decoded: Decodable {
             let value: JSONValue
 
