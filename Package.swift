@@ -25,9 +25,18 @@ let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 /// about 1 ms of every start, a third of a `--version`. The runtime's link arguments say
 /// `-lstdc++`; `Scripts/link/libstdc++.so`, a linker script first on the library path, answers it
 /// with the static archive.
+/// `Scripts/link/startup.order` lists the symbols that the start-ups touch (each tool's
+/// `--version`, the status reads, `raxx-cache show portfolio`), in the order they first touch them
+/// (`Scripts/gen-startup-order`, tracing every instruction and data access under valgrind). lld
+/// places the sections holding them first, so that what a start-up needs shares pages instead of
+/// being spread over the suite's 35 MiB of code and 2 MiB of data: `show portfolio` went from 414
+/// page faults to 295, and `--version` from 263 to 183. A symbol the file names that no longer
+/// exists is skipped (`--no-warn-symbol-ordering`).
 let releaseLinking: [LinkerSetting] = [
     .unsafeFlags(["-use-ld=lld", "-Xclang-linker", "-no-pie", "-Xlinker", "--no-export-dynamic",
-                  "-L\(Context.packageDirectory)/Scripts/link"],
+                  "-L\(Context.packageDirectory)/Scripts/link",
+                  "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Scripts/link/startup.order",
+                  "-Xlinker", "--no-warn-symbol-ordering"],
                  .when(configuration: .release)),
 ]
 let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")

@@ -15,34 +15,14 @@ import sys
 import benchlib
 
 bin_dir, work = sys.argv[1], sys.argv[2]
-email = "startup@raxx.app"
-db = os.path.join(work, "sandbox.sqlite")
-env = dict(os.environ, RAXX_HOME=os.path.join(work, "home"))
-tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr", "raxx-sandbox"]
-
-
-def tool(name, *args, **kw):
-    return subprocess.run([os.path.join(bin_dir, name), *args], env=env, check=True, **kw)
-
 
 # A signed-in home with a filled cache, so that the reads do their real work.
 print("bench: a signed-in home with a filled cache (200 positions, 2,000 fills)…", file=sys.stderr)
-tool("raxx-sandbox", "seed", "--db", db, "--email", email, "--positions", "200", "--fills", "2000",
-     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-server = subprocess.Popen([os.path.join(bin_dir, "raxx-sandbox"), "serve", "--port", "0", "--db", db],
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-try:
-    env["RAXX_API_URL"] = server.stdout.readline().strip().removeprefix("listening on ")
-    benchlib.register(bin_dir, env, email, os.path.join(os.path.dirname(db), "mail"))
-    tool("raxx-cache", "refresh", "--quiet")
-finally:
-    server.terminate()
-    server.wait()
+env = benchlib.filled_home(bin_dir, work)
 # The server is gone: the reads below are offline, as they are meant to be.
 
 floor = "sqlite3 :memory: 'select 1'"
-commands = [floor] + [f"{bin_dir}/{t} --version" for t in tools] + [
-    f"{bin_dir}/raxx-auth status --json", f"{bin_dir}/raxx-cache status --json", f"{bin_dir}/raxx-cache show portfolio --json"]
+commands = [floor] + [" ".join(c) for c in benchlib.startup_commands(bin_dir)]
 goals = {"--version": 1.5, "raxx-auth status": 2.5, "raxx-cache status": 2.5, "raxx-cache show portfolio": 2.0}
 out = os.path.join(work, "startup.json")
 print("bench: start-up (hyperfine, 30 warm-up runs, 300 runs each)…", file=sys.stderr)

@@ -119,6 +119,44 @@ def register(bin_dir, env, email, mail_dir):
         raise RuntimeError(f"raxx-auth register --email {email} failed")
 
 
+# The tools a person starts most, as the start-up benchmark times them and as
+# Scripts/gen-startup-order traces them: each tool's --version, then the offline reads (on a
+# signed-in home with a filled cache, `filled_home`).
+STARTUP_TOOLS = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr", "raxx-sandbox"]
+STARTUP_READS = [["raxx-auth", "status", "--json"], ["raxx-cache", "status", "--json"],
+                 ["raxx-cache", "show", "portfolio", "--json"]]
+
+
+def startup_commands(bin_dir):
+    """Each start-up command, as an argv: the --versions, then the reads."""
+    return ([[os.path.join(bin_dir, t), "--version"] for t in STARTUP_TOOLS]
+            + [[os.path.join(bin_dir, r[0]), *r[1:]] for r in STARTUP_READS])
+
+
+def filled_home(bin_dir, work, email="startup@raxx.app"):
+    """A signed-in RAXX_HOME (work/home) whose cache holds 200 positions and 2,000 fills, refreshed
+    from a sandbox (work/sandbox.sqlite) that is stopped again: the reads run offline, as they are
+    meant to. Answers the environment to run the tools in (RAXX_HOME and RAXX_API_URL set)."""
+    db = os.path.join(work, "sandbox.sqlite")
+    env = dict(os.environ, RAXX_HOME=os.path.join(work, "home"))
+
+    def tool(name, *args, **kw):
+        return subprocess.run([os.path.join(bin_dir, name), *args], env=env, check=True, **kw)
+
+    tool("raxx-sandbox", "seed", "--db", db, "--email", email, "--positions", "200", "--fills", "2000",
+         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen([os.path.join(bin_dir, "raxx-sandbox"), "serve", "--port", "0", "--db", db],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        env["RAXX_API_URL"] = server.stdout.readline().strip().removeprefix("listening on ")
+        register(bin_dir, env, email, os.path.join(work, "mail"))
+        tool("raxx-cache", "refresh", "--quiet")
+    finally:
+        server.terminate()
+        server.wait()
+    return env
+
+
 def mint_token(db, email, session_id):
     """A bearer token for curl, minted straight into the sandbox database (raxx-auth never
     reveals its own). Answers (token, account id)."""
