@@ -5,7 +5,8 @@ import Testing
 
 /// SQLite's process-wide configuration (CSQLite) is in place before anything opens a database.
 @Suite struct SQLiteConfigurationTests {
-    /// sqlite3_config took it: it ran before SQLite was initialised.
+    /// sqlite3_config took every setting (memory statistics off, no bulk page cache): it ran
+    /// before SQLite was initialised.
     @Test func itRanBeforeSQLiteStarted() {
         #expect(raxx_sqlite_configured() == SQLITE_OK)
     }
