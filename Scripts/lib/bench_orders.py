@@ -5,8 +5,9 @@
   next to the same requests sent by curl with keep-alive in one process, in alternating rounds (5, or
   RAXX_BENCH_ROUNDS), median rate against median rate — goal >= 0.9x curl's rate.
 
-Per-order times for raxx-order come from its own journal (written before each order is sent and
-again when its answer arrives); curl reports its own per-request times.
+Per-order times for raxx-order come from its own journal (each order's entry, written while the
+order before it is at the server, and its answer): from when it could go out (its entry or the
+answer before it, whichever came later) to its answer; curl reports its own per-request times.
 
 Usage: bench_orders.py BIN_DIR WORK_DIR [COUNT]
 """
@@ -80,7 +81,13 @@ try:
             rows = con.execute("""
                 SELECT s.at, p.at FROM journal_history s JOIN journal_history p ON p.client_order_id = s.client_order_id
                 WHERE s.state = 'sending' AND p.state = 'placed' AND s.client_order_id LIKE ?""", (prefix + "-%",)).fetchall()
-        ours += [(p - s) * 1000 for s, p in rows]
+        # An order's entry is written while the order before it is at the server: its time is
+        # from when it could go out (its entry, or the answer before it, whichever came later) to
+        # its answer.
+        answered = None
+        for s, p in sorted(rows, key=lambda r: r[1]):
+            ours.append((p - max(s, answered if answered is not None else s)) * 1000)
+            answered = p
         first, last = min(s for s, _ in rows), max(p for _, p in rows)
         our_rates.append(len(rows) / (last - first))
 finally:

@@ -38,28 +38,37 @@ public struct OrderDesk: Sendable {
     /// Confirms an order the server asked to step up (with the passkey): answers the grant.
     public typealias StepUp = @Sendable (_ intent: OrderIntent, _ actionHash: String) async throws -> String
 
-    /// Journals the order, and with it (one transaction) the outcomes in `settling`, then sends it.
-    /// `settling` is emptied once written; a failed write sends nothing and throws `journal_unwritable`.
-    ///
-    /// The request is encoded once: the bytes journalled are the bytes sent (through `rawOrders`,
-    /// its answer read straight from its bytes). A step-up's retry, with its grant, goes through
-    /// the generated client.
-    private func send(_ intent: OrderIntent, grant: String? = nil, settling: inout [OrderJournal.Outcome]) async throws
-        -> Operations.PlaceOrder.Output
-    {
+    /// An order's request, encoded once: the bytes journalled are the bytes sent.
+    struct Prepared: Sendable {
+        let intent: OrderIntent
+        let notAfter: Date
+        let json: [UInt8]
+    }
+
+    func prepare(_ intent: OrderIntent) -> Prepared {
         let notAfter = serverClock().addingTimeInterval(deadline.seconds)
-        let json = intent.requestJSON(notAfter: notAfter)
+        return Prepared(intent: intent, notAfter: notAfter, json: intent.requestJSON(notAfter: notAfter))
+    }
+
+    /// Journals the order, and with it (one transaction, first) the outcomes in `settling`.
+    /// A failed write throws `journal_unwritable`: the order must not be sent.
+    func journalSending(_ order: Prepared, settling: [OrderJournal.Outcome]) throws {
         do {
-            try journal.recordSending(clientOrderID: intent.clientOrderID, accountID: accountID, request: String(decoding: json, as: UTF8.self),
-                                      at: clock(), settling: settling)
+            try journal.recordSending(clientOrderID: order.intent.clientOrderID, accountID: accountID,
+                                      request: String(decoding: order.json, as: UTF8.self), at: clock(), settling: settling)
         } catch {
             throw Self.journalFailure(error)
         }
-        settling = []
+    }
+
+    /// Sends an order whose entry is written (`journalSending`). Through `rawOrders` the journalled
+    /// bytes go on the wire and the answer is read straight from its bytes; a step-up's retry, with
+    /// its grant, goes through the generated client.
+    private func send(_ order: Prepared, grant: String? = nil) async throws -> Operations.PlaceOrder.Output {
         guard grant == nil, let rawOrders else {
-            return try await client.placeOrder(headers: .init(raxxStepUpGrant: grant), body: .json(intent.request(notAfter: notAfter)))
+            return try await client.placeOrder(headers: .init(raxxStepUpGrant: grant), body: .json(order.intent.request(notAfter: order.notAfter)))
         }
-        let (status, answer) = try await rawOrders.post(WireOperations.placeOrder, json: json)
+        let (status, answer) = try await rawOrders.post(WireOperations.placeOrder, json: order.json)
         switch status.code {
         case 201: return .created(.init(body: .json(try OrderAnswerReader.order(answer))))
         case 200: return .ok(.init(body: .json(try OrderAnswerReader.order(answer))))
@@ -99,12 +108,14 @@ public struct OrderDesk: Sendable {
     /// Places the batch in order; answers one result per intent and the error the run ends with.
     /// `progress` hears how many intents have been settled so far.
     ///
-    /// The journal holds every order before it is sent, and its outcome before anything more is
-    /// sent: an answer is written in the same transaction as the next order's entry (one commit per
-    /// order), or on its own when no order follows it (the last one, or the batch stopped). A
-    /// process that dies between an answer and that write leaves the order `sending`, which the
-    /// next run's `reconcile` looks up at the server — as it would had it died before a write of
-    /// its own.
+    /// The journal holds every order before it is sent. The next order's entry is written while
+    /// the order before it is at the server (`JournalAhead`, on a thread of its own), and with it,
+    /// in the same transaction, the outcomes answered so far: one commit per order, none of them
+    /// between an answer and the next order going out. The last outcomes are written when no order
+    /// follows (the last one, or the batch stopped); an entry written ahead for an order the batch
+    /// then stops before is settled as never sent. A process that dies before an outcome is
+    /// written leaves its order `sending`, which the next run's `reconcile` looks up at the
+    /// server — as it would had it died before a write of its own.
     public func place(_ intents: [OrderIntent], progress: @Sendable (Int) -> Void = { _ in },
                       stepUp: StepUp) async -> ([PlacementResult], RaxxError?) {
         // One order at a time, on a thread of its own: each request is performed there, in place.
@@ -115,8 +126,11 @@ public struct OrderDesk: Sendable {
                               stepUp: StepUp) async -> ([PlacementResult], RaxxError?) {
         var results: [PlacementResult] = []
         var stop: RaxxError? = nil
-        // Outcomes known but not yet written: they go with the next order's entry.
+        // Outcomes known but not yet written: they go with a later order's entry.
         var unwritten: [OrderJournal.Outcome] = []
+        // The next order, encoded, and the write of its entry, under way since the order before it
+        // was sent.
+        var ahead: (order: Prepared, write: JournalAhead)? = nil
         for (index, intent) in intents.enumerated() {
             var result = PlacementResult(intent)
             if stop != nil {
@@ -125,7 +139,23 @@ public struct OrderDesk: Sendable {
                 continue
             }
             do {
-                var output = try await send(intent, settling: &unwritten)
+                let order: Prepared
+                if let written = ahead {
+                    ahead = nil
+                    order = written.order
+                    try await written.write.wait()
+                } else {
+                    order = prepare(intent)
+                    try journalSending(order, settling: unwritten)
+                    unwritten = []
+                }
+                if index + 1 < intents.count {
+                    let next = prepare(intents[index + 1])
+                    let settling = unwritten
+                    unwritten = []
+                    ahead = (next, JournalAhead { [self] in try journalSending(next, settling: settling) })
+                }
+                var output = try await send(order)
                 if case .default(_, let answer) = output, let problem = try? answer.body.applicationProblemJson, problem.code == Components.Schemas.ProblemCode.stepUpRequired.rawValue {
                     let expected = intent.action.hash
                     guard problem.actionHash == expected else {
@@ -139,7 +169,9 @@ public struct OrderDesk: Sendable {
                         // confirmation could not be given here: no PIN source, a refusal, a wrong PIN.
                         throw StepUpNotGiven(error: ErrorMapping.raxxError(from: error))
                     }
-                    output = try await send(intent, grant: grant, settling: &unwritten)
+                    let retry = prepare(intent)
+                    try journalSending(retry, settling: [])
+                    output = try await send(retry, grant: grant)
                 }
                 switch output {
                 case .created(let created): result.settle(with: try created.body.json)
@@ -192,6 +224,15 @@ public struct OrderDesk: Sendable {
             unwritten.append(OrderJournal.Outcome(result.client_order_id, result.outcome.journalState, orderID: result.order_id,
                                                   status: result.status?.rawValue, errorCode: result.error_code, message: result.message,
                                                   at: clock()))
+            if stop != nil, let written = ahead {
+                // The next order's entry was written ahead, and the batch stops before it: it was
+                // never sent.
+                ahead = nil
+                if (try? await written.write.wait()) != nil {
+                    unwritten.append(OrderJournal.Outcome(written.order.intent.clientOrderID, .notPlaced,
+                                                          message: "Not sent: the batch stopped at an earlier order.", at: clock()))
+                }
+            }
             if stop != nil || index == intents.count - 1 {
                 // No order follows to carry it: written now.
                 do {

@@ -6,10 +6,12 @@ import RaxxDomain
 import RaxxOrders
 @testable import RaxxStore
 import RaxxTestSupport
+import Synchronization
 import Testing
 
-/// The desk's journal: when an entry cannot be written, nothing more is sent, and what was known
-/// but not yet kept is left for reconcile.
+/// The desk's journal: every order is in it before it is sent, the next one written while the one
+/// before is at the server; when an entry cannot be written, nothing more is sent, and what was
+/// known but not yet kept is left for reconcile.
 @Suite struct OrderDeskJournalTests {
     func intents(_ count: Int) throws -> [OrderIntent] {
         try (1...count).map {
@@ -18,26 +20,78 @@ import Testing
         }
     }
 
+    /// Whether the journal has an entry for `clientOrderID`, waiting up to 10 s for it: the order
+    /// written ahead is committed on the journal's own thread while the one before it is at the
+    /// (stub) server, whose handler runs on the desk's lane and may wait for it.
+    func entryAppears(_ journal: OrderJournal, _ clientOrderID: String) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let found = (try? journal.writer.read { db in
+                try Bool.fetchOne(db, sql: "SELECT 1 FROM journal WHERE client_order_id = ?", arguments: [clientOrderID])
+            }) ?? nil
+            if found == true { return true }
+            usleep(1_000)
+        }
+        return false
+    }
+
+    /// The next order's entry is written while the order before it is at the server, so that it
+    /// goes out as soon as that answer is in; each order is still in the journal before it is sent.
+    @Test func theNextOrdersEntryIsWrittenWhileTheOneBeforeIsAtTheServer() async throws {
+        let journal = try OrderJournal.inMemory()
+        let api = StubAPI()
+        // For each order as it reaches the server: whether it is in the journal, and whether the
+        // next one's entry is written while it is there.
+        let seen = Mutex<[String: (written: Bool, nextAhead: Bool?)]>([:])
+        api.onPlaceOrder { input in
+            guard case .json(let request) = input.body else { throw RaxxError.failure("no body") }
+            let id = request.clientOrderId
+            let number = try #require(Int(id.dropFirst(2)))
+            let written = entryAppears(journal, id)
+            let nextAhead = number < 3 ? entryAppears(journal, "c-\(number + 1)") : nil
+            seen.withLock { $0[id] = (written, nextAhead) }
+            return .created(.init(body: .json(Fixtures.order(clientOrderID: id, status: .filled))))
+        }
+        let desk = OrderDesk(client: api.api(middlewares: []), journal: journal, accountID: Fixtures.accountID, clock: { Fixtures.now }, deadline: .seconds(10))
+        let (results, stop) = await desk.place(try intents(3)) { _, _ in throw RaxxError.failure("no step-up expected") }
+
+        #expect(stop == nil)
+        #expect(results.map(\.outcome) == [PlacementResult.Outcome.placed, .placed, .placed])
+        let s = seen.withLock { $0 }
+        #expect(s["c-1"]?.written == true && s["c-2"]?.written == true && s["c-3"]?.written == true)
+        #expect(s["c-1"]?.nextAhead == true && s["c-2"]?.nextAhead == true)
+        // Every outcome is kept: nothing is left for reconcile.
+        #expect(try journal.unresolved(accountID: Fixtures.accountID).isEmpty)
+    }
+
     @Test func anEntryThatCannotBeWrittenIsNotSentAndStopsTheBatch() async throws {
         let journal = try OrderJournal.inMemory()
         let api = StubAPI()
+        let broken = Mutex(false)
         api.onPlaceOrder { input in
             guard case .json(let request) = input.body else { throw RaxxError.failure("no body") }
-            // Once the first order is at the server, the journal can no longer be written.
-            try journal.writer.write { db in try db.execute(sql: "DROP TABLE journal_history") }
+            // Once the first order is at the server and the second one's entry is written (ahead),
+            // the journal can no longer be written.
+            if !broken.withLock({ $0 }) {
+                #expect(entryAppears(journal, "c-2"))
+                try journal.writer.write { db in try db.execute(sql: "DROP TABLE journal_history") }
+                broken.withLock { $0 = true }
+            }
             return .created(.init(body: .json(Fixtures.order(clientOrderID: request.clientOrderId, status: .filled))))
         }
         let desk = OrderDesk(client: api.api(middlewares: []), journal: journal, accountID: Fixtures.accountID, clock: { Fixtures.now }, deadline: .seconds(10))
         let (results, stop) = await desk.place(try intents(3)) { _, _ in throw RaxxError.failure("no step-up expected") }
 
         #expect(stop?.code == "journal_unwritable")
-        #expect(results.map(\.outcome) == [PlacementResult.Outcome.placed, .notSent, .notSent])
-        #expect(results[1].error_code == "journal_unwritable")
-        // Only the first order went out.
-        #expect(api.operations == ["placeOrder"])
-        // Its answer was to be kept with the second order's entry, which failed: it stays for
-        // reconcile to look up (where it will be found placed).
-        #expect(try journal.unresolved(accountID: Fixtures.accountID).map(\.clientOrderID) == ["c-1"])
+        // The second order was in the journal before it went out; the third one's entry could not
+        // be written, so it was not sent.
+        #expect(results.map(\.outcome) == [PlacementResult.Outcome.placed, .placed, .notSent])
+        #expect(results[2].error_code == "journal_unwritable")
+        #expect(api.operations == ["placeOrder", "placeOrder"])
+        // Their answers were to be kept with the third order's entry, which failed, and then on
+        // their own, which failed too: they stay for reconcile to look up (where they will be
+        // found placed).
+        #expect(try journal.unresolved(accountID: Fixtures.accountID).map(\.clientOrderID) == ["c-1", "c-2"])
     }
 
     /// The server asks for a step-up and this process cannot give it (no terminal, no --pin-fd):
