@@ -8,7 +8,8 @@
   sqlite3 deleting the same account's rows from a copy of the database in one transaction, is
   measured on the day, in the same run.
 
-Per-order times come from raxx-order's own journal (sending → placed), as in bench_orders.py.
+Per-order times come from raxx-order's own journal (benchlib.order_spans: from when an order could
+go out to its answer), as in bench_orders.py.
 
 Usage: bench_dsr.py BIN_DIR WORK_DIR [POSITIONS FILLS]
 """
@@ -42,9 +43,9 @@ def place(batch, prefix):
     tool("raxx-order", "place", env=homes[trader], input=stdin, capture_output=True, text=True)
     journal = os.path.join(benchlib.account_folder(homes[trader]["RAXX_HOME"], homes[trader]["RAXX_API_URL"], "state"), "orders.sqlite")
     with sqlite3.connect(journal) as con:
-        return con.execute("""
+        return benchlib.order_spans(con.execute("""
             SELECT s.at, p.at FROM journal_history s JOIN journal_history p ON p.client_order_id = s.client_order_id
-            WHERE s.state = 'sending' AND p.state = 'placed' AND s.client_order_id LIKE ?""", (prefix + "-%",)).fetchall()
+            WHERE s.state = 'sending' AND p.state = 'placed' AND s.client_order_id LIKE ?""", (prefix + "-%",)).fetchall())
 
 
 quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)

@@ -81,13 +81,7 @@ try:
             rows = con.execute("""
                 SELECT s.at, p.at FROM journal_history s JOIN journal_history p ON p.client_order_id = s.client_order_id
                 WHERE s.state = 'sending' AND p.state = 'placed' AND s.client_order_id LIKE ?""", (prefix + "-%",)).fetchall()
-        # An order's entry is written while the order before it is at the server: its time is
-        # from when it could go out (its entry, or the answer before it, whichever came later) to
-        # its answer.
-        answered = None
-        for s, p in sorted(rows, key=lambda r: r[1]):
-            ours.append((p - max(s, answered if answered is not None else s)) * 1000)
-            answered = p
+        ours += [(p - s) * 1000 for s, p in benchlib.order_spans(rows)]
         first, last = min(s for s, _ in rows), max(p for _, p in rows)
         our_rates.append(len(rows) / (last - first))
 finally:

@@ -119,6 +119,18 @@ def register(bin_dir, env, email, mail_dir):
         raise RuntimeError(f"raxx-auth register --email {email} failed")
 
 
+def order_spans(rows):
+    """Each order's span from raxx-order's journal rows of one run, (its entry's time, its
+    answer's time): (when it could go out, when its answer came). An order's entry is written
+    while the order before it is at the server, so it could go out at its entry or at the answer
+    before it, whichever came later. In the order they were answered."""
+    spans, answered = [], None
+    for entry, answer in sorted(rows, key=lambda r: r[1]):
+        spans.append((entry if answered is None else max(entry, answered), answer))
+        answered = answer
+    return spans
+
+
 # The tools a person starts most, as the start-up benchmark times them and as
 # Scripts/gen-startup-order traces them: each tool's --version, then the offline reads (on a
 # signed-in home with a filled cache, `filled_home`).
