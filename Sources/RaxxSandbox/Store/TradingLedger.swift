@@ -60,32 +60,28 @@ struct TradingLedger {
     // MARK: Orders
 
     func openOrderIDs(account: String) throws -> [String] {
-        try String.fetchAll(db.cachedStatement(sql: "SELECT id FROM orders WHERE account_id = ? AND status IN (\(OrderStatus.restingSQLList)) ORDER BY rowid"),
-                            arguments: [account])
+        try String.fetchAll(db.cachedStatement(sql: SQL.openOrderIDs), arguments: [account])
     }
 
     func orderState(id: String) throws -> OrderState? {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT \(OrderRecord.columns(of: "o")), a.user_id FROM orders o JOIN accounts a ON a.id = o.account_id WHERE o.id = ?
-            """), arguments: [id]) else { return nil }
-        return try OrderRecord(row: row).state(userID: row.decode(String.self, atIndex: OrderRecord.columnNames.count))
+        // Read from the statement's row in place (Row.fetchOne copies every column first), while
+        // the cursor lives: it resets the statement when it goes.
+        let cursor = try Row.fetchCursor(db.cachedStatement(sql: SQL.orderState), arguments: [id])
+        return try withExtendedLifetime(cursor) {
+            guard let row = try cursor.next() else { return nil }
+            return try OrderRecord(row: row).state(userID: row.decode(String.self, atIndex: OrderRecord.columnNames.count))
+        }
     }
 
     func openBuys(account: String, excluding: String?) throws -> [OpenBuy] {
-        try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT id, symbol, qty - filled_qty AS open_qty, limit_price_ticks FROM orders
-            WHERE account_id = ? AND side = '\(OrderSide.buy.rawValue)' AND status IN (\(OrderStatus.restingSQLList)) AND id != ?
-            """), arguments: [account, excluding ?? ""]).map {
+        try Row.fetchAll(db.cachedStatement(sql: SQL.openBuys), arguments: [account, excluding ?? ""]).map {
             OpenBuy(symbol: $0["symbol"], openQty: $0["open_qty"], limit: $0["limit_price_ticks"])
         }
     }
 
     /// The quantity the account's open sell orders of `symbol` (other than `excluding`) still have to fill.
     func openSellQty(account: String, symbol: String, excluding: String?) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: """
-            SELECT COALESCE(SUM(qty - filled_qty), 0) FROM orders
-            WHERE account_id = ? AND symbol = ? AND side = '\(OrderSide.sell.rawValue)' AND status IN (\(OrderStatus.restingSQLList)) AND id != ?
-            """), arguments: [account, symbol, excluding ?? ""]) ?? 0
+        try Int64.fetchOne(db.cachedStatement(sql: SQL.openSellQty), arguments: [account, symbol, excluding ?? ""]) ?? 0
     }
 
     /// The ID and request hash of the account's order under `clientOrderID`.
@@ -96,10 +92,7 @@ struct TradingLedger {
     }
 
     func insertOrder(_ o: NewOrder) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO orders (id, account_id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status, filled_qty, mode,
-            not_after, request_hash, created_at, updated_at, switch_session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, \(Components.Schemas.OrderStatus.open.sql), 0, \(Components.Schemas.TradingMode.paper.sql), ?, ?, ?, ?, ?)
-            """).execute(arguments: [o.id, o.account, o.clientOrderID, o.symbol, o.side, o.qty, o.type, o.limit,
+        try db.cachedStatement(sql: SQL.insertOrder).execute(arguments: [o.id, o.account, o.clientOrderID, o.symbol, o.side, o.qty, o.type, o.limit,
                              o.tif, o.notAfter.timeIntervalSince1970, o.requestHash, o.now.timeIntervalSince1970, o.now.timeIntervalSince1970,
                              o.switchSession])
     }
@@ -116,7 +109,7 @@ struct TradingLedger {
 
     /// An order as the API shows it.
     func order(id: String) throws -> Components.Schemas.Order? {
-        try OrderRecord.fetchOne(db.cachedStatement(sql: "SELECT \(OrderRecord.columns) FROM orders WHERE id = ?"), arguments: [id])?.api
+        try OrderRecord.fetchOne(db.cachedStatement(sql: SQL.order), arguments: [id])?.api
     }
 
     /// The order if `account` owns it.
@@ -147,8 +140,7 @@ struct TradingLedger {
     }
 
     func holding(account: String, symbol: String) throws -> Holding? {
-        try PositionRecord.fetchOne(db.cachedStatement(sql: "SELECT \(PositionRecord.columns) FROM positions WHERE account_id = ? AND symbol = ?"),
-                                    arguments: [account, symbol])?.holding
+        try PositionRecord.fetchOne(db.cachedStatement(sql: SQL.holding), arguments: [account, symbol])?.holding
     }
 
     func insertPosition(id: String, account: String, symbol: String, qty: Int64, averagePrice: Int64, now: Date) throws {
@@ -322,4 +314,31 @@ struct TradingLedger {
     static func position(_ row: Row) throws -> Components.Schemas.Position { try PositionRecord(row: row).api }
     static func fill(_ row: Row) throws -> Components.Schemas.Fill { try FillRecord(row: row).api }
     static func order(_ row: Row) throws -> Components.Schemas.Order { try OrderRecord(row: row).api }
+}
+
+extension TradingLedger {
+    /// The statements an order runs that name a rule (a record's columns, a vocabulary's values),
+    /// each made once. Made at each call, their text cost more than running them: `orderState`
+    /// spent a quarter of its time joining its column list, `openOrderIDs` half of its own
+    /// building the list of resting statuses, before GRDB hashed the text to find the statement.
+    enum SQL {
+        static let openOrderIDs = "SELECT id FROM orders WHERE account_id = ? AND status IN (\(OrderStatus.restingSQLList)) ORDER BY rowid"
+        static let orderState = """
+            SELECT \(OrderRecord.columns(of: "o")), a.user_id FROM orders o JOIN accounts a ON a.id = o.account_id WHERE o.id = ?
+            """
+        static let openBuys = """
+            SELECT id, symbol, qty - filled_qty AS open_qty, limit_price_ticks FROM orders
+            WHERE account_id = ? AND side = '\(OrderSide.buy.rawValue)' AND status IN (\(OrderStatus.restingSQLList)) AND id != ?
+            """
+        static let openSellQty = """
+            SELECT COALESCE(SUM(qty - filled_qty), 0) FROM orders
+            WHERE account_id = ? AND symbol = ? AND side = '\(OrderSide.sell.rawValue)' AND status IN (\(OrderStatus.restingSQLList)) AND id != ?
+            """
+        static let insertOrder = """
+            INSERT INTO orders (id, account_id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status, filled_qty, mode,
+            not_after, request_hash, created_at, updated_at, switch_session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, \(Components.Schemas.OrderStatus.open.sql), 0, \(Components.Schemas.TradingMode.paper.sql), ?, ?, ?, ?, ?)
+            """
+        static let order = "SELECT \(OrderRecord.columns) FROM orders WHERE id = ?"
+        static let holding = "SELECT \(PositionRecord.columns) FROM positions WHERE account_id = ? AND symbol = ?"
+    }
 }
