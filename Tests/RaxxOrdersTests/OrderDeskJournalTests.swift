@@ -20,25 +20,30 @@ import Testing
         }
     }
 
-    /// Whether the journal has an entry for `clientOrderID`, waiting up to 10 s for it: the order
-    /// written ahead is committed on the journal's own thread while the one before it is at the
-    /// (stub) server, whose handler runs on the desk's lane and may wait for it.
-    func entryAppears(_ journal: OrderJournal, _ clientOrderID: String) -> Bool {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            let found = (try? journal.writer.read { db in
+    /// Whether the journal has an entry for `clientOrderID`, waiting up to 10 s for it (looked for
+    /// again at each of the journal's commits): the order written ahead is committed on the
+    /// journal's own thread while the one before it is at the (stub) server, whose handler runs on
+    /// the desk's lane and may wait for it.
+    func entryAppears(_ journal: OrderJournal, _ commits: CommitSignal, _ clientOrderID: String) -> Bool {
+        commits.wait(timeout: 10) {
+            (try? journal.writer.read { db in
                 try Bool.fetchOne(db, sql: "SELECT 1 FROM journal WHERE client_order_id = ?", arguments: [clientOrderID])
-            }) ?? nil
-            if found == true { return true }
-            usleep(1_000)
+            }) == true
         }
-        return false
+    }
+
+    /// A journal in memory, and the signal of its commits.
+    func journalWithCommits() throws -> (OrderJournal, CommitSignal) {
+        let journal = try OrderJournal.inMemory()
+        let commits = CommitSignal()
+        journal.writer.add(transactionObserver: commits, extent: .databaseLifetime)
+        return (journal, commits)
     }
 
     /// The next order's entry is written while the order before it is at the server, so that it
     /// goes out as soon as that answer is in; each order is still in the journal before it is sent.
     @Test func theNextOrdersEntryIsWrittenWhileTheOneBeforeIsAtTheServer() async throws {
-        let journal = try OrderJournal.inMemory()
+        let (journal, commits) = try journalWithCommits()
         let api = StubAPI()
         // For each order as it reaches the server: whether it is in the journal, and whether the
         // next one's entry is written while it is there.
@@ -47,8 +52,8 @@ import Testing
             guard case .json(let request) = input.body else { throw RaxxError.failure("no body") }
             let id = request.clientOrderId
             let number = try #require(Int(id.dropFirst(2)))
-            let written = entryAppears(journal, id)
-            let nextAhead = number < 3 ? entryAppears(journal, "c-\(number + 1)") : nil
+            let written = entryAppears(journal, commits, id)
+            let nextAhead = number < 3 ? entryAppears(journal, commits, "c-\(number + 1)") : nil
             seen.withLock { $0[id] = (written, nextAhead) }
             return .created(.init(body: .json(Fixtures.order(clientOrderID: id, status: .filled))))
         }
@@ -65,7 +70,7 @@ import Testing
     }
 
     @Test func anEntryThatCannotBeWrittenIsNotSentAndStopsTheBatch() async throws {
-        let journal = try OrderJournal.inMemory()
+        let (journal, commits) = try journalWithCommits()
         let api = StubAPI()
         let broken = Mutex(false)
         api.onPlaceOrder { input in
@@ -73,7 +78,7 @@ import Testing
             // Once the first order is at the server and the second one's entry is written (ahead),
             // the journal can no longer be written.
             if !broken.withLock({ $0 }) {
-                #expect(entryAppears(journal, "c-2"))
+                #expect(entryAppears(journal, commits, "c-2"))
                 try journal.writer.write { db in try db.execute(sql: "DROP TABLE journal_history") }
                 broken.withLock { $0 = true }
             }
@@ -121,3 +126,41 @@ import Testing
     }
 }
 
+/// Counts the journal's commits and wakes whoever waits for one: a test waits for the condition
+/// it expects, looked at again after each commit, with a bound, instead of sleeping.
+final class CommitSignal: TransactionObserver, @unchecked Sendable {
+    private let condition = NSCondition()
+    private var commits = 0
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
+    func databaseDidChange(with event: DatabaseEvent) {}
+    func databaseDidRollback(_ db: Database) {}
+
+    func databaseDidCommit(_ db: Database) {
+        condition.lock()
+        commits += 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Whether `holds` came true within `timeout` seconds. It is asked outside the lock (it may
+    /// read the database, whose commits take the lock), after noting the commits seen so far, so
+    /// that a commit between the two is not missed.
+    func wait(timeout: TimeInterval, until holds: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            condition.lock()
+            let seen = commits
+            condition.unlock()
+            if holds() { return true }
+            condition.lock()
+            while commits == seen {
+                guard condition.wait(until: deadline) else {
+                    condition.unlock()
+                    return holds()
+                }
+            }
+            condition.unlock()
+        }
+    }
+}
