@@ -49,7 +49,11 @@ def page_faults(command, runs=20):
     return int(statistics.median(counts))
 
 
-faults = {r["command"]: page_faults(r["command"]) for r in results}
+def short(command):
+    return command.replace(bin_dir + "/", "").replace(" --json", "")
+
+
+faults = {short(r["command"]): page_faults(r["command"]) for r in results}
 print("\nStart-up: median of 300 runs (release, static Swift stdlib), next to the floor in the same run;"
       " page faults, median of 20")
 print(f"{'command':<40}{'median':>10}{'p90':>10}{'vs floor':>10}{'faults':>8}  goal")
@@ -58,7 +62,7 @@ for r in results:
     times = sorted(r["times"])
     med = statistics.median(times) * 1000
     p90 = times[int(len(times) * 0.9)] * 1000
-    name = r["command"].replace(bin_dir + "/", "").replace(" --json", "")
+    name = short(r["command"])
     ratio = med / reference
     goal = next((g for key, g in goals.items() if key in name), None)
     if r["command"] == floor:
@@ -69,22 +73,17 @@ for r in results:
         ok = ratio <= goal
         failed |= not ok
         verdict = f"<= {goal:g}x: {'ok' if ok else 'OVER GOAL'}"
-    print(f"{name:<40}{med:>8.2f}ms{p90:>8.2f}ms{ratio:>9.2f}x{faults[r['command']]:>8}  {verdict}")
-def short(command):
-    return command.replace(bin_dir + "/", "").replace(" --json", "")
-
-
+    print(f"{name:<40}{med:>8.2f}ms{p90:>8.2f}ms{ratio:>9.2f}x{faults[name]:>8}  {verdict}")
 rows = {short(r["command"]): statistics.median(r["times"]) * 1000 for r in results}
-row_faults = {short(c): n for c, n in faults.items()}
 versions = [k for k in rows if k.endswith("--version")]
 slowest = max(versions, key=lambda k: rows[k])
 print()
 benchlib.result("start-up, slowest --version", f"{rows[slowest]:.2f} ms", "sqlite3 select 1", f"{reference:.2f} ms",
                 f"{rows[slowest] / reference:.2f}x", "<= 1.5x", rows[slowest] / reference <= 1.5, "median of 300",
-                f"{slowest}; {row_faults[slowest]} page faults, sqlite3 {faults[floor]}")
+                f"{slowest}; {faults[slowest]} page faults, sqlite3 {faults[floor]}")
 for name in ("raxx-auth status", "raxx-cache status", "raxx-cache show portfolio"):
     goal = goals[name]
     benchlib.result(f"start-up, {name}", f"{rows[name]:.2f} ms", "sqlite3 select 1", f"{reference:.2f} ms",
                     f"{rows[name] / reference:.2f}x", f"<= {goal:g}x", rows[name] / reference <= goal, "median of 300",
-                    f"{row_faults[name]} page faults, sqlite3 {faults[floor]}")
+                    f"{faults[name]} page faults, sqlite3 {faults[floor]}")
 sys.exit(1 if failed else 0)

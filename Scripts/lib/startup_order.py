@@ -38,7 +38,7 @@ for tool in benchlib.STARTUP_TOOLS:
 print("startup-order: a signed-in home with a filled cache…", file=sys.stderr)
 env = benchlib.filled_home(bin_dir, work)
 
-# The suite's symbols, by address; with its size, a symbol covers [address, address + size).
+# The suite's symbols, by address, then size; with its size, a symbol covers [address, address + size).
 symbols = []
 nm = subprocess.run(["nm", "-n", "-S", "--defined-only", suite], capture_output=True, text=True, check=True)
 for line in nm.stdout.splitlines():
@@ -66,17 +66,13 @@ named = {}
 
 
 def symbol_at(address):
-    """The symbol covering address; failing that the nearest one before it (data without a symbol
-    of its own, a string literal, belongs to the section of the symbol before it)."""
+    """The symbol that starts nearest at or before address. Among symbols that start at one
+    address the largest sorts last, so it is the one that covers address if any does; data
+    without a symbol of its own (a string literal) belongs to the section of the symbol before it."""
     hit = named.get(address)
     if hit is None:
         i = bisect.bisect_right(starts, address) - 1
-        j = i
-        while j >= 0 and starts[j] == starts[i]:
-            if address < symbols[j][0] + max(symbols[j][1], 1):
-                break
-            j -= 1
-        hit = symbols[j][2] if j >= 0 and starts[j] == starts[i] else (symbols[i][2] if i >= 0 else "")
+        hit = symbols[i][2] if i >= 0 else ""
         named[address] = hit
     return hit
 
