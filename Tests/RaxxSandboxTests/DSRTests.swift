@@ -340,6 +340,34 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         #expect(try await rig.count(fills, [s.account.id]) == before - 4 * step - 500)
     }
 
+    /// Between two steps, a chunk gives its core to any thread ready to run (`giveWay`): once after
+    /// each step, the last one included, whether it ends the chunk or not.
+    @Test func aChunkGivesWayAfterEachStep() async throws {
+        let rig = try DSRRig()
+        let s = try await setUp(rig)
+        _ = try Seeder(database: rig.database, market: Market()).seed(email: "s@example.com", positions: 5, fills: 1_000, now: rig.clock.now)
+        let plan = try await rig.plan(s.staff, s.id)
+        let grant = try await rig.grant(userID: s.staffID, id: s.id, planHash: plan.planHash)
+        _ = try await rig.database.stores.dsr.beginErasure(id: s.id, planHash: plan.planHash, grant: grant, rules: ErasureRule.allCases,
+                                                           staffUserID: s.staffID, now: rig.clock.now)
+        func chunk(limit: Int, waitingAfter steps: Int?) async throws -> (rows: Int, gaveWay: Int) {
+            try await rig.database.writer.write { db in
+                var asked = 0, gaveWay = 0
+                let rows = try DSRStore.eraseChunk(db, erasing: DecodedSubject(), id: s.id, rules: ErasureRule.allCases, auditCursor: 0,
+                                                   limit: limit, othersWaiting: { asked += 1; return steps.map { asked >= $0 } ?? false },
+                                                   giveWay: { gaveWay += 1 }).rows
+                return (rows, gaveWay)
+            }
+        }
+        let step = ErasureChunkSizing.stepRows
+        // 500 rows: seven whole steps and one of the rest.
+        let whole = try await chunk(limit: 500, waitingAfter: nil)
+        #expect(whole.rows == 500 && whole.gaveWay == (500 + step - 1) / step)
+        // Another write waits from the third step on: three steps, three times.
+        let cut = try await chunk(limit: 500, waitingAfter: 3)
+        #expect(cut.rows == 3 * step && cut.gaveWay == 3)
+    }
+
     /// The stores' writes are counted as waiting from the call until their transaction starts
     /// (a turn ends once, however often it is told: in the transaction, and after the call).
     @Test func aStoreWriteIsCountedWhileItWaitsForTheLock() async throws {

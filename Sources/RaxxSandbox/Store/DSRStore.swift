@@ -375,10 +375,12 @@ struct DSRStore: Sendable {
     }
 
     /// One chunk of the history (one transaction of at most `limit` rows). Its rows are deleted
-    /// `ErasureChunkSizing.stepRows` at a time, and the chunk ends after any step once
-    /// `othersWaiting` says another write waits for the lock.
+    /// `ErasureChunkSizing.stepRows` at a time; after each step the chunk calls `giveWay`
+    /// (`ErasureYield.giveWayToReadyThreads`), and it ends after any step once `othersWaiting` says
+    /// another write waits for the lock.
     static func eraseChunk(_ db: Database, erasing: DecodedSubject, id: String, rules: [ErasureRule], auditCursor: Int64,
-                           limit: Int, othersWaiting: () -> Bool = { false }) throws -> ErasureChunk {
+                           limit: Int, othersWaiting: () -> Bool = { false },
+                           giveWay: () -> Void = ErasureYield.giveWayToReadyThreads) throws -> ErasureChunk {
         guard let text = try String.fetchOne(db.cachedStatement(sql: "SELECT erasure_identifiers FROM dsr_requests WHERE id = ? AND status = \(Components.Schemas.DSRStatus.erasing.sql)"),
                                              arguments: [id]),
               let s = erasing.subject(from: text) else {
@@ -399,6 +401,7 @@ struct DSRStore: Sendable {
                     let step = min(limit - rows, ErasureChunkSizing.stepRows)
                     try statement.execute(arguments: ["user": s.userID, "account": account, "limit": step])
                     rows += db.changesCount
+                    giveWay()
                     // This table is through: the next chunk goes on with the next.
                     if db.changesCount < step { break }
                 } while rows < limit && !othersWaiting()
