@@ -1,4 +1,5 @@
 import Foundation
+import RaxxCore
 
 /// How an erasure gives way to other accounts' requests: while the sandbox keeps hearing requests
 /// (one within `window`), each chunk is followed by `pause`. A chunk holds the write lock about
@@ -20,18 +21,17 @@ struct ErasureYield: Sendable {
     static let never = ErasureYield(pause: .zero) { false }
 
     /// Called between two steps of a chunk (`ErasureChunkSizing.stepRows` rows, a fraction of a
-    /// millisecond each): the erasure's thread gives its core to any thread ready to run there, and
-    /// goes on at once when there is none. A chunk keeps a core busy, and a thread that wakes to serve
-    /// another account's order (the event loop, the task running the handler, the client itself on
-    /// a 2-core machine) otherwise waits for the erasure's time slice to run out, up to milliseconds,
-    /// at each hop of the request. `Scripts/bench dsr` (release, 2 cores), alternating builds: the
-    /// other account's order p99 during the erasure was 2.33-2.61x its p99 without, 1.39-1.77x with
-    /// this; the erasure took 1.13-1.26x sqlite3's one-transaction delete, 1.30-1.41x with this,
-    /// because the trader's orders, answered sooner, came more often (3,700-3,800 during it against
-    /// 2,800-3,100). A lower scheduling priority for the thread (SCHED_IDLE) did about as well, but a
-    /// thread of the writer's queue, which runs every other write too, cannot be given its priority
-    /// back without privileges.
-    static func giveWayToReadyThreads() { sched_yield() }
+    /// millisecond each): `GiveWay.toReadyThreads`. A chunk keeps a core busy, and the threads that
+    /// serve another account's order (the event loop, the task running the handler, the client
+    /// itself on a 2-core machine) otherwise wait for its time slice to run out at each hop of the
+    /// request. `Scripts/bench dsr` (release, 2 cores), alternating builds: the other account's
+    /// order p99 during the erasure was 2.33-2.61x its p99 without, 1.39-1.77x with this; the
+    /// erasure took 1.13-1.26x sqlite3's one-transaction delete, 1.30-1.41x with this, because the
+    /// trader's orders, answered sooner, came more often (3,700-3,800 during it against
+    /// 2,800-3,100). A lower scheduling priority for the thread (SCHED_IDLE) did about as well, but
+    /// a thread of the writer's queue, which runs every other write too, cannot be given its
+    /// priority back without privileges.
+    static func giveWayToReadyThreads() { GiveWay.toReadyThreads() }
 
     /// The wait after a chunk: the fixed `pause` between chunks (tests), or this yield's while
     /// others are active, whichever is longer.
