@@ -25,9 +25,10 @@ import Testing
         #expect(automatic == 0)
 
         let before = fileSize(path)
-        // 8 MiB in 64 commits: about 2,000 pages of log, two checkpoints' worth.
+        // A checkpoint's worth of log and a quarter more, in commits of 128 KiB (32 pages of 4 KiB).
+        let commits = Int(WALCheckpointer.defaultThreshold) * 5 / 4 / 32
         try await database.writer.write { try $0.execute(sql: "CREATE TABLE scratch (b BLOB)") }
-        for _ in 0..<64 {
+        for _ in 0..<commits {
             try await database.writer.write { try $0.execute(sql: "INSERT INTO scratch (b) VALUES (zeroblob(131072))") }
         }
         // Only a checkpoint moves pages from the log into the database file.
@@ -38,7 +39,7 @@ import Testing
         #expect(fileSize(path) - before >= 4 << 20, "the log was not checkpointed into the database file")
         // And the writer goes on writing (a checkpoint never blocks it).
         let rows = try await database.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM scratch") }
-        #expect(rows == 64)
+        #expect(rows == commits)
     }
 
     @Test func requestsBelowTheThresholdCheckpointNothing() throws {
