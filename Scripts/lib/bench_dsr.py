@@ -54,7 +54,8 @@ tool("raxx-sandbox", "seed", "--db", db, "--email", subject, "--positions", str(
 tool("raxx-sandbox", "seed", "--db", db, "--email", staff, "--positions", "0", "--fills", "0", "--staff", **quiet)
 tool("raxx-sandbox", "seed", "--db", db, "--email", trader, "--positions", "10", "--fills", "100", **quiet)
 # RAXX_BENCH_CHUNK_ROWS caps the chunks at another size than the sandbox's default (20,000 rows;
-# within it, chunks are sized to hold the write lock about 1 ms each; RAXX_BENCH_CHUNK_TIME sizes them to another time).
+# within it, chunks are sized to hold the write lock for the sandbox's --erasure-chunk-time, its default
+# unless RAXX_BENCH_CHUNK_TIME gives another).
 # A copy of the seeded database, for the reference: sqlite3 deleting the same rows in one go.
 reference_db = os.path.join(work, "reference.sqlite")
 benchlib.copy_database(db, reference_db)
@@ -138,7 +139,7 @@ subprocess.run(["sqlite3", reference_db], check=True, input=f"""
     """, text=True)
 reference_seconds = time.perf_counter() - start
 os.remove(reference_db)
-print(f"\nErasing {positions:,} positions and {fills:,} fills (release), chunks of ~{chunk_time or '1ms'}, at most {int(chunk or 20000):,} rows, "
+print(f"\nErasing {positions:,} positions and {fills:,} fills (release), chunks of {'~' + chunk_time if chunk_time else 'the sandbox default time'}, at most {int(chunk or 20000):,} rows, "
       f"a pause of {yield_pause or 'the default'} after each while other requests come")
 print(f"  sqlite3, the same rows in one transaction (reference)  {reference_seconds:7.2f} s")
 erasure_ratio = seconds / reference_seconds
