@@ -309,34 +309,44 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         #expect(try await rig.apply(s.staff, s.id, planHash: plan.planHash, grant: grant).request.status == .completed)
     }
 
-    /// A chunk deletes its rows a step at a time and ends after the step in which another write
-    /// began to wait for the lock: another account's order waits for a step, not a whole chunk.
-    @Test func aChunkEndsAfterTheStepInWhichAnotherWriteWaits() async throws {
-        let rig = try DSRRig()
+    /// An erasure begun (its first transaction done) of an account seeded with 1,000 fills.
+    func beganErasure(_ rig: DSRRig) async throws -> (staff: String, staffID: String, subject: String, account: Components.Schemas.Account, id: String) {
         let s = try await setUp(rig)
         _ = try Seeder(database: rig.database, market: Market()).seed(email: "s@example.com", positions: 5, fills: 1_000, now: rig.clock.now)
         let plan = try await rig.plan(s.staff, s.id)
         let grant = try await rig.grant(userID: s.staffID, id: s.id, planHash: plan.planHash)
         _ = try await rig.database.stores.dsr.beginErasure(id: s.id, planHash: plan.planHash, grant: grant, rules: ErasureRule.allCases,
                                                            staffUserID: s.staffID, now: rig.clock.now)
+        return s
+    }
+
+    /// One chunk of erasure `id`'s history: the rows it took and how often it gave way. Another
+    /// write waits for the lock from the `waitingAfter`th step on (asked after each step), or never.
+    func chunk(_ rig: DSRRig, _ id: String, limit: Int, waitingAfter steps: Int?) async throws -> (rows: Int, gaveWay: Int) {
+        try await rig.database.writer.write { db in
+            var asked = 0, gaveWay = 0
+            let rows = try DSRStore.eraseChunk(db, erasing: DecodedSubject(), id: id, rules: ErasureRule.allCases, auditCursor: 0,
+                                               limit: limit, othersWaiting: { asked += 1; return steps.map { asked >= $0 } ?? false },
+                                               giveWay: { gaveWay += 1 }).rows
+            return (rows, gaveWay)
+        }
+    }
+
+    /// A chunk deletes its rows a step at a time and ends after the step in which another write
+    /// began to wait for the lock: another account's order waits for a step, not a whole chunk.
+    @Test func aChunkEndsAfterTheStepInWhichAnotherWriteWaits() async throws {
+        let rig = try DSRRig()
+        let s = try await beganErasure(rig)
         let fills = "SELECT COUNT(*) FROM fills WHERE account_id = ?"
         let before = try await rig.count(fills, [s.account.id])
         #expect(before >= 1_000)
-        func chunk(limit: Int, waitingAfter steps: Int?) async throws -> Int {
-            try await rig.database.writer.write { db in
-                // Asked after each step: whether a write waits by then.
-                var asked = 0
-                return try DSRStore.eraseChunk(db, erasing: DecodedSubject(), id: s.id, rules: ErasureRule.allCases, auditCursor: 0,
-                                               limit: limit, othersWaiting: { asked += 1; return steps.map { asked >= $0 } ?? false })
-            }.rows
-        }
         let step = ErasureChunkSizing.stepRows
         // A write waits from the start: one step.
-        #expect(try await chunk(limit: 500, waitingAfter: 1) == step)
+        #expect(try await chunk(rig, s.id, limit: 500, waitingAfter: 1).rows == step)
         // One begins to wait during the third step: three.
-        #expect(try await chunk(limit: 500, waitingAfter: 3) == 3 * step)
+        #expect(try await chunk(rig, s.id, limit: 500, waitingAfter: 3).rows == 3 * step)
         // None: the chunk's whole limit, the last step the rest of it.
-        #expect(try await chunk(limit: 500, waitingAfter: nil) == 500)
+        #expect(try await chunk(rig, s.id, limit: 500, waitingAfter: nil).rows == 500)
         #expect(try await rig.count(fills, [s.account.id]) == before - 4 * step - 500)
     }
 
@@ -344,27 +354,13 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
     /// each step, the last one included, whether it ends the chunk or not.
     @Test func aChunkGivesWayAfterEachStep() async throws {
         let rig = try DSRRig()
-        let s = try await setUp(rig)
-        _ = try Seeder(database: rig.database, market: Market()).seed(email: "s@example.com", positions: 5, fills: 1_000, now: rig.clock.now)
-        let plan = try await rig.plan(s.staff, s.id)
-        let grant = try await rig.grant(userID: s.staffID, id: s.id, planHash: plan.planHash)
-        _ = try await rig.database.stores.dsr.beginErasure(id: s.id, planHash: plan.planHash, grant: grant, rules: ErasureRule.allCases,
-                                                           staffUserID: s.staffID, now: rig.clock.now)
-        func chunk(limit: Int, waitingAfter steps: Int?) async throws -> (rows: Int, gaveWay: Int) {
-            try await rig.database.writer.write { db in
-                var asked = 0, gaveWay = 0
-                let rows = try DSRStore.eraseChunk(db, erasing: DecodedSubject(), id: s.id, rules: ErasureRule.allCases, auditCursor: 0,
-                                                   limit: limit, othersWaiting: { asked += 1; return steps.map { asked >= $0 } ?? false },
-                                                   giveWay: { gaveWay += 1 }).rows
-                return (rows, gaveWay)
-            }
-        }
+        let s = try await beganErasure(rig)
         let step = ErasureChunkSizing.stepRows
         // 500 rows: seven whole steps and one of the rest.
-        let whole = try await chunk(limit: 500, waitingAfter: nil)
+        let whole = try await chunk(rig, s.id, limit: 500, waitingAfter: nil)
         #expect(whole.rows == 500 && whole.gaveWay == (500 + step - 1) / step)
         // Another write waits from the third step on: three steps, three times.
-        let cut = try await chunk(limit: 500, waitingAfter: 3)
+        let cut = try await chunk(rig, s.id, limit: 500, waitingAfter: 3)
         #expect(cut.rows == 3 * step && cut.gaveWay == 3)
     }
 
