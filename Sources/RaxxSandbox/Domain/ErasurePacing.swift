@@ -1,13 +1,14 @@
 import Foundation
-import RaxxCore
 
-/// How an erasure gives way to other accounts' requests: while the sandbox keeps hearing requests
-/// (one within `window`), each chunk is followed by `pause`. A chunk holds the write lock about
-/// 1 ms, and other writes queue behind it in turn; but chunks run back to back keep a core busy,
-/// and on a 2-core machine the requests then wait for the CPU: another account's order p99 rose
-/// 2.85x during an erasure; 1.81-1.91x with a 1 ms pause after each chunk while requests came,
-/// 1.60x with 2 ms (the sandbox's default), the erasure about as long (42-44 s for a million
-/// fills). With nobody else asking, the erasure runs at full speed.
+/// How an erasure gives way to other accounts' requests between its chunks: while the sandbox
+/// keeps hearing requests (one within `window`), each chunk is followed by `pause`
+/// (`--erasure-yield`, none by default). When an earlier version's 1 ms chunks ran back to back,
+/// another account's order p99 on a 2-core machine rose 2.85x during an erasure; 1.81-1.91x with
+/// a 1 ms pause after each chunk while requests came, 1.60x with 2 ms, the erasure about as long
+/// (42-44 s for a million fills). Chunks now end after the step in which another write begins to
+/// wait, and give the core away after every step (`DSRStore.eraseChunk`), which did more for the
+/// p99 than a pause; the pause stays for an operator who wants the erasure gentler still. With
+/// nobody else asking, the erasure runs at full speed.
 struct ErasureYield: Sendable {
     static let window = Duration.milliseconds(10)
     var pause: Duration
@@ -19,19 +20,6 @@ struct ErasureYield: Sendable {
     }
 
     static let never = ErasureYield(pause: .zero) { false }
-
-    /// Called between two steps of a chunk (`ErasureChunkSizing.stepRows` rows, a fraction of a
-    /// millisecond each): `GiveWay.toReadyThreads`. A chunk keeps a core busy, and the threads that
-    /// serve another account's order (the event loop, the task running the handler, the client
-    /// itself on a 2-core machine) otherwise wait for its time slice to run out at each hop of the
-    /// request. `Scripts/bench dsr` (release, 2 cores), alternating builds: the other account's
-    /// order p99 during the erasure was 2.33-2.61x its p99 without, 1.39-1.77x with this; the
-    /// erasure took 1.13-1.26x sqlite3's one-transaction delete, 1.30-1.41x with this, because the
-    /// trader's orders, answered sooner, came more often (3,700-3,800 during it against
-    /// 2,800-3,100). A lower scheduling priority for the thread (SCHED_IDLE) did about as well, but
-    /// a thread of the writer's queue, which runs every other write too, cannot be given its
-    /// priority back without privileges.
-    static func giveWayToReadyThreads() { GiveWay.toReadyThreads() }
 
     /// The wait after a chunk: the fixed `pause` between chunks (tests), or this yield's while
     /// others are active, whichever is longer.
