@@ -228,6 +228,17 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         return (staff, try await rig.userID("staff@example.com"), subject, account, r.id)
     }
 
+    /// The plan can be read back (GET) before it was ever made (POST), on a database that has never
+    /// needed its DSR keys before: the read makes none, and does not fail.
+    @Test func thePlanCanBeCheckedFirstOnADatabaseWithoutKeysYet() async throws {
+        let rig = try DSRRig()
+        let s = try await setUp(rig)
+        let checked = try await rig.as(s.staff) {
+            try await rig.service.checkDSRErasurePlan(.init(path: .init(requestId: s.id))).ok.body.json
+        }
+        #expect(checked.planHash == (try await rig.plan(s.staff, s.id)).planHash)
+    }
+
     @Test func planApplyWithAStepUpLeavesNoIdentifierAndSignsAReceipt() async throws {
         let rig = try DSRRig(chunkRows: 1)
         let s = try await setUp(rig)

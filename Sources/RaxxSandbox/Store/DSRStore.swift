@@ -497,9 +497,9 @@ struct DSRStore: Sendable {
         }
     }
 
-    /// The receipt signing key's public half (made on first use).
+    /// The receipt signing key's public half.
     func receiptKey() async throws -> Components.Schemas.DSRReceiptKey {
-        try await writer.write { db in
+        try await writer.read { db in
             let keys = try DSRKeys.load(db)
             return .init(algorithm: .ed25519, keyId: keys.keyID, publicKey: Base64URL.encode(keys.signing.publicKey.rawRepresentation))
         }
@@ -536,11 +536,13 @@ struct DSRStore: Sendable {
 }
 
 /// The sandbox's DSR keys: the Ed25519 key receipts are signed with, and the HMAC key behind
-/// pseudonyms and subject hashes. Made on first use, kept in the database.
+/// pseudonyms and subject hashes. Kept in the database; made when `SandboxDatabase` opens one
+/// that has none, so that a read transaction finds them.
 struct DSRKeys {
     let signing: Curve25519.Signing.PrivateKey
     let pseudonymKey: SymmetricKey
 
+    /// The keys, made first when there are none (which takes a write transaction).
     static func load(_ db: Database) throws -> DSRKeys {
         if let row = try Row.fetchOne(db, sql: "SELECT receipt_key, pseudonym_key FROM dsr_keys WHERE id = 1") {
             return DSRKeys(signing: try Curve25519.Signing.PrivateKey(rawRepresentation: row["receipt_key"] as Data),

@@ -48,6 +48,9 @@ public final class SandboxDatabase: Sendable {
             writer = pool
         }
         try Self.migrator.migrate(writer)
+        // The DSR keys exist from the start: a request's plan is also read in a read transaction,
+        // which could not make them.
+        try writer.write { db in _ = try DSRKeys.load(db) }
     }
 
     deinit {
