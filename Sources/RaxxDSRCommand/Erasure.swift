@@ -160,16 +160,18 @@ extension RaxxDSR {
                     }
                 }.checked().ok.body.json
             }
-            let stop = StopWaiting<Components.Schemas.ErasureOutcome>()
-            let interrupts = context.world.onInterrupt { _ in stop.stop() }
+            let stop = StopRace<Components.Schemas.ErasureOutcome>()
+            let interrupts = context.world.onInterrupt { stop.stop($0) }
             defer { withExtendedLifetime(interrupts) {} }
             let outcome: Components.Schemas.ErasureOutcome
             do {
-                guard let answered = try await stop.race(applying) else {
+                switch await stop.race(applying) {
+                case .finished(let answer):
+                    outcome = try answer.get()
+                case .stopped:
                     applying.cancel()
                     throw Self.interrupted(id, planHash: planHash, why: "Stopped waiting for the erasure of \(id)", status: .cancelled)
                 }
-                outcome = answered
             } catch let error where ErrorMapping.isOffline(error) {
                 throw Self.interrupted(id, planHash: planHash, why: "The connection was lost while \(id) was being erased", status: .unavailable)
             } catch let error as RaxxError where error.code == Components.Schemas.ProblemCode.planStale.rawValue {
@@ -183,36 +185,5 @@ extension RaxxDSR {
                 [$0.request_id, $0.status, $0.completed_at.map(context.peopleTime) ?? "-", $0.already_completed ? "already completed" : "erased"]
             }
         }
-    }
-}
-
-/// A wait that the person can stop (Ctrl-C): whichever comes first, the task's answer or the stop.
-// @unchecked: its state is guarded by the lock.
-final class StopWaiting<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var waiter: CheckedContinuation<Result<T, any Error>?, Never>?
-    private var done: Result<T, any Error>??
-
-    func stop() { settle(nil) }
-
-    /// The task's value, or nil when stopped first (the task is left to the process's end).
-    func race(_ task: Task<T, any Error>) async throws -> T? {
-        Task { settle(await task.result) }
-        let result = await withCheckedContinuation { continuation in
-            lock.withLock {
-                if let done { continuation.resume(returning: done) } else { waiter = continuation }
-            }
-        }
-        return try result?.get()
-    }
-
-    private func settle(_ result: Result<T, any Error>?) {
-        let waiter: CheckedContinuation<Result<T, any Error>?, Never>? = lock.withLock {
-            guard done == nil else { return nil }
-            done = .some(result)
-            defer { self.waiter = nil }
-            return self.waiter
-        }
-        waiter?.resume(returning: result)
     }
 }

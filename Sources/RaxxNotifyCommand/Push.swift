@@ -131,7 +131,7 @@ extension RaxxNotify {
                 }
             }
             let sender = try await context.service((any PushService).self).open(settings)
-            let stopping = PushStopping()
+            let stopping = StopRace<Void>()
             let feed = PushFeed(limit: maxInFlight)
             /// Sends `line`, and in the same way each line the feed hands over as answers make room.
             @Sendable func dispatch(_ line: PushFeed.Line) {
@@ -218,49 +218,6 @@ extension RaxxNotify {
 
         /// How long a stopped run waits for the answers of what it has in flight.
         static let stopGrace = Duration.seconds(5)
-    }
-}
-
-/// A stop asked for by a signal while `push` runs, and the race between it and the run's end.
-// @unchecked: its state is guarded by the lock.
-final class PushStopping: @unchecked Sendable {
-    enum Outcome {
-        case finished(Result<Void, any Error>)
-        case stopped(signal: Int32)
-    }
-
-    private let lock = NSLock()
-    private var stoppedBy: Int32?
-    private var waiter: CheckedContinuation<Outcome, Never>?
-    private var outcome: Outcome?
-
-    /// The signal that stopped the run, once one did.
-    var signal: Int32? { lock.withLock { stoppedBy } }
-
-    func stop(_ signal: Int32) {
-        settle(.stopped(signal: signal), signal: signal)
-    }
-
-    /// Whichever comes first: `task`'s end, or a stop. The task may still be reading its input
-    /// (a pipe that stays open) when a stop wins: it is left behind, and the process ends.
-    func race(_ task: Task<Void, any Error>) async -> Outcome {
-        Task { settle(.finished(await task.result), signal: nil) }
-        return await withCheckedContinuation { continuation in
-            lock.withLock {
-                if let outcome { continuation.resume(returning: outcome) } else { waiter = continuation }
-            }
-        }
-    }
-
-    private func settle(_ result: Outcome, signal: Int32?) {
-        let waiter: CheckedContinuation<Outcome, Never>? = lock.withLock {
-            if let signal, stoppedBy == nil { stoppedBy = signal }
-            guard outcome == nil else { return nil }
-            outcome = result
-            defer { self.waiter = nil }
-            return self.waiter
-        }
-        waiter?.resume(returning: result)
     }
 }
 
