@@ -90,7 +90,7 @@ extension CacheStore {
     public func apply(_ page: Components.Schemas.SyncPage) throws {
         try write { db in
             let state = try Self.syncState(db)
-            let sql = Self.writeSQL(staged: state.rebuilding == .shadow)
+            let sql = state.rebuilding == .shadow ? Self.oneRowSQL.staged : Self.oneRowSQL.live
             let upsertPosition = try db.cachedStatement(sql: sql.upsert["positions"]!)
             let upsertFill = try db.cachedStatement(sql: sql.upsert["fills"]!)
             let upsertOrder = try db.cachedStatement(sql: sql.upsert["orders"]!)
@@ -162,6 +162,10 @@ extension CacheStore {
     /// pages, 4 alternating pairs: the pages came in 3.69-3.90 s against 4.10-4.40 s, the whole
     /// refresh 4.73-5.37 s against 5.28-5.78 s (curl alone pulls the same pages in 3.15-3.35 s).
     static let changesBetweenGivingWay = 100
+
+    /// `writeSQL` with one row to a statement, for the live tables and for a rebuild's logs: made
+    /// once, not for every page.
+    static let oneRowSQL = (live: writeSQL(staged: false), staged: writeSQL(staged: true))
 
     /// The statements that write a change: to the live tables (an upsert replaces, a tombstone
     /// deletes), or appended to a rebuild's logs (a tombstone as its id alone). An upsert's
@@ -360,9 +364,8 @@ private final class RowWriter {
     /// under SQLite's limit of 32,766). 128 rows ran 4 % fewer instructions than 32 in a full
     /// refresh: a statement journals the few pages it changes, whatever its number of rows.
     static let batch = 128
-    /// The statements' text, one row and `batch` rows to a statement, for the live tables and for
-    /// a rebuild's logs: made once, not for every page.
-    private static let sql = (live: CacheStore.writeSQL(staged: false), staged: CacheStore.writeSQL(staged: true))
+    /// The statements' text with `batch` rows to a statement (`CacheStore.oneRowSQL` has one), for
+    /// the live tables and for a rebuild's logs: made once, not for every page.
     private static let batchedSQL = (live: CacheStore.writeSQL(staged: false, rows: batch), staged: CacheStore.writeSQL(staged: true, rows: batch))
     /// Where an empty page's (absent) bytes are: never read.
     nonisolated(unsafe) static let noBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
@@ -370,7 +373,7 @@ private final class RowWriter {
     /// Statements writing to the live tables, or (`staged`) appending to a rebuild's logs.
     init(_ db: Database, staged: Bool) throws {
         self.db = db
-        let sql = staged ? Self.sql.staged : Self.sql.live, batched = staged ? Self.batchedSQL.staged : Self.batchedSQL.live
+        let sql = staged ? CacheStore.oneRowSQL.staged : CacheStore.oneRowSQL.live, batched = staged ? Self.batchedSQL.staged : Self.batchedSQL.live
         position = try db.cachedStatement(sql: sql.upsert["positions"]!)
         fill = try db.cachedStatement(sql: sql.upsert["fills"]!)
         order = try db.cachedStatement(sql: sql.upsert["orders"]!)
