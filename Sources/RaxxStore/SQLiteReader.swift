@@ -124,5 +124,39 @@ struct SQLiteStatement: ~Copyable {
     }
 }
 
+/// One run of a GRDB cached statement, its values bound straight to SQLite: for a write made again
+/// and again (the journal's, once an order), without the `StatementArguments` of each run (an array
+/// of boxed values, checked against the statement, then bound one by one).
+struct BoundRun {
+    let statement: Statement
+    private var index: Int32 = 0
+
+    init(_ statement: Statement) { self.statement = statement }
+
+    /// The next parameter: a text (copied by SQLite), or NULL.
+    mutating func text(_ value: String?) {
+        index += 1
+        guard let value else { sqlite3_bind_null(statement.sqliteStatement, index); return }
+        sqlite3_bind_text(statement.sqliteStatement, index, value, -1, sqliteTransient)
+    }
+
+    mutating func real(_ value: Double) {
+        index += 1
+        sqlite3_bind_double(statement.sqliteStatement, index, value)
+    }
+
+    /// Steps the statement through, then resets it and clears its values.
+    func run(_ db: Database) throws {
+        precondition(index == sqlite3_bind_parameter_count(statement.sqliteStatement), "one value for each of the statement's parameters")
+        let code = sqlite3_step(statement.sqliteStatement)
+        sqlite3_reset(statement.sqliteStatement)
+        sqlite3_clear_bindings(statement.sqliteStatement)
+        guard code == SQLITE_DONE else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                                sql: statement.sql)
+        }
+    }
+}
+
 /// SQLite copies a bound text before the call returns (SQLITE_TRANSIENT, a macro Swift cannot import).
 private let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

@@ -46,6 +46,41 @@ import Testing
         #expect(try history(journal) == ["c-1 sending", "c-1 placed ord-1", "c-2 sending", "c-2 rejected"])
     }
 
+    @Test func aJournalWrittenBeforeV4KeepsItsEntriesAndHistoryInOrder() throws {
+        let queue = try DatabaseQueue()
+        try OrderJournal.migrator.migrate(queue, upTo: "v3: the dead man's switch this device armed")
+        try queue.write { db in
+            for (n, (id, state, account)) in ([("c-1", "placed", "acc-1"), ("c-2", "sending", "acc-1"), ("c-3", "unknown", nil)] as [(String, String, String?)]).enumerated() {
+                let at = t0.timeIntervalSince1970 + Double(n)
+                try db.execute(sql: """
+                    INSERT INTO journal (client_order_id, request, state, created_at, updated_at, account_id) VALUES (?, '{}', ?, ?, ?, ?)
+                    """, arguments: [id, state, at, at, account])
+            }
+            for (id, state) in [("c-1", "sending"), ("c-1", "placed"), ("c-2", "sending"), ("c-3", "sending"), ("c-3", "unknown")] {
+                try db.execute(sql: "INSERT INTO journal_history (client_order_id, at, state) VALUES (?, ?, ?)", arguments: [id, t0.timeIntervalSince1970, state])
+            }
+        }
+        let journal = try OrderJournal(writer: queue)
+        #expect(try journal.unresolved(accountID: "acc-1").map(\.clientOrderID) == ["c-2", "c-3"])
+        #expect(try row(journal, "c-1")?.state == "placed")
+        try journal.recordSending(clientOrderID: "c-4", accountID: "acc-1", request: "{}", at: t0.addingTimeInterval(3),
+                                  settling: [OrderJournal.Outcome("c-2", .placed, orderID: "ord-2", at: t0.addingTimeInterval(3))])
+        // The ids go on from the last one kept: the history still reads in the order it was written.
+        #expect(try history(journal) == ["c-1 sending", "c-1 placed", "c-2 sending", "c-3 sending", "c-3 unknown",
+                                         "c-2 placed ord-2", "c-4 sending"])
+        #expect(try journal.unresolved(accountID: "acc-1").map(\.clientOrderID) == ["c-3", "c-4"])
+    }
+
+    /// The unresolved orders are found through the index of them alone: the query's condition is
+    /// the index's (a condition SQLite cannot match to it would scan the whole journal).
+    @Test func theUnresolvedAreReadThroughTheirOwnIndex() throws {
+        let journal = try OrderJournal.inMemory()
+        let plan = try journal.writer.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + OrderJournal.unresolvedSQL, arguments: ["acc-1"]).map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("journal_unresolved") }, "\(plan)")
+    }
+
     @Test func recordingNothingWritesNothing() throws {
         let journal = try OrderJournal.inMemory()
         try journal.record([])
