@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 import RaxxCore
+import Synchronization
 
 /// An OpenAPIRuntime `ClientTransport` on libcurl.
 ///
@@ -39,6 +40,10 @@ public final class CurlTransport: ClientTransport, Sendable {
 
     public let options: Options
     private let pool = HandlePool()
+    /// The base URL of the last request and what was decided of it: every request of a run goes to
+    /// one server, whose URL was parsed and checked again for each of them (a tenth of the request
+    /// thread's work for a batch of orders).
+    private let lastEndpoint = Mutex<Endpoint?>(nil)
 
     /// Loads nothing: libcurl is loaded by the first request.
     public init(options: Options) {
@@ -69,7 +74,7 @@ public final class CurlTransport: ClientTransport, Sendable {
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String)
         async throws -> (HTTPResponse, HTTPBody?)
     {
-        let url = try Self.requestURL(for: request, baseURL: baseURL)
+        let (url, bypassesProxy) = try requestURL(for: request, baseURL: baseURL)
         var bodyBytes: [UInt8]? = nil
         if let body {
             bodyBytes = try await Array(collecting: body, upTo: options.maxRequestBytes)
@@ -77,7 +82,7 @@ public final class CurlTransport: ClientTransport, Sendable {
         var options = self.options
         // A request that says how long it may take (a long poll) is not cut by the default.
         if let total = RequestTimeout.total { options.totalTimeout = total }
-        let exchange = Exchange(request: request, url: url, body: bodyBytes, options: options)
+        let exchange = Exchange(request: request, url: url, bypassesProxy: bypassesProxy, body: bodyBytes, options: options)
         let pool = self.pool
         return try await withTaskCancellationHandler {
             // A task on a lane of its own (InPlaceRequests.run) blocks its own thread, which nothing
@@ -96,20 +101,45 @@ public final class CurlTransport: ClientTransport, Sendable {
         }
     }
 
-    /// Joins the base URL and the request's path, and enforces the scheme policy.
-    static func requestURL(for request: HTTPRequest, baseURL: URL) throws -> String {
-        guard let scheme = baseURL.scheme?.lowercased(), let host = baseURL.host else {
-            throw TransportFailure(kind: .policy, detail: "not a server URL: \(baseURL)")
+    /// The request's URL, and whether it must not go through a proxy (`CurlOptions.bypassesProxy`):
+    /// the base URL's part decided once for as long as requests go to it.
+    func requestURL(for request: HTTPRequest, baseURL: URL) throws -> (url: String, bypassesProxy: Bool) {
+        let path = request.path ?? "/"
+        let endpoint: Endpoint
+        if let known = lastEndpoint.withLock({ $0 }), known.baseURL == baseURL {
+            endpoint = known
+        } else {
+            endpoint = try Endpoint(baseURL)
+            lastEndpoint.withLock { $0 = endpoint }
         }
-        switch scheme {
-        case "https": break
-        case "http" where APIEndpoint.isLoopback(host: host): break
-        case "http": throw TransportFailure(kind: .policy, detail: "plain http is only allowed to loopback hosts, not \(host)")
-        default: throw TransportFailure(kind: .policy, detail: "unsupported scheme \(scheme)")
+        let url = endpoint.base + path
+        // A path that does not start at the root could change the host as it is read: decided again.
+        return (url, path.hasPrefix("/") ? endpoint.bypassesProxy : CurlOptions.bypassesProxy(url))
+    }
+
+    /// A base URL checked against the scheme policy: https, or plain http to a loopback host.
+    struct Endpoint: Sendable {
+        let baseURL: URL
+        /// Its text without a trailing "/", to which a request's path is joined.
+        let base: String
+        let bypassesProxy: Bool
+
+        init(_ baseURL: URL) throws {
+            guard let scheme = baseURL.scheme?.lowercased(), let host = baseURL.host else {
+                throw TransportFailure(kind: .policy, detail: "not a server URL: \(baseURL)")
+            }
+            switch scheme {
+            case "https": break
+            case "http" where APIEndpoint.isLoopback(host: host): break
+            case "http": throw TransportFailure(kind: .policy, detail: "plain http is only allowed to loopback hosts, not \(host)")
+            default: throw TransportFailure(kind: .policy, detail: "unsupported scheme \(scheme)")
+            }
+            var base = baseURL.absoluteString
+            while base.hasSuffix("/") { base.removeLast() }
+            self.baseURL = baseURL
+            self.base = base
+            bypassesProxy = CurlOptions.bypassesProxy(base + "/")
         }
-        var base = baseURL.absoluteString
-        while base.hasSuffix("/") { base.removeLast() }
-        return base + (request.path ?? "/")
     }
 }
 
@@ -199,6 +229,7 @@ final class HandlePool: @unchecked Sendable {
 final class Exchange: @unchecked Sendable {
     let request: HTTPRequest
     let url: String
+    let bypassesProxy: Bool
     let body: [UInt8]?
     let options: CurlTransport.Options
 
@@ -211,9 +242,10 @@ final class Exchange: @unchecked Sendable {
     private let cancelLock = NSLock()
     private var cancelledFlag = false
 
-    init(request: HTTPRequest, url: String, body: [UInt8]?, options: CurlTransport.Options) {
+    init(request: HTTPRequest, url: String, bypassesProxy: Bool, body: [UInt8]?, options: CurlTransport.Options) {
         self.request = request
         self.url = url
+        self.bypassesProxy = bypassesProxy
         self.body = body
         self.options = options
     }
@@ -263,7 +295,7 @@ final class Exchange: @unchecked Sendable {
                                         errorBuffer: errbuf.baseAddress)
             // Plain http goes to loopback only, and never through a proxy (http_proxy would carry the
             // bearer token in the clear to it); https keeps honouring the proxy variables.
-            if CurlOptions.bypassesProxy(url) { try set(raxx_curl_set_string(handle, CURLOPT_PROXY, ""), "no proxy for loopback") }
+            if bypassesProxy { try set(raxx_curl_set_string(handle, CURLOPT_PROXY, ""), "no proxy for loopback") }
             try set(raxx_curl_set_long(handle, CURLOPT_TCP_KEEPALIVE, 1), "keep-alive")
 
             // Method and body.

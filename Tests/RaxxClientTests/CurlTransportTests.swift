@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 import RaxxAPI
-import RaxxClient
+@testable import RaxxClient
 import RaxxCore
 import RaxxTestSupport
 import Testing
@@ -122,6 +122,25 @@ import Testing
     func refusesPlainHTTPBeyondLoopback(url: String) async {
         let f = await failure(url)
         #expect(f?.kind == .policy)
+    }
+
+    /// What is decided of a base URL is kept for the requests that follow to it, and decided again
+    /// for the next one: a transport that goes from one server to another never carries a
+    /// loopback server's allowance (plain http, no proxy) over to the other.
+    @Test func eachBaseURLIsJudgedOnItsOwn() throws {
+        func judged(_ base: String, _ path: String = "/api/health") throws -> (url: String, bypassesProxy: Bool) {
+            try transport.requestURL(for: HTTPRequest(method: .get, scheme: nil, authority: nil, path: path), baseURL: URL(string: base)!)
+        }
+        for _ in 0..<2 {
+            #expect(try judged("http://127.0.0.1:8080/") == ("http://127.0.0.1:8080/api/health", true))
+            #expect(try judged("http://127.0.0.1:8080/", "/api/orders") == ("http://127.0.0.1:8080/api/orders", true))
+            #expect(throws: TransportFailure.self) { try judged("http://example.com") }
+            #expect(try judged("https://api.raxx.app") == ("https://api.raxx.app/api/health", false))
+            #expect(try judged("https://LOCALHOST:8443//") == ("https://LOCALHOST:8443/api/health", true))
+            #expect(throws: TransportFailure.self) { try judged("ftp://127.0.0.1") }
+        }
+        // A path that does not start at the root is judged with the URL it makes.
+        #expect(try judged("https://api.raxx.app", "@127.0.0.1/x").bypassesProxy == CurlOptions.bypassesProxy("https://api.raxx.app@127.0.0.1/x"))
     }
 
     @Test(arguments: [(6, TransportFailure.Kind.offlineHard), (7, .offlineHard), (5, .offlineHard), (28, .offlineSoft),
