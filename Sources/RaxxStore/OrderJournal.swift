@@ -170,7 +170,7 @@ public final class OrderJournal: Sendable {
     /// in the same transaction, first, the outcomes of `settling` (the orders answered since the
     /// last write): a batch commits once per order instead of twice.
     public func recordSending(clientOrderID: String, accountID: String, request: String, at: Date, settling: [Outcome] = []) throws {
-        try writer.write { db in
+        try writeOrders { db in
             for outcome in settling { try Self.record(db, outcome) }
             // Cached statements, values bound straight: a batch of orders writes these for every order.
             var entry = BoundRun(try db.cachedStatement(sql: """
@@ -194,8 +194,24 @@ public final class OrderJournal: Sendable {
     /// Records outcomes, in order, in one transaction.
     public func record(_ outcomes: [Outcome]) throws {
         guard !outcomes.isEmpty else { return }
-        try writer.write { db in
+        try writeOrders { db in
             for outcome in outcomes { try Self.record(db, outcome) }
+        }
+    }
+
+    /// One write transaction of orders' entries and outcomes, begun and committed by cached
+    /// statements: `write` prepares its BEGIN and COMMIT again for every transaction, and a batch
+    /// makes one a order. An error rolls it back and is thrown.
+    private func writeOrders(_ body: (Database) throws -> Void) throws {
+        try writer.writeWithoutTransaction { db in
+            try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+            do {
+                try body(db)
+                try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+            } catch {
+                if db.isInsideTransaction { try? db.rollback() }
+                throw error
+            }
         }
     }
 

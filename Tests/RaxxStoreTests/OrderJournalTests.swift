@@ -81,6 +81,28 @@ import Testing
         #expect(plan.contains { $0.contains("journal_unresolved") }, "\(plan)")
     }
 
+    /// A write that fails half-way leaves nothing of itself: not the entry, not the outcome it
+    /// carried; and the next write goes in as if it had not happened.
+    @Test func aFailedWriteLeavesNothingHalfWritten() throws {
+        let journal = try OrderJournal.inMemory()
+        try journal.recordSending(clientOrderID: "c-1", accountID: "acc-1", request: "{}", at: t0)
+        try journal.writer.write { db in
+            try db.execute(sql: """
+                CREATE TRIGGER refuse BEFORE INSERT ON journal_history WHEN NEW.client_order_id = 'c-2'
+                BEGIN SELECT RAISE(ABORT, 'the disk is full'); END
+                """)
+        }
+        #expect(throws: DatabaseError.self) {
+            try journal.recordSending(clientOrderID: "c-2", accountID: "acc-1", request: "{}", at: t0.addingTimeInterval(1),
+                                      settling: [OrderJournal.Outcome("c-1", .placed, orderID: "ord-1", at: t0.addingTimeInterval(1))])
+        }
+        #expect(try row(journal, "c-2") == nil)
+        #expect(try row(journal, "c-1")?.state == "sending")
+        #expect(try history(journal) == ["c-1 sending"])
+        try journal.record([OrderJournal.Outcome("c-1", .placed, orderID: "ord-1", at: t0.addingTimeInterval(2))])
+        #expect(try history(journal) == ["c-1 sending", "c-1 placed ord-1"])
+    }
+
     @Test func recordingNothingWritesNothing() throws {
         let journal = try OrderJournal.inMemory()
         try journal.record([])
