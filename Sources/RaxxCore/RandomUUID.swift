@@ -1,15 +1,18 @@
 import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension UUID {
-    /// A random (version 4) UUID from the system's generator, getrandom(2) on Linux. Foundation's
-    /// `UUID()` there opens, reads and closes /dev/urandom for every one: three system calls that
-    /// came to about 4 % of `raxx-notify push`'s CPU, one apns-id per notification.
+    /// A random (version 4) UUID from the system's generator, getrandom(2) on Linux, by way of
+    /// `RandomPool`. Foundation's `UUID()` there opens, reads and closes /dev/urandom for every one:
+    /// three system calls that came to about 4 % of `raxx-notify push`'s CPU, one apns-id per
+    /// notification.
     public static func random() -> UUID {
-        var generator = SystemRandomNumberGenerator()
         var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &uuid) { bytes in
-            bytes.storeBytes(of: generator.next() as UInt64, toByteOffset: 0, as: UInt64.self)
-            bytes.storeBytes(of: generator.next() as UInt64, toByteOffset: 8, as: UInt64.self)
+            RandomPool.fill(bytes)
             bytes[6] = (bytes[6] & 0x0F) | 0x40 // version 4: random
             bytes[8] = (bytes[8] & 0x3F) | 0x80 // variant 1 (RFC 9562)
         }
@@ -36,6 +39,32 @@ extension UUID {
                 }
                 return at
             }
+        }
+    }
+}
+
+/// Random bytes from the system's generator (getrandom(2) on Linux), drawn 4 KiB at a time and
+/// handed out in order: every draw is a system call, and a UUID drawn as two 64-bit numbers
+/// (`SystemRandomNumberGenerator`) made two, for 16 bytes. For identifiers, never for secrets
+/// (keys and tokens come from libsodium). The pool is this process's memory: a process that forked
+/// without exec would hand out the same bytes in both (none of the suite's does).
+public enum RandomPool {
+    private static let pool = Mutex<(bytes: [UInt8], next: Int)>(([UInt8](repeating: 0, count: drawSize), drawSize))
+
+    /// Bytes drawn from the system at a time.
+    static let drawSize = 4096
+
+    /// Fills `out` (at most `drawSize` bytes) with bytes no other call is given.
+    public static func fill(_ out: UnsafeMutableRawBufferPointer) {
+        precondition(out.count <= drawSize, "at most \(drawSize) bytes at a time")
+        guard let destination = out.baseAddress, !out.isEmpty else { return }
+        pool.withLock { pool in
+            if pool.next + out.count > pool.bytes.count {
+                pool.bytes.withUnsafeMutableBytes { arc4random_buf($0.baseAddress!, $0.count) }
+                pool.next = 0
+            }
+            pool.bytes.withUnsafeBytes { destination.copyMemory(from: $0.baseAddress! + pool.next, byteCount: out.count) }
+            pool.next += out.count
         }
     }
 }

@@ -30,4 +30,26 @@ import Testing
         }
         #expect(seen.count == 2_000)
     }
+
+    /// Drawn from many threads at once, across several refills of the pool, no two are the same.
+    @Test func uuidsDrawnConcurrentlyAreAllDistinct() async {
+        let perTask = 1_000, tasks = 8
+        let all = await withTaskGroup(of: [UUID].self) { group in
+            for _ in 0..<tasks { group.addTask { (0..<perTask).map { _ in UUID.random() } } }
+            return await group.reduce(into: [UUID]()) { $0 += $1 }
+        }
+        #expect(all.count == perTask * tasks)
+        #expect(Set(all).count == perTask * tasks)
+    }
+
+    /// The pool hands out bytes once: consecutive fills never repeat a block.
+    @Test func consecutiveFillsDiffer() {
+        var blocks = Set<[UInt8]>()
+        for _ in 0..<600 {
+            var block = [UInt8](repeating: 0, count: 16)
+            block.withUnsafeMutableBytes { RandomPool.fill($0) }
+            blocks.insert(block)
+        }
+        #expect(blocks.count == 600)
+    }
 }
