@@ -369,7 +369,7 @@ final class Exchange: @unchecked Sendable {
                 throw TransportFailure(kind: .other, curlCode: Int(code.rawValue),
                                        detail: "the answer is larger than \(options.maxResponseBytes) bytes")
             }
-            let message = String(cString: errorBuffer)
+            let message = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let detail = message.isEmpty ? String(cString: raxx_curl_easy_strerror(code)) : message
             let number = Int(code.rawValue)
             throw TransportFailure(kind: TransportFailure.kind(forCurlCode: number), curlCode: number, detail: detail)

@@ -35,6 +35,9 @@ import Testing
         let f = await failure(listener.url)
         #expect(f?.kind == .offlineHard)
         #expect(f?.connectivity == .offlineHard)
+        // libcurl's own words, from its error buffer: what it tried to reach.
+        let port = try #require(URL(string: listener.url)?.port)
+        #expect(f?.detail.contains("port \(port)") == true, "\(f?.detail ?? "no failure")")
     }
 
     @Test func hangingServerIsSoftOfflineWithinTheTimeout() async throws {
