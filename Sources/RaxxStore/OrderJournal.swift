@@ -201,7 +201,7 @@ public final class OrderJournal: Sendable {
 
     /// One write transaction of orders' entries and outcomes, begun and committed by cached
     /// statements: `write` prepares its BEGIN and COMMIT again for every transaction, and a batch
-    /// makes one a order. An error rolls it back and is thrown.
+    /// makes one for every order. An error rolls it back and is thrown.
     private func writeOrders(_ body: (Database) throws -> Void) throws {
         try writer.writeWithoutTransaction { db in
             try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()

@@ -130,25 +130,31 @@ struct SQLiteStatement: ~Copyable {
 struct BoundRun {
     let statement: Statement
     private var index: Int32 = 0
+    /// The first value SQLite refused (too big, out of memory), thrown by `run` before it steps.
+    private var refused: Int32 = SQLITE_OK
 
     init(_ statement: Statement) { self.statement = statement }
 
     /// The next parameter: a text (copied by SQLite), or NULL.
     mutating func text(_ value: String?) {
         index += 1
-        guard let value else { sqlite3_bind_null(statement.sqliteStatement, index); return }
-        sqlite3_bind_text(statement.sqliteStatement, index, value, -1, sqliteTransient)
+        guard let value else { bound(sqlite3_bind_null(statement.sqliteStatement, index)); return }
+        bound(sqlite3_bind_text(statement.sqliteStatement, index, value, -1, sqliteTransient))
     }
 
     mutating func real(_ value: Double) {
         index += 1
-        sqlite3_bind_double(statement.sqliteStatement, index, value)
+        bound(sqlite3_bind_double(statement.sqliteStatement, index, value))
+    }
+
+    private mutating func bound(_ code: Int32) {
+        if refused == SQLITE_OK { refused = code }
     }
 
     /// Steps the statement through, then resets it and clears its values.
     func run(_ db: Database) throws {
         precondition(index == sqlite3_bind_parameter_count(statement.sqliteStatement), "one value for each of the statement's parameters")
-        let code = sqlite3_step(statement.sqliteStatement)
+        let code = refused == SQLITE_OK ? sqlite3_step(statement.sqliteStatement) : refused
         sqlite3_reset(statement.sqliteStatement)
         sqlite3_clear_bindings(statement.sqliteStatement)
         guard code == SQLITE_DONE else {

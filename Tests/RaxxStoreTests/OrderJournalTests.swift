@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import RaxxCore
 @testable import RaxxStore
 import Testing
@@ -101,6 +102,20 @@ import Testing
         #expect(try history(journal) == ["c-1 sending"])
         try journal.record([OrderJournal.Outcome("c-1", .placed, orderID: "ord-1", at: t0.addingTimeInterval(2))])
         #expect(try history(journal) == ["c-1 sending", "c-1 placed ord-1"])
+    }
+
+    /// A value SQLite refuses (larger than its length limit) fails the write; it is never kept as
+    /// NULL in its place.
+    @Test func aValueSQLiteRefusesFailsTheWrite() throws {
+        let journal = try OrderJournal.inMemory()
+        try journal.recordSending(clientOrderID: "c-1", accountID: "acc-1", request: "{}", at: t0)
+        try journal.writer.writeWithoutTransaction { db in _ = sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_LENGTH, 64) }
+        let long = String(repeating: "m", count: 100)
+        #expect(throws: DatabaseError.self) {
+            try journal.record([OrderJournal.Outcome("c-1", .rejected, message: long, at: t0.addingTimeInterval(1))])
+        }
+        #expect(try row(journal, "c-1")?.state == "sending")
+        #expect(try history(journal) == ["c-1 sending"])
     }
 
     @Test func recordingNothingWritesNothing() throws {
