@@ -128,7 +128,11 @@ let package = Package(
         .target(name: "RaxxWebAuthn", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", crypto]),
         .target(name: "RaxxVault", dependencies: ["CSodium", "RaxxCore", "RaxxWire", "RaxxWebAuthn", crypto]),
         .target(name: "RaxxAge", dependencies: ["CSodium", "RaxxCore", crypto]),
-        .target(name: "RaxxStore", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxClient", "CSQLite", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]),
+        // What the client's stores and the sandbox's database share of SQLite: its log checkpointed
+        // off the writer.
+        .target(name: "RaxxSQLite", dependencies: [grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]),
+        .target(name: "RaxxStore", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxClient", "RaxxSQLite", "CSQLite", grdb,
+                                                  .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         .target(name: "RaxxOrders", dependencies: ["RaxxWire", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxClient", "RaxxStore"]),
         .target(name: "RaxxAPNs", dependencies: ["RaxxWire", "RaxxCore", crypto]),
         .target(name: "RaxxPush", dependencies: ["RaxxWire", "CCurl", "RaxxCore", "RaxxAPNs", "RaxxAPI", "RaxxClient", "RaxxVault", crypto]),
@@ -139,7 +143,7 @@ let package = Package(
         .target(
             name: "RaxxSandbox",
             dependencies: [
-                "RaxxWire", "RaxxAPI", "RaxxAPIServer", "RaxxCore", "RaxxDomain", "RaxxPush", "RaxxWebAuthn", "CSQLite", openAPIRuntime, httpTypes,
+                "RaxxWire", "RaxxAPI", "RaxxAPIServer", "RaxxCore", "RaxxDomain", "RaxxPush", "RaxxWebAuthn", "RaxxSQLite", "CSQLite", openAPIRuntime, httpTypes,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -203,7 +207,7 @@ let package = Package(
         .testTarget(
             name: "RaxxSandboxTests",
             dependencies: [
-                "RaxxWire", "RaxxSandbox", "RaxxSandboxCommand", "RaxxAPI", "RaxxClient", "RaxxCore", "RaxxDomain", "RaxxTestSupport", openAPIRuntime,
+                "RaxxWire", "RaxxSandbox", "RaxxSandboxCommand", "RaxxAPI", "RaxxClient", "RaxxCore", "RaxxDomain", "RaxxSQLite", "RaxxTestSupport", openAPIRuntime,
                 httpTypes,
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),

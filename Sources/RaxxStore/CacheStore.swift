@@ -5,6 +5,7 @@ import Glibc
 import GRDB
 import RaxxAPI
 import RaxxCore
+import RaxxSQLite
 
 /// raxx-cache's local copy of the account's portfolio, positions, fills and orders: SQLite (WAL).
 /// Commands only read it; the sync engine writes pages and sync state, and purge (and the
@@ -300,7 +301,11 @@ public final class CacheStore: @unchecked Sendable {
 /// Opens (creating it and its private folder) a WAL database with synchronous=NORMAL: a crash
 /// loses at most the last commits, never consistency. The file is the owner's alone (0600, and
 /// SQLite gives its -wal and -shm the same mode): it holds a person's trading data. A database made
-/// new has pages of `pageSize` bytes when given (SQLite's default otherwise).
+/// new has pages of `pageSize` bytes when given (SQLite's default otherwise). The log is
+/// checkpointed as often as SQLite would, but off the writer (`WALCheckpointer`): a full refresh's
+/// writer stopped for every checkpoint to copy and sync 16 MiB, twenty times a refresh, while the
+/// pages waited (median of 9 alternating first fills of 1.5 million changes: 4.77 s, 4.60 s off
+/// the writer); each order's journal write made a hundredth of one.
 func openPool(at url: URL, pageSize: Int? = nil) throws -> DatabasePool {
     try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
                                             attributes: [.posixPermissions: 0o700])
@@ -313,7 +318,10 @@ func openPool(at url: URL, pageSize: Int? = nil) throws -> DatabasePool {
     for suffix in ["", "-wal", "-shm"] { _ = chmod(url.path + suffix, 0o600) }
     var config = Configuration()
     config.busyMode = .timeout(10)
+    // Kept alive by the configuration as long as the pool's connections.
+    let checkpointer = WALCheckpointer(path: url.path, threshold: WALCheckpointer.sqliteDefaultThreshold)
     config.prepareDatabase { db in
+        if !db.configuration.readonly { checkpointer.install(on: db) }
         // Before WAL mode is set (GRDB sets it after this): an empty database takes the size then.
         if let pageSize { try db.execute(sql: "PRAGMA page_size = \(pageSize)") }
         try db.execute(sql: "PRAGMA synchronous = NORMAL")

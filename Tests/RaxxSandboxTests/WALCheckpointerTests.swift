@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+@testable import RaxxSQLite
 @testable import RaxxSandbox
 import Testing
 
@@ -26,7 +27,7 @@ import Testing
 
         let before = fileSize(path)
         // A checkpoint's worth of log and a quarter more, in commits of 128 KiB (32 pages of 4 KiB).
-        let commits = Int(WALCheckpointer.defaultThreshold) * 5 / 4 / 32
+        let commits = Int(SandboxDatabase.checkpointThreshold) * 5 / 4 / 32
         try await database.writer.write { try $0.execute(sql: "CREATE TABLE scratch (b BLOB)") }
         for _ in 0..<commits {
             try await database.writer.write { try $0.execute(sql: "INSERT INTO scratch (b) VALUES (zeroblob(131072))") }
