@@ -42,13 +42,16 @@ public final class WALCheckpointer: Sendable {
         }, context)
     }
 
-    /// A commit left `logPages` pages in the log.
-    func committed(logPages: Int32) {
-        guard logPages >= threshold, !pending.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    /// A commit left `logPages` pages in the log: answers whether that asked for a checkpoint (one
+    /// already pending takes the request in).
+    @discardableResult
+    func committed(logPages: Int32) -> Bool {
+        guard logPages >= threshold, !pending.exchange(true, ordering: .acquiringAndReleasing) else { return false }
         queue.async { [self] in
             pending.store(false, ordering: .releasing)
             _ = try? checkpoint()
         }
+        return true
     }
 
     /// One passive checkpoint now, on this checkpointer's connection: answers the log's frames and
