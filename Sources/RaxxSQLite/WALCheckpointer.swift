@@ -30,10 +30,13 @@ public final class WALCheckpointer: Sendable {
         self.threshold = threshold
     }
 
-    /// Replaces `db`'s automatic checkpoints. The hook's context is this checkpointer, unretained:
+    /// Replaces `db`'s automatic checkpoints (a connection that writes; a read-only one is left as
+    /// it is). The hook's context is this checkpointer, unretained:
     /// whoever installs it keeps it alive as long as `db` (a pool's configuration does, when its
     /// `prepareDatabase` holds the checkpointer).
     public func install(on db: Database) {
+        // A reader never commits: nothing to hook.
+        guard !db.configuration.readonly else { return }
         let context = Unmanaged.passUnretained(self).toOpaque()
         sqlite3_wal_hook(db.sqliteConnection, { context, _, _, pages in
             guard let context else { return SQLITE_OK }

@@ -321,7 +321,7 @@ func openPool(at url: URL, pageSize: Int? = nil) throws -> DatabasePool {
     // Kept alive by the configuration as long as the pool's connections.
     let checkpointer = WALCheckpointer(path: url.path, threshold: WALCheckpointer.sqliteDefaultThreshold)
     config.prepareDatabase { db in
-        if !db.configuration.readonly { checkpointer.install(on: db) }
+        checkpointer.install(on: db)
         // Before WAL mode is set (GRDB sets it after this): an empty database takes the size then.
         if let pageSize { try db.execute(sql: "PRAGMA page_size = \(pageSize)") }
         try db.execute(sql: "PRAGMA synchronous = NORMAL")

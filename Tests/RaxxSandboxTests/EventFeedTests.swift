@@ -326,21 +326,6 @@ extension HandlerRig {
     }
 }
 
-/// Polls `condition` every 10 ms until it holds, for a test's set-up (a long poll registered, say).
-/// Its 60 s only rule out forever. (An in-process request waited 15 s and more while the end-to-end
-/// suites held the concurrency pool's threads; they have run on lanes of their own since, see
-/// `BlockingTrait`.)
-func waitUntil(_ condition: @Sendable () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-    let deadline = ContinuousClock.now + .seconds(60)
-    while !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("condition not met within 60 s", sourceLocation: sourceLocation)
-            return
-        }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-}
-
 @Suite struct EventCommitTests {
     static func event(_ user: String) -> NewEvent {
         NewEvent(user: user, type: .securityAlert, order: nil, title: "t", body: nil, at: HandlerRig.now)

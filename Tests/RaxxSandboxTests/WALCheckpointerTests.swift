@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 @testable import RaxxSQLite
 @testable import RaxxSandbox
+import RaxxTestSupport
 import Testing
 
 /// The sandbox's one writer never stops to checkpoint the write-ahead log (every other account's
@@ -33,10 +34,7 @@ import Testing
             try await database.writer.write { try $0.execute(sql: "INSERT INTO scratch (b) VALUES (zeroblob(131072))") }
         }
         // Only a checkpoint moves pages from the log into the database file.
-        let deadline = ContinuousClock.now + .seconds(60)
-        while fileSize(path) - before < 4 << 20 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await waitUntil { [self] in fileSize(path) - before >= 4 << 20 }
         #expect(fileSize(path) - before >= 4 << 20, "the log was not checkpointed into the database file")
         // And the writer goes on writing (a checkpoint never blocks it).
         let rows = try await database.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM scratch") }

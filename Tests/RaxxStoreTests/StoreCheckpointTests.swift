@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 @testable import RaxxStore
+import RaxxTestSupport
 import Testing
 
 /// The device's databases (the cache, the order journal, the alerts) leave their log's checkpoints
@@ -27,10 +28,7 @@ import Testing
             try await pool.write { try $0.execute(sql: "INSERT INTO scratch (b) VALUES (zeroblob(131072))") }
         }
         // Only a checkpoint moves pages from the log into the database file.
-        let deadline = ContinuousClock.now + .seconds(60)
-        while fileSize(url.path) - before < 2 << 20 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await waitUntil { [self] in fileSize(url.path) - before >= 2 << 20 }
         #expect(fileSize(url.path) - before >= 2 << 20, "the log was not checkpointed into the database file")
         #expect(try await pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM scratch") } == commits)
     }

@@ -1,0 +1,17 @@
+import Foundation
+import Testing
+
+/// Polls `condition` every 10 ms until it holds (a long poll registered, a log checkpointed by
+/// another thread), recording an issue if it has not within 60 s, which only rule out forever.
+/// (An in-process request waited 15 s and more while the end-to-end suites held the concurrency
+/// pool's threads; they have run on lanes of their own since, see `BlockingTrait`.)
+public func waitUntil(_ condition: @Sendable () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("condition not met within 60 s", sourceLocation: sourceLocation)
+            return
+        }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}
