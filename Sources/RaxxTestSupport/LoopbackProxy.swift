@@ -24,6 +24,15 @@ public final class LoopbackProxy: @unchecked Sendable {
     private var budget: Int?
     private var delivered = 0
     private let flow = NSCondition()
+    private var latency = Duration.zero
+
+    /// How long each piece of a request is held before it goes on to the server, as a slow link
+    /// holds it (zero, the default, forwards at once): a test that needs a request to arrive late
+    /// makes it late by this much, whatever the machine's speed.
+    public var requestLatency: Duration {
+        get { lock.withLock { latency } }
+        set { lock.withLock { latency = newValue } }
+    }
 
     /// Forwards to 127.0.0.1:`target`; with `replyBudget`, at most that many bytes of replies in
     /// all, after which replies hang (`isHolding`) until `release` or `stop`.
@@ -132,7 +141,7 @@ public final class LoopbackProxy: @unchecked Sendable {
             track(client)
             track(upstream)
             let ends = Ends(client, upstream, proxy: self)
-            Thread { [self] in pipe(from: client, to: upstream); ends.finish() }.start()
+            Thread { [self] in pipe(from: client, to: upstream, delayed: true); ends.finish() }.start()
             Thread { [self] in pipe(from: upstream, to: client, budgeted: true); ends.finish() }.start()
         }
     }
@@ -140,11 +149,16 @@ public final class LoopbackProxy: @unchecked Sendable {
     /// Copies bytes one way until either end closes or is dropped (or, for replies, until the
     /// budget is spent: the connection then stays open, silent, until `release` or `stop`, and ends
     /// with its reply cut short).
-    private func pipe(from source: Int32, to sink: Int32, budgeted: Bool = false) {
+    private func pipe(from source: Int32, to sink: Int32, budgeted: Bool = false, delayed: Bool = false) {
         var buffer = [UInt8](repeating: 0, count: 16384)
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(source, $0.baseAddress, $0.count, 0) }
             if n <= 0 { break }
+            if delayed {
+                // Held from the moment it came in (requestLatency): the link's delay, not a test's wait.
+                let due = ContinuousClock.now + requestLatency
+                while ContinuousClock.now < due { usleep(1_000) }
+            }
             if lock.withLock({ isCut }) { break }
             let allowed = budgeted ? spend(n) : n
             var sent = 0

@@ -121,10 +121,13 @@ final class OrderHome: @unchecked Sendable {
     }
 
     @Test func liveTradingAndLateOrdersAreRefused() throws {
-        let home = try OrderHome()
+        let home = try OrderHome(throughProxy: true)
         let live = try home.order(["place", "--symbol", "AAPL", "--side", "buy", "--qty", "1", "--live", "--format", "text"])
         #expect(live.status == 77)
         #expect(live.stderr == "raxx-order: Live trading is not available from the command line; orders are paper only.\n")
+        // The link holds each request 50 ms: an order due within 1 ms arrives late, however fast the
+        // machine (on a fast one it reached the server in time, and was placed).
+        home.proxy?.requestLatency = .milliseconds(50)
         let late = try home.order(["place", "--symbol", "AAPL", "--side", "buy", "--qty", "1", "--deadline", "1ms", "--client-order-id", "late-1"])
         #expect(late.status == 1)
         #expect(home.lines(late.stdout).first?["error_code"] as? String == "deadline_passed")
