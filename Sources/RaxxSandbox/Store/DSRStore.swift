@@ -29,7 +29,8 @@ enum ErasureStart: Sendable {
 
 /// The outcome of one chunk of an erasure's history.
 struct ErasureChunk: Sendable, Equatable {
-    /// Rows deleted or pseudonymised.
+    /// Rows the chunk went through: deleted, or audit events read (and pseudonymised where they
+    /// name the subject).
     var rows: Int
     /// Where the next chunk's audit scan starts.
     var auditCursor: Int64
@@ -378,8 +379,8 @@ struct DSRStore: Sendable {
     /// `ErasureChunkSizing.stepRows` at a time, and the chunk ends after any step once
     /// `othersWaiting` says another write waits for the lock.
     ///
-    /// After each step (a fraction of a millisecond) it calls `giveWay`, `GiveWay.toReadyThreads`
-    /// unless a test counts the calls. A chunk keeps a core busy, and the threads that serve another
+    /// After each step that found rows (a fraction of a millisecond) it calls `giveWay`,
+    /// `GiveWay.toReadyThreads` unless a test counts the calls. A chunk keeps a core busy, and the threads that serve another
     /// account's order (the event loop, the task running the handler, the client itself on a
     /// 2-core machine) otherwise wait for its time slice to run out at each hop of the request.
     /// `Scripts/bench dsr` (release, 2 cores), alternating builds: the other account's order p99
@@ -403,7 +404,8 @@ struct DSRStore: Sendable {
             case nil:
                 continue
             case .pseudonymiseAuditTrail:
-                return try Self.pseudonymiseAudit(db, subject: s, after: auditCursor, limit: limit)
+                return try Self.pseudonymiseAudit(db, subject: s, after: auditCursor, limit: limit, othersWaiting: othersWaiting,
+                                                  giveWay: giveWay)
             case .delete(let sql):
                 // Cached: an erasure runs these statements thousands of times.
                 let statement = try db.cachedStatement(sql: sql)
@@ -412,7 +414,8 @@ struct DSRStore: Sendable {
                     let step = min(limit - rows, ErasureChunkSizing.stepRows)
                     try statement.execute(arguments: ["user": s.userID, "account": account, "limit": step])
                     rows += db.changesCount
-                    giveWay()
+                    // A step that found nothing (a table already through) has kept the core no time.
+                    if db.changesCount > 0 { giveWay() }
                     // This table is through: the next chunk goes on with the next.
                     if db.changesCount < step { break }
                 } while rows < limit && !othersWaiting()
@@ -422,11 +425,12 @@ struct DSRStore: Sendable {
         return ErasureChunk(rows: 0, auditCursor: auditCursor, done: true)
     }
 
-    /// Replaces the subject's identifiers in the next `limit` audit events after `cursor`.
-    static func pseudonymiseAudit(_ db: Database, subject s: Subject, after cursor: Int64, limit: Int) throws -> ErasureChunk {
-        let rows = try Row.fetchAll(db, sql: "SELECT seq, actor, subject, details FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?",
-                                    arguments: [cursor, limit])
-        var changed = 0
+    /// Replaces the subject's identifiers in the next `limit` audit events after `cursor`, read
+    /// `ErasureChunkSizing.stepRows` at a time as `eraseChunk` deletes, and as it, ending after the
+    /// step in which another write begins to wait, giving way after each. The chunk's rows are the
+    /// events it read: each is looked through, whether it names the subject or not.
+    static func pseudonymiseAudit(_ db: Database, subject s: Subject, after cursor: Int64, limit: Int,
+                                  othersWaiting: () -> Bool = { false }, giveWay: () -> Void = {}) throws -> ErasureChunk {
         let ids = s.identifiers.filter { !$0.isEmpty }.sorted { $0.count > $1.count }
         func replace(_ text: String) -> String {
             var out = text
@@ -435,17 +439,26 @@ struct DSRStore: Sendable {
             }
             return out
         }
-        for row in rows {
-            let actor: String = row["actor"], subject: String = row["subject"], details: String = row["details"]
-            let (a, b, c) = (replace(actor), replace(subject), replace(details))
-            if a != actor || b != subject || c != details {
-                try db.execute(sql: "UPDATE audit_events SET actor = ?, subject = ?, details = ? WHERE seq = ?",
-                               arguments: [a, b, c, row["seq"] as Int64])
-                changed += 1
+        let read = try db.cachedStatement(sql: "SELECT seq, actor, subject, details FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?")
+        let update = try db.cachedStatement(sql: "UPDATE audit_events SET actor = ?, subject = ?, details = ? WHERE seq = ?")
+        var last = cursor, rows = 0
+        repeat {
+            let step = min(limit - rows, ErasureChunkSizing.stepRows)
+            let events = try Row.fetchAll(read, arguments: [last, step])
+            for event in events {
+                let actor: String = event["actor"], subject: String = event["subject"], details: String = event["details"]
+                let (a, b, c) = (replace(actor), replace(subject), replace(details))
+                if a != actor || b != subject || c != details {
+                    try update.execute(arguments: [a, b, c, event["seq"] as Int64])
+                }
             }
-        }
-        let last: Int64 = rows.last?["seq"] ?? cursor
-        return ErasureChunk(rows: changed, auditCursor: last, done: rows.count < limit)
+            rows += events.count
+            last = events.last?["seq"] ?? last
+            giveWay()
+            // The trail is through.
+            if events.count < step { return ErasureChunk(rows: rows, auditCursor: last, done: true) }
+        } while rows < limit && !othersWaiting()
+        return ErasureChunk(rows: rows, auditCursor: last, done: false)
     }
 
     /// The last transaction: the account and the user go, the requests' subject becomes its keyed
