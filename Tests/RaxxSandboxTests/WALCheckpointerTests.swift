@@ -41,6 +41,17 @@ import Testing
         #expect(rows == commits)
     }
 
+    /// Every connection, the writer's and the readers', reads the file through a memory map.
+    @Test func theSandboxReadsItsFileThroughAMemoryMap() async throws {
+        let (folder, path) = try temporaryDatabasePath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = try SandboxDatabase(path: path)
+        let writer = try await database.writer.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA mmap_size") }
+        let reader = try await database.writer.read { try Int.fetchOne($0, sql: "PRAGMA mmap_size") }
+        #expect(writer == SandboxDatabase.memoryMapSize)
+        #expect(reader == SandboxDatabase.memoryMapSize)
+    }
+
     @Test func requestsBelowTheThresholdCheckpointNothing() throws {
         let (folder, path) = try temporaryDatabasePath()
         defer { try? FileManager.default.removeItem(at: folder) }
