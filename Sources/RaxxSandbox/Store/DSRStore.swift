@@ -380,9 +380,10 @@ struct DSRStore: Sendable {
     /// `othersWaiting` says another write waits for the lock.
     ///
     /// After each step that found rows (a fraction of a millisecond) it calls `giveWay`,
-    /// `GiveWay.toReadyThreads` unless a test counts the calls. A chunk keeps a core busy, and the threads that serve another
-    /// account's order (the event loop, the task running the handler, the client itself on a
-    /// 2-core machine) otherwise wait for its time slice to run out at each hop of the request.
+    /// `GiveWay.toReadyThreads` unless a test counts the calls. A chunk keeps a core busy, and the
+    /// threads that serve another account's order (the event loop, the task running the handler,
+    /// the client itself on a 2-core machine) otherwise wait for its time slice to run out at each
+    /// hop of the request.
     /// `Scripts/bench dsr` (release, 2 cores), alternating builds: the other account's order p99
     /// during the erasure was 2.33-2.61x its p99 without, 1.39-1.77x with this; the erasure took
     /// 1.13-1.26x sqlite3's one-transaction delete, 1.30-1.41x with this, because the trader's
