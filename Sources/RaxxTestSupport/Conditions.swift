@@ -15,3 +15,8 @@ public func waitUntil(_ condition: @Sendable () -> Bool, sourceLocation: SourceL
         try await Task.sleep(for: .milliseconds(10))
     }
 }
+
+/// The size of the file at `path` in bytes, 0 when there is none (a log not written yet).
+public func fileSize(_ path: String) -> Int {
+    ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+}

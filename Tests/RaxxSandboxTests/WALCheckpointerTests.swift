@@ -14,10 +14,6 @@ import Testing
         return (folder, folder.appendingPathComponent("sandbox.sqlite").path)
     }
 
-    func fileSize(_ path: String) -> Int {
-        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
-    }
-
     @Test func theWriterLeavesCheckpointsToTheCheckpointerWhichKeepsUp() async throws {
         let (folder, path) = try temporaryDatabasePath()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -34,7 +30,7 @@ import Testing
             try await database.writer.write { try $0.execute(sql: "INSERT INTO scratch (b) VALUES (zeroblob(131072))") }
         }
         // Only a checkpoint moves pages from the log into the database file.
-        try await waitUntil { [self] in fileSize(path) - before >= 4 << 20 }
+        try await waitUntil { fileSize(path) - before >= 4 << 20 }
         #expect(fileSize(path) - before >= 4 << 20, "the log was not checkpointed into the database file")
         // And the writer goes on writing (a checkpoint never blocks it).
         let rows = try await database.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM scratch") }

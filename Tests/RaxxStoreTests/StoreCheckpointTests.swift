@@ -8,10 +8,6 @@ import Testing
 /// to a connection of their own: a full refresh's writer, or an order's journal write, never stops
 /// to copy pages into the database file and sync it.
 @Suite struct StoreCheckpointTests {
-    func fileSize(_ path: String) -> Int {
-        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
-    }
-
     @Test func theWriterLeavesCheckpointsToTheCheckpointer() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("store-checkpoint-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -28,7 +24,7 @@ import Testing
             try await pool.write { try $0.execute(sql: "INSERT INTO scratch (b) VALUES (zeroblob(131072))") }
         }
         // Only a checkpoint moves pages from the log into the database file.
-        try await waitUntil { [self] in fileSize(url.path) - before >= 2 << 20 }
+        try await waitUntil { fileSize(url.path) - before >= 2 << 20 }
         #expect(fileSize(url.path) - before >= 2 << 20, "the log was not checkpointed into the database file")
         #expect(try await pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM scratch") } == commits)
     }
