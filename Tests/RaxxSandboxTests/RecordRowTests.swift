@@ -96,4 +96,88 @@ import Testing
             }
         }
     }
+
+    // MARK: Read in place
+
+    static let orderTable = """
+        CREATE TABLE orders (id TEXT, account_id TEXT, client_order_id TEXT, symbol TEXT, side TEXT, qty INTEGER, type TEXT,
+            limit_price_ticks INTEGER, tif TEXT, status TEXT, filled_qty INTEGER, avg_fill_price_ticks INTEGER, reject_code TEXT,
+            mode TEXT, not_after REAL, created_at REAL, updated_at REAL)
+        """
+
+    /// A record read from a stored row through GRDB's `Row` and from the statement's row in place
+    /// (`ColumnRow`, as the write path reads it): the same record, or both refused.
+    static func rowAndInPlace<Record>(_ db: Database, _ sql: String, _ read: (any ColumnDecoding) throws -> Record) throws -> (row: String, inPlace: String) {
+        func text(_ r: Result<Record?, any Error>) -> String { (try? r.get()).map { "\($0.map { "\($0)" } ?? "none")" } ?? "refused" }
+        let viaRow = Result { try Row.fetchOne(db, sql: sql).map(read) }
+        let inPlace = Result { try db.makeStatement(sql: sql).firstRow(arguments: []) { try read($0) } }
+        return (text(viaRow), text(inPlace))
+    }
+
+    @Test func ordersReadTheSameInPlace() async throws {
+        let queue = try DatabaseQueue()
+        try await queue.write { db in try db.execute(sql: Self.orderTable) }
+        await propertyCheck(count: 500, input: Gen.uint64()) { seed in
+            var v = Values(random: ModelRandom(seed))
+            let values: [DatabaseValue] = [
+                v.text(), v.text(), v.text(), v.text(), v.word(OrderSide.self), v.integer(), v.word(OrderType.self),
+                v.integer(nullable: true), v.word(TimeInForce.self), v.word(OrderStatus.self), v.integer(), v.integer(nullable: true),
+                v.text(nullable: true), v.word(Components.Schemas.TradingMode.self), v.real(nullable: true), v.real(), v.real(),
+            ]
+            let read = try? await queue.write { db in
+                try db.execute(sql: "DELETE FROM orders")
+                try db.execute(sql: "INSERT INTO orders VALUES (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))",
+                               arguments: StatementArguments(values))
+                return try Self.rowAndInPlace(db, "SELECT \(OrderRecord.columns) FROM orders") { try OrderRecord(columns: $0) }
+            }
+            #expect(read != nil && read?.row == read?.inPlace, "\(values)")
+        }
+    }
+
+    @Test func positionsReadTheSameInPlace() async throws {
+        let queue = try DatabaseQueue()
+        try await queue.write { db in
+            try db.execute(sql: "CREATE TABLE positions (id TEXT, account_id TEXT, symbol TEXT, qty INTEGER, avg_price_ticks INTEGER, updated_at REAL)")
+        }
+        await propertyCheck(count: 500, input: Gen.uint64()) { seed in
+            var v = Values(random: ModelRandom(seed))
+            let values: [DatabaseValue] = [v.text(), v.text(), v.text(), v.integer(), v.integer(), v.real()]
+            let read = try? await queue.write { db in
+                try db.execute(sql: "DELETE FROM positions")
+                try db.execute(sql: "INSERT INTO positions VALUES (?, ?, ?, ?, ?, ?)", arguments: StatementArguments(values))
+                // By name from `SELECT *` (the sync tests' way), by position from the ledger's columns in place.
+                let byName = Result { try Row.fetchOne(db, sql: "SELECT * FROM positions").map { try PositionRecord(row: $0) } }
+                let inPlace = Result {
+                    try db.makeStatement(sql: "SELECT \(PositionRecord.columns) FROM positions").firstRow(arguments: []) { try PositionRecord(columns: $0) }
+                }
+                return ((try? byName.get()).map { "\(String(describing: $0))" } ?? "refused", (try? inPlace.get()).map { "\(String(describing: $0))" } ?? "refused")
+            }
+            #expect(read != nil && read?.0 == read?.1, "\(values)")
+        }
+    }
+
+    /// What cannot be read is an error naming the column, never a crash: a NULL where a value must
+    /// be, text that is no date, a column the row does not have. (Text read as a number is SQLite's
+    /// conversion, as through a `Row`.)
+    @Test func unreadableColumnsAreErrorsInPlace() throws {
+        let queue = try DatabaseQueue()
+        try queue.read { db in
+            let statement = try db.makeStatement(sql: "SELECT NULL AS qty, 'ten' AS price, 'filled' AS status")
+            for (what, read) in [("qty", { (row: ColumnRow) in _ = try row.decode(Int64.self, atIndex: 0) }),
+                                 ("price", { (row: ColumnRow) in _ = try row.decode(Date.self, atIndex: 1) }),
+                                 ("no column 3", { (row: ColumnRow) in _ = try row.decode(String.self, atIndex: 3) }),
+                                 ("no column -1", { (row: ColumnRow) in _ = try row.decode(OrderStatus.self, atIndex: -1) })] {
+                let error = #expect(throws: DatabaseError.self, "\(what)") { try statement.firstRow(arguments: [], read) }
+                #expect(error?.message?.contains(what) == true, "\(String(describing: error))")
+            }
+            // Read as they are: a NULL as nil, a stored word as its case.
+            let fine = try statement.firstRow(arguments: []) { row in
+                (try row.decode(Int64?.self, atIndex: 0), try row.decode(String.self, atIndex: 1), try row.decode(OrderStatus.self, atIndex: 2))
+            }
+            #expect(fine?.0 == nil && fine?.1 == "ten" && fine?.2 == .filled)
+            // A statement with no row answers nil, and the statement is ready to run again.
+            #expect(try db.makeStatement(sql: "SELECT 1 WHERE 0").firstRow(arguments: []) { _ in 1 } == nil)
+            #expect(try statement.allRows(arguments: []) { try $0.decode(String.self, atIndex: 2) } == ["filled"])
+        }
+    }
 }

@@ -72,7 +72,13 @@ struct PaperEngine: Sendable {
 
     /// One pass over one open order.
     func work(_ ledger: TradingLedger, orderID: String, now: Date) throws {
-        guard var order = try ledger.orderState(id: orderID), OrderStatus.resting.contains(order.status) else { return }
+        guard var order = try ledger.orderState(id: orderID) else { return }
+        try work(ledger, &order, now: now)
+    }
+
+    /// One pass over `order`, as the ledger holds it now (an order just placed, read once).
+    func work(_ ledger: TradingLedger, _ order: inout OrderState, now: Date) throws {
+        guard OrderStatus.resting.contains(order.status) else { return }
         if order.tif == .day, Self.utcDay(order.createdAt) < Self.utcDay(now.timeIntervalSince1970) {
             try setStatus(ledger, &order, .expired, now: now)
             return

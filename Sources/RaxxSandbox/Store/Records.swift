@@ -52,7 +52,11 @@ struct OrderRecord: SandboxRecord {
     /// time on the writer (every placement reads its order back), and its lookup by name, which
     /// lowercases every name it compares, 8 % of the sandbox's work on an order. `RecordRowTests`
     /// holds the two to each other.
-    init(row: Row) throws {
+    init(row: Row) throws { try self.init(columns: row) }
+
+    /// Read from `columns`, its columns first in `columnNames`' order: a GRDB `Row`, or the row a
+    /// statement is on (`ColumnRow`), which skips what a `Row` costs to make.
+    init(columns row: some ColumnDecoding) throws {
         guard row.count >= Self.columnNames.count else {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "an order's row has \(row.count) columns, not the \(Self.columnNames.count) of OrderRecord.columns")
         }
@@ -94,20 +98,33 @@ struct OrderRecord: SandboxRecord {
 /// A row of `positions`: the columns `columns` selects.
 struct PositionRecord: SandboxRecord {
     static let databaseTableName = "positions"
-    static let columns = "id, symbol, qty, avg_price_ticks, updated_at"
+    static let columnNames = ["id", "symbol", "qty", "avg_price_ticks", "updated_at"]
+    static let columns = columnNames.joined(separator: ", ")
     var id: String
     var symbol: String
     var qty: Int64
     var avgPriceTicks: Int64
     var updatedAt: Double
 
-    /// Read column by column, as OrderRecord is.
+    /// Read column by column, by name (a row of `SELECT *` too).
     init(row: Row) throws {
         id = try row.decode(String.self, forColumn: "id")
         symbol = try row.decode(String.self, forColumn: "symbol")
         qty = try row.decode(Int64.self, forColumn: "qty")
         avgPriceTicks = try row.decode(Int64.self, forColumn: "avg_price_ticks")
         updatedAt = try row.decode(Double.self, forColumn: "updated_at")
+    }
+
+    /// Read by position from a row of `columns`, as OrderRecord is (an order's fill reads its position).
+    init(columns row: some ColumnDecoding) throws {
+        guard row.count >= Self.columnNames.count else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "a position's row has \(row.count) columns, not the \(Self.columnNames.count) of PositionRecord.columns")
+        }
+        id = try row.decode(String.self, atIndex: 0)
+        symbol = try row.decode(String.self, atIndex: 1)
+        qty = try row.decode(Int64.self, atIndex: 2)
+        avgPriceTicks = try row.decode(Int64.self, atIndex: 3)
+        updatedAt = try row.decode(Double.self, atIndex: 4)
     }
 
     var api: Components.Schemas.Position {

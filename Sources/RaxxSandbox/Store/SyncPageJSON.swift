@@ -19,27 +19,20 @@ enum SyncPageJSON {
     @discardableResult
     static func write(_ db: Database, account: String, after from: Int64, limit: Int, reset: Bool, asOf: Date, total: Int64? = nil,
                       to out: inout [UInt8]) throws -> (cursor: Int64, hasMore: Bool) {
-        let statement = try db.cachedStatement(sql: sql)
-        try statement.setArguments([account, from, limit + 1])
-        let s = statement.sqliteStatement
-        defer { sqlite3_reset(s) }
         // The page's own fields go first and its changes last, so that a client learns where the
         // next page starts without reading the changes: the changes are written first, here, and
         // the fields put in front of them once the last change has told where the page ends.
         let pageStart = out.count
         out.append(UInt8(ascii: "["))
         var count = 0, cursor = from, hasMore = false
-        while true {
-            let code = sqlite3_step(s)
-            if code == SQLITE_DONE { break }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-            }
-            if count == limit { hasMore = true; break }
+        try db.cachedStatement(sql: sql).eachRow(arguments: [account, from, limit + 1]) { row in
+            if count == limit { hasMore = true; return false }
             if count > 0 { out.append(UInt8(ascii: ",")) }
             count += 1
+            let s = row.sqliteStatement
             cursor = sqlite3_column_int64(s, 0)
             change(s, to: &out)
+            return true
         }
         out += [UInt8(ascii: "]"), UInt8(ascii: "}")]
         var fields = Keys.pageStart

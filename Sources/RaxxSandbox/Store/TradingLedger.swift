@@ -64,18 +64,15 @@ struct TradingLedger {
     }
 
     func orderState(id: String) throws -> OrderState? {
-        // Read from the statement's row in place (Row.fetchOne copies every column first), while
-        // the cursor lives: it resets the statement when it goes.
-        let cursor = try Row.fetchCursor(db.cachedStatement(sql: SQL.orderState), arguments: [id])
-        return try withExtendedLifetime(cursor) {
-            guard let row = try cursor.next() else { return nil }
-            return try OrderRecord(row: row).state(userID: row.decode(String.self, atIndex: OrderRecord.columnNames.count))
+        try db.cachedStatement(sql: SQL.orderState).firstRow(arguments: [id]) { row in
+            try OrderRecord(columns: row).state(userID: row.decode(String.self, atIndex: OrderRecord.columnNames.count))
         }
     }
 
     func openBuys(account: String, excluding: String?) throws -> [OpenBuy] {
-        try Row.fetchAll(db.cachedStatement(sql: SQL.openBuys), arguments: [account, excluding ?? ""]).map {
-            OpenBuy(symbol: $0["symbol"], openQty: $0["open_qty"], limit: $0["limit_price_ticks"])
+        try db.cachedStatement(sql: SQL.openBuys).allRows(arguments: [account, excluding ?? ""]) { row in
+            try OpenBuy(symbol: row.decode(String.self, atIndex: 0), openQty: row.decode(Int64.self, atIndex: 1),
+                        limit: row.decode(Int64?.self, atIndex: 2))
         }
     }
 
@@ -86,9 +83,10 @@ struct TradingLedger {
 
     /// The ID and request hash of the account's order under `clientOrderID`.
     func order(account: String, clientOrderID: String) throws -> (id: String, requestHash: String?)? {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, request_hash FROM orders WHERE account_id = ? AND client_order_id = ?"),
-                                         arguments: [account, clientOrderID]) else { return nil }
-        return (row["id"], row["request_hash"])
+        try db.cachedStatement(sql: "SELECT id, request_hash FROM orders WHERE account_id = ? AND client_order_id = ?")
+            .firstRow(arguments: [account, clientOrderID]) { row in
+                try (row.decode(String.self, atIndex: 0), row.decode(String?.self, atIndex: 1))
+            }
     }
 
     func insertOrder(_ o: NewOrder) throws {
@@ -109,7 +107,7 @@ struct TradingLedger {
 
     /// An order as the API shows it.
     func order(id: String) throws -> Components.Schemas.Order? {
-        try OrderRecord.fetchOne(db.cachedStatement(sql: SQL.order), arguments: [id])?.api
+        try db.cachedStatement(sql: SQL.order).firstRow(arguments: [id]) { try OrderRecord(columns: $0).api }
     }
 
     /// The order if `account` owns it.
@@ -140,7 +138,7 @@ struct TradingLedger {
     }
 
     func holding(account: String, symbol: String) throws -> Holding? {
-        try PositionRecord.fetchOne(db.cachedStatement(sql: SQL.holding), arguments: [account, symbol])?.holding
+        try db.cachedStatement(sql: SQL.holding).firstRow(arguments: [account, symbol]) { try PositionRecord(columns: $0).holding }
     }
 
     func insertPosition(id: String, account: String, symbol: String, qty: Int64, averagePrice: Int64, now: Date) throws {
@@ -161,7 +159,7 @@ struct TradingLedger {
 
     /// `session`'s switch, if armed (whether or not its deadline passed).
     func armedSwitch(session: String) throws -> ArmedSwitch? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM cancel_after WHERE session_id = ?"), arguments: [session]).map(Self.armedSwitch)
+        try db.cachedStatement(sql: SQL.armedSwitch).firstRow(arguments: [session], Self.armedSwitch)
     }
 
     /// Arms or renews a switch (one row per session).
@@ -209,23 +207,21 @@ struct TradingLedger {
     /// Switches due at `now` (deadline passed, or session revoked or over), of `account` only when given.
     func dueSwitches(now: Date, account: String?) throws -> [DueSwitch] {
         let t = now.timeIntervalSince1970
-        var sql = """
-            SELECT c.*, s.revoked_at, s.expires_at AS session_expires_at FROM cancel_after c JOIN sessions s ON s.id = c.session_id
-            WHERE (c.fires_at <= ? OR s.revoked_at IS NOT NULL OR s.expires_at <= ?)
-            """
-        var arguments: StatementArguments = [t, t]
-        if let account { sql += " AND c.account_id = ?"; arguments += [account] }
-        return try Row.fetchAll(db.cachedStatement(sql: sql + " ORDER BY c.fires_at"), arguments: arguments).map { row in
-            let armed = Self.armedSwitch(row)
-            let revoked: Double? = row["revoked_at"]
-            let ended = min(revoked ?? .infinity, row["session_expires_at"] as Double)
+        let statement = try account == nil ? db.cachedStatement(sql: SQL.dueSwitches) : db.cachedStatement(sql: SQL.dueSwitchesOfAccount)
+        return try statement.allRows(arguments: account.map { [t, t, $0] } ?? [t, t]) { row in
+            let armed = try Self.armedSwitch(row)
+            let revoked = try row.decode(Double?.self, atIndex: SQL.switchColumns.count)
+            let ended = min(revoked ?? .infinity, try row.decode(Double.self, atIndex: SQL.switchColumns.count + 1))
             return DueSwitch(armed: armed, sessionEnded: ended <= t && ended < armed.firesAt.timeIntervalSince1970)
         }
     }
 
-    static func armedSwitch(_ row: Row) -> ArmedSwitch {
-        ArmedSwitch(sessionID: row["session_id"], userID: row["user_id"], accountID: row["account_id"], timeout: row["timeout_s"],
-                    armedAt: Date(timeIntervalSince1970: row["armed_at"]), firesAt: Date(timeIntervalSince1970: row["fires_at"]))
+    /// A switch from a row whose first columns are `SQL.switchColumns`.
+    static func armedSwitch(_ row: ColumnRow) throws -> ArmedSwitch {
+        try ArmedSwitch(sessionID: row.decode(String.self, atIndex: 0), userID: row.decode(String.self, atIndex: 1),
+                        accountID: row.decode(String.self, atIndex: 2), timeout: row.decode(Int.self, atIndex: 3),
+                        armedAt: Date(timeIntervalSince1970: row.decode(Double.self, atIndex: 4)),
+                        firesAt: Date(timeIntervalSince1970: row.decode(Double.self, atIndex: 5)))
     }
 
     // MARK: Step-up grants
@@ -327,7 +323,7 @@ extension TradingLedger {
             SELECT \(OrderRecord.columns(of: "o")), a.user_id FROM orders o JOIN accounts a ON a.id = o.account_id WHERE o.id = ?
             """
         static let openBuys = """
-            SELECT id, symbol, qty - filled_qty AS open_qty, limit_price_ticks FROM orders
+            SELECT symbol, qty - filled_qty AS open_qty, limit_price_ticks FROM orders
             WHERE account_id = ? AND side = '\(OrderSide.buy.rawValue)' AND status IN (\(OrderStatus.restingSQLList)) AND id != ?
             """
         static let openSellQty = """
@@ -340,5 +336,17 @@ extension TradingLedger {
             """
         static let order = "SELECT \(OrderRecord.columns) FROM orders WHERE id = ?"
         static let holding = "SELECT \(PositionRecord.columns) FROM positions WHERE account_id = ? AND symbol = ?"
+        /// A switch's columns, as `armedSwitch(_:)` reads them.
+        static let switchColumns = ["session_id", "user_id", "account_id", "timeout_s", "armed_at", "fires_at"]
+        static let armedSwitch = "SELECT \(switchColumns.joined(separator: ", ")) FROM cancel_after WHERE session_id = ?"
+        /// Switches due at a time (given twice), each with its session's revoked_at and expires_at.
+        private static let due = """
+            SELECT \(switchColumns.map { "c." + $0 }.joined(separator: ", ")), s.revoked_at, s.expires_at
+            FROM cancel_after c JOIN sessions s ON s.id = c.session_id
+            WHERE (c.fires_at <= ? OR s.revoked_at IS NOT NULL OR s.expires_at <= ?)
+            """
+        static let dueSwitches = due + " ORDER BY c.fires_at"
+        /// Of one account (given third).
+        static let dueSwitchesOfAccount = due + " AND c.account_id = ? ORDER BY c.fires_at"
     }
 }

@@ -228,7 +228,7 @@ struct OrderHandlers: Sendable {
         } else if r.side == .sell, r.qty > sellable {
             try engine.setStatus(ledger, &state, .rejected, rejectCode: RejectCode.insufficientPosition, now: now)
         } else {
-            try engine.work(ledger, orderID: id, now: now)
+            try engine.work(ledger, &state, now: now)
         }
         return (try order(ledger, id: id), true)
     }
