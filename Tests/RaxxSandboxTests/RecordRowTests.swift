@@ -145,14 +145,9 @@ import Testing
             let read = try? await queue.write { db in
                 try db.execute(sql: "DELETE FROM positions")
                 try db.execute(sql: "INSERT INTO positions VALUES (?, ?, ?, ?, ?, ?)", arguments: StatementArguments(values))
-                // By name from `SELECT *` (the sync tests' way), by position from the ledger's columns in place.
-                let byName = Result { try Row.fetchOne(db, sql: "SELECT * FROM positions").map { try PositionRecord(row: $0) } }
-                let inPlace = Result {
-                    try db.makeStatement(sql: "SELECT \(PositionRecord.columns) FROM positions").firstRow(arguments: []) { try PositionRecord(columns: $0) }
-                }
-                return ((try? byName.get()).map { "\(String(describing: $0))" } ?? "refused", (try? inPlace.get()).map { "\(String(describing: $0))" } ?? "refused")
+                return try Self.rowAndInPlace(db, "SELECT \(PositionRecord.columns) FROM positions") { try PositionRecord(columns: $0) }
             }
-            #expect(read != nil && read?.0 == read?.1, "\(values)")
+            #expect(read != nil && read?.row == read?.inPlace, "\(values)")
         }
     }
 
@@ -175,6 +170,9 @@ import Testing
                 (try row.decode(Int64?.self, atIndex: 0), try row.decode(String.self, atIndex: 1), try row.decode(OrderStatus.self, atIndex: 2))
             }
             #expect(fine?.0 == nil && fine?.1 == "ten" && fine?.2 == .filled)
+            // A record read from a query that selects fewer than its columns is refused, not read past.
+            let short = #expect(throws: DatabaseError.self) { try statement.firstRow(arguments: []) { try OrderRecord(columns: $0) } }
+            #expect(short?.message?.contains("not the 17 of OrderRecord.columns") == true, "\(String(describing: short))")
             // A statement with no row answers nil, and the statement is ready to run again.
             #expect(try db.makeStatement(sql: "SELECT 1 WHERE 0").firstRow(arguments: []) { _ in 1 } == nil)
             #expect(try statement.allRows(arguments: []) { try $0.decode(String.self, atIndex: 2) } == ["filled"])

@@ -63,7 +63,7 @@ import Testing
             return try rows.map { row in
                 let entity: String = row["entity"], id: String = row["entity_id"], upsert = (row["op"] as String) == "upsert"
                 let position = upsert && entity == "position"
-                    ? try Row.fetchOne(db, sql: "SELECT * FROM positions WHERE id = ?", arguments: [id]).map { try TradingLedger.position($0) } : nil
+                    ? try Row.fetchOne(db, sql: "SELECT \(PositionRecord.columns) FROM positions WHERE id = ?", arguments: [id]).map { try TradingLedger.position($0) } : nil
                 let fill = upsert && entity == "fill"
                     ? try Row.fetchOne(db, sql: "SELECT * FROM fills WHERE id = ?", arguments: [id]).map { try TradingLedger.fill($0) } : nil
                 let order = upsert && entity == "order"

@@ -11,6 +11,16 @@ protocol ColumnDecoding {
 
 extension Row: ColumnDecoding {}
 
+extension ColumnDecoding {
+    /// Throws unless the row has the `count` columns of `record`'s `columns` (a query that selects
+    /// fewer is a programming error, reported rather than read past).
+    func requireColumns(_ count: Int, of record: String) throws {
+        guard self.count >= count else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "a row of \(self.count) columns, not the \(count) of \(record).columns")
+        }
+    }
+}
+
 /// The row a statement is on, read in place by column index. Each fetch through GRDB's `Row`
 /// first builds a dictionary of the statement's lowercased column names (about 11,000
 /// instructions for an order's 18 columns, even when no row comes back): on the sandbox's write

@@ -57,9 +57,7 @@ struct OrderRecord: SandboxRecord {
     /// Read from `columns`, its columns first in `columnNames`' order: a GRDB `Row`, or the row a
     /// statement is on (`ColumnRow`), which skips what a `Row` costs to make.
     init(columns row: some ColumnDecoding) throws {
-        guard row.count >= Self.columnNames.count else {
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "an order's row has \(row.count) columns, not the \(Self.columnNames.count) of OrderRecord.columns")
-        }
+        try row.requireColumns(Self.columnNames.count, of: "OrderRecord")
         id = try row.decode(String.self, atIndex: 0)
         accountId = try row.decode(String.self, atIndex: 1)
         clientOrderId = try row.decode(String.self, atIndex: 2)
@@ -106,20 +104,12 @@ struct PositionRecord: SandboxRecord {
     var avgPriceTicks: Int64
     var updatedAt: Double
 
-    /// Read column by column, by name (a row of `SELECT *` too).
-    init(row: Row) throws {
-        id = try row.decode(String.self, forColumn: "id")
-        symbol = try row.decode(String.self, forColumn: "symbol")
-        qty = try row.decode(Int64.self, forColumn: "qty")
-        avgPriceTicks = try row.decode(Int64.self, forColumn: "avg_price_ticks")
-        updatedAt = try row.decode(Double.self, forColumn: "updated_at")
-    }
+    /// Read column by column, by position, as OrderRecord is: a row of `columns`.
+    init(row: Row) throws { try self.init(columns: row) }
 
-    /// Read by position from a row of `columns`, as OrderRecord is (an order's fill reads its position).
+    /// Read from `columns`, its columns first in `columnNames`' order (GRDB's `Row` or a `ColumnRow`).
     init(columns row: some ColumnDecoding) throws {
-        guard row.count >= Self.columnNames.count else {
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "a position's row has \(row.count) columns, not the \(Self.columnNames.count) of PositionRecord.columns")
-        }
+        try row.requireColumns(Self.columnNames.count, of: "PositionRecord")
         id = try row.decode(String.self, atIndex: 0)
         symbol = try row.decode(String.self, atIndex: 1)
         qty = try row.decode(Int64.self, atIndex: 2)
