@@ -50,6 +50,14 @@ public enum CurlHeaderLine: Equatable, Sendable {
     case other
 
     public init(_ bytes: UnsafeRawBufferPointer) {
+        self.init(bytes, keeping: nil)
+    }
+
+    /// The line, with only the fields named in `keeping` (lower case) read: any other is `.other`,
+    /// found without making a string of it, and a kept one's name is given as `keeping` spells it.
+    /// nil keeps every field. (A push answer's fields other than its apns-id were made into strings
+    /// and kept for nothing: 1 % of a push.)
+    public init(_ bytes: UnsafeRawBufferPointer, keeping names: [String]?) {
         if bytes.starts(with: "HTTP/".utf8) {
             self = .status
             return
@@ -58,15 +66,37 @@ public enum CurlHeaderLine: Equatable, Sendable {
             self = .other
             return
         }
-        func trimmed(_ range: Range<Int>) -> String {
-            func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        func trimmedRange(_ range: Range<Int>) -> Range<Int> {
             var (start, end) = (range.lowerBound, range.upperBound)
             while start < end && isSpace(bytes[start]) { start += 1 }
             while end > start && isSpace(bytes[end - 1]) { end -= 1 }
-            guard start < end, let base = bytes.baseAddress else { return "" }
-            // As typed UTF-8 (decoding a raw slice went through the generic, slow path).
-            return String(decoding: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self) + start, count: end - start), as: UTF8.self)
+            return start..<end
         }
-        self = .field(name: trimmed(bytes.startIndex..<colon), value: trimmed((colon + 1)..<bytes.endIndex))
+        func string(_ range: Range<Int>) -> String {
+            guard !range.isEmpty, let base = bytes.baseAddress else { return "" }
+            // As typed UTF-8 (decoding a raw slice went through the generic, slow path).
+            return String(decoding: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self) + range.lowerBound, count: range.count),
+                          as: UTF8.self)
+        }
+        let nameRange = trimmedRange(bytes.startIndex..<colon)
+        let name: String
+        if let names {
+            guard let kept = names.first(where: { Self.equalIgnoringASCIICase(bytes[nameRange], $0.utf8) }) else {
+                self = .other
+                return
+            }
+            name = kept
+        } else {
+            name = string(nameRange)
+        }
+        self = .field(name: name, value: string(trimmedRange((colon + 1)..<bytes.endIndex)))
+    }
+
+    private static func equalIgnoringASCIICase(_ bytes: Slice<UnsafeRawBufferPointer>, _ name: String.UTF8View) -> Bool {
+        guard bytes.count == name.count else { return false }
+        return zip(bytes, name).allSatisfy { a, b in
+            a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z"))
+        }
     }
 }

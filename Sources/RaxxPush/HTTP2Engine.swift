@@ -60,10 +60,12 @@ public final class HTTP2Engine: @unchecked Sendable {
         public var userAgent: String
         /// Answers larger than this are cut off and reported as failures (APNs answers are tiny).
         public var maxAnswerBytes: Int
+        /// The answer's header fields to keep, in lower case; nil keeps every one.
+        public var answerHeaders: [String]?
 
         public init(connections: Int = 1, maxInFlight: Int = 100, streamTimeout: RaxxDuration = .seconds(20),
                     connectTimeout: RaxxDuration = .seconds(5), caFile: String? = nil, userAgent: String,
-                    maxAnswerBytes: Int = 64 << 10) {
+                    maxAnswerBytes: Int = 64 << 10, answerHeaders: [String]? = nil) {
             self.connections = connections
             self.maxInFlight = maxInFlight
             self.streamTimeout = streamTimeout
@@ -71,6 +73,7 @@ public final class HTTP2Engine: @unchecked Sendable {
             self.caFile = caFile
             self.userAgent = userAgent
             self.maxAnswerBytes = maxAnswerBytes
+            self.answerHeaders = answerHeaders.map { $0.map { $0.lowercased() } }
         }
     }
 
@@ -164,7 +167,8 @@ public final class HTTP2Engine: @unchecked Sendable {
     /// Sends `request`; `completion` runs once, on the engine's thread, with its outcome (never
     /// before this returns).
     public func submit(_ request: HTTP2Request, completion: @escaping @Sendable (HTTP2Outcome) -> Void) {
-        let transfer = Transfer(request: request, maxAnswerBytes: options.maxAnswerBytes, completion: completion)
+        let transfer = Transfer(request: request, maxAnswerBytes: options.maxAnswerBytes, answerHeaders: options.answerHeaders,
+                                completion: completion)
         let wake: Bool
         lock.lock()
         if stopping {
@@ -371,11 +375,12 @@ public final class HTTP2Engine: @unchecked Sendable {
             let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
             let n = size * count
             guard let ptr else { return n }
-            switch CurlHeaderLine(UnsafeRawBufferPointer(start: ptr, count: n)) {
+            switch CurlHeaderLine(UnsafeRawBufferPointer(start: ptr, count: n), keeping: transfer.answerHeaders) {
             case .status: transfer.headers.removeAll() // a new (final) answer's
             case .field(let name, let value) where transfer.headers.count < 64:
-                // HTTP/2's names are lower case already.
-                transfer.headers[name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? name.lowercased() : name] = value
+                // Kept names are lower case, and HTTP/2's are already.
+                let lower = transfer.answerHeaders != nil || !name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A })
+                transfer.headers[lower ? name : name.lowercased()] = value
             case .field, .other: break
             }
             return n
@@ -496,6 +501,7 @@ private final class Transfer {
     let request: HTTP2Request
     private var completion: (@Sendable (HTTP2Outcome) -> Void)?
     let maxAnswerBytes: Int
+    let answerHeaders: [String]?
     var offset = 0
     var startedAt: ContinuousClock.Instant?
     var headers: [String: String] = [:]
@@ -505,9 +511,10 @@ private final class Transfer {
     private var headerBlock: UnsafeMutableRawPointer?
     let errorBuffer: UnsafeMutablePointer<CChar>
 
-    init(request: HTTP2Request, maxAnswerBytes: Int, completion: @escaping @Sendable (HTTP2Outcome) -> Void) {
+    init(request: HTTP2Request, maxAnswerBytes: Int, answerHeaders: [String]?, completion: @escaping @Sendable (HTTP2Outcome) -> Void) {
         self.request = request
         self.maxAnswerBytes = maxAnswerBytes
+        self.answerHeaders = answerHeaders
         self.completion = completion
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)

@@ -92,7 +92,9 @@ extension PushClient {
         _ = try await tokens.current()
         let engine = try HTTP2Engine(options: .init(connections: settings.connections, maxInFlight: settings.maxInFlight,
                                                     streamTimeout: settings.timeout, connectTimeout: settings.connectTimeout,
-                                                    caFile: settings.caFile, userAgent: settings.userAgent))
+                                                    caFile: settings.caFile, userAgent: settings.userAgent,
+                                                    // What PushClient reads of an answer.
+                                                    answerHeaders: [APNs.Header.id]))
         return PushClient(options: .init(endpoint: settings.endpoint, retryFor: settings.retryFor, failFast: settings.failFast), tokens: tokens, transport: engine)
     }
 }

@@ -2,9 +2,9 @@ import RaxxClient
 import Testing
 
 @Suite struct CurlHeaderLineTests {
-    func read(_ line: String) -> CurlHeaderLine {
+    func read(_ line: String, keeping names: [String]? = nil) -> CurlHeaderLine {
         var line = line
-        return line.withUTF8 { CurlHeaderLine(UnsafeRawBufferPointer($0)) }
+        return line.withUTF8 { CurlHeaderLine(UnsafeRawBufferPointer($0), keeping: names) }
     }
 
     @Test func readsEachKindOfLineLibcurlHandsOver() {
@@ -16,5 +16,21 @@ import Testing
         #expect(read("Location: https://a.example/b:c\r\n") == .field(name: "Location", value: "https://a.example/b:c"))
         #expect(read("\r\n") == .other)
         #expect(read("no colon here\r\n") == .other)
+    }
+
+    /// Only the fields asked for are read, their names matched without regard to ASCII case and
+    /// given as asked; every other line reads as it would without the list.
+    @Test func keepsOnlyTheFieldsAskedFor() {
+        let kept = ["apns-id"]
+        #expect(read("apns-id: 6B2C9E0A\r\n", keeping: kept) == .field(name: "apns-id", value: "6B2C9E0A"))
+        #expect(read("APNS-Id :\t6B2C9E0A \r\n", keeping: kept) == .field(name: "apns-id", value: "6B2C9E0A"))
+        #expect(read("apns-unique-id: 1\r\n", keeping: kept) == .other)
+        #expect(read("apns-i: 1\r\n", keeping: kept) == .other)
+        #expect(read("apns_id: 1\r\n", keeping: kept) == .other) // '_' is not '-' in another case
+        #expect(read("content-length: 0\r\n", keeping: []) == .other)
+        #expect(read("HTTP/2 200 \r\n", keeping: kept) == .status)
+        #expect(read("\r\n", keeping: kept) == .other)
+        #expect(read("no colon here\r\n", keeping: kept) == .other)
+        #expect(read("X-Two: a\r\n", keeping: ["x-one", "x-two"]) == .field(name: "x-two", value: "a"))
     }
 }
