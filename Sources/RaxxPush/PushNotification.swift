@@ -32,7 +32,11 @@ public struct PushNotification: Sendable, Equatable {
     }
 
     /// The token's last 8 characters: all a result or a log shows of it.
-    public var tokenSuffix: String { String(deviceToken.suffix(8)) }
+    public var tokenSuffix: String {
+        // By its bytes when they are ASCII, as a token's hex is: by its Characters, this was 1 % of a push.
+        let tail = deviceToken.utf8.suffix(8)
+        return tail.allSatisfy { $0 < 0x80 } ? String(decoding: tail, as: UTF8.self) : String(deviceToken.suffix(8))
+    }
 
     /// Why a notification is refused before anything is sent: the field and what is wrong.
     public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {

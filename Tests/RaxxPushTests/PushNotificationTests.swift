@@ -117,5 +117,11 @@ import Testing
 
     @Test func showsOnlyTheTokensLastEightCharacters() {
         #expect(Self.notification().tokenSuffix == "0a1b2c3d")
+        // A malformed token's last 8 characters, whatever their bytes (a result line still shows them).
+        var odd = Self.notification()
+        odd.deviceToken = "abcdefé1234567"
+        #expect(odd.tokenSuffix == "é1234567")
+        odd.deviceToken = "ab"
+        #expect(odd.tokenSuffix == "ab")
     }
 }
