@@ -92,7 +92,6 @@ public final class HTTP2Engine: @unchecked Sendable {
     private var active: [UnsafeMutableRawPointer: Transfer] = [:]
     private var idleHandles: [UnsafeMutableRawPointer] = []
     private var lastTimeoutScan = ContinuousClock.now
-    private var loopbackOrigins: [String: Bool] = [:]
     /// The last request's origin (its bytes up to the path's "/") and whether it is loopback.
     private var lastOrigin: (bytes: [UInt8], loopback: Bool)?
     /// The handles whose shared options are set, and whether for a loopback endpoint (no proxy).
@@ -389,13 +388,12 @@ public final class HTTP2Engine: @unchecked Sendable {
         }, "the header callback")
     }
 
-    /// Whether `url`'s host is a loopback address, remembered per scheme and authority (every
-    /// request of a run goes to one endpoint; parsing each URL again cost more than the answer).
+    /// Whether `url`'s host is a loopback address, remembered for the last request's scheme and
+    /// authority (a run sends every request to one endpoint; parsing each URL again cost more than
+    /// the answer, and looking its origin up in a table, 0.7 % of a push).
     private func isLoopback(_ url: String) -> Bool {
         var url = url
         return url.withUTF8 { bytes in
-            // The last request's origin again (the usual case): one comparison of its bytes. (The
-            // scan and dictionary lookup below, every time, were 0.7 % of a push.)
             if let last = lastOrigin, bytes.count > last.bytes.count, bytes[last.bytes.count] == UInt8(ascii: "/"),
                memcmp(bytes.baseAddress!, last.bytes, last.bytes.count) == 0 {
                 return last.loopback
@@ -406,14 +404,7 @@ public final class HTTP2Engine: @unchecked Sendable {
                 if byte == UInt8(ascii: "/") { slashes += 1 }
                 return slashes == 3
             } ?? bytes.endIndex
-            let origin = String(decoding: bytes[..<end], as: UTF8.self)
-            let loopback: Bool
-            if let known = loopbackOrigins[origin] {
-                loopback = known
-            } else {
-                loopback = URL(string: String(decoding: bytes, as: UTF8.self))?.host.map { APIEndpoint.isLoopback(host: $0) } ?? false
-                if loopbackOrigins.count < 16 { loopbackOrigins[origin] = loopback }
-            }
+            let loopback = URL(string: String(decoding: bytes, as: UTF8.self))?.host.map { APIEndpoint.isLoopback(host: $0) } ?? false
             lastOrigin = end < bytes.endIndex ? (Array(bytes[..<end]), loopback) : nil
             return loopback
         }
