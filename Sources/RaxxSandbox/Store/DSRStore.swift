@@ -445,16 +445,19 @@ struct DSRStore: Sendable {
         var last = cursor, rows = 0
         repeat {
             let step = min(limit - rows, ErasureChunkSizing.stepRows)
-            let events = try Row.fetchAll(read, arguments: [last, step])
+            // Read in place by position (ColumnRow), as the order path reads: no `Row` made per step.
+            let events = try read.allRows(arguments: [last, step]) { row in
+                try (seq: row.decode(Int64.self, atIndex: 0), actor: row.decode(String.self, atIndex: 1),
+                     subject: row.decode(String.self, atIndex: 2), details: row.decode(String.self, atIndex: 3))
+            }
             for event in events {
-                let actor: String = event["actor"], subject: String = event["subject"], details: String = event["details"]
-                let (a, b, c) = (replace(actor), replace(subject), replace(details))
-                if a != actor || b != subject || c != details {
-                    try update.execute(arguments: [a, b, c, event["seq"] as Int64])
+                let (a, b, c) = (replace(event.actor), replace(event.subject), replace(event.details))
+                if a != event.actor || b != event.subject || c != event.details {
+                    try update.execute(arguments: [a, b, c, event.seq])
                 }
             }
             rows += events.count
-            last = events.last?["seq"] ?? last
+            last = events.last?.seq ?? last
             giveWay()
             // The trail is through.
             if events.count < step { return ErasureChunk(rows: rows, auditCursor: last, done: true) }
