@@ -14,14 +14,17 @@ public enum Entrypoint {
 
     /// As `run(_:)`; when `onThisThread()` says so (a read that never waits on anything: the
     /// offline reads), the command's task runs on this thread instead of the concurrency runtime's
-    /// thread pool, whose threads cost more to start than such a read costs.
-    public static func run(onThisThread: () -> Bool, _ main: @escaping @Sendable () async -> Void) -> Never {
+    /// thread pool, whose threads cost more to start than such a read costs. The allocator is set
+    /// up for `arenas` before any other thread starts.
+    public static func run(onThisThread: () -> Bool, arenas: ProcessMemory.Arenas = .perThread,
+                           _ main: @escaping @Sendable () async -> Void) -> Never {
         // From argv itself: even `CommandLine.arguments` costs generic metadata at this point.
         if CommandLine.argc == 2, let argument = CommandLine.unsafeArgv[1], strcmp(argument, "--version") == 0 {
             let line = RaxxVersion.current + "\n"
             _ = line.withCString { write(1, $0, strlen($0)) }
             exit(0)
         }
+        ProcessMemory.setUp(arenas)
         if onThisThread() {
             let executor = ThisThreadExecutor()
             Task(executorPreference: executor) {

@@ -4,10 +4,6 @@ import RaxxClient
 import RaxxCore
 import RaxxWire
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The delta refresh: pages from Raptor's sync endpoint applied to the cache one transaction at a
 /// time (memory stays flat whatever the size), resets rebuilt out of readers' sight, the portfolio
 /// snapshot refreshed, retention applied; a failure is recorded (kind, time, message) and the data
@@ -76,7 +72,13 @@ public struct CacheRefresher: Sendable {
     }
 
     private func run(full: Bool, previousAttempt: Date?) async throws -> Outcome {
-        Self.mapLargeBuffersApart()
+        // Each page's buffer (a megabyte or two) is filled on the transfer's thread and freed on
+        // this one. In a process whose threads share one arena (raxx-cache), the next page takes
+        // the memory the last one freed. Otherwise each buffer is mapped apart and handed back
+        // after each page: freed into another thread's arena, it would wait there unused, adding
+        // to the peak.
+        let reusesFreedPages = ProcessMemory.sharesOneArena
+        if !reusesFreedPages { ProcessMemory.mapLargeBuffersApart() }
         var state = try store.syncState()
         var applied = 0
         var wasReset = false
@@ -109,9 +111,10 @@ public struct CacheRefresher: Sendable {
             applied += try apply(page)
             progress(applied)
             cursor = page.cursor
-            // Hand freed page memory back to the system, so a long sync's peak stays that of a few pages.
-            Self.releaseFreedMemory()
+            if !reusesFreedPages { ProcessMemory.releaseFreedMemory() }
         }
+        // The pages' memory goes back to the system before a rebuild's indexes take theirs.
+        ProcessMemory.releaseFreedMemory()
         if rebuilding {
             finishing()
             try store.finishRebuild(accountID: accountID)
@@ -171,21 +174,6 @@ public struct CacheRefresher: Sendable {
         }
     }
 
-    /// Pages' buffers (hundreds of kilobytes each) get their own mappings, handed back to the system
-    /// when freed, instead of glibc raising its threshold and keeping them in the heap, where freed
-    /// pages of several threads' arenas add up to the peak.
-    static func mapLargeBuffersApart() {
-        #if os(Linux)
-        _ = glibcMallopt(-3 /* M_MMAP_THRESHOLD */, 256 << 10)
-        #endif
-    }
-
-    static func releaseFreedMemory() {
-        #if os(Linux)
-        _ = glibcMallocTrim(0)
-        #endif
-    }
-
     /// A page as it came: decoded by the generated client, or its bytes and the fields read from them.
     enum Page: Sendable {
         case decoded(Components.Schemas.SyncPage)
@@ -236,16 +224,6 @@ public struct CacheRefresher: Sendable {
         }
     }
 }
-
-#if os(Linux)
-/// glibc's malloc_trim(3), which the Glibc module does not export (it lives in <malloc.h>).
-@_silgen_name("malloc_trim")
-private func glibcMallocTrim(_ pad: Int) -> Int32
-
-/// glibc's mallopt(3), from <malloc.h> too.
-@_silgen_name("mallopt")
-private func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32
-#endif
 
 /// Why a refresh failed, as `raxx-cache status` and the staleness disclosure read it.
 enum RefreshFailure: String {

@@ -4,6 +4,6 @@ import RaxxCacheCommand
 @main
 enum Main {
     static func main() {
-        Entrypoint.run(onThisThread: RaxxCache.answersDirectly) { await RaxxCache.mainAnsweringDirectly() }
+        Entrypoint.run(onThisThread: RaxxCache.answersDirectly, arenas: RaxxCache.arenas) { await RaxxCache.mainAnsweringDirectly() }
     }
 }

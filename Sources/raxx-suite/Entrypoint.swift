@@ -18,7 +18,7 @@ enum Main {
     static func main() {
         switch Tool(invokedAs: CommandLine.unsafeArgv[0]) {
         case .auth: Entrypoint.run(onThisThread: RaxxAuth.answersDirectly) { await RaxxAuth.mainAnsweringDirectly() }
-        case .cache: Entrypoint.run(onThisThread: RaxxCache.answersDirectly) { await RaxxCache.mainAnsweringDirectly() }
+        case .cache: Entrypoint.run(onThisThread: RaxxCache.answersDirectly, arenas: RaxxCache.arenas) { await RaxxCache.mainAnsweringDirectly() }
         case .order: Entrypoint.run { await RaxxOrder.mainReportingUsage() }
         case .notify: Entrypoint.run { await RaxxNotify.mainReportingUsage() }
         case .dsr: Entrypoint.run { await RaxxDSR.mainReportingUsage() }
