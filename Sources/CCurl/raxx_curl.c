@@ -35,6 +35,11 @@ static struct {
     CURLMsg *(*info_read)(CURLM *, int *);
     CURLMcode (*setopt)(CURLM *, CURLMoption, ...);
     const char *(*strerror)(CURLMcode);
+    CURLU *(*url)(void);
+    void (*url_cleanup)(CURLU *);
+    CURLUcode (*url_set)(CURLU *, CURLUPart, const char *, unsigned int);
+    CURLUcode (*url_get)(const CURLU *, CURLUPart, char **, unsigned int);
+    void (*free)(void *);
 } multi;
 static int multi_ready = 0;
 
@@ -88,6 +93,11 @@ static void load_once(void) {
     RESOLVE_MULTI(info_read, "curl_multi_info_read");
     RESOLVE_MULTI(setopt, "curl_multi_setopt");
     RESOLVE_MULTI(strerror, "curl_multi_strerror");
+    RESOLVE_MULTI(url, "curl_url");
+    RESOLVE_MULTI(url_cleanup, "curl_url_cleanup");
+    RESOLVE_MULTI(url_set, "curl_url_set");
+    RESOLVE_MULTI(url_get, "curl_url_get");
+    RESOLVE_MULTI(free, "curl_free");
     multi_ready = 1;
 }
 
@@ -153,6 +163,14 @@ CURLMcode raxx_curl_multi_poll(CURLM *m, int timeout_ms, int *numfds) { return m
 CURLMcode raxx_curl_multi_wakeup(CURLM *m) { return multi.wakeup(m); }
 const char *raxx_curl_multi_strerror(CURLMcode code) { return multi.strerror(code); }
 CURLMcode raxx_curl_multi_set_long(CURLM *m, CURLMoption o, long v) { return multi.setopt(m, o, v); }
+CURLU *raxx_curl_url_new(void) { return multi.url(); }
+void raxx_curl_url_free(CURLU *u) { multi.url_cleanup(u); }
+CURLUcode raxx_curl_url_set(CURLU *u, CURLUPart part, const char *content) { return multi.url_set(u, part, content, 0); }
+char *raxx_curl_url_copy(CURLU *u, CURLUPart part) {
+    char *text = NULL;
+    return multi.url_get(u, part, &text, 0) == CURLUE_OK ? text : NULL;
+}
+void raxx_curl_free(void *text) { multi.free(text); }
 
 int raxx_curl_multi_next_done(CURLM *m, CURL **easy, CURLcode *result) {
     int left = 0;

@@ -96,6 +96,8 @@ public final class HTTP2Engine: @unchecked Sendable {
     private var lastOrigin: (bytes: [UInt8], loopback: Bool)?
     /// The handles whose shared options are set, and whether for a loopback endpoint (no proxy).
     private var prepared: [UnsafeMutableRawPointer: Bool] = [:]
+    /// Each handle's URL taken apart (`setURL`).
+    private var urlParts: [UnsafeMutableRawPointer: URLParts] = [:]
     /// The end of every request's header list: libcurl's own defaults for a POST (a form content
     /// type, Accept, Expect) are not asked for.
     private let postDefaultsOff: UnsafeMutablePointer<curl_slist>
@@ -240,7 +242,7 @@ public final class HTTP2Engine: @unchecked Sendable {
                 failAll("libcurl's multi interface failed: \(String(cString: raxx_curl_multi_strerror(polled)))")
             }
         }
-        for handle in idleHandles { raxx_curl_easy_cleanup(handle) }
+        for handle in idleHandles { discard(handle) }
         idleHandles.removeAll()
         raxx_curl_multi_cleanup(multi)
         raxx_curl_slist_free_all(postDefaultsOff)
@@ -314,7 +316,7 @@ public final class HTTP2Engine: @unchecked Sendable {
             prepared[handle] = loopback
         }
         let me = Unmanaged.passUnretained(transfer).toOpaque()
-        try set(raxx_curl_set_string(handle, CURLOPT_URL, transfer.request.url), "the URL")
+        try setURL(of: handle, to: transfer.request.url)
         try set(raxx_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, transfer.errorBuffer), "the error buffer")
         try set(raxx_curl_set_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(transfer.request.body.count)), "the body size")
         try set(raxx_curl_set_pointer(handle, CURLOPT_READDATA, me), "the body callback's data")
@@ -386,6 +388,35 @@ public final class HTTP2Engine: @unchecked Sendable {
             }
             return n
         }, "the header callback")
+    }
+
+    /// Gives `handle` the transfer's URL twice: as text (CURLOPT_URL, what libcurl reports) and
+    /// taken apart (CURLOPT_CURLU, what it connects to and sends). Given the text alone, libcurl
+    /// parsed it, put it back together and took it apart again for every transfer (7 % of a push's
+    /// instructions). Each handle keeps a URL handle holding its last origin; a URL to the same
+    /// origin whose path is plain (letters, digits, "-", "_", "~" and "/": nothing a parser would
+    /// read otherwise, as dots, escapes, a query or a fragment) changes only the path. Any other
+    /// URL is parsed whole, and one libcurl's parser refuses is left to libcurl, as before.
+    private func setURL(of handle: UnsafeMutableRawPointer, to url: String) throws {
+        func set(_ result: CURLcode, _ what: String) throws { try CurlOptions.check(result, what) }
+        try set(raxx_curl_set_string(handle, CURLOPT_URL, url), "the URL")
+        let parts: URLParts
+        if let kept = urlParts[handle] {
+            parts = kept
+        } else {
+            guard let made = URLParts() else { throw TransportFailure(kind: .other, detail: "libcurl could not create a URL handle") }
+            parts = made
+            urlParts[handle] = parts
+        }
+        var url = url
+        try set(raxx_curl_set_pointer(handle, CURLOPT_CURLU, url.withUTF8 { parts.take($0) }), "the URL's parts")
+    }
+
+    /// Cleans `handle` up, with its URL handle.
+    private func discard(_ handle: UnsafeMutableRawPointer) {
+        prepared[handle] = nil
+        raxx_curl_easy_cleanup(handle)
+        urlParts[handle] = nil
     }
 
     /// Whether `url`'s host is a loopback address, remembered for the last request's scheme and
@@ -474,7 +505,8 @@ public final class HTTP2Engine: @unchecked Sendable {
         guard raxx_curl_multi_remove_handle(multi, handle) == CURLM_OK else {
             transfer.leakHeaderList()
             prepared[handle] = nil
-            return // the handle and its headers leaked rather than reused or freed while libcurl may hold them
+            if let parts = urlParts.removeValue(forKey: handle) { _ = Unmanaged.passRetained(parts) }
+            return // the handle, its headers and URL leaked rather than reused or freed while libcurl may hold them
         }
         recycle(handle, of: transfer)
     }
@@ -490,8 +522,73 @@ public final class HTTP2Engine: @unchecked Sendable {
         if idleHandles.count < options.maxInFlight {
             idleHandles.append(handle)
         } else {
-            prepared[handle] = nil
-            raxx_curl_easy_cleanup(handle)
+            discard(handle)
+        }
+    }
+}
+
+/// A libcurl URL handle (CURLU), owned, and the origin it holds (the scheme and authority, up to
+/// the path's "/") when its path may be set alone: empty when its last URL had no path, or one
+/// that is not plain. Used on one thread at a time.
+final class URLParts {
+    private let url: OpaquePointer
+    private var origin: [UInt8] = []
+
+    /// Nil when libcurl's multi interface (with its URL API) is not loaded, or out of memory.
+    init?() {
+        guard raxx_curl_multi_available() == 1, let url = raxx_curl_url_new() else { return nil }
+        self.url = url
+    }
+
+    deinit { raxx_curl_url_free(url) }
+
+    /// Sets the URL to `text`; answers the handle, for CURLOPT_CURLU, or nil when libcurl's parser
+    /// refused the URL.
+    func take(_ text: UnsafeBufferPointer<UInt8>) -> UnsafeMutableRawPointer? {
+        let count = origin.count
+        if count > 0, text.count > count, text[count] == UInt8(ascii: "/"),
+           origin.withUnsafeBytes({ memcmp(text.baseAddress!, $0.baseAddress!, count) == 0 }),
+           Self.isPlainPath(UnsafeBufferPointer(rebasing: text[count...])) {
+            return set(CURLUPART_PATH, UnsafeBufferPointer(rebasing: text[count...])) ? UnsafeMutableRawPointer(url) : nil
+        }
+        origin = []
+        guard set(CURLUPART_URL, text) else { return nil }
+        // The origin ends at the first "/" after the scheme's "//".
+        var slashes = 0
+        let end = text.firstIndex { byte in
+            if byte == UInt8(ascii: "/") { slashes += 1 }
+            return slashes == 3
+        } ?? text.endIndex
+        if end < text.endIndex, Self.isPlainPath(UnsafeBufferPointer(rebasing: text[end...])) {
+            origin = Array(text[..<end])
+        }
+        return UnsafeMutableRawPointer(url)
+    }
+
+    /// The URL as libcurl puts it back together from its parts.
+    var text: String? {
+        guard let copy = raxx_curl_url_copy(url, CURLUPART_URL) else { return nil }
+        defer { raxx_curl_free(copy) }
+        return String(cString: copy)
+    }
+
+    /// Letters, digits, "-", "_", "~" and "/" only.
+    static func isPlainPath(_ path: UnsafeBufferPointer<UInt8>) -> Bool {
+        path.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"): true
+            default: false
+            }
+        }
+    }
+
+    /// curl_url_set of `part` to `text` (copied to the stack with its terminating NUL).
+    private func set(_ part: CURLUPart, _ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: text.count + 1) { buffer in
+            UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(from: text.baseAddress!, byteCount: text.count)
+            buffer[text.count] = 0
+            return raxx_curl_url_set(url, part, buffer.baseAddress!) == CURLUE_OK
         }
     }
 }

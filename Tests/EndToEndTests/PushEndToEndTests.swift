@@ -119,6 +119,13 @@ import Testing
         #expect(accepted.count == count)
         #expect(Set(accepted.compactMap { $0["apns_id"] as? String }).count == count)
         #expect(Set(accepted.compactMap { $0["connection"] as? Int }).count == 1)
+        // Each push reached its own device token's path (a handle reused for the next push to the
+        // same origin has only its URL's path set).
+        let misdirected = accepted.filter { entry in
+            let n = (entry["apns_id"] as? String).flatMap { Int($0.suffix(12)) } ?? -1
+            return entry["device_token"] as? String != Self.token(n)
+        }
+        #expect(misdirected.isEmpty, "\(misdirected.prefix(3))")
     }
 
     /// A proxy in the environment is for the world, not for an endpoint on this machine.

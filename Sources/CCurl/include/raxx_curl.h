@@ -59,6 +59,14 @@ CURLMcode raxx_curl_multi_poll(CURLM *m, int timeout_ms, int *numfds);
 CURLMcode raxx_curl_multi_wakeup(CURLM *m);
 const char *raxx_curl_multi_strerror(CURLMcode code);
 CURLMcode raxx_curl_multi_set_long(CURLM *m, CURLMoption o, long v);
+/// libcurl's URL handles (curl_url, curl_url_cleanup, curl_url_set without flags), only after
+/// raxx_curl_multi_available() answered 1.
+CURLU *raxx_curl_url_new(void);
+void raxx_curl_url_free(CURLU *u);
+CURLUcode raxx_curl_url_set(CURLU *u, CURLUPart part, const char *content);
+/// A part of the URL as curl_url_get gives it (to be freed with raxx_curl_free), or NULL.
+char *raxx_curl_url_copy(CURLU *u, CURLUPart part);
+void raxx_curl_free(void *text);
 /// The next finished transfer from curl_multi_info_read: answers 1 and fills `easy` and
 /// `result`, or 0 when none is waiting.
 int raxx_curl_multi_next_done(CURLM *m, CURL **easy, CURLcode *result);
