@@ -42,7 +42,8 @@ extension RaxxCache {
             let remote = try await context.signedInAPI().getSyncSummary(query: .init(since: cache.state.evictedBefore)).checked().ok.body.json
             // The server answered: reads stop saying there is no connection (the data's age stays).
             try? cache.store.recordOnline(at: context.clock())
-            let local = try cache.store.summary(since: cache.state.evictedBefore)
+            // A checksum over every row: on the cache's thread, not the runtime's.
+            let local = try await CacheStore.thread.run { try cache.store.summary(since: cache.state.evictedBefore) }
             let server: [(String, Components.Schemas.EntitySummary)] = [("positions", remote.positions), ("fills", remote.fills), ("orders", remote.orders)]
             let records = server.map { entity, s in
                 let l = local[entity] ?? .init(count: 0, checksum: "")

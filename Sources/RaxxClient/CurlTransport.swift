@@ -148,39 +148,25 @@ public final class CurlTransport: ClientTransport, Sendable {
 /// taking the answer back from it — two thread wake-ups per request, tens of microseconds each on
 /// a busy machine, which a batch of orders pays a thousand times.
 public enum InPlaceRequests {
-    /// The lane's thread, for the tasks that `run` runs (task-local: a task they start elsewhere
-    /// is not on it, and `isCurrent` says so).
-    @TaskLocal static var lane: Lane?
-
-    /// A thread and the executor whose jobs it runs (set once, then only read).
-    final class Lane: @unchecked Sendable {
-        let executor = ThisThreadExecutor()
-        let thread: Thread
-
-        init() {
-            let executor = self.executor
-            thread = Thread { executor.runJobs(until: { false }) }
-            thread.name = "raxx-requests"
-            thread.start()
-        }
-    }
+    /// The lane, for the tasks that `run` runs (task-local: a task they start elsewhere is not on
+    /// it, and `isCurrent` says so).
+    @TaskLocal static var lane: DedicatedThread?
 
     /// One lane for the process, started at the first `run` and parked between batches.
-    private static let shared = Lane()
+    private static let shared = DedicatedThread(name: "raxx-requests")
 
     /// Runs `body` (and its child tasks) on the lane, where the transport performs requests in place.
     /// For sequential work only: everything `body` does waits its turn on the one thread.
     public static func run<T>(_ body: () async -> T) async -> T {
         let lane = shared
-        return await withTaskExecutorPreference(lane.executor) {
+        return await lane.run {
             await $lane.withValue(lane) { await body() }
         }
     }
 
     /// Whether this code runs on the lane now, for a task `run` runs.
     public static var isCurrent: Bool {
-        guard let lane else { return false }
-        return Thread.current === lane.thread
+        lane?.isCurrent ?? false
     }
 }
 

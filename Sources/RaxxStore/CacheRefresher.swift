@@ -50,7 +50,15 @@ public struct CacheRefresher: Sendable {
     /// tombstones it would have needed.
     public static let stalestResumableRebuild: TimeInterval = 24 * 3600
 
+    /// Runs on the cache's own thread between its awaits (`CacheStore.thread`): a page's
+    /// transaction and a rebuild's index build (seconds, on a large account) block it, never one of
+    /// the concurrency runtime's threads. The pages are fetched, and the portfolio asked for, by
+    /// tasks of their own elsewhere.
     public func refresh(full: Bool = false) async throws -> Outcome {
+        try await CacheStore.thread.run { try await refreshOnItsThread(full: full) }
+    }
+
+    private func refreshOnItsThread(full: Bool) async throws -> Outcome {
         let started = clock()
         let previousAttempt = try store.syncState().lastAttemptAt
         try store.recordAttempt(at: started)
@@ -141,19 +149,26 @@ public struct CacheRefresher: Sendable {
             let (permitStream, permits) = AsyncStream<Void>.makeStream()
             for _ in 0..<ahead { permits.yield() }
             fetcher = Task {
-                var cursor = cursor, rebuilding = rebuilding
-                var permit = permitStream.makeAsyncIterator()
-                do {
-                    while await permit.next() != nil {
-                        let page = try await fetch(cursor, rebuilding)
-                        delivered.yield(page)
-                        guard page.hasMore else { break }
-                        cursor = page.cursor
-                        rebuilding = rebuilding || page.reset
+                // On the requests' own thread, where each request is performed in place: a page's
+                // answer is read, and the next page asked for, without a hand-over to another
+                // thread and back. (With the writer on the cache's thread, each page is one more
+                // hand-over, to it: fetched from the runtime's threads, a first fill of 1.5 M
+                // changes took 4 % longer; fetched here, as long as before.)
+                await InPlaceRequests.run {
+                    var cursor = cursor, rebuilding = rebuilding
+                    var permit = permitStream.makeAsyncIterator()
+                    do {
+                        while await permit.next() != nil {
+                            let page = try await fetch(cursor, rebuilding)
+                            delivered.yield(page)
+                            guard page.hasMore else { break }
+                            cursor = page.cursor
+                            rebuilding = rebuilding || page.reset
+                        }
+                        delivered.finish()
+                    } catch {
+                        delivered.finish(throwing: error)
                     }
-                    delivered.finish()
-                } catch {
-                    delivered.finish(throwing: error)
                 }
             }
             self.permits = permits

@@ -32,6 +32,11 @@ public final class CacheStore: @unchecked Sendable {
     /// of a few rows reads a page or two either way.
     static let pageSize = 16384
 
+    /// The thread the cache's long work blocks (a refresh's pages and index build, a checksum over
+    /// every row), never one of the concurrency runtime's threads (two on these machines): such
+    /// work runs in `thread.run { … }`. A read of a few rows blocks for less than a hop would cost.
+    public static let thread = DedicatedThread(name: "raxx-cache")
+
     /// Opens (creating it and its folder) the cache at `url`.
     public static func open(at url: URL) throws(RaxxError) -> CacheStore {
         do {

@@ -7,6 +7,7 @@ import RaxxSandbox
 import RaxxStore
 import RaxxTestSupport
 import RaxxVault
+import Synchronization
 import Testing
 
 /// A seeded sandbox database, a signed-in keystore and a cache, all in a folder of the test's own,
@@ -92,6 +93,26 @@ func matches(_ local: [String: CacheStore.EntitySummary], _ remote: Components.S
 
             let idle = try await refresher.refresh()
             #expect(idle.changes == 0)
+        }
+    }
+
+    /// A refresh's writes (each page's transaction, a rebuild's index build) block a thread of their
+    /// own, never one of the concurrency runtime's (two on these machines): what the refresh runs
+    /// between its awaits runs there, as the progress heard after each page's write and the
+    /// rebuild's last step show.
+    @Test func aRefreshBlocksAThreadOfItsOwnNeverTheRuntimes() async throws {
+        let rig = try CacheRig()
+        let store = try rig.store()
+        try await rig.run { url in
+            var refresher = try await rig.refresher(url, store: store)
+            let onItsThread = Mutex<[Bool]>([])
+            refresher.progress = { _ in onItsThread.withLock { $0.append(CacheStore.thread.isCurrent) } }
+            refresher.finishing = { onItsThread.withLock { $0.append(CacheStore.thread.isCurrent) } }
+            let outcome = try await refresher.refresh()
+            #expect(outcome.full)
+            let seen = onItsThread.withLock { $0 }
+            #expect(seen.count > 2)
+            #expect(!seen.contains(false), "\(seen)")
         }
     }
 
