@@ -19,7 +19,10 @@ import Testing
             names.append(Self.here())
             _ = await Task.detached { 1 }.value
             names.append(Self.here())
-            try? await Task.sleep(for: .milliseconds(1))
+            // A continuation resumed on another thread.
+            await withCheckedContinuation { (resumed: CheckedContinuation<Void, Never>) in
+                Thread.detachNewThread { resumed.resume() }
+            }
             names.append(Self.here())
             return names
         }
