@@ -425,18 +425,9 @@ public final class HTTP2Engine: @unchecked Sendable {
     private func isLoopback(_ url: String) -> Bool {
         var url = url
         return url.withUTF8 { bytes in
-            if let last = lastOrigin, bytes.count > last.bytes.count, bytes[last.bytes.count] == UInt8(ascii: "/"),
-               memcmp(bytes.baseAddress!, last.bytes, last.bytes.count) == 0 {
-                return last.loopback
-            }
-            // The origin ends at the first "/" after the scheme's "//".
-            var slashes = 0
-            let end = bytes.firstIndex { byte in
-                if byte == UInt8(ascii: "/") { slashes += 1 }
-                return slashes == 3
-            } ?? bytes.endIndex
+            if let last = lastOrigin, URLOrigin.url(bytes, isOn: last.bytes) { return last.loopback }
             let loopback = URL(string: String(decoding: bytes, as: UTF8.self))?.host.map { APIEndpoint.isLoopback(host: $0) } ?? false
-            lastOrigin = end < bytes.endIndex ? (Array(bytes[..<end]), loopback) : nil
+            lastOrigin = URLOrigin.end(of: bytes).map { (Array(bytes[..<$0]), loopback) }
             return loopback
         }
     }
@@ -527,6 +518,25 @@ public final class HTTP2Engine: @unchecked Sendable {
     }
 }
 
+/// A URL's origin as the engine remembers it: its scheme and authority, the bytes up to its path's "/".
+enum URLOrigin {
+    /// Where `url`'s path starts: its first "/" after the scheme's "//"; nil when it has no path.
+    static func end(of url: UnsafeBufferPointer<UInt8>) -> Int? {
+        var slashes = 0
+        return url.firstIndex { byte in
+            if byte == UInt8(ascii: "/") { slashes += 1 }
+            return slashes == 3
+        }
+    }
+
+    /// Whether `url` is `origin` (not empty) followed by a path.
+    static func url(_ url: UnsafeBufferPointer<UInt8>, isOn origin: [UInt8]) -> Bool {
+        let count = origin.count
+        guard count > 0, url.count > count, url[count] == UInt8(ascii: "/") else { return false }
+        return origin.withUnsafeBytes { memcmp(url.baseAddress!, $0.baseAddress!, count) == 0 }
+    }
+}
+
 /// A libcurl URL handle (CURLU), owned, and the origin it holds (the scheme and authority, up to
 /// the path's "/") when its path may be set alone: empty when its last URL had no path, or one
 /// that is not plain. Used on one thread at a time.
@@ -546,20 +556,12 @@ final class URLParts {
     /// refused the URL.
     func take(_ text: UnsafeBufferPointer<UInt8>) -> UnsafeMutableRawPointer? {
         let count = origin.count
-        if count > 0, text.count > count, text[count] == UInt8(ascii: "/"),
-           origin.withUnsafeBytes({ memcmp(text.baseAddress!, $0.baseAddress!, count) == 0 }),
-           Self.isPlainPath(UnsafeBufferPointer(rebasing: text[count...])) {
+        if URLOrigin.url(text, isOn: origin), Self.isPlainPath(UnsafeBufferPointer(rebasing: text[count...])) {
             return set(CURLUPART_PATH, UnsafeBufferPointer(rebasing: text[count...])) ? UnsafeMutableRawPointer(url) : nil
         }
         origin = []
         guard set(CURLUPART_URL, text) else { return nil }
-        // The origin ends at the first "/" after the scheme's "//".
-        var slashes = 0
-        let end = text.firstIndex { byte in
-            if byte == UInt8(ascii: "/") { slashes += 1 }
-            return slashes == 3
-        } ?? text.endIndex
-        if end < text.endIndex, Self.isPlainPath(UnsafeBufferPointer(rebasing: text[end...])) {
+        if let end = URLOrigin.end(of: text), Self.isPlainPath(UnsafeBufferPointer(rebasing: text[end...])) {
             origin = Array(text[..<end])
         }
         return UnsafeMutableRawPointer(url)
