@@ -173,6 +173,12 @@ import Testing
             // A record read from a query that selects fewer than its columns is refused, not read past.
             let short = #expect(throws: DatabaseError.self) { try statement.firstRow(arguments: []) { try OrderRecord(columns: $0) } }
             #expect(short?.message?.contains("not the 17 of OrderRecord.columns") == true, "\(String(describing: short))")
+            // Through a GRDB `Row` too: `init(row:)` is the same positional reader, not GRDB's Codable one.
+            let shortRow = try #require(try Row.fetchOne(statement))
+            let viaRow = #expect(throws: DatabaseError.self) { try OrderRecord(row: shortRow) }
+            #expect(viaRow?.message?.contains("not the 17 of OrderRecord.columns") == true, "\(String(describing: viaRow))")
+            let positionViaRow = #expect(throws: DatabaseError.self) { try PositionRecord(row: shortRow) }
+            #expect(positionViaRow?.message?.contains("not the 5 of PositionRecord.columns") == true, "\(String(describing: positionViaRow))")
             // A statement with no row answers nil, and the statement is ready to run again.
             #expect(try db.makeStatement(sql: "SELECT 1 WHERE 0").firstRow(arguments: []) { _ in 1 } == nil)
             #expect(try statement.allRows(arguments: []) { try $0.decode(String.self, atIndex: 2) } == ["filled"])

@@ -14,7 +14,7 @@ extension Row: ColumnDecoding {}
 extension ColumnDecoding {
     /// Throws unless the row has the `count` columns of `record`'s `columns` (a query that selects
     /// fewer is a programming error, reported rather than read past).
-    func requireColumns(_ count: Int, of record: String) throws {
+    func requireColumns(_ count: Int, of record: Any.Type) throws {
         guard self.count >= count else {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "a row of \(self.count) columns, not the \(count) of \(record).columns")
         }

@@ -19,8 +19,29 @@ extension SandboxRecord {
 
 private func date(_ seconds: Double) -> Date { Date(timeIntervalSince1970: seconds) }
 
+/// A record read column by column, by position: its columns first in the row, in `columnNames`'
+/// order, through GRDB's `Row` or the row a statement is on (`ColumnRow`), which skips what a
+/// `Row` costs to make. GRDB's Codable row decoder was a fifth of an order's time on the writer
+/// (every placement reads its order back), and its lookup by name, which lowercases every name it
+/// compares, 8 % of the sandbox's work on an order. `RecordRowTests` holds the ways to each other.
+protocol PositionalRecord: SandboxRecord {
+    static var columnNames: [String] { get }
+    /// Reads the fields from `row`, which has `columnNames`' count of columns at least.
+    init(checkedColumns row: some ColumnDecoding) throws
+}
+
+extension PositionalRecord {
+    init(row: Row) throws { try self.init(columns: row) }
+
+    /// Read from `columns`, its columns first in `columnNames`' order.
+    init(columns row: some ColumnDecoding) throws {
+        try row.requireColumns(Self.columnNames.count, of: Self.self)
+        try self.init(checkedColumns: row)
+    }
+}
+
 /// A row of `orders`: the columns `columns` selects, in its order, first in the row.
-struct OrderRecord: SandboxRecord {
+struct OrderRecord: PositionalRecord {
     static let databaseTableName = "orders"
     static let columnNames = [
         "id", "account_id", "client_order_id", "symbol", "side", "qty", "type", "limit_price_ticks", "tif", "status", "filled_qty",
@@ -48,16 +69,7 @@ struct OrderRecord: SandboxRecord {
     var createdAt: Double
     var updatedAt: Double
 
-    /// Read column by column, by position: GRDB's Codable row decoder was a fifth of an order's
-    /// time on the writer (every placement reads its order back), and its lookup by name, which
-    /// lowercases every name it compares, 8 % of the sandbox's work on an order. `RecordRowTests`
-    /// holds the two to each other.
-    init(row: Row) throws { try self.init(columns: row) }
-
-    /// Read from `columns`, its columns first in `columnNames`' order: a GRDB `Row`, or the row a
-    /// statement is on (`ColumnRow`), which skips what a `Row` costs to make.
-    init(columns row: some ColumnDecoding) throws {
-        try row.requireColumns(Self.columnNames.count, of: "OrderRecord")
+    init(checkedColumns row: some ColumnDecoding) throws {
         id = try row.decode(String.self, atIndex: 0)
         accountId = try row.decode(String.self, atIndex: 1)
         clientOrderId = try row.decode(String.self, atIndex: 2)
@@ -94,7 +106,7 @@ struct OrderRecord: SandboxRecord {
 }
 
 /// A row of `positions`: the columns `columns` selects.
-struct PositionRecord: SandboxRecord {
+struct PositionRecord: PositionalRecord {
     static let databaseTableName = "positions"
     static let columnNames = ["id", "symbol", "qty", "avg_price_ticks", "updated_at"]
     static let columns = columnNames.joined(separator: ", ")
@@ -104,12 +116,7 @@ struct PositionRecord: SandboxRecord {
     var avgPriceTicks: Int64
     var updatedAt: Double
 
-    /// Read column by column, by position, as OrderRecord is: a row of `columns`.
-    init(row: Row) throws { try self.init(columns: row) }
-
-    /// Read from `columns`, its columns first in `columnNames`' order (GRDB's `Row` or a `ColumnRow`).
-    init(columns row: some ColumnDecoding) throws {
-        try row.requireColumns(Self.columnNames.count, of: "PositionRecord")
+    init(checkedColumns row: some ColumnDecoding) throws {
         id = try row.decode(String.self, atIndex: 0)
         symbol = try row.decode(String.self, atIndex: 1)
         qty = try row.decode(Int64.self, atIndex: 2)
