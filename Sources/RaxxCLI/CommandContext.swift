@@ -223,12 +223,6 @@ public struct CommandContext: Sendable {
         case .json:
             for record in records { io.stdout.write(try line(record) + "\n") }
         case .text:
-            // No rows, no header: a cron job mails nothing, a pipe reads nothing. A person at a
-            // terminal is told.
-            guard !records.isEmpty else {
-                if io.stderrIsTTY { say("Nothing to show.") }
-                return
-            }
             writeTable(Table(columns: columns, rows: records.map(row)))
         }
         io.stdout.flush()
@@ -236,8 +230,14 @@ public struct CommandContext: Sendable {
 
     /// A text table on stdout: statuses in colour on a terminal (not with `NO_COLOR`, never into a
     /// pipe), and one longer than the terminal through the pager (`$PAGER`, `less -FRX`; not with
-    /// `--no-pager`, never into a pipe).
+    /// `--no-pager`, never into a pipe). Every table of every tool goes through here, so one rule
+    /// holds for all: no rows, no header (a cron job mails nothing, a pipe reads nothing), and a
+    /// person at a terminal is told.
     public func writeTable(_ table: Table) {
+        guard !table.rows.isEmpty else {
+            if io.stderrIsTTY { say("Nothing to show.") }
+            return
+        }
         let text = table.render(colour: io.stdoutIsTTY && configuration.colour)
         if io.stdoutIsTTY, !noPager, let command = configuration.pagerCommand, let rows = io.terminalRows,
            text.utf8.reduce(0, { $1 == 10 ? $0 + 1 : $0 }) >= rows, let page = io.page {

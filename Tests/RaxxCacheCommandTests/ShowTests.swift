@@ -53,6 +53,19 @@ import Testing
         #expect(world.stdout.contents.isEmpty)
     }
 
+    /// No row matches: nothing on stdout, as every other list (it printed the table's header).
+    @Test func aTableWithNoRowsPrintsNothing() async throws {
+        for what in [["fills", "--symbol", "NVDA"], ["positions", "--symbol", "NVDA"], ["orders", "--symbol", "NVDA"]] {
+            for terminal in [false, true] {
+                let world = world(now: Fixtures.now.addingTimeInterval(60), cache: try Fixtures.filledCache())
+                world.stderrIsTTY = terminal
+                #expect(try await world.run(RaxxCache.Show.self, what + ["--format", "text"]) == .ok)
+                #expect(world.stdout.contents.isEmpty, "\(what): \(world.stdout.contents)")
+                #expect(world.stderr.contents == (terminal ? "Nothing to show.\n" : ""), "\(what)")
+            }
+        }
+    }
+
     @Test func anEmptyCacheExits3() async throws {
         let world = world(now: Fixtures.now, cache: nil)
         #expect(try await world.run(RaxxCache.Show.self, ["portfolio", "--format", "text"]) == .stale)
