@@ -173,7 +173,7 @@ let package = Package(
             ],
             swiftSettings: sandboxWarnings
         ),
-        .target(name: "RaxxSandboxCommand", dependencies: ["RaxxWire", "RaxxSandbox", "RaxxAPNsEndpoint", "RaxxCore", argumentParser,
+        .target(name: "RaxxSandboxCommand", dependencies: ["RaxxWire", "RaxxSandbox", "RaxxAPNsEndpoint", "RaxxCore", "RaxxDomain", argumentParser,
                                                            .product(name: "Hummingbird", package: "hummingbird"),
                                                            .product(name: "Logging", package: "swift-log"),
                                                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
@@ -216,7 +216,8 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "RaxxDomainTests", dependencies: ["RaxxDomain", "RaxxAPI"]),
+        .testTarget(name: "RaxxDomainTests", dependencies: ["RaxxDomain", "RaxxAPI",
+                                                           .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "RaxxOrdersTests", dependencies: ["RaxxWire", "RaxxOrders", "RaxxDomain", "RaxxCore", "RaxxAPI", "RaxxClient", "RaxxStore", "RaxxTestSupport",
                                                            .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RaxxOrderCommandTests", dependencies: ["RaxxWire", "RaxxOrderCommand", "RaxxCLI", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxStore",

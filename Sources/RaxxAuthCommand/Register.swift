@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RaxxCLI
 import RaxxCore
+import RaxxDomain
 
 extension RaxxAuth {
     /// `raxx-auth register`: create this device's passkey and sign in.
@@ -37,8 +38,10 @@ extension RaxxAuth {
         public init() {}
 
         public func validate() throws {
-            guard email.contains("@"), !email.contains(where: \.isWhitespace), email.count <= 254 else {
-                throw ValidationError("--email must be an email address.")
+            do {
+                _ = try EmailAddress.normalized(email)
+            } catch {
+                throw ValidationError("--email \(error).")
             }
         }
 

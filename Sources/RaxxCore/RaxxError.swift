@@ -37,7 +37,7 @@ extension RaxxError {
         RaxxError(
             code: "rate_limited",
             message: "The server asked us to slow down.",
-            hint: seconds.map { "Try again in \($0) s." } ?? "Try again in a moment.",
+            hint: seconds.map { "Try again in \(RaxxDuration.seconds(Int64($0)))." } ?? "Try again in a moment.",
             status: .temporary,
             connectivity: .offlineSoft
         )

@@ -8,13 +8,11 @@ import RaxxWire
 public enum DSRRequests {
     /// A well-formed email (lowercased), or exit 65 naming the field.
     public static func email(_ text: String, field: String = "email") throws(RaxxError) -> String {
-        let email = text.trimmingCharacters(in: .whitespaces).lowercased()
-        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
-              !email.contains(where: { $0.isWhitespace || $0.isNewline }), email.count <= 254 else {
-            throw RaxxError.badInput(field: field, "'\(text)' is not an email address")
+        do {
+            return try EmailAddress.normalized(text)
+        } catch {
+            throw RaxxError.badInput(field: field, "the email address \(error)")
         }
-        return email
     }
 
     /// `--received-at`: a day (`2026-01-31`, taken at noon UTC) or an RFC 3339 time; not in the future.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RaxxCore
+import RaxxDomain
 import RaxxSandbox
 import RaxxWire
 
@@ -38,8 +39,8 @@ extension RaxxSandboxTool {
 
         public init() {}
 
-        public func validate() throws {
-            guard email.contains("@"), email.count <= 254 else { throw ValidationError("--email must be an email address.") }
+        public mutating func validate() throws {
+            do { email = try EmailAddress.normalized(email) } catch { throw ValidationError("--email \(error).") }
             guard positions >= 0, fills >= 0 else { throw ValidationError("--positions and --fills must not be negative.") }
             guard fills == 0 || positions > 0 else { throw ValidationError("Fills need at least one position.") }
             guard db != ":memory:" else { throw ValidationError("Seeding :memory: would be lost at once; name a file.") }

@@ -25,6 +25,13 @@ extension RaxxSandboxTool {
             removed, a session signed out because its spent renewal token was presented again, and \
             each staff action on a data-subject request (its extension with the reason, its completion).
 
+            Registration codes are budgeted per address, not per code: an address may be tried with \
+            --code-guesses wrong codes in any 10 minutes and mailed --code-mails codes an hour, and a \
+            client may ask --code-asks-per-client times a minute; past a budget the answer is 429 \
+            rate_limited with Retry-After. A code stays good until it expires or is used: another ask \
+            mails the same code again, never a new one that would void it. Codes are kept as keyed \
+            hashes under a key held in memory, so a restart voids the codes outstanding.
+
             GET /api/events answers alerts: fills, rejections, security alerts, and a session's \
             coming end, written once per session by a scan every --session-scan-interval for the \
             sessions within 15 minutes of their end. A long poll (wait) ends as soon as an alert \
@@ -98,6 +105,18 @@ extension RaxxSandboxTool {
                 help: ArgumentHelp("While other requests keep coming, the pause after each of an erasure's chunks, so that other accounts' orders get the CPU (none by default).", valueName: "duration"))
         var erasureYield = SandboxConfiguration.defaultErasureYield
 
+        @Option(name: .customLong("code-guesses"),
+                help: ArgumentHelp("Wrong registration codes one address may be tried with in any 10 minutes, however many codes were asked for; then every try is refused (429 rate_limited) until the oldest leaves the window.", valueName: "count"))
+        var codeGuesses = RegistrationCodeLimits().guessesPerAddress
+
+        @Option(name: .customLong("code-mails"),
+                help: ArgumentHelp("Registration codes mailed to one address in any hour (an ask mails the live code again).", valueName: "count"))
+        var codeMails = RegistrationCodeLimits().mailsPerAddress
+
+        @Option(name: .customLong("code-asks-per-client"),
+                help: ArgumentHelp("Asks for a registration code one client (IP address) may make in any minute.", valueName: "count"))
+        var codeAsksPerClient = RegistrationCodeLimits().asksPerClient
+
         @Option(name: .customLong("apns-url"),
                 help: ArgumentHelp("Push each new alert to its account's opted-in devices at this APNs endpoint (https).", valueName: "url"))
         var apnsURL: String?
@@ -138,6 +157,9 @@ extension RaxxSandboxTool {
                 throw ValidationError("Push needs all of --apns-url, --apns-key-file, --apns-key-id, --apns-team-id and --apns-topic.")
             }
             if let apnsURL, !apnsURL.lowercased().hasPrefix("https://") { throw ValidationError("--apns-url must be an https URL.") }
+            guard codeGuesses > 0, codeMails > 0, codeAsksPerClient > 0 else {
+                throw ValidationError("--code-guesses, --code-mails and --code-asks-per-client must be at least 1.")
+            }
         }
 
         public func run() async throws {
@@ -163,6 +185,8 @@ extension RaxxSandboxTool {
             configuration.erasureYield = .milliseconds(erasureYield.milliseconds)
             configuration.erasureChunkBudget = .milliseconds(max(1, erasureChunkTime.milliseconds))
             configuration.cancelAfterScanInterval = cancelAfterScanInterval
+            configuration.codeLimits = RegistrationCodeLimits(guessesPerAddress: codeGuesses, mailsPerAddress: codeMails,
+                                                              asksPerClient: codeAsksPerClient)
             let database: SandboxDatabase
             do {
                 database = try SandboxDatabase(path: db, mailDirectory: mailDir)

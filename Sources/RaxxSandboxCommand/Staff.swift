@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RaxxCore
+import RaxxDomain
 import RaxxSandbox
 
 extension RaxxSandboxTool {
@@ -27,8 +28,8 @@ struct StaffOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The account's email address.", valueName: "email"))
     var email: String
 
-    func validate() throws {
-        guard email.contains("@"), email.count <= 254 else { throw ValidationError("--email must be an email address.") }
+    mutating func validate() throws {
+        do { email = try EmailAddress.normalized(email) } catch { throw ValidationError("--email \(error).") }
         guard db != ":memory:" else { throw ValidationError("Name the database file of a running or seeded sandbox.") }
     }
 

@@ -67,7 +67,7 @@ import Testing
         defer { listener.stop() }
         let e = try #require(try await reported(listener.url))
         #expect(e.status == .temporary)
-        #expect(e.hint == "Try again in 7 s.")
+        #expect(e.hint == "Try again in 7s.")
     }
 
     @Test func healthyAnswerIsOnline() async throws {

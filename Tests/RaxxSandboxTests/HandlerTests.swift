@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GRDB
 import RaxxAPI
@@ -260,36 +261,114 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
     @Test func aDatabaseInMemoryTakesItsMailWithIt() async throws {
         var database: SandboxDatabase? = try SandboxDatabase(path: ":memory:")
         let directory = try #require(database?.mailer.directory)
-        try await database?.stores.auth.sendRegistrationCode(email: "m@example.com", code: "12345678",
-                                                                    expiresAt: HandlerRig.now.addingTimeInterval(600), now: HandlerRig.now)
+        _ = try await database?.stores.auth.askRegistrationCode(email: "m@example.com", code: "12345678",
+                                                                expiresAt: HandlerRig.now.addingTimeInterval(600), now: HandlerRig.now,
+                                                                limits: RegistrationCodeLimits())
         #expect(Mailbox(directory: directory).messages(to: "m@example.com").count == 1)
         database = nil
         #expect(!FileManager.default.fileExists(atPath: directory))
     }
 
-    @Test func aCodeAllowsFiveTriesAndTenMinutesAndIsKeptOnlyAsAHash() async throws {
-        let rig = try HandlerRig()
-        func ask(_ code: String?) async -> String? {
-            await problem { _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "c@example.com", code: code))), caller: { nil }) }?.code.rawValue
+    /// Handlers over `rig`'s stores on a clock the test moves, sharing one client budget.
+    struct CodeRig {
+        let rig: HandlerRig
+        let clock = TestClock(HandlerRig.now)
+        let handlers: AuthHandlers
+        init(limits: RegistrationCodeLimits = RegistrationCodeLimits()) throws {
+            rig = try HandlerRig()
+            var configuration = rig.configuration
+            configuration.codeLimits = limits
+            handlers = AuthHandlers(auth: rig.stores.auth, sessions: rig.stores.sessions, audit: rig.stores.audit,
+                                    configuration: configuration, clock: clock.closure)
         }
-        _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "c@example.com"))), caller: { nil }).accepted
-        let code = try #require(rig.database.mailbox.messages(to: "c@example.com").last?.code)
-        #expect((6...10).contains(code.count))
-        let stored = try await rig.database.writer.read { try String.fetchAll($0, sql: "SELECT email_hash || code_hash FROM email_codes") }
+        /// Asks for a code (nil) or presents one; answers the problem's code, nil when accepted.
+        func ask(_ email: String, _ code: String? = nil) async -> ProblemError? {
+            await problem { _ = try await handlers.registerOptions(.init(body: .json(.init(email: email, code: code))), caller: { nil }) }
+        }
+        func mails(_ email: String) -> [Mailbox.Message] { rig.database.mailbox.messages(to: email) }
+        func wrong(_ code: String) -> String { code == "11111111" ? "22222222" : "11111111" }
+    }
+
+    @Test func aCodeIsKeptOnlyAsAKeyedHashAndLivesTenMinutes() async throws {
+        let r = try CodeRig()
+        #expect(await r.ask("c@example.com") == nil)
+        let code = try #require(r.mails("c@example.com").last?.code)
+        #expect(code.count == AuthHandlers.codeDigits)
+        let stored = try await r.rig.database.writer.read { try String.fetchAll($0, sql: "SELECT email_hash || code_hash FROM email_codes") }
         #expect(stored.count == 1 && !stored[0].contains(code) && !stored[0].contains("c@example.com"))
-        let wrong = code == "11111111" ? "22222222" : "11111111"
-        var answers: [String?] = []
-        for _ in 1...5 { answers.append(await ask(wrong)) }
-        #expect(answers == ["code_invalid", "code_invalid", "code_invalid", "code_invalid", "code_expired"])
-        #expect(await ask(code) == "code_expired") // the fifth wrong try spent it
-        // A new code, past its ten minutes.
-        _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "c@example.com"))), caller: { nil }).accepted
-        let late = try #require(rig.database.mailbox.messages(to: "c@example.com").last?.code)
-        let later = HandlerRig.now.addingTimeInterval(AuthHandlers.codeLifetime + 1)
-        let expired = AuthHandlers(auth: rig.stores.auth, sessions: rig.stores.sessions, audit: rig.stores.audit,
-                                   configuration: rig.configuration, clock: { later })
-        #expect(await problem { _ = try await expired.registerOptions(.init(body: .json(.init(email: "c@example.com", code: late))), caller: { nil }) }?
-                .code == .codeExpired)
+        // Not the bare SHA-256 a copy of the database could be searched with: the key is in memory only.
+        let bare = ASCIIHex.lowercase(SHA256.hash(data: Data((AuthStore.emailHash("c@example.com") + ":" + code).utf8)))
+        #expect(!stored[0].hasSuffix(bare))
+        r.clock.advance(by: AuthHandlers.codeLifetime + 1)
+        #expect(await r.ask("c@example.com", code)?.code == .codeExpired)
+    }
+
+    /// The attack: ask for a fresh code before every five guesses, for as long as it takes. The
+    /// guesses are counted per address, so the asks buy none; once they are spent even the right
+    /// code is refused until the window moves.
+    @Test func wrongCodesAreCountedPerAddressHoweverManyCodesAreAskedFor() async throws {
+        let r = try CodeRig()
+        var answers: [Components.Schemas.ProblemCode?] = []
+        for _ in 0..<4 {
+            #expect(await r.ask("v@example.com") == nil)
+            let code = try #require(r.mails("v@example.com").last?.code)
+            for _ in 0..<5 { answers.append(await r.ask("v@example.com", r.wrong(code))?.code) }
+            r.clock.advance(by: 30)
+        }
+        #expect(answers.prefix(9).allSatisfy { $0 == .codeInvalid })
+        #expect(answers.dropFirst(9).allSatisfy { $0 == .rateLimited })
+        let code = try #require(r.mails("v@example.com").last?.code)
+        let limited = try #require(await r.ask("v@example.com", code))
+        #expect(limited.code == .rateLimited && limited.status == 429)
+        let wait = try #require(limited.retryAfter)
+        #expect(wait > 0 && wait <= Int(RegistrationCodeLimits.guessWindow))
+        // Once the window has moved past the first guesses, codes are read again: the one mailed
+        // first has expired meanwhile (asks mailed it again, never extended it), a new one works.
+        r.clock.advance(by: TimeInterval(wait))
+        #expect(await r.ask("v@example.com", code)?.code == .codeExpired)
+        #expect(await r.ask("v@example.com") == nil)
+        let fresh = try #require(r.mails("v@example.com").last?.code)
+        #expect(await r.ask("v@example.com", fresh) == nil)
+    }
+
+    /// Someone else asking for the address does not spoil the code its owner is typing: every ask
+    /// mails the same live code, and the owner's code works.
+    @Test func anAskNeverReplacesALiveCode() async throws {
+        let r = try CodeRig()
+        #expect(await r.ask("o@example.com") == nil)
+        let owners = try #require(r.mails("o@example.com").last?.code)
+        for _ in 0..<3 { #expect(await r.ask("o@example.com") == nil) }
+        #expect(r.mails("o@example.com").map(\.code) == Array(repeating: owners, count: 4))
+        #expect(await r.ask("o@example.com", owners) == nil)
+        // Spent: the next ask mails a new one, and the spent one is refused.
+        #expect(await r.ask("o@example.com") == nil)
+        let next = try #require(r.mails("o@example.com").last?.code)
+        if next != owners { #expect(await r.ask("o@example.com", owners)?.code == .codeInvalid) }
+    }
+
+    @Test func mailsAreLimitedPerAddressAndAsksPerClient() async throws {
+        let r = try CodeRig(limits: RegistrationCodeLimits(mailsPerAddress: 5, asksPerClient: 30))
+        for _ in 0..<5 {
+            #expect(await r.ask("m@example.com") == nil)
+            r.clock.advance(by: 10)
+        }
+        let limited = try #require(await r.ask("m@example.com"))
+        #expect(limited.code == .rateLimited && (limited.retryAfter ?? 0) > 0)
+        #expect(limited.detail?.contains("Use the code already sent") == true)
+        #expect(r.mails("m@example.com").count == 5)
+        // An hour after the first mail, one more may go.
+        r.clock.advance(by: RegistrationCodeLimits.mailWindow)
+        #expect(await r.ask("m@example.com") == nil)
+        #expect(r.mails("m@example.com").count == 6)
+
+        // One client asking for many addresses: 30 asks a minute, then 429 with the wait.
+        let c = try CodeRig(limits: RegistrationCodeLimits(asksPerClient: 30))
+        for i in 0..<30 { #expect(await c.ask("a\(i)@example.com") == nil) }
+        let refused = try #require(await c.ask("a30@example.com"))
+        #expect(refused.code == .rateLimited && (1...60).contains(refused.retryAfter ?? 0))
+        #expect(c.mails("a30@example.com").isEmpty)
+        c.clock.advance(by: RegistrationCodeLimits.clientWindow)
+        #expect(await c.ask("a30@example.com") == nil)
     }
 
     @Test func healthReadsTheDatabase() async throws {

@@ -66,7 +66,7 @@ public enum ErasureRule: String, CaseIterable, Sendable {
     /// Every table whose rows this rule erases: its own, and what goes with it.
     public var coveredTables: [String] {
         switch self {
-        case .challenges: [table, "email_codes"]
+        case .challenges: [table, "email_codes", "email_code_attempts"]
         case .sessions, .passkeys, .deviceTokens, .stepUpGrants, .users, .fills, .orders, .ordersLive, .positions, .changeLog, .events,
              .auditEvents, .accounts, .dsrRequests: [table]
         }
@@ -78,7 +78,7 @@ public enum ErasureRule: String, CaseIterable, Sendable {
         case .sessions: "sessions and their spent renewal tokens (revoked at once)"
         case .passkeys: "passkeys: credential IDs, public keys, counters"
         case .deviceTokens: "APNs device tokens"
-        case .challenges: "pending sign-in and step-up challenges, and emailed registration codes"
+        case .challenges: "pending sign-in and step-up challenges, and emailed registration codes with their mails and guesses counted"
         case .stepUpGrants: "step-up grants"
         case .users: "the sign-in identity: email (replaced at once), display name, user handle"
         case .fills: "paper-trading fills"
@@ -148,6 +148,7 @@ public enum ErasureRule: String, CaseIterable, Sendable {
             """
             SELECT (SELECT COUNT(*) FROM challenges WHERE user_id = :user OR email = :email)
                  + (SELECT COUNT(*) FROM email_codes WHERE email_hash = :email_hash)
+                 + (SELECT COUNT(*) FROM email_code_attempts WHERE email_hash = :email_hash)
             """
         case .stepUpGrants: "SELECT COUNT(*) FROM step_up_grants WHERE user_id = :user"
         case .users: "SELECT COUNT(*) FROM users WHERE id = :user"
@@ -249,7 +250,8 @@ public enum ErasureRule: String, CaseIterable, Sendable {
         case .passkeys: ["DELETE FROM passkeys WHERE user_id = :user"]
         case .deviceTokens: ["DELETE FROM device_tokens WHERE user_id = :user"]
         case .challenges:
-            ["DELETE FROM challenges WHERE user_id = :user OR email = :email", "DELETE FROM email_codes WHERE email_hash = :email_hash"]
+            ["DELETE FROM challenges WHERE user_id = :user OR email = :email", "DELETE FROM email_codes WHERE email_hash = :email_hash",
+             "DELETE FROM email_code_attempts WHERE email_hash = :email_hash"]
         case .stepUpGrants: ["DELETE FROM step_up_grants WHERE user_id = :user"]
         case .users:
             ["UPDATE users SET email = :pseudonym || '@erased.invalid', display_name = NULL, handle = randomblob(32), staff = 0 WHERE id = :user"]

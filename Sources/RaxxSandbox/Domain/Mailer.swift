@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import RaxxDomain
 import Synchronization
 
 /// One email: email is the platform's only contact channel.
@@ -58,15 +59,10 @@ public final class Mailer: Sendable {
         db.afterNextTransaction(onCommit: { [self] _ in try? deliver(mail, at: Date()) })
     }
 
-    /// Delivers mail to the user `userID`'s address when `db`'s transaction commits (none when the
-    /// user is gone).
-    func send(_ db: Database, toUser userID: String, subject: String, body: String) throws {
-        guard let email = try String.fetchOne(db, sql: "SELECT email FROM users WHERE id = ?", arguments: [userID]) else { return }
-        send(db, Mail(to: email, subject: subject, body: body))
-    }
-
     /// Writes `mail` into `new/` now.
     func deliver(_ mail: Mail, at date: Date) throws {
+        // Every address was validated where it came in; one that was not never reaches a header.
+        guard EmailAddress.isMailable(mail.to) else { throw MailError(path: directory, reason: "refusing to mail an invalid address") }
         try makeFolders()
         // Maildir's unique name, which also sorts in the order of delivery: the time to the
         // microsecond, then this mailer's count (two messages of one microsecond), then a UUID.

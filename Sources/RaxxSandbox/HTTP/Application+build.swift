@@ -21,9 +21,10 @@ public func buildApplication(
     pushSender: (any EventPushSending)? = nil,
     onListening: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
-    let router = Router()
+    let router = Router(context: SandboxRequestContext.self)
     let service = RaptorService(database: database, configuration: configuration, clock: clock)
     router.middlewares.add(ActivityMiddleware(activity: service.activity))
+    router.middlewares.add(ClientAddressMiddleware())
     router.middlewares.add(ProblemMiddleware(probe: try QueryParameterProbe()))
     router.middlewares.add(BodyLimitMiddleware())
     try service.registerHandlers(on: router, configuration: .raxx, middlewares: [BearerTokenMiddleware(), SpecBoundsMiddleware(), PreEncodedBodyMiddleware()])

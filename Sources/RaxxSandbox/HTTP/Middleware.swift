@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOCore
 import NIOHTTP1
 import OpenAPIRuntime
 import RaxxAPI
@@ -167,6 +168,32 @@ struct BearerTokenMiddleware: ServerMiddleware {
         }
         return try await RequestIdentity.$bearerToken.withValue(token) {
             try await next(request, body, metadata)
+        }
+    }
+}
+
+/// The sandbox's request context: Hummingbird's basic one, with the address the request came from.
+struct SandboxRequestContext: RequestContext, RemoteAddressRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let remoteAddress: SocketAddress?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+}
+
+/// Which client is asking, for the budgets counted per client (`ClientAskBudget`): the address the
+/// request came from (a task-local value, as `RequestIdentity.bearerToken` is).
+enum RequestClient {
+    @TaskLocal static var address: String?
+}
+
+struct ClientAddressMiddleware: RouterMiddleware {
+    func handle(_ request: Request, context: SandboxRequestContext,
+                next: (Request, SandboxRequestContext) async throws -> Response) async throws -> Response {
+        try await RequestClient.$address.withValue(context.remoteAddress?.ipAddress) {
+            try await next(request, context)
         }
     }
 }

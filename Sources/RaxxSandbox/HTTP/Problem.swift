@@ -34,6 +34,13 @@ public struct ProblemError: Error, Sendable, Equatable {
                                                    detail: "Its data was erased on request.")
     public static let staffOnly = ProblemError(403, code: .staffOnly, title: "Staff only.")
 
+    /// 429 `rate_limited`, with the seconds to wait (the body's `retry_after` and Retry-After).
+    public static func rateLimited(_ title: String, retryAfter seconds: Int, detail: String? = nil) -> ProblemError {
+        var problem = ProblemError(429, code: .rateLimited, title: title, detail: detail)
+        problem.retryAfter = seconds
+        return problem
+    }
+
     public static func notFound(_ what: String) -> ProblemError {
         ProblemError(404, code: .notFound, title: "Not found.", detail: what)
     }

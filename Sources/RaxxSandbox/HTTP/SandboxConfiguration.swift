@@ -47,6 +47,8 @@ public struct SandboxConfiguration: Sendable {
     /// How often the background scan fires the dead man's switches whose deadline passed or whose
     /// session ended.
     public var cancelAfterScanInterval: RaxxDuration = .seconds(1)
+    /// The budgets of registration codes: guesses and mails per address, asks per client.
+    public var codeLimits = RegistrationCodeLimits()
 
     public init(host: String = "127.0.0.1", port: Int = 8080, databasePath: String = ":memory:",
                 origin: String? = nil, relyingPartyID: String? = nil,

@@ -37,6 +37,11 @@ enum Accounts {
     }
 
     /// A user's account as the API shows it, or nil when there is none.
+    /// The address of the user `userID`, or nil when the user is gone.
+    static func email(_ db: Database, userID: String) throws -> String? {
+        try String.fetchOne(db.cachedStatement(sql: "SELECT email FROM users WHERE id = ?"), arguments: [userID])
+    }
+
     static func apiAccount(_ db: Database, userID: String) throws -> Components.Schemas.Account? {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT accounts.id, users.email, accounts.mode, users.staff FROM users JOIN accounts ON accounts.user_id = users.id

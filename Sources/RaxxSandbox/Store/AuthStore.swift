@@ -63,9 +63,12 @@ enum PasskeyRemoval: Sendable, Equatable {
 /// What became of a registration code presented.
 enum CodeCheck: Sendable, Equatable {
     case accepted
+    /// Not a live code of the address; `triesLeft` wrong ones more are allowed in the window.
     case wrong(triesLeft: Int)
-    /// Expired, exhausted, spent, or never sent.
+    /// No live code: expired, spent, or never sent.
     case expired
+    /// The address's guesses are spent: none is read for `retryAfter` seconds.
+    case limited(retryAfter: Int)
 }
 
 struct RegistrationFacts: Sendable, Equatable {
@@ -100,68 +103,107 @@ struct StoredPasskey: Sendable, Equatable {
 }
 
 
+/// The key of the registration codes' hashes and sealed copies, made at random and never written.
+struct CodeKey: Sendable {
+    private let bytes: Data
+    init() { bytes = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) } }
+    var key: SymmetricKey { SymmetricKey(data: bytes) }
+}
+
 /// On SQLite: challenges, passkeys, registrations and step-up grants.
 struct AuthStore: Sendable {
     let writer: StoreWriter
     let notifier: EventNotifier
     let mailer: Mailer
 
-    /// How an address is found among the codes: a hash, so the table does not keep it.
+    /// The key behind the codes' hashes and sealed copies: made when the database opens and kept
+    /// only in memory, so that a copy of the database (a backup, a stolen file) can neither read a
+    /// code nor test 10^8 of them against its hash. A restart voids the codes outstanding: their
+    /// owners ask again.
+    let codeKey: CodeKey
+
+    /// How an address is found among the codes: a hash, so the table does not keep it (the
+    /// erasure rules find the subject's rows by it too).
     static func emailHash(_ email: String) -> String {
         ASCIIHex.lowercase(SHA256.hash(data: Data(("raxx-email-code:" + email).utf8)))
     }
 
-    static func codeHash(_ code: String, emailHash: String) -> String {
-        ASCIIHex.lowercase(SHA256.hash(data: Data((emailHash + ":" + code).utf8)))
+    func codeHash(_ code: String, emailHash: String) -> String {
+        ASCIIHex.lowercase(HMAC<SHA256>.authenticationCode(for: Data(("code:" + emailHash + ":" + code).utf8), using: codeKey.key))
     }
 
-    /// How many wrong tries a code allows.
-    static let codeTries = 5
-
-    /// Keeps a new one-time registration code for `email` (only its hash; replacing any earlier
-    /// one) and emails it, in one transaction.
-    func sendRegistrationCode(email: String, code: String, expiresAt: Date, now: Date) async throws {
-        let mailer = self.mailer
-        try await writer.write { db in
+    /// Mails `email` its live one-time code, or a new `code` when it has none (keeping the code's
+    /// keyed hash, and a copy sealed under the same key so that it can be mailed again), unless
+    /// the address has had its mails for the hour. A live code is never replaced: an ask by
+    /// someone else does not spoil the code the person is typing; it mails the same code again.
+    func askRegistrationCode(email: String, code: String, expiresAt: Date, now: Date, limits: RegistrationCodeLimits) async throws -> CodeAsk {
+        let mailer = self.mailer, key = codeKey
+        let hash = Self.emailHash(email)
+        let fresh = (code: code, hash: codeHash(code, emailHash: hash), sealed: try ChaChaPoly.seal(Data(code.utf8), using: key.key,
+                                                                                                    authenticating: Data(hash.utf8)).combined)
+        return try await writer.write { db -> CodeAsk in
             try Pruning.emailCodes(db, now: now)
-            let hash = Self.emailHash(email)
-            try db.execute(sql: """
-                INSERT OR REPLACE INTO email_codes (email_hash, code_hash, tries_left, expires_at, created_at) VALUES (?, ?, ?, ?, ?)
-                """, arguments: [hash, Self.codeHash(code, emailHash: hash), Self.codeTries, expiresAt.timeIntervalSince1970,
-                                 now.timeIntervalSince1970])
-            let minutes = max(Int((expiresAt.timeIntervalSince(now) / 60).rounded()), 1)
+            let mailed = try Double.fetchAll(db, sql: "SELECT at FROM email_code_attempts WHERE email_hash = ? AND kind = 'mailed' AND at > ?",
+                                             arguments: [hash, now.timeIntervalSince1970 - RegistrationCodeLimits.mailWindow])
+            if let wait = RegistrationCodeLimits.retryAfter(mailed, limit: limits.mailsPerAddress, window: RegistrationCodeLimits.mailWindow, now: now) {
+                return .limited(retryAfter: wait)
+            }
+            var live: (code: String, expiresAt: Date)? = nil
+            if let row = try Row.fetchOne(db, sql: "SELECT code_sealed, expires_at FROM email_codes WHERE email_hash = ?", arguments: [hash]),
+               let box = try? ChaChaPoly.SealedBox(combined: row["code_sealed"] as Data),
+               let opened = try? ChaChaPoly.open(box, using: key.key, authenticating: Data(hash.utf8)) {
+                live = (String(decoding: opened, as: UTF8.self), Date(timeIntervalSince1970: row["expires_at"]))
+            }
+            if live == nil {
+                // None, or one sealed under the key of an earlier run, which nobody can check any more.
+                try db.execute(sql: """
+                    INSERT OR REPLACE INTO email_codes (email_hash, code_hash, code_sealed, expires_at, created_at) VALUES (?, ?, ?, ?, ?)
+                    """, arguments: [hash, fresh.hash, fresh.sealed, expiresAt.timeIntervalSince1970, now.timeIntervalSince1970])
+            }
+            let (code, expires) = live ?? (fresh.code, expiresAt)
+            try db.execute(sql: "INSERT INTO email_code_attempts (email_hash, kind, at) VALUES (?, 'mailed', ?)",
+                           arguments: [hash, now.timeIntervalSince1970])
+            let minutes = max(Int((expires.timeIntervalSince(now) / 60).rounded()), 1)
             mailer.send(db, Mail(to: email, subject: "Your Raxx registration code", body: """
                 Your one-time code to register a passkey with Raxx:
 
                 \(code)
 
-                It works once, for \(minutes) minutes. If you did not ask for it, ignore this email: \
+                It works once, for \(minutes) minute\(minutes == 1 ? "" : "s"). If you did not ask for it, ignore this email: \
                 nobody can add a passkey to your account without it.
                 """))
+            return .mailed(expiresAt: expires, again: live != nil)
         }
     }
 
-    /// Spends `email`'s code if `code` is it; a wrong one costs a try, and the last try, like
-    /// expiry, deletes the code.
-    func spendRegistrationCode(email: String, code: String, now: Date) async throws -> CodeCheck {
-        try await writer.write { db -> CodeCheck in
+    /// Spends `email`'s code if `code` is it. A wrong one counts against the address's budget of
+    /// guesses (`RegistrationCodeLimits.guessesPerAddress` in 10 minutes, whatever codes were
+    /// asked for); once it is spent, every code presented is refused unread until the oldest
+    /// wrong guess leaves the window.
+    func spendRegistrationCode(email: String, code: String, now: Date, limits: RegistrationCodeLimits) async throws -> CodeCheck {
+        let hash = Self.emailHash(email), presented = codeHash(code, emailHash: hash)
+        return try await writer.write { db -> CodeCheck in
             try Pruning.emailCodes(db, now: now)
-            let hash = Self.emailHash(email)
-            guard let row = try Row.fetchOne(db, sql: "SELECT code_hash, tries_left FROM email_codes WHERE email_hash = ?", arguments: [hash]) else {
+            let wrong = try Double.fetchAll(db, sql: "SELECT at FROM email_code_attempts WHERE email_hash = ? AND kind = 'wrong' AND at > ?",
+                                            arguments: [hash, now.timeIntervalSince1970 - RegistrationCodeLimits.guessWindow])
+            let window = RegistrationCodeLimits.guessWindow
+            if let wait = RegistrationCodeLimits.retryAfter(wrong, limit: limits.guessesPerAddress, window: window, now: now) {
+                return .limited(retryAfter: wait)
+            }
+            guard let stored = try String.fetchOne(db, sql: "SELECT code_hash FROM email_codes WHERE email_hash = ?", arguments: [hash]) else {
                 return .expired
             }
-            let stored: String = row["code_hash"]
-            if stored == Self.codeHash(code, emailHash: hash) {
+            if stored == presented {
                 try db.execute(sql: "DELETE FROM email_codes WHERE email_hash = ?", arguments: [hash])
                 return db.changesCount == 1 ? .accepted : .expired
             }
-            let left = (row["tries_left"] as Int) - 1
-            if left <= 0 {
-                try db.execute(sql: "DELETE FROM email_codes WHERE email_hash = ?", arguments: [hash])
-                return .expired
+            try db.execute(sql: "INSERT INTO email_code_attempts (email_hash, kind, at) VALUES (?, 'wrong', ?)",
+                           arguments: [hash, now.timeIntervalSince1970])
+            let spent = wrong + [now.timeIntervalSince1970]
+            if let wait = RegistrationCodeLimits.retryAfter(spent, limit: limits.guessesPerAddress, window: window, now: now) {
+                return .limited(retryAfter: wait)
             }
-            try db.execute(sql: "UPDATE email_codes SET tries_left = ? WHERE email_hash = ?", arguments: [left, hash])
-            return .wrong(triesLeft: left)
+            return .wrong(triesLeft: limits.guessesPerAddress - spent.count)
         }
     }
 
@@ -310,12 +352,12 @@ struct AuthStore: Sendable {
                                              title: "A passkey was removed from your account.",
                                              body: "If this was not you, sign in with another passkey and sign out your other sessions.",
                                              reason: "passkey_removed", at: now), notifier: notifier)
-            try mailer.send(db, toUser: userID, subject: "A passkey was removed from your Raxx account", body: """
+            if let email = try Accounts.email(db, userID: userID) { mailer.send(db, Mail(to: email, subject: "A passkey was removed from your Raxx account", body: """
                 A passkey (\(id.prefix(12))…) was removed from your Raxx account at \(RFC3339.string(from: now)), \
                 confirmed with another of its passkeys.
 
                 If this was not you, sign in with a passkey you still have and sign out your other sessions.
-                """)
+                """)) }
             return .removed
         }
     }

@@ -30,8 +30,11 @@ enum Pruning {
         try db.execute(sql: "DELETE FROM step_up_grants WHERE used_at IS NOT NULL OR expires_at <= ?", arguments: [now.timeIntervalSince1970])
     }
 
-    /// Deletes expired registration codes.
+    /// Deletes expired registration codes, and the mails and guesses counted that are older than
+    /// the longest window they are counted over.
     static func emailCodes(_ db: Database, now: Date) throws {
         try db.execute(sql: "DELETE FROM email_codes WHERE expires_at <= ?", arguments: [now.timeIntervalSince1970])
+        let oldest = now.timeIntervalSince1970 - max(RegistrationCodeLimits.mailWindow, RegistrationCodeLimits.guessWindow)
+        try db.execute(sql: "DELETE FROM email_code_attempts WHERE at <= ?", arguments: [oldest])
     }
 }

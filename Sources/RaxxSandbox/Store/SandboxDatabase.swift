@@ -15,6 +15,8 @@ public final class SandboxDatabase: Sendable {
     public let mailer: Mailer
     /// The Maildir is a temporary one of this database's own (a database in memory), removed with it.
     private let ownsMailer: Bool
+    /// The key of the registration codes' hashes, in memory only (`AuthStore.codeKey`).
+    let codeKey = CodeKey()
 
     /// Pages in the log that call for a checkpoint (`WALCheckpointer`): 8,000 (32 MiB of 4 KiB
     /// pages), where SQLite's automatic one uses 1,000. An erasure commits a chunk every millisecond
@@ -480,6 +482,31 @@ public final class SandboxDatabase: Sendable {
             try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES ('events', MAX(?, (SELECT COALESCE(MAX(seq), 0) FROM events)))",
                            arguments: [sequence])
         }
+        migrator.registerMigration("v16: registration codes budgeted per address, never replaced by another ask") { db in
+            // An address has one live code; an ask mails it again rather than replacing it, so an
+            // ask by someone else does not spoil the code a person is typing. It is kept as a keyed
+            // hash and a sealed copy (to mail again) under a key held in memory (AuthStore.codeKey),
+            // so the codes outstanding before this migration could not be checked anyway. The mails
+            // and wrong guesses of an address are counted over their windows
+            // (RegistrationCodeLimits), however many codes were asked for; rows older than the
+            // longest window are deleted (Pruning.emailCodes).
+            try db.execute(sql: """
+                DROP TABLE email_codes;
+                CREATE TABLE email_codes (
+                    email_hash TEXT PRIMARY KEY,
+                    code_hash TEXT NOT NULL,
+                    code_sealed BLOB NOT NULL,
+                    expires_at REAL NOT NULL,
+                    created_at REAL NOT NULL
+                ) WITHOUT ROWID;
+                CREATE TABLE email_code_attempts (
+                    email_hash TEXT NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('mailed', 'wrong')),
+                    at REAL NOT NULL
+                );
+                CREATE INDEX email_code_attempts_address ON email_code_attempts(email_hash, kind, at);
+                """)
+        }
         return migrator
     }
 
@@ -504,7 +531,7 @@ public final class SandboxDatabase: Sendable {
     /// The stores over this database, one per concern (Store/).
     var stores: Stores {
         let writer = StoreWriter(base: writer, waiting: waitingWrites)
-        return Stores(health: HealthStore(writer: writer), auth: AuthStore(writer: writer, notifier: notifier, mailer: mailer),
+        return Stores(health: HealthStore(writer: writer), auth: AuthStore(writer: writer, notifier: notifier, mailer: mailer, codeKey: codeKey),
                       sessions: SessionStore(writer: writer, notifier: notifier, mailer: mailer), audit: AuditStore(writer: writer),
                       trading: TradingStore(writer: writer, notifier: notifier),
                       events: EventStore(writer: writer, notifier: notifier), devices: DeviceStore(writer: writer),

@@ -12,12 +12,17 @@ struct AuthHandlers: Sendable {
     let audit: AuditStore
     let configuration: SandboxConfiguration
     let clock: @Sendable () -> Date
+    /// The asks for a code each client made in the last minute.
+    let askBudget = ClientAskBudget()
 
     static let challengeLifetime: TimeInterval = 300
     static let stepUpGrantLifetime: TimeInterval = 120
     /// How long an emailed registration code works, and how many digits it has.
     static let codeLifetime: TimeInterval = 600
     static let codeDigits = 8
+
+    /// A wait as a person reads it, exactly (`6m57s`).
+    static func wait(_ seconds: Int) -> String { RaxxDuration.seconds(Int64(seconds)).description }
 
     /// A new one-time code: `codeDigits` random digits.
     static func newCode() -> String {
@@ -39,13 +44,14 @@ struct AuthHandlers: Sendable {
     }
     var mint: SessionMint { SessionMint(configuration: configuration) }
 
-    static func normalizedEmail(_ text: String) throws -> String {
-        let email = text.trimmingCharacters(in: .whitespaces).lowercased()
-        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !email.contains(where: \.isWhitespace), email.count <= 254 else {
-            throw ProblemError.badRequest("'\(text)' is not an email address.")
+    /// `text` as an address the platform mails (`EmailAddress`), or 400 naming the field. The
+    /// refused text is not echoed: it may be a megabyte, or carry control characters.
+    static func normalizedEmail(_ text: String, field: String = "email") throws(ProblemError) -> String {
+        do {
+            return try EmailAddress.normalized(text)
+        } catch {
+            throw ProblemError.badRequest("Field '\(field)' \(error).")
         }
-        return email
     }
 
     static func bytes(_ text: String, field: String) throws -> [UInt8] {
@@ -86,19 +92,35 @@ struct AuthHandlers: Sendable {
         }
         let caller = try await caller()
         let now = clock()
+        let limits = configuration.codeLimits
         guard let code = body.code else {
-            let expires = now.addingTimeInterval(Self.codeLifetime)
-            try await auth.sendRegistrationCode(email: email, code: Self.newCode(), expiresAt: expires, now: now)
-            await record(actor: caller?.userID ?? "anonymous", action: .registrationCodeSent, subject: email)
-            return .accepted(.init(body: .json(.init(email: email, digits: Self.codeDigits, expiresAt: expires))))
+            if let wait = askBudget.take(RequestClient.address ?? "", limit: limits.asksPerClient, now: now) {
+                throw ProblemError.rateLimited("Too many registration codes were asked for from this address.", retryAfter: wait,
+                                               detail: "Try again in \(Self.wait(wait)).")
+            }
+            switch try await auth.askRegistrationCode(email: email, code: Self.newCode(), expiresAt: now.addingTimeInterval(Self.codeLifetime),
+                                                      now: now, limits: limits) {
+            case .mailed(let expires, let again):
+                await record(actor: caller?.userID ?? "anonymous", action: .registrationCodeSent, subject: email,
+                             details: again ? ["code": "live_code_sent_again"] : [:])
+                return .accepted(.init(body: .json(.init(email: email, digits: Self.codeDigits, expiresAt: expires))))
+            case .limited(let wait):
+                await record(actor: caller?.userID ?? "anonymous", action: .registrationCodeRefused, subject: email, details: ["reason": "mail_limit"])
+                throw ProblemError.rateLimited("This address was sent as many codes as it may be in an hour.", retryAfter: wait,
+                                               detail: "Use the code already sent, or try again in \(Self.wait(wait)).")
+            }
         }
-        switch try await auth.spendRegistrationCode(email: email, code: code, now: now) {
+        switch try await auth.spendRegistrationCode(email: email, code: code, now: now, limits: limits) {
         case .accepted:
             break
         case .wrong(let left):
             await record(actor: caller?.userID ?? "anonymous", action: .registrationCodeRefused, subject: email, details: ["reason": "code_invalid"])
             throw ProblemError(400, code: .codeInvalid, title: "That is not the code we emailed.",
-                               detail: "\(left) tr\(left == 1 ? "y" : "ies") left before the code must be sent again.")
+                               detail: "\(left) more wrong tr\(left == 1 ? "y" : "ies") allowed for this address in the next 10 minutes.")
+        case .limited(let wait):
+            await record(actor: caller?.userID ?? "anonymous", action: .registrationCodeRefused, subject: email, details: ["reason": "guess_limit"])
+            throw ProblemError.rateLimited("Too many wrong codes were tried for this address.", retryAfter: wait,
+                                           detail: "Try again in \(Self.wait(wait)).")
         case .expired:
             await record(actor: caller?.userID ?? "anonymous", action: .registrationCodeRefused, subject: email, details: ["reason": "code_expired"])
             throw ProblemError(400, code: .codeExpired, title: "The code expired, was used, or had too many wrong tries.",
@@ -205,7 +227,7 @@ struct AuthHandlers: Sendable {
 
     func loginOptions(_ input: Operations.LoginOptions.Input) async throws -> Operations.LoginOptions.Output {
         guard case .json(let body) = input.body else { throw ProblemError.badRequest("Expected JSON.") }
-        let email = try body.email.map(Self.normalizedEmail)
+        let email = try body.email.map { (text) throws(ProblemError) in try Self.normalizedEmail(text) }
         let challenge = Tokens.random()
         // An unknown email gets options too (with no credentials), so answers do not reveal who has an account.
         let now = clock()
