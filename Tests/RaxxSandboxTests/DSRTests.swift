@@ -83,6 +83,17 @@ struct DSRRig {
         }
     }
 
+    /// Plans erasure `id` and applies the plan with a step-up of `staffID`'s.
+    func erase(_ token: String, staffID: String, _ id: String) async throws -> Components.Schemas.ErasureOutcome {
+        let plan = try await self.plan(token, id)
+        return try await apply(token, id, planHash: plan.planHash, grant: try await grant(userID: staffID, id: id, planHash: plan.planHash))
+    }
+
+    /// Asks for a registration code for `email`, signed out (audited `registration.code_sent`, its subject the email).
+    func sendRegistrationCode(_ email: String) async throws {
+        _ = try await service.registerOptions(.init(body: .json(.init(email: email)))).accepted
+    }
+
     func userID(_ email: String) async throws -> String {
         try await database.writer.read { try String.fetchOne($0, sql: "SELECT id FROM users WHERE email = ?", arguments: [email]) ?? "" }
     }
@@ -282,6 +293,40 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         changed.items[0].rows += 1
         #expect(!publicKey.isValidSignature(signature, for: try CanonicalJSON.data(changed)))
         #expect(receipt.receipt.planHash == plan.planHash && receipt.keyId == key.keyId)
+    }
+
+    /// Erasing bob@x.test replaces his identifiers where a value is one whole: the events of
+    /// jimbob@x.test (whose email ends with bob's), as actor, subject or staff member in the
+    /// details, are left as they were.
+    @Test func anErasureLeavesAnEmailEndingWithTheSubjectsAlone() async throws {
+        let rig = try DSRRig()
+        let (jim, _) = try await rig.signIn("jimbob@x.test", staff: true)
+        _ = try await rig.signIn("bob@x.test")
+        for email in ["bob@x.test", "jimbob@x.test"] { try await rig.sendRegistrationCode(email) }
+        let jimID = try await rig.userID("jimbob@x.test")
+        let r = try await rig.open(jim, email: "bob@x.test", kind: .erasure)
+        _ = try await rig.verify(jim, r.id)
+        let last = try await rig.count("SELECT MAX(seq) FROM audit_events")
+        func jims() async throws -> [String] {
+            try await rig.database.writer.read { db in
+                try String.fetchAll(db, sql: """
+                    SELECT seq || ' ' || actor || ' ' || action || ' ' || subject || ' ' || details FROM audit_events
+                    WHERE seq <= ?2 AND (actor IN (?1, 'jimbob@x.test')
+                                         OR subject IN (?1, 'jimbob@x.test', (SELECT id FROM accounts WHERE user_id = ?1)))
+                    ORDER BY seq
+                    """, arguments: [jimID, last])
+            }
+        }
+        let before = try await jims()
+        #expect(before.contains { $0.contains(" registration.code_sent jimbob@x.test ") })
+        #expect(before.contains { $0.contains(#""staff":"jimbob@x.test""#) })
+        #expect(try await rig.erase(jim, staffID: jimID, r.id).request.status == .completed)
+        #expect(try await jims() == before)
+        // A pseudonym stands for a whole value, never inside a longer one.
+        #expect(try await rig.count("SELECT COUNT(*) FROM audit_events WHERE instr(actor, 'psn_') > 1 OR instr(subject, 'psn_') > 1") == 0)
+        // Bob's own registration event is his no more.
+        #expect(try await rig.count("SELECT COUNT(*) FROM audit_events WHERE action = 'registration.code_sent' AND subject LIKE 'psn_%'") == 1)
+        #expect(try await rig.count("SELECT COUNT(*) FROM audit_events WHERE subject = 'bob@x.test' OR details LIKE '%\"bob@x.test\"%'") == 0)
     }
 
     @Test func aPlanIsStaleOnceTheDataChanges() async throws {
@@ -592,5 +637,30 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         #expect(activity.heard(within: ErasureYield.window, now: now))
         #expect(!activity.heard(within: .milliseconds(5), now: now))
         #expect(!activity.heard(within: ErasureYield.window, now: now + .milliseconds(20)))
+    }
+}
+
+/// What the audit trail's pseudonymisation replaces: values that are one of the subject's
+/// identifiers whole, whatever their ASCII case; never a part of a longer value.
+@Suite struct AuditPseudonymisationTests {
+    let bob = AuditPseudonymisation(identifiers: ["usr_1", "Bob@X.test", "acc_1", "a/b@x.test", ""], pseudonym: "psn_0")
+
+    @Test func wholeValuesAreReplacedNeverPartsOfOne() throws {
+        let details = AuditDetailsJSON.text(["staff": "bob@x.test", "note": "jimbob@x.test", "order_ids": "usr_1,usr_2", "account_id": "ACC_1"])
+        let out = try #require(bob.pseudonymised(actor: "usr_1", subject: "jimbob@x.test", details: details))
+        #expect(out.actor == "psn_0" && out.subject == "jimbob@x.test")
+        #expect(out.details == AuditDetailsJSON.text(["staff": "psn_0", "note": "jimbob@x.test", "order_ids": "usr_1,usr_2", "account_id": "psn_0"]))
+        // Nothing whole: nothing changes.
+        #expect(bob.pseudonymised(actor: "usr_10", subject: "jimbob@x.test",
+                                  details: AuditDetailsJSON.text(["email": "bob@x.test.example", "id": "xusr_1"])) == nil)
+        #expect(bob.pseudonymised(actor: "anonymous", subject: "BOB@x.TEST", details: "{}")?.subject == "psn_0")
+    }
+
+    /// The details' JSON escapes a slash: an identifier holding one is still found in them.
+    @Test func anIdentifierIsFoundAsTheDetailsWriteIt() {
+        let details = AuditDetailsJSON.text(["staff": "a/b@x.test"])
+        #expect(details.contains(#"a\/b@x.test"#))
+        #expect(bob.pseudonymised(actor: "x", subject: "y", details: details)?.details == AuditDetailsJSON.text(["staff": "psn_0"]))
+        #expect(bob.pseudonymised(actor: "x", subject: "y", details: "not json \"usr_1\"") == nil)
     }
 }

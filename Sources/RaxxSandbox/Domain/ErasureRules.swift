@@ -36,7 +36,8 @@ public enum ErasureRule: String, CaseIterable, Sendable {
     public enum Phase: String, Sendable { case identifiers, history, final }
 
     /// One chunk of a history rule: a statement deleting at most `:limit` rows, or the audit
-    /// trail's pseudonymisation (identifiers replaced inside free text, done by the store).
+    /// trail's pseudonymisation (values that are an identifier whole replaced, as
+    /// `AuditPseudonymisation` says, done by the store).
     public enum HistoryStep: Sendable, Equatable {
         case delete(String)
         case pseudonymiseAuditTrail

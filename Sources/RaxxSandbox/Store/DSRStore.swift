@@ -426,20 +426,14 @@ struct DSRStore: Sendable {
         return ErasureChunk(rows: 0, auditCursor: auditCursor, done: true)
     }
 
-    /// Replaces the subject's identifiers in the next `limit` audit events after `cursor`, read
-    /// `ErasureChunkSizing.stepRows` at a time as `eraseChunk` deletes, and as it, ending after the
-    /// step in which another write begins to wait, giving way after each. The chunk's rows are the
-    /// events it read: each is looked through, whether it names the subject or not.
+    /// Replaces the subject's identifiers in the next `limit` audit events after `cursor` (where a
+    /// value is one whole, as `AuditPseudonymisation` says), read `ErasureChunkSizing.stepRows` at
+    /// a time as `eraseChunk` deletes, and as it, ending after the step in which another write
+    /// begins to wait, giving way after each. The chunk's rows are the events it read: each is
+    /// looked through, whether it names the subject or not.
     static func pseudonymiseAudit(_ db: Database, subject s: Subject, after cursor: Int64, limit: Int,
                                   othersWaiting: () -> Bool = { false }, giveWay: () -> Void = {}) throws -> ErasureChunk {
-        let ids = s.identifiers.filter { !$0.isEmpty }.sorted { $0.count > $1.count }
-        func replace(_ text: String) -> String {
-            var out = text
-            for id in ids where out.range(of: id, options: .caseInsensitive) != nil {
-                out = out.replacingOccurrences(of: id, with: s.pseudonym, options: .caseInsensitive)
-            }
-            return out
-        }
+        let pseudonymisation = AuditPseudonymisation(identifiers: s.identifiers, pseudonym: s.pseudonym)
         let read = try db.cachedStatement(sql: "SELECT seq, actor, subject, details FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?")
         let update = try db.cachedStatement(sql: "UPDATE audit_events SET actor = ?, subject = ?, details = ? WHERE seq = ?")
         var last = cursor, rows = 0
@@ -451,9 +445,8 @@ struct DSRStore: Sendable {
                      subject: row.decode(String.self, atIndex: 2), details: row.decode(String.self, atIndex: 3))
             }
             for event in events {
-                let (a, b, c) = (replace(event.actor), replace(event.subject), replace(event.details))
-                if a != event.actor || b != event.subject || c != event.details {
-                    try update.execute(arguments: [a, b, c, event.seq])
+                if let p = pseudonymisation.pseudonymised(actor: event.actor, subject: event.subject, details: event.details) {
+                    try update.execute(arguments: [p.actor, p.subject, p.details, event.seq])
                 }
             }
             rows += events.count
