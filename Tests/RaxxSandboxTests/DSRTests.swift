@@ -329,6 +329,56 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         #expect(try await rig.count("SELECT COUNT(*) FROM audit_events WHERE subject = 'bob@x.test' OR details LIKE '%\"bob@x.test\"%'") == 0)
     }
 
+    /// The access export holds every audit event the erasure would pseudonymise, and no other but
+    /// those of the subject's own requests; the plan counts the same events. On a seeded account
+    /// with events keyed by its email (a registration code sent, a wrong one tried), one naming it
+    /// in its details alone, and another account's whose email ends with the subject's.
+    @Test func theAccessExportHoldsEveryAuditEventTheErasureChanges() async throws {
+        let rig = try DSRRig()
+        let s = try await setUp(rig)
+        _ = try Seeder(database: rig.database, market: Market()).seed(email: "s@example.com", positions: 3, fills: 20, now: rig.clock.now)
+        try await rig.sendRegistrationCode("s@example.com")
+        try await rig.sendRegistrationCode("jims@example.com")
+        #expect(await problem {
+            _ = try await rig.service.registerOptions(.init(body: .json(.init(email: "s@example.com", code: "00000000"))))
+        }?.code == .codeInvalid)
+        let now = rig.clock.now
+        try await rig.database.writer.write { db in
+            let session = try #require(try String.fetchOne(db, sql: "SELECT id FROM sessions WHERE user_id = (SELECT user_id FROM accounts WHERE id = ?)",
+                                                           arguments: [s.account.id]))
+            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "system", action: .sessionRevoked, subject: "unknown",
+                                                     details: ["session_id": session]))
+        }
+        let access = try await rig.open(s.staff, email: "s@example.com", kind: .access)
+        _ = try await rig.verify(s.staff, access.id)
+        let export = try await rig.as(s.staff) { try await rig.service.exportDSRData(.init(path: .init(requestId: access.id))).ok.body.json }
+        let exported = try #require(export.tables.additionalProperties["audit_events"]).map { row in
+            (seq: row.additionalProperties.value["seq"].flatMap { $0 } as? Int ?? -1,
+             subject: row.additionalProperties.value["subject"].flatMap { $0 } as? String ?? "")
+        }
+        #expect(exported.filter { $0.subject == "s@example.com" }.count == 2)
+        #expect(exported.contains { $0.subject == "unknown" })
+        let requests: Set<String> = ["dsr:" + s.id, "dsr:" + access.id]
+
+        let plan = try await rig.plan(s.staff, s.id)
+        func trail() async throws -> [Int: String] {
+            try await rig.database.writer.read { db in
+                Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT seq, actor, subject, details FROM audit_events").map { row in
+                    (row["seq"] as Int, "\(row["actor"] as String) \(row["subject"] as String) \(row["details"] as String)")
+                })
+            }
+        }
+        let before = try await trail()
+        let grant = try await rig.grant(userID: s.staffID, id: s.id, planHash: plan.planHash)
+        #expect(try await rig.apply(s.staff, s.id, planHash: plan.planHash, grant: grant).request.status == .completed)
+        let after = try await trail()
+        let changed = Set(before.keys.filter { before[$0] != after[$0] })
+        #expect(!changed.isEmpty)
+        #expect(changed == Set(exported.filter { !requests.contains($0.subject) }.map(\.seq)))
+        #expect(plan.items.first { $0.table == "audit_events" }?.rows == Int64(changed.count))
+        #expect(try await rig.count("SELECT COUNT(*) FROM audit_events WHERE subject = 'jims@example.com'") == 1)
+    }
+
     @Test func aPlanIsStaleOnceTheDataChanges() async throws {
         let rig = try DSRRig()
         let s = try await setUp(rig)
