@@ -379,6 +379,33 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         #expect(try await rig.count("SELECT COUNT(*) FROM audit_events WHERE subject = 'jims@example.com'") == 1)
     }
 
+    /// A staff member erased: the requests they opened or verified name them by the keyed hash
+    /// their own request's subject became, and no table holds their email.
+    @Test func anErasedStaffMemberIsNamedByTheKeyedHashInTheRequestsTheyHandled() async throws {
+        let rig = try DSRRig()
+        let (a, _) = try await rig.signIn("a@example.com", staff: true)
+        let (b, _) = try await rig.signIn("b@example.com", staff: true)
+        _ = try await rig.signIn("s@example.com")
+        let handled = try await rig.open(a, email: "s@example.com", kind: .access)
+        _ = try await rig.verify(a, handled.id)
+        let r = try await rig.open(b, email: "a@example.com", kind: .erasure)
+        _ = try await rig.verify(b, r.id)
+        let plan = try await rig.plan(b, r.id)
+        #expect(plan.items.first { $0.table == "dsr_requests" }?.rows == 2)
+        let grant = try await rig.grant(userID: try await rig.userID("b@example.com"), id: r.id, planHash: plan.planHash)
+        let outcome = try await rig.apply(b, r.id, planHash: plan.planHash, grant: grant)
+        #expect(outcome.request.status == .completed && outcome.request.subject.hasPrefix("hmac-sha256:"))
+        let after = try await rig.as(b) { try await rig.service.getDSRRequest(.init(path: .init(requestId: handled.id))).ok.body.json }
+        #expect(after.openedBy == outcome.request.subject && after.verifiedBy == outcome.request.subject)
+        let dump = try await rig.database.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'").flatMap { table in
+                try Row.fetchAll(db, sql: "SELECT * FROM \"\(table)\"").map(\.description)
+            }.joined(separator: "\n")
+        }
+        #expect(!dump.localizedCaseInsensitiveContains("a@example.com"))
+        #expect(dump.contains("b@example.com"))
+    }
+
     @Test func aPlanIsStaleOnceTheDataChanges() async throws {
         let rig = try DSRRig()
         let s = try await setUp(rig)

@@ -90,7 +90,7 @@ public enum ErasureRule: String, CaseIterable, Sendable {
         case .events: "alerts: fills, rejections, session and security alerts"
         case .auditEvents: "audit events naming the subject (as actor, subject or a detail's whole value): those identifiers replaced by a stable pseudonym"
         case .accounts: "the paper account (deleted once its history is)"
-        case .dsrRequests: "the data-subject requests: the email replaced by a keyed hash"
+        case .dsrRequests: "the data-subject requests, and those the subject opened or verified as staff: the email replaced by a keyed hash"
         }
     }
 
@@ -168,7 +168,8 @@ public enum ErasureRule: String, CaseIterable, Sendable {
         case .events: "SELECT COUNT(*) FROM events WHERE user_id = :user"
         case .auditEvents: "SELECT COUNT(*) FROM audit_events WHERE \(Self.auditNamingSubject)"
         case .accounts: "SELECT COUNT(*) FROM accounts WHERE id = :account"
-        case .dsrRequests: "SELECT COUNT(*) FROM dsr_requests WHERE subject = :email"
+        case .dsrRequests:
+            "SELECT COUNT(*) FROM dsr_requests WHERE subject = :email OR opened_by = :email COLLATE NOCASE OR verified_by = :email COLLATE NOCASE"
         }
     }
 
@@ -286,7 +287,13 @@ public enum ErasureRule: String, CaseIterable, Sendable {
         switch self {
         case .users: ["DELETE FROM users WHERE id = :user"]
         case .accounts: ["DELETE FROM accounts WHERE id = :account"]
-        case .dsrRequests: ["UPDATE dsr_requests SET subject = :subject_hash WHERE subject = :email"]
+        // The staff member who opened or verified a request is named as its subject is.
+        case .dsrRequests:
+            [
+                "UPDATE dsr_requests SET subject = :subject_hash WHERE subject = :email",
+                "UPDATE dsr_requests SET opened_by = :subject_hash WHERE opened_by = :email COLLATE NOCASE",
+                "UPDATE dsr_requests SET verified_by = :subject_hash WHERE verified_by = :email COLLATE NOCASE",
+            ]
         case .sessions, .passkeys, .deviceTokens, .challenges, .stepUpGrants, .fills, .orders, .ordersLive, .positions, .changeLog,
              .events, .auditEvents: []
         }
