@@ -211,6 +211,31 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         #expect(try await rig.as(staff) { try await rig.service.getDSRRequest(.init(path: .init(requestId: r.id))).ok.body.json }.status == .completed)
     }
 
+    /// A staff member's own request is handled by another: they cannot open it, nor take a step
+    /// of one another staff member opened (applying is refused before their step-up is spent).
+    @Test func aStaffMembersOwnRequestIsHandledByAnother() async throws {
+        let rig = try DSRRig()
+        let (a, _) = try await rig.signIn("a@example.com", staff: true)
+        let (b, _) = try await rig.signIn("b@example.com", staff: true)
+        let own = "A staff member's own request is handled by another staff member."
+        let opened = await problem { _ = try await rig.open(a, email: "A@example.com", kind: .erasure) }
+        #expect(opened?.status == 403 && opened?.code == .forbidden && opened?.title == own)
+        #expect(try await rig.count("SELECT COUNT(*) FROM dsr_requests") == 0)
+        let r = try await rig.open(b, email: "a@example.com", kind: .erasure)
+        #expect(await problem { _ = try await rig.verify(a, r.id) }?.code == .forbidden)
+        _ = try await rig.verify(b, r.id)
+        #expect(await problem { _ = try await rig.plan(a, r.id) }?.code == .forbidden)
+        let plan = try await rig.plan(b, r.id)
+        let aID = try await rig.userID("a@example.com")
+        let grant = try await rig.grant(userID: aID, id: r.id, planHash: plan.planHash)
+        let applied = await problem { _ = try await rig.apply(a, r.id, planHash: plan.planHash, grant: grant) }
+        #expect(applied?.status == 403 && applied?.code == .forbidden && applied?.title == own)
+        #expect(try await rig.count("SELECT COUNT(*) FROM step_up_grants WHERE user_id = ? AND used_at IS NULL", [aID]) == 1)
+        #expect(try await rig.as(b) { try await rig.service.getDSRRequest(.init(path: .init(requestId: r.id))).ok.body.json }.status == .planned)
+        // Another staff member applies it.
+        #expect(try await rig.erase(b, staffID: try await rig.userID("b@example.com"), r.id).request.status == .completed)
+    }
+
     @Test func anExportIsConfirmedDeliveredOnlyOnceMade() async throws {
         let rig = try DSRRig()
         let (staff, _) = try await rig.signIn("staff@example.com", staff: true)
