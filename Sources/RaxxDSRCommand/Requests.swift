@@ -18,7 +18,8 @@ extension RaxxDSR {
             The request starts as identity_unverified. It is due one month from receipt, on the same \
             day of the month, or on the month's last day when that day does not exist (received 31 \
             January: due the last day of February). --received-at takes a day (2026-01-31) or an RFC \
-            3339 time; default now. A malformed email or date exits 65 and records nothing. 
+            3339 time; default now. A malformed email or date exits 65 and records nothing. A staff \
+            member's own request is refused (77): another staff member opens it and takes each of its steps. 
             """ + connectivity.helpLine
         )
 

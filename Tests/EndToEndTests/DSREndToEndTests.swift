@@ -3,23 +3,28 @@ import RaxxTestSupport
 import Testing
 
 /// raxx-dsr against a sandbox on a database file, as support staff run it: a staff member and a
-/// data subject, each with a passkey on a home of their own.
+/// data subject (and any other accounts), each with a passkey on a home of their own.
 final class DSRHome: @unchecked Sendable {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-e2e-dsr-\(UUID().uuidString)")
     var sandbox: SandboxProcess!
     let staffEmail = "staff@example.com"
-    let subjectEmail = "subject@example.com"
+    let subjectEmail: String
+    /// Accounts besides the subject's, seeded and registered as it is.
+    let others: [String]
     static let pin = "246813\n"
 
-    init(sandboxArguments: [String] = [], fills: Int = 30) throws {
+    init(sandboxArguments: [String] = [], fills: Int = 30, subjectEmail: String = "subject@example.com", others: [String] = []) throws {
+        self.subjectEmail = subjectEmail
+        self.others = others
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         try "1234123412341234abcdabcdabcdabcd\n".write(to: root.appendingPathComponent("machine-id"), atomically: true, encoding: .utf8)
-        for (email, extra) in [(subjectEmail, ["--positions", "6", "--fills", "\(fills)"]), (staffEmail, ["--positions", "0", "--fills", "0", "--staff"])] {
+        let traders: [(String, [String])] = ([subjectEmail] + others).map { ($0, ["--positions", "6", "--fills", "\(fills)"]) }
+        for (email, extra) in traders + [(staffEmail, ["--positions", "0", "--fills", "0", "--staff"])] {
             let seed = try ToolRunner.run("raxx-sandbox", ["seed", "--db", database, "--email", email] + extra)
             guard seed.status == 0 else { throw SandboxProcess.SandboxError.didNotStart(seed.stderr) }
         }
         sandbox = try SandboxProcess(arguments: sandboxArguments, database: database)
-        for who in [staffEmail, subjectEmail] {
+        for who in [staffEmail, subjectEmail] + others {
             let r = try sandbox.register(who, pin: Self.pin.trimmingCharacters(in: .newlines), environment: environment(who))
             guard r.status == 0 else { throw SandboxProcess.SandboxError.didNotStart(r.stderr) }
         }
@@ -33,7 +38,7 @@ final class DSRHome: @unchecked Sendable {
     var database: String { root.appendingPathComponent("sandbox.sqlite").path }
 
     func environment(_ who: String) -> [String: String] {
-        ["RAXX_HOME": root.appendingPathComponent(who == staffEmail ? "staff" : "subject").path,
+        ["RAXX_HOME": root.appendingPathComponent(who == staffEmail ? "staff" : who == subjectEmail ? "subject" : who).path,
          "RAXX_API_URL": sandbox?.url ?? "http://127.0.0.1:9", "RAXX_MACHINE_ID_FILE": root.appendingPathComponent("machine-id").path]
     }
 
@@ -262,6 +267,36 @@ final class DSRHome: @unchecked Sendable {
         // The receipt as printed still verifies.
         try Data(receipt.stdout.utf8).write(to: file)
         #expect(try home.dsr(["verify-receipt", file.path]).status == 0)
+    }
+
+    /// Erasing bob@x.test through the tool leaves the audit events of jimbob@x.test, whose email
+    /// ends with bob's, as they were: the erasure replaces values that are bob's whole.
+    @Test func anErasureLeavesAnotherAccountWhoseEmailEndsWithTheSubjectsAlone() throws {
+        let home = try DSRHome(fills: 5, subjectEmail: "bob@x.test", others: ["jimbob@x.test"])
+        let jim = try home.sql("SELECT id FROM users WHERE email = 'jimbob@x.test'")
+        let id = try home.verifiedRequest("erasure")
+        let hash = try #require(home.lines(try home.dsr(["plan", id]).stdout).first?["plan_hash"] as? String)
+        let last = try home.sql("SELECT MAX(seq) FROM audit_events")
+        func jims() throws -> String {
+            try home.sql("""
+                SELECT seq, actor, action, subject, details FROM audit_events
+                WHERE seq <= \(last) AND (actor IN ('\(jim)', 'jimbob@x.test')
+                      OR subject IN ('\(jim)', 'jimbob@x.test', (SELECT id FROM accounts WHERE user_id = '\(jim)')))
+                ORDER BY seq
+                """)
+        }
+        let before = try jims()
+        #expect(before.contains("|registration.code_sent|jimbob@x.test|"), "\(before)")
+        #expect(before.contains("|passkey.registered|\(jim)|"), "\(before)")
+        let applied = try home.dsr(["apply", id, "--plan-hash", hash, "--confirm", home.subjectEmail, "--pin-fd", "0"], input: DSRHome.pin)
+        #expect(applied.status == 0, "\(applied.stderr)")
+        #expect(home.lines(applied.stdout).first?["status"] as? String == "completed")
+        #expect(try jims() == before)
+        #expect(try home.sql("SELECT COUNT(*) FROM audit_events WHERE subject = 'bob@x.test'") == "0")
+        #expect(!(try home.sql(".dump")).contains("jimpsn_"))
+        // Jimbob still signs in as himself.
+        let whoami = try ToolRunner.run("raxx-auth", ["whoami"], environment: home.environment("jimbob@x.test"))
+        #expect(whoami.status == 0, "\(whoami.stderr)")
     }
 
     @Test func aCrashMidChunksThenApplyAgainCompletes() throws {

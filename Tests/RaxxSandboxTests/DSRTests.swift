@@ -83,6 +83,17 @@ struct DSRRig {
         }
     }
 
+    /// Plans erasure `id` and applies the plan with a step-up of `staffID`'s.
+    func erase(_ token: String, staffID: String, _ id: String) async throws -> Components.Schemas.ErasureOutcome {
+        let plan = try await self.plan(token, id)
+        return try await apply(token, id, planHash: plan.planHash, grant: try await grant(userID: staffID, id: id, planHash: plan.planHash))
+    }
+
+    /// Asks for a registration code for `email`, signed out (audited `registration.code_sent`, its subject the email).
+    func sendRegistrationCode(_ email: String) async throws {
+        _ = try await service.registerOptions(.init(body: .json(.init(email: email)))).accepted
+    }
+
     func userID(_ email: String) async throws -> String {
         try await database.writer.read { try String.fetchOne($0, sql: "SELECT id FROM users WHERE email = ?", arguments: [email]) ?? "" }
     }
@@ -200,6 +211,31 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         #expect(try await rig.as(staff) { try await rig.service.getDSRRequest(.init(path: .init(requestId: r.id))).ok.body.json }.status == .completed)
     }
 
+    /// A staff member's own request is handled by another: they cannot open it, nor take a step
+    /// of one another staff member opened (applying is refused before their step-up is spent).
+    @Test func aStaffMembersOwnRequestIsHandledByAnother() async throws {
+        let rig = try DSRRig()
+        let (a, _) = try await rig.signIn("a@example.com", staff: true)
+        let (b, _) = try await rig.signIn("b@example.com", staff: true)
+        let own = "A staff member's own request is handled by another staff member."
+        let opened = await problem { _ = try await rig.open(a, email: "A@example.com", kind: .erasure) }
+        #expect(opened?.status == 403 && opened?.code == .forbidden && opened?.title == own)
+        #expect(try await rig.count("SELECT COUNT(*) FROM dsr_requests") == 0)
+        let r = try await rig.open(b, email: "a@example.com", kind: .erasure)
+        #expect(await problem { _ = try await rig.verify(a, r.id) }?.code == .forbidden)
+        _ = try await rig.verify(b, r.id)
+        #expect(await problem { _ = try await rig.plan(a, r.id) }?.code == .forbidden)
+        let plan = try await rig.plan(b, r.id)
+        let aID = try await rig.userID("a@example.com")
+        let grant = try await rig.grant(userID: aID, id: r.id, planHash: plan.planHash)
+        let applied = await problem { _ = try await rig.apply(a, r.id, planHash: plan.planHash, grant: grant) }
+        #expect(applied?.status == 403 && applied?.code == .forbidden && applied?.title == own)
+        #expect(try await rig.count("SELECT COUNT(*) FROM step_up_grants WHERE user_id = ? AND used_at IS NULL", [aID]) == 1)
+        #expect(try await rig.as(b) { try await rig.service.getDSRRequest(.init(path: .init(requestId: r.id))).ok.body.json }.status == .planned)
+        // Another staff member applies it.
+        #expect(try await rig.erase(b, staffID: try await rig.userID("b@example.com"), r.id).request.status == .completed)
+    }
+
     @Test func anExportIsConfirmedDeliveredOnlyOnceMade() async throws {
         let rig = try DSRRig()
         let (staff, _) = try await rig.signIn("staff@example.com", staff: true)
@@ -282,6 +318,117 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         changed.items[0].rows += 1
         #expect(!publicKey.isValidSignature(signature, for: try CanonicalJSON.data(changed)))
         #expect(receipt.receipt.planHash == plan.planHash && receipt.keyId == key.keyId)
+    }
+
+    /// Erasing bob@x.test replaces his identifiers where a value is one whole: the events of
+    /// jimbob@x.test (whose email ends with bob's), as actor, subject or staff member in the
+    /// details, are left as they were.
+    @Test func anErasureLeavesAnEmailEndingWithTheSubjectsAlone() async throws {
+        let rig = try DSRRig()
+        let (jim, _) = try await rig.signIn("jimbob@x.test", staff: true)
+        _ = try await rig.signIn("bob@x.test")
+        for email in ["bob@x.test", "jimbob@x.test"] { try await rig.sendRegistrationCode(email) }
+        let jimID = try await rig.userID("jimbob@x.test")
+        let r = try await rig.open(jim, email: "bob@x.test", kind: .erasure)
+        _ = try await rig.verify(jim, r.id)
+        let last = try await rig.count("SELECT MAX(seq) FROM audit_events")
+        func jims() async throws -> [String] {
+            try await rig.database.writer.read { db in
+                try String.fetchAll(db, sql: """
+                    SELECT seq || ' ' || actor || ' ' || action || ' ' || subject || ' ' || details FROM audit_events
+                    WHERE seq <= ?2 AND (actor IN (?1, 'jimbob@x.test')
+                                         OR subject IN (?1, 'jimbob@x.test', (SELECT id FROM accounts WHERE user_id = ?1)))
+                    ORDER BY seq
+                    """, arguments: [jimID, last])
+            }
+        }
+        let before = try await jims()
+        #expect(before.contains { $0.contains(" registration.code_sent jimbob@x.test ") })
+        #expect(before.contains { $0.contains(#""staff":"jimbob@x.test""#) })
+        #expect(try await rig.erase(jim, staffID: jimID, r.id).request.status == .completed)
+        #expect(try await jims() == before)
+        // A pseudonym stands for a whole value, never inside a longer one.
+        #expect(try await rig.count("SELECT COUNT(*) FROM audit_events WHERE instr(actor, 'psn_') > 1 OR instr(subject, 'psn_') > 1") == 0)
+        // Bob's own registration event is his no more.
+        #expect(try await rig.count("SELECT COUNT(*) FROM audit_events WHERE action = 'registration.code_sent' AND subject LIKE 'psn_%'") == 1)
+        #expect(try await rig.count("SELECT COUNT(*) FROM audit_events WHERE subject = 'bob@x.test' OR details LIKE '%\"bob@x.test\"%'") == 0)
+    }
+
+    /// The access export holds every audit event the erasure would pseudonymise, and no other but
+    /// those of the subject's own requests; the plan counts the same events. On a seeded account
+    /// with events keyed by its email (a registration code sent, a wrong one tried), one naming it
+    /// in its details alone, and another account's whose email ends with the subject's.
+    @Test func theAccessExportHoldsEveryAuditEventTheErasureChanges() async throws {
+        let rig = try DSRRig()
+        let s = try await setUp(rig)
+        _ = try Seeder(database: rig.database, market: Market()).seed(email: "s@example.com", positions: 3, fills: 20, now: rig.clock.now)
+        try await rig.sendRegistrationCode("s@example.com")
+        try await rig.sendRegistrationCode("jims@example.com")
+        #expect(await problem {
+            _ = try await rig.service.registerOptions(.init(body: .json(.init(email: "s@example.com", code: "00000000"))))
+        }?.code == .codeInvalid)
+        let now = rig.clock.now
+        try await rig.database.writer.write { db in
+            let session = try #require(try String.fetchOne(db, sql: "SELECT id FROM sessions WHERE user_id = (SELECT user_id FROM accounts WHERE id = ?)",
+                                                           arguments: [s.account.id]))
+            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "system", action: .sessionRevoked, subject: "unknown",
+                                                     details: ["session_id": session]))
+        }
+        let access = try await rig.open(s.staff, email: "s@example.com", kind: .access)
+        _ = try await rig.verify(s.staff, access.id)
+        let export = try await rig.as(s.staff) { try await rig.service.exportDSRData(.init(path: .init(requestId: access.id))).ok.body.json }
+        let exported = try #require(export.tables.additionalProperties["audit_events"]).map { row in
+            (seq: row.additionalProperties.value["seq"].flatMap { $0 } as? Int ?? -1,
+             subject: row.additionalProperties.value["subject"].flatMap { $0 } as? String ?? "")
+        }
+        #expect(exported.filter { $0.subject == "s@example.com" }.count == 2)
+        #expect(exported.contains { $0.subject == "unknown" })
+        let requests: Set<String> = ["dsr:" + s.id, "dsr:" + access.id]
+
+        let plan = try await rig.plan(s.staff, s.id)
+        func trail() async throws -> [Int: String] {
+            try await rig.database.writer.read { db in
+                Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT seq, actor, subject, details FROM audit_events").map { row in
+                    (row["seq"] as Int, "\(row["actor"] as String) \(row["subject"] as String) \(row["details"] as String)")
+                })
+            }
+        }
+        let before = try await trail()
+        let grant = try await rig.grant(userID: s.staffID, id: s.id, planHash: plan.planHash)
+        #expect(try await rig.apply(s.staff, s.id, planHash: plan.planHash, grant: grant).request.status == .completed)
+        let after = try await trail()
+        let changed = Set(before.keys.filter { before[$0] != after[$0] })
+        #expect(!changed.isEmpty)
+        #expect(changed == Set(exported.filter { !requests.contains($0.subject) }.map(\.seq)))
+        #expect(plan.items.first { $0.table == "audit_events" }?.rows == Int64(changed.count))
+        #expect(try await rig.count("SELECT COUNT(*) FROM audit_events WHERE subject = 'jims@example.com'") == 1)
+    }
+
+    /// A staff member erased: the requests they opened or verified name them by the keyed hash
+    /// their own request's subject became, and no table holds their email.
+    @Test func anErasedStaffMemberIsNamedByTheKeyedHashInTheRequestsTheyHandled() async throws {
+        let rig = try DSRRig()
+        let (a, _) = try await rig.signIn("a@example.com", staff: true)
+        let (b, _) = try await rig.signIn("b@example.com", staff: true)
+        _ = try await rig.signIn("s@example.com")
+        let handled = try await rig.open(a, email: "s@example.com", kind: .access)
+        _ = try await rig.verify(a, handled.id)
+        let r = try await rig.open(b, email: "a@example.com", kind: .erasure)
+        _ = try await rig.verify(b, r.id)
+        let plan = try await rig.plan(b, r.id)
+        #expect(plan.items.first { $0.table == "dsr_requests" }?.rows == 2)
+        let grant = try await rig.grant(userID: try await rig.userID("b@example.com"), id: r.id, planHash: plan.planHash)
+        let outcome = try await rig.apply(b, r.id, planHash: plan.planHash, grant: grant)
+        #expect(outcome.request.status == .completed && outcome.request.subject.hasPrefix("hmac-sha256:"))
+        let after = try await rig.as(b) { try await rig.service.getDSRRequest(.init(path: .init(requestId: handled.id))).ok.body.json }
+        #expect(after.openedBy == outcome.request.subject && after.verifiedBy == outcome.request.subject)
+        let dump = try await rig.database.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'").flatMap { table in
+                try Row.fetchAll(db, sql: "SELECT * FROM \"\(table)\"").map(\.description)
+            }.joined(separator: "\n")
+        }
+        #expect(!dump.localizedCaseInsensitiveContains("a@example.com"))
+        #expect(dump.contains("b@example.com"))
     }
 
     @Test func aPlanIsStaleOnceTheDataChanges() async throws {
@@ -592,5 +739,30 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         #expect(activity.heard(within: ErasureYield.window, now: now))
         #expect(!activity.heard(within: .milliseconds(5), now: now))
         #expect(!activity.heard(within: ErasureYield.window, now: now + .milliseconds(20)))
+    }
+}
+
+/// What the audit trail's pseudonymisation replaces: values that are one of the subject's
+/// identifiers whole, whatever their ASCII case; never a part of a longer value.
+@Suite struct AuditPseudonymisationTests {
+    let bob = AuditPseudonymisation(identifiers: ["usr_1", "Bob@X.test", "acc_1", "a/b@x.test", ""], pseudonym: "psn_0")
+
+    @Test func wholeValuesAreReplacedNeverPartsOfOne() throws {
+        let details = AuditDetailsJSON.text(["staff": "bob@x.test", "note": "jimbob@x.test", "order_ids": "usr_1,usr_2", "account_id": "ACC_1"])
+        let out = try #require(bob.pseudonymised(actor: "usr_1", subject: "jimbob@x.test", details: details))
+        #expect(out.actor == "psn_0" && out.subject == "jimbob@x.test")
+        #expect(out.details == AuditDetailsJSON.text(["staff": "psn_0", "note": "jimbob@x.test", "order_ids": "usr_1,usr_2", "account_id": "psn_0"]))
+        // Nothing whole: nothing changes.
+        #expect(bob.pseudonymised(actor: "usr_10", subject: "jimbob@x.test",
+                                  details: AuditDetailsJSON.text(["email": "bob@x.test.example", "id": "xusr_1"])) == nil)
+        #expect(bob.pseudonymised(actor: "anonymous", subject: "BOB@x.TEST", details: "{}")?.subject == "psn_0")
+    }
+
+    /// The details' JSON escapes a slash: an identifier holding one is still found in them.
+    @Test func anIdentifierIsFoundAsTheDetailsWriteIt() {
+        let details = AuditDetailsJSON.text(["staff": "a/b@x.test"])
+        #expect(details.contains(#"a\/b@x.test"#))
+        #expect(bob.pseudonymised(actor: "x", subject: "y", details: details)?.details == AuditDetailsJSON.text(["staff": "psn_0"]))
+        #expect(bob.pseudonymised(actor: "x", subject: "y", details: "not json \"usr_1\"") == nil)
     }
 }

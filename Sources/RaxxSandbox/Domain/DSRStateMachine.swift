@@ -55,6 +55,15 @@ enum DSRStateMachine {
         return DSRUpdate(status: to, closedReason: reason, auditAction: .dsrClosed(to), auditDetails: ["reason": reason])
     }
 
+    /// A staff member's own request is handled by another staff member: one whose email (`staff`)
+    /// is the request's subject neither opens it nor takes any step of it.
+    static func checkHandler(subject: String, staff: String) throws {
+        guard subject.lowercased() != staff.lowercased() else {
+            throw ProblemError(403, code: .forbidden, title: "A staff member's own request is handled by another staff member.",
+                               detail: "Ask another member of the support staff.")
+        }
+    }
+
     @Sendable static func checkExport(_ s: DSRState) throws {
         guard s.kind == .access else {
             throw ProblemError(409, code: .invalidState, title: "Only an access request is exported.", detail: "\(s.id) is an erasure request.")

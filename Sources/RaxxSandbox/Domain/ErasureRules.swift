@@ -36,7 +36,8 @@ public enum ErasureRule: String, CaseIterable, Sendable {
     public enum Phase: String, Sendable { case identifiers, history, final }
 
     /// One chunk of a history rule: a statement deleting at most `:limit` rows, or the audit
-    /// trail's pseudonymisation (identifiers replaced inside free text, done by the store).
+    /// trail's pseudonymisation (values that are an identifier whole replaced, as
+    /// `AuditPseudonymisation` says, done by the store).
     public enum HistoryStep: Sendable, Equatable {
         case delete(String)
         case pseudonymiseAuditTrail
@@ -87,9 +88,9 @@ public enum ErasureRule: String, CaseIterable, Sendable {
         case .positions: "paper-trading positions"
         case .changeLog: "the account's sync change log"
         case .events: "alerts: fills, rejections, session and security alerts"
-        case .auditEvents: "audit events by or about the subject: identifiers replaced by a stable pseudonym"
+        case .auditEvents: "audit events naming the subject (as actor, subject or a detail's whole value): those identifiers replaced by a stable pseudonym"
         case .accounts: "the paper account (deleted once its history is)"
-        case .dsrRequests: "the data-subject requests: the email replaced by a keyed hash"
+        case .dsrRequests: "the data-subject requests, and those the subject opened or verified as staff: the email replaced by a keyed hash"
         }
     }
 
@@ -166,15 +167,22 @@ public enum ErasureRule: String, CaseIterable, Sendable {
         case .positions: "SELECT COUNT(*) FROM positions WHERE account_id = :account"
         case .changeLog: "SELECT COUNT(*) FROM change_log WHERE account_id = :account"
         case .events: "SELECT COUNT(*) FROM events WHERE user_id = :user"
-        case .auditEvents:
-            """
-            SELECT COUNT(*) FROM audit_events
-            WHERE subject IN (SELECT value FROM json_each(:identifiers)) OR actor IN (SELECT value FROM json_each(:identifiers))
-            """
+        case .auditEvents: "SELECT COUNT(*) FROM audit_events WHERE \(Self.auditNamingSubject)"
         case .accounts: "SELECT COUNT(*) FROM accounts WHERE id = :account"
-        case .dsrRequests: "SELECT COUNT(*) FROM dsr_requests WHERE subject = :email"
+        case .dsrRequests:
+            "SELECT COUNT(*) FROM dsr_requests WHERE subject = :email OR opened_by = :email COLLATE NOCASE OR verified_by = :email COLLATE NOCASE"
         }
     }
+
+    /// The audit events naming the subject (a condition on `audit_events`): its actor, its subject
+    /// or a value of its details is one of `:identifiers` whole, in any ASCII case. The events
+    /// `AuditPseudonymisation` changes, as the plan counts them and the access export holds them.
+    static let auditNamingSubject = """
+        (actor COLLATE NOCASE IN (SELECT value FROM json_each(:identifiers))
+         OR subject COLLATE NOCASE IN (SELECT value FROM json_each(:identifiers))
+         OR EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(audit_events.details) THEN audit_events.details ELSE '{}' END) AS d
+                    WHERE d.value COLLATE NOCASE IN (SELECT value FROM json_each(:identifiers))))
+        """
 
     /// What an access request exports of the rule's rows (nil: nothing of its own; its rows are
     /// exported by another rule, or are sign-in housekeeping that lives minutes).
@@ -219,9 +227,10 @@ public enum ErasureRule: String, CaseIterable, Sendable {
                 WHERE user_id = :user ORDER BY seq
                 """)
         case .auditEvents:
+            // Every event the erasure pseudonymises, and those of the subject's own requests.
             Export(name: "audit_events", sql: """
                 SELECT seq, at, actor, action, subject, details FROM audit_events
-                WHERE actor = :user OR subject IN (:user, :account)
+                WHERE \(Self.auditNamingSubject)
                    OR subject IN (SELECT 'dsr:' || id FROM dsr_requests WHERE subject = :email) ORDER BY seq
                 """)
         case .dsrRequests:
@@ -280,7 +289,13 @@ public enum ErasureRule: String, CaseIterable, Sendable {
         switch self {
         case .users: ["DELETE FROM users WHERE id = :user"]
         case .accounts: ["DELETE FROM accounts WHERE id = :account"]
-        case .dsrRequests: ["UPDATE dsr_requests SET subject = :subject_hash WHERE subject = :email"]
+        // The staff member who opened or verified a request is named as its subject is.
+        case .dsrRequests:
+            [
+                "UPDATE dsr_requests SET subject = :subject_hash WHERE subject = :email",
+                "UPDATE dsr_requests SET opened_by = :subject_hash WHERE opened_by = :email COLLATE NOCASE",
+                "UPDATE dsr_requests SET verified_by = :subject_hash WHERE verified_by = :email COLLATE NOCASE",
+            ]
         case .sessions, .passkeys, .deviceTokens, .challenges, .stepUpGrants, .fills, .orders, .ordersLive, .positions, .changeLog,
              .events, .auditEvents: []
         }

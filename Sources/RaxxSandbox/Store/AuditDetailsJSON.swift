@@ -17,6 +17,13 @@ enum AuditDetailsJSON {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// `text` as a value of the details is written: quoted and escaped.
+    static func quoted(_ text: String) -> String {
+        var out: [UInt8] = []
+        append(text, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
     private static func append(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         for b in text.utf8 {

@@ -49,10 +49,11 @@ struct DSRStore: Sendable {
 
     // MARK: Requests
 
-    /// Records a new request (audited), answering it as of `today`.
+    /// Records a new request (audited), answering it as of `today`; not the staff member's own.
     func open(_ r: NewDSRRequest) async throws -> Components.Schemas.DSRRequest {
         try await writer.write { db in
             let staff = try Self.staffEmail(db, r.staffUserID)
+            try DSRStateMachine.checkHandler(subject: r.email, staff: staff)
             try db.execute(sql: """
                 INSERT INTO dsr_requests (id, kind, subject, ticket, status, opened_by, received_at, due_on, created_at, updated_at)
                 VALUES (?, ?, ?, ?, \(Components.Schemas.DSRStatus.identityUnverified.sql), ?, ?, ?, ?, ?)
@@ -90,6 +91,7 @@ struct DSRStore: Sendable {
     {
         try await writer.write { db -> Components.Schemas.DSRRequest? in
             guard let state = try Self.state(db, id: id) else { return nil }
+            try Self.checkHandler(db, state, staffUserID: staffUserID)
             let u = try change(state)
             var sets = ["updated_at = :now"]
             var args: [String: (any DatabaseValueConvertible)?] = ["now": now.timeIntervalSince1970, "id": id]
@@ -130,6 +132,7 @@ struct DSRStore: Sendable {
     {
         try await writer.write { db -> Components.Schemas.DSRExport? in
             guard let state = try Self.state(db, id: id) else { return nil }
+            try Self.checkHandler(db, state, staffUserID: staffUserID)
             try check(state)
             let subject = try Self.subject(db, email: state.subject)
             let tables = try Self.exportTables(db, subject: subject, email: state.subject)
@@ -154,6 +157,7 @@ struct DSRStore: Sendable {
     func confirmExport(id: String, staffUserID: String, now: Date) async throws -> Components.Schemas.DSRRequest? {
         try await writer.write { db -> Components.Schemas.DSRRequest? in
             guard let state = try Self.state(db, id: id) else { return nil }
+            try Self.checkHandler(db, state, staffUserID: staffUserID)
             if state.status == .completed { return try Self.fetch(db, id: id, now: now) }
             let exported = try Bool.fetchOne(db, sql: "SELECT 1 FROM audit_events WHERE subject = ? AND action = 'dsr.exported'",
                                              arguments: ["dsr:" + id]) == true
@@ -293,6 +297,7 @@ struct DSRStore: Sendable {
     {
         try await writer.write { db -> Components.Schemas.ErasurePlan? in
             guard let state = try Self.state(db, id: id) else { return nil }
+            try Self.checkHandler(db, state, staffUserID: staffUserID)
             try check(state)
             let plan = try Self.computePlan(db, state: state, rules: rules, now: now).plan
             let items = String(decoding: try JSONEncoder.sorted.encode(plan.items.map {
@@ -319,13 +324,15 @@ struct DSRStore: Sendable {
 
     /// Starts (or resumes) the erasure of request `id` with the plan `planHash`, spending the
     /// step-up grant bound to it: the first transaction (access and identifiers). What may be
-    /// applied is `ErasurePlanning.judgeApply`'s to say; its refusals are thrown (a step-up's
-    /// audited).
+    /// applied is `ErasurePlanning.judgeApply`'s to say, once `DSRStateMachine.checkHandler` has
+    /// refused a staff member their own; its refusals are thrown (a step-up's audited).
     func beginErasure(id: String, planHash: String, grant: String?, rules: [ErasureRule], staffUserID: String, now: Date)
         async throws -> ErasureStart
     {
         try await writer.write { db -> ErasureStart in
             guard let state = try Self.state(db, id: id) else { throw ProblemError.notFound("No data-subject request \(id).") }
+            // Before the step-up is spent: the staff member's own erasure is another's to apply.
+            try Self.checkHandler(db, state, staffUserID: staffUserID)
             var subject: Subject? = nil
             let start = try ErasurePlanning.judgeApply(
                 state, planHash: planHash, grant: grant, staffUserID: staffUserID, rules: rules, now: now,
@@ -426,20 +433,14 @@ struct DSRStore: Sendable {
         return ErasureChunk(rows: 0, auditCursor: auditCursor, done: true)
     }
 
-    /// Replaces the subject's identifiers in the next `limit` audit events after `cursor`, read
-    /// `ErasureChunkSizing.stepRows` at a time as `eraseChunk` deletes, and as it, ending after the
-    /// step in which another write begins to wait, giving way after each. The chunk's rows are the
-    /// events it read: each is looked through, whether it names the subject or not.
+    /// Replaces the subject's identifiers in the next `limit` audit events after `cursor` (where a
+    /// value is one whole, as `AuditPseudonymisation` says), read `ErasureChunkSizing.stepRows` at
+    /// a time as `eraseChunk` deletes, and as it, ending after the step in which another write
+    /// begins to wait, giving way after each. The chunk's rows are the events it read: each is
+    /// looked through, whether it names the subject or not.
     static func pseudonymiseAudit(_ db: Database, subject s: Subject, after cursor: Int64, limit: Int,
                                   othersWaiting: () -> Bool = { false }, giveWay: () -> Void = {}) throws -> ErasureChunk {
-        let ids = s.identifiers.filter { !$0.isEmpty }.sorted { $0.count > $1.count }
-        func replace(_ text: String) -> String {
-            var out = text
-            for id in ids where out.range(of: id, options: .caseInsensitive) != nil {
-                out = out.replacingOccurrences(of: id, with: s.pseudonym, options: .caseInsensitive)
-            }
-            return out
-        }
+        let pseudonymisation = AuditPseudonymisation(identifiers: s.identifiers, pseudonym: s.pseudonym)
         let read = try db.cachedStatement(sql: "SELECT seq, actor, subject, details FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?")
         let update = try db.cachedStatement(sql: "UPDATE audit_events SET actor = ?, subject = ?, details = ? WHERE seq = ?")
         var last = cursor, rows = 0
@@ -451,9 +452,8 @@ struct DSRStore: Sendable {
                      subject: row.decode(String.self, atIndex: 2), details: row.decode(String.self, atIndex: 3))
             }
             for event in events {
-                let (a, b, c) = (replace(event.actor), replace(event.subject), replace(event.details))
-                if a != event.actor || b != event.subject || c != event.details {
-                    try update.execute(arguments: [a, b, c, event.seq])
+                if let p = pseudonymisation.pseudonymised(actor: event.actor, subject: event.subject, details: event.details) {
+                    try update.execute(arguments: [p.actor, p.subject, p.details, event.seq])
                 }
             }
             rows += events.count
@@ -527,6 +527,11 @@ struct DSRStore: Sendable {
     /// An email to a data subject about their request.
     static func notice(to email: String, request id: String, _ text: String) -> Mail {
         Mail(to: email, subject: "Your Raxx data request \(id)", body: text + "\n\nReply to this email with any question about it.")
+    }
+
+    /// Refuses staff member `staffUserID` a step of their own request (`DSRStateMachine.checkHandler`).
+    static func checkHandler(_ db: Database, _ state: DSRState, staffUserID: String) throws {
+        try DSRStateMachine.checkHandler(subject: state.subject, staff: staffEmail(db, staffUserID))
     }
 
     static func staffEmail(_ db: Database, _ userID: String) throws -> String {
