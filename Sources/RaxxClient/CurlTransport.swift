@@ -252,11 +252,12 @@ final class Exchange: @unchecked Sendable {
     /// The exchange, traced when the options say so.
     func perform(using pool: HandlePool) throws -> (HTTPResponse, HTTPBody?) {
         guard let trace = options.trace else { return try performUntraced(using: pool) }
-        trace.request(method: request.method.rawValue, url: url, fields: request.headerFields, body: body)
+        trace.request(operationID: operationID, method: request.method.rawValue, url: url, fields: request.headerFields, body: body)
         let started = ContinuousClock.now
         do {
             let answer = try performUntraced(using: pool)
-            trace.response(status: answer.0.status.code, fields: headerFields, body: responseBody, elapsed: .now - started)
+            trace.response(operationID: operationID, status: answer.0.status.code, fields: headerFields, body: responseBody,
+                           elapsed: .now - started)
             return answer
         } catch let failure as TransportFailure {
             trace.failure(failure.detail, elapsed: .now - started)
