@@ -40,7 +40,7 @@ import Testing
         let listener = try Self.listener(bytes: bytes, chunked: chunked)
         defer { listener.stop() }
         let failure = await #expect(throws: TransportFailure.self) { try await get(listener, as: operationID) }
-        #expect(failure?.kind == .tooLarge, "\(failure.map(String.init(describing:)) ?? "")")
+        #expect(failure?.kind == .tooLarge, "\(failure.map { "\($0)" } ?? "no failure")")
         #expect(failure.map { ErrorMapping.raxxError(from: $0) } == .answerTooLarge)
         try await waitUntil { listener.streamsEnded == 1 }
         #expect(listener.streamedBytes < bytes, "the whole answer was read")
