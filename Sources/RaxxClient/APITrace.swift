@@ -1,12 +1,14 @@
 import Foundation
 import HTTPTypes
+import RaxxAPI
 import RaxxCore
 
 /// `RAXX_DEBUG=api`: every request to Raptor and its answer on stderr, as gh's `GH_DEBUG=api`
 /// shows them: the method and URL, the status and how long it took, the header fields and the
 /// bodies. Secrets never show: bearer and renewal tokens, step-up grants, PINs, one-time codes,
 /// passkey assertions and attestations, and device tokens are replaced by `[redacted]`, in header
-/// fields and in JSON bodies alike (a body that is not JSON shows only its size).
+/// fields and in JSON bodies alike (a body that is not JSON shows only its size). The bodies of
+/// the exchanges that carry a data subject's personal data (`personalData`) show only their size.
 public struct APITrace: Sendable {
     /// Where each exchange's lines go (stderr for the tools; a buffer in tests).
     let write: @Sendable (String) -> Void
@@ -37,6 +39,17 @@ public struct APITrace: Sendable {
         "signature", "authenticatorData", "clientDataJSON", "attestationObject", "userHandle", "passphrase",
     ]
 
+    /// The operations whose bodies are a data subject's personal data, by their ids in the spec:
+    /// the export of everything held about the subject (which raxx-dsr encrypts, and never writes
+    /// to a terminal), the audit trails, and the data-subject requests, which name their subject
+    /// (`DSRRequest.subject`, the email; and the email a request is opened for).
+    static let personalData: Set<String> = [
+        Operations.ExportDSRData.id,
+        Operations.ListSubjectAuditEvents.id, Operations.ListAuditEvents.id,
+        Operations.CreateDSRRequest.id, Operations.ListDSRRequests.id, Operations.GetDSRRequest.id, Operations.VerifyDSRIdentity.id,
+        Operations.ExtendDSRRequest.id, Operations.CloseDSRRequest.id, Operations.ConfirmDSRExport.id, Operations.ApplyDSRErasure.id,
+    ]
+
     /// The reason phrases of the statuses Raptor answers with.
     static let reasons: [Int: String] = [
         200: "OK", 201: "Created", 202: "Accepted", 204: "No Content", 301: "Moved Permanently", 302: "Found", 304: "Not Modified",
@@ -48,18 +61,18 @@ public struct APITrace: Sendable {
     /// The most of a body shown, in bytes.
     static let bodyLimit = 16 << 10
 
-    func request(method: String, url: String, fields: HTTPFields, body: [UInt8]?) {
+    func request(operationID: String, method: String, url: String, fields: HTTPFields, body: [UInt8]?) {
         var text = "> \(method) \(url)\n"
         for field in fields { text += "> \(field.name.rawName): \(Self.value(of: field.name.rawName, field.value))\n" }
-        if let body { text += Self.render(body) }
+        if let body { text += Self.render(body, of: operationID) }
         write(text)
     }
 
-    func response(status: Int, fields: [(name: String, value: String)], body: [UInt8], elapsed: Duration) {
+    func response(operationID: String, status: Int, fields: [(name: String, value: String)], body: [UInt8], elapsed: Duration) {
         let reason = Self.reasons[status].map { " " + $0 } ?? ""
         var text = "< \(status)\(reason) (\(Self.milliseconds(elapsed)) ms)\n"
         for (name, value) in fields { text += "< \(name): \(Self.value(of: name, value))\n" }
-        if !body.isEmpty { text += Self.render(body) }
+        if !body.isEmpty { text += Self.render(body, of: operationID) }
         write(text + "\n")
     }
 
@@ -75,6 +88,23 @@ public struct APITrace: Sendable {
         guard secretFields.contains(name.lowercased()) else { return value }
         if value.lowercased().hasPrefix("bearer ") { return "Bearer [redacted]" }
         return "[redacted]"
+    }
+
+    /// A body of `operationID` as it shows: its size alone when it is personal data; otherwise
+    /// JSON with its secrets redacted (cut at `bodyLimit`), or its size.
+    static func render(_ body: [UInt8], of operationID: String) -> String {
+        guard !personalData.contains(operationID) else { return "<body: \(grouped(body.count)) bytes, personal data not shown>\n" }
+        return render(body)
+    }
+
+    /// 12345 as "12,345".
+    static func grouped(_ n: Int) -> String {
+        var digits = String(n.magnitude), out = ""
+        while digits.count > 3 {
+            out = "," + String(digits.suffix(3)) + out
+            digits.removeLast(3)
+        }
+        return (n < 0 ? "-" : "") + digits + out
     }
 
     /// A body as it shows: JSON with its secrets redacted (cut at `bodyLimit`), or its size.

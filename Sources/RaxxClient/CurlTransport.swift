@@ -11,14 +11,14 @@ import Synchronization
 ///   base URL). No redirects are followed.
 /// - Connect and total timeouts; a User-Agent naming the tool and version.
 /// - Failures are thrown as `TransportFailure`, classified offline-hard / offline-soft / other.
+/// - An answer is read up to its operation's ceiling (`AnswerCeiling`), no further: past it the
+///   transfer is stopped and fails as `.tooLarge`, whether the answer said its length or not.
 /// - Easy handles are pooled so that connections are kept alive between requests.
 public final class CurlTransport: ClientTransport, Sendable {
     public struct Options: Sendable {
         public var connectTimeout: RaxxDuration
         public var totalTimeout: RaxxDuration
         public var userAgent: String
-        /// Answers larger than this fail instead of filling memory.
-        public var maxResponseBytes: Int
         public var maxRequestBytes: Int
         /// Where each exchange is traced (`RAXX_DEBUG=api`), if anywhere.
         public var trace: APITrace?
@@ -26,13 +26,11 @@ public final class CurlTransport: ClientTransport, Sendable {
         public init(connectTimeout: RaxxDuration = RaxxConfiguration.defaultConnectTimeout,
                     totalTimeout: RaxxDuration = RaxxConfiguration.defaultTotalTimeout,
                     userAgent: String,
-                    maxResponseBytes: Int = 64 << 20,
                     maxRequestBytes: Int = 16 << 20,
                     trace: APITrace? = nil) {
             self.connectTimeout = connectTimeout
             self.totalTimeout = totalTimeout
             self.userAgent = userAgent
-            self.maxResponseBytes = maxResponseBytes
             self.maxRequestBytes = maxRequestBytes
             self.trace = trace
         }
@@ -82,7 +80,8 @@ public final class CurlTransport: ClientTransport, Sendable {
         var options = self.options
         // A request that says how long it may take (a long poll) is not cut by the default.
         if let total = RequestTimeout.total { options.totalTimeout = total }
-        let exchange = Exchange(request: request, url: url, bypassesProxy: bypassesProxy, body: bodyBytes, options: options)
+        let exchange = Exchange(request: request, url: url, bypassesProxy: bypassesProxy, body: bodyBytes, options: options,
+                                operationID: operationID)
         let pool = self.pool
         return try await withTaskCancellationHandler {
             // A task on a lane of its own (InPlaceRequests.run) blocks its own thread, which nothing
@@ -218,6 +217,9 @@ final class Exchange: @unchecked Sendable {
     let bypassesProxy: Bool
     let body: [UInt8]?
     let options: CurlTransport.Options
+    let operationID: String
+    /// The most of the answer's body that is read (`AnswerCeiling`).
+    let ceiling: Int
 
     // Written by libcurl's callbacks on the transfer thread only.
     var responseBody: [UInt8] = []
@@ -228,12 +230,14 @@ final class Exchange: @unchecked Sendable {
     private let cancelLock = NSLock()
     private var cancelledFlag = false
 
-    init(request: HTTPRequest, url: String, bypassesProxy: Bool, body: [UInt8]?, options: CurlTransport.Options) {
+    init(request: HTTPRequest, url: String, bypassesProxy: Bool, body: [UInt8]?, options: CurlTransport.Options, operationID: String) {
         self.request = request
         self.url = url
         self.bypassesProxy = bypassesProxy
         self.body = body
         self.options = options
+        self.operationID = operationID
+        ceiling = AnswerCeiling.bytes(for: operationID)
     }
 
     func cancel() {
@@ -248,11 +252,12 @@ final class Exchange: @unchecked Sendable {
     /// The exchange, traced when the options say so.
     func perform(using pool: HandlePool) throws -> (HTTPResponse, HTTPBody?) {
         guard let trace = options.trace else { return try performUntraced(using: pool) }
-        trace.request(method: request.method.rawValue, url: url, fields: request.headerFields, body: body)
+        trace.request(operationID: operationID, method: request.method.rawValue, url: url, fields: request.headerFields, body: body)
         let started = ContinuousClock.now
         do {
             let answer = try performUntraced(using: pool)
-            trace.response(status: answer.0.status.code, fields: headerFields, body: responseBody, elapsed: .now - started)
+            trace.response(operationID: operationID, status: answer.0.status.code, fields: headerFields, body: responseBody,
+                           elapsed: .now - started)
             return answer
         } catch let failure as TransportFailure {
             trace.failure(failure.detail, elapsed: .now - started)
@@ -310,11 +315,17 @@ final class Exchange: @unchecked Sendable {
             headers = raxx_curl_slist_append(headers, "Expect:")
             try set(raxx_curl_set_slist(handle, CURLOPT_HTTPHEADER, headers), "the headers")
 
+            // The ceiling: an answer that says it is longer is refused before its body is read
+            // (CURLE_FILESIZE_EXCEEDED); one that does not (chunked, or until the connection
+            // closes) is stopped by the body callback once it passes the ceiling.
+            try set(raxx_curl_set_off(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(ceiling)), "the answer's ceiling")
+
             // Callbacks.
             try set(raxx_curl_set_data_fn(handle, CURLOPT_WRITEFUNCTION) { ptr, size, count, user in
                 let exchange = Unmanaged<Exchange>.fromOpaque(user!).takeUnretainedValue()
                 let n = size * count
-                if exchange.responseBody.count + n > exchange.options.maxResponseBytes {
+                if exchange.responseBody.count + n > exchange.ceiling {
+                    // Fewer bytes taken than given: libcurl stops the transfer (CURLE_WRITE_ERROR).
                     exchange.tooLarge = true
                     return 0
                 }
@@ -331,8 +342,7 @@ final class Exchange: @unchecked Sendable {
                 case .field(let name, let value):
                     exchange.headerFields.append((name, value))
                     // A large answer's buffer is sized once, not doubled (and copied) as it arrives.
-                    if name.lowercased() == "content-length", let length = Int(value), length > 0,
-                       length <= exchange.options.maxResponseBytes {
+                    if name.lowercased() == "content-length", let length = Int(value), length > 0, length <= exchange.ceiling {
                         exchange.responseBody.reserveCapacity(length)
                     }
                 case .other: break
@@ -351,9 +361,9 @@ final class Exchange: @unchecked Sendable {
         }
 
         guard code == CURLE_OK else {
-            if tooLarge {
-                throw TransportFailure(kind: .other, curlCode: Int(code.rawValue),
-                                       detail: "the answer is larger than \(options.maxResponseBytes) bytes")
+            if tooLarge || code == CURLE_FILESIZE_EXCEEDED {
+                throw TransportFailure(kind: .tooLarge, curlCode: Int(code.rawValue),
+                                       detail: "the answer is larger than \(ceiling) bytes, the most read of \(operationID)'s")
             }
             let message = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let detail = message.isEmpty ? String(cString: raxx_curl_easy_strerror(code)) : message

@@ -17,6 +17,7 @@ public enum ErrorMapping {
             case .offlineHard: return .offline(.offlineHard)
             case .offlineSoft: return .offline(.offlineSoft)
             case .cancelled: return .cancelled
+            case .tooLarge: return .answerTooLarge
             case .policy: return .usage("Refusing to connect: \(f.detail).", hint: "Check RAXX_API_URL.")
             case .tls:
                 return RaxxError(code: "tls_failure", message: "Could not verify the server's identity.",

@@ -10,7 +10,8 @@ import RaxxWire
 /// its tables), and the orders of a batch (each encoded once, for the journal and the wire). The
 /// same transport and middlewares as the generated client (connectivity, the server's clock, the
 /// session's token) and the same Accept header; unlike it, an answer's Content-Type is not looked
-/// at (its bytes are read as JSON or refused), and answers are capped at `maxBytes`.
+/// at (its bytes are read as JSON or refused). An answer is read up to its operation's ceiling
+/// (`AnswerCeiling`), whatever the transport.
 public struct RawRaptor: Sendable {
     public let serverURL: URL
     let transport: any ClientTransport
@@ -28,9 +29,9 @@ public struct RawRaptor: Sendable {
     }
 
     /// GETs `operation` with its query's `values` (one for each of its names, in the spec's form:
-    /// as the generated client writes them); answers the body, at most `maxBytes` of it. A problem
-    /// answer (any status but 200) is thrown as the error a person sees, as `checked()` throws it.
-    public func get(_ operation: WireOperation, _ values: [String], maxBytes: Int = 64 << 20) async throws -> [UInt8] {
+    /// as the generated client writes them); answers the body. A problem answer (any status but
+    /// 200) is thrown as the error a person sees, as `checked()` throws it.
+    public func get(_ operation: WireOperation, _ values: [String]) async throws -> [UInt8] {
         precondition(values.count == operation.query.count, "one value for each of \(operation.id)'s query names")
         let path = operation.path, operationID = operation.id
         var components = URLComponents()
@@ -39,21 +40,20 @@ public struct RawRaptor: Sendable {
         var fields = HTTPFields()
         fields[.accept] = Self.accept
         let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: target, headerFields: fields)
-        let (status, bytes) = try await exchange(request, body: nil, operationID: operationID, maxBytes: maxBytes)
+        let (status, bytes) = try await exchange(request, body: nil, operationID: operationID)
         guard status == .ok else { throw Self.problem(bytes, status: status, operationID: operationID) }
         return bytes
     }
 
     /// POSTs `body` (JSON, already encoded) to `operation` with `headers` added; answers the status
-    /// and the body, at most `maxBytes` of it, whatever the status: the caller reads its own answers.
-    public func post(_ operation: WireOperation, json body: [UInt8], headers: HTTPFields = [:],
-                     maxBytes: Int = 1 << 20) async throws -> (HTTPResponse.Status, [UInt8]) {
+    /// and the body, whatever the status: the caller reads its own answers.
+    public func post(_ operation: WireOperation, json body: [UInt8], headers: HTTPFields = [:]) async throws -> (HTTPResponse.Status, [UInt8]) {
         let path = operation.path, operationID = operation.id
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
         fields[.accept] = Self.accept
         let request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: path, headerFields: fields)
-        return try await exchange(request, body: HTTPBody(body), operationID: operationID, maxBytes: maxBytes)
+        return try await exchange(request, body: HTTPBody(body), operationID: operationID)
     }
 
     /// What the generated client accepts for an operation that answers JSON or a problem.
@@ -69,8 +69,7 @@ public struct RawRaptor: Sendable {
     }
 
     /// Sends the request through the middlewares and the transport; collects the answer's body.
-    private func exchange(_ request: HTTPRequest, body: HTTPBody?, operationID: String,
-                          maxBytes: Int) async throws -> (HTTPResponse.Status, [UInt8]) {
+    private func exchange(_ request: HTTPRequest, body: HTTPBody?, operationID: String) async throws -> (HTTPResponse.Status, [UInt8]) {
         let transport = self.transport
         var next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?) = { request, body, url in
             try await transport.send(request, body: body, baseURL: url, operationID: operationID)
@@ -85,12 +84,11 @@ public struct RawRaptor: Sendable {
         // The chunks appended whole (OpenAPIRuntime's collecting copies element by element). The
         // first is taken as it is: the transport's answer is one chunk, the whole of its buffer,
         // which becomes this array without a copy (a page of a sync is megabytes).
+        let maxBytes = AnswerCeiling.bytes(for: operationID)
         var bytes: [UInt8] = []
         if let answer {
             for try await chunk in answer {
-                guard bytes.count + chunk.count <= maxBytes else {
-                    throw RaxxError.failure(code: "answer_too_large", "The server's answer is larger than \(maxBytes) bytes (\(operationID)).")
-                }
+                guard bytes.count + chunk.count <= maxBytes else { throw RaxxError.answerTooLarge }
                 if bytes.isEmpty {
                     bytes = Array(chunk)
                     if case .known(let length) = answer.length, length <= maxBytes, length > bytes.count { bytes.reserveCapacity(Int(length)) }

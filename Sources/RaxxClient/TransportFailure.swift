@@ -13,6 +13,8 @@ public struct TransportFailure: Error, Sendable, Equatable, CustomStringConverti
         case policy
         /// The request was cancelled.
         case cancelled
+        /// The answer went past its operation's ceiling (`AnswerCeiling`): the transfer was stopped.
+        case tooLarge
         /// Anything else libcurl reports.
         case other
     }
@@ -36,7 +38,7 @@ public struct TransportFailure: Error, Sendable, Equatable, CustomStringConverti
         switch kind {
         case .offlineHard: .offlineHard
         case .offlineSoft: .offlineSoft
-        case .tls, .policy, .cancelled, .other: .unknown
+        case .tls, .policy, .cancelled, .tooLarge, .other: .unknown
         }
     }
 

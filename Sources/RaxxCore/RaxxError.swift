@@ -93,4 +93,13 @@ extension RaxxError {
     }
 
     public static let cancelled = RaxxError(code: "cancelled", message: "Cancelled.", status: .cancelled)
+
+    /// The server's answer went past the most the client reads of it (RaxxClient's `AnswerCeiling`):
+    /// the transfer was stopped and nothing of the answer was used.
+    public static let answerTooLarge = RaxxError(
+        code: "answer_too_large",
+        message: "The server's answer was too large to read.",
+        hint: "The server may run another version of the API, or not be Raptor: check RAXX_API_URL.",
+        status: .unavailable
+    )
 }

@@ -238,7 +238,7 @@ public final class PushClient: Sendable {
                                               detail: failure.detail))
             case .cancelled:
                 return .settled(trying.result(trying.notSentUnlessSent, reason: "Cancelled", detail: failure.detail))
-            case .offlineSoft, .other:
+            case .offlineSoft, .other, .tooLarge:
                 trying.lastReason = failure.curlCode == 28 ? "Timeout" : "ConnectionLost"
                 trying.mayHaveBeenSent = true
                 return .retry

@@ -18,6 +18,20 @@ public final class LoopbackListener: Sendable {
         case reset
         /// Answers every request with this status, headers and body.
         case respond(status: Int, headers: [String: String] = [:], body: String = "")
+        /// Answers every request with a large body made as it is sent (never held whole): `body`'s
+        /// head, then its filler as many times as fit in `bytes`, then its tail; with a
+        /// Content-Length, or chunked. It stops when the client stops reading (`streamsEnded`).
+        case stream(status: Int, headers: [String: String] = [:], body: StreamedBody, bytes: Int, chunked: Bool)
+    }
+
+    /// What a streamed answer is made of: a JSON document's opening, an element repeated, its end.
+    public struct StreamedBody: Sendable {
+        public var head: String, filler: String, tail: String
+        public init(head: String, filler: String, tail: String) {
+            self.head = head
+            self.filler = filler
+            self.tail = tail
+        }
     }
 
     public let port: Int
@@ -30,12 +44,18 @@ public final class LoopbackListener: Sendable {
         var connections = 0
         var stopped = false
         var clients: [Int32] = []
+        var streamedBytes = 0
+        var streamsEnded = 0
     }
 
     /// The raw requests received so far (head and body).
     public var requests: [String] { state.withLock { $0.requests } }
     /// How many connections were accepted.
     public var connections: Int { state.withLock { $0.connections } }
+    /// How many bytes of streamed bodies the client's end took, in all.
+    public var streamedBytes: Int { state.withLock { $0.streamedBytes } }
+    /// How many streamed answers have ended: sent whole, or cut short by the client.
+    public var streamsEnded: Int { state.withLock { $0.streamsEnded } }
 
     /// Listens on `port` (0: any free one), with `behavior`. A fixed port stands in for a server that
     /// went away at that address: the same origin, now refusing, hanging or unhealthy.
@@ -106,9 +126,55 @@ public final class LoopbackListener: Sendable {
                 for (k, v) in headers.sorted(by: { $0.key < $1.key }) { head += "\(k): \(v)\r\n" }
                 let bytes = Array((head + "\r\n" + body).utf8)
                 _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            case .stream(let status, let headers, let body, let bytes, let chunked):
+                let whole = stream(body, bytes: bytes, chunked: chunked, status: status, headers: headers, to: client)
+                state.withLock { $0.streamsEnded += 1 }
+                // Cut short by the client: the connection is done with.
+                if !whole { forget(client); return }
             }
         }
         forget(client)
+    }
+
+    /// Sends a streamed answer, in blocks of about 64 KiB; answers whether all of it was sent.
+    private func stream(_ body: StreamedBody, bytes: Int, chunked: Bool, status: Int, headers: [String: String], to client: Int32) -> Bool {
+        let head = Array(body.head.utf8), filler = Array(body.filler.utf8), tail = Array(body.tail.utf8)
+        let fillers = max(0, (bytes - head.count - tail.count) / filler.count)
+        var top = "HTTP/1.1 \(status) Status\r\n"
+        top += chunked ? "Transfer-Encoding: chunked\r\n" : "Content-Length: \(head.count + fillers * filler.count + tail.count)\r\n"
+        for (k, v) in headers.sorted(by: { $0.key < $1.key }) { top += "\(k): \(v)\r\n" }
+        guard sendAll(Array((top + "\r\n").utf8), to: client) else { return false }
+        func part(_ data: [UInt8]) -> Bool {
+            // (An empty chunk would end a chunked body.)
+            guard !data.isEmpty else { return true }
+            let framed = chunked ? Array((String(data.count, radix: 16) + "\r\n").utf8) + data + Array("\r\n".utf8) : data
+            guard sendAll(framed, to: client) else { return false }
+            state.withLock { $0.streamedBytes += data.count }
+            return true
+        }
+        let perBlock = max(1, (64 << 10) / filler.count)
+        let block = Array([[UInt8]](repeating: filler, count: perBlock).joined())
+        guard part(head) else { return false }
+        var left = fillers
+        while left > 0 {
+            let n = min(left, perBlock)
+            guard part(n == perBlock ? block : Array(block.prefix(n * filler.count))) else { return false }
+            left -= n
+        }
+        guard part(tail) else { return false }
+        return !chunked || sendAll(Array("0\r\n\r\n".utf8), to: client)
+    }
+
+    /// Sends all of `bytes`; false when the client's end is gone.
+    private func sendAll(_ bytes: [UInt8], to client: Int32) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes.withUnsafeBytes { send(client, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { return false }
+            sent += n
+        }
+        return true
     }
 
     private func forget(_ client: Int32) {

@@ -14,14 +14,15 @@ import Glibc
 final class CacheHome: @unchecked Sendable {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-e2e-cache-\(UUID().uuidString)")
     var sandbox: SandboxProcess?
-    /// Between the tools and the sandbox, when the home was made with a reply budget.
+    /// Between the tools and the sandbox, when the home was made with a reply budget (or
+    /// `proxied`: the session's origin is then the proxy's, where a test can put another server).
     var proxy: LoopbackProxy?
     let email = "trader@example.com"
     /// The account's cash once seeded (seeded history moves cash), from seed's summary.
     var seededCash: String?
 
     init(positions: Int = 50, fills: Int = 800, signIn: Bool = true, sandboxArguments: [String] = [],
-         replyBudget: Int? = nil) throws {
+         replyBudget: Int? = nil, proxied: Bool = false) throws {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         try "5555666677778888999900001111aaaa\n".write(to: root.appendingPathComponent("machine-id"), atomically: true, encoding: .utf8)
         let seed = try ToolRunner.run("raxx-sandbox", ["seed", "--db", database, "--email", email,
@@ -30,7 +31,7 @@ final class CacheHome: @unchecked Sendable {
         let summary = try JSONSerialization.jsonObject(with: Data(seed.stdout.utf8)) as? [String: Any]
         seededCash = summary?["cash"] as? String
         sandbox = try SandboxProcess(arguments: sandboxArguments, database: database)
-        if let replyBudget { proxy = try LoopbackProxy(to: sandbox!.port, replyBudget: replyBudget) }
+        if proxied || replyBudget != nil { proxy = try LoopbackProxy(to: sandbox!.port, replyBudget: replyBudget) }
         if signIn {
             let r = try sandbox!.register(email, pin: "246813", environment: environment)
             guard r.status == 0 else { throw SandboxProcess.SandboxError.didNotStart(r.stderr) }

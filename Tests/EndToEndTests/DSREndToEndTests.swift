@@ -42,8 +42,9 @@ final class DSRHome: @unchecked Sendable {
          "RAXX_API_URL": sandbox?.url ?? "http://127.0.0.1:9", "RAXX_MACHINE_ID_FILE": root.appendingPathComponent("machine-id").path]
     }
 
-    func dsr(_ arguments: [String], as who: String? = nil, input: String? = nil) throws -> ToolResult {
-        try ToolRunner.run("raxx-dsr", arguments, environment: environment(who ?? staffEmail), input: input, timeout: 120)
+    func dsr(_ arguments: [String], as who: String? = nil, input: String? = nil, environment extra: [String: String] = [:]) throws -> ToolResult {
+        try ToolRunner.run("raxx-dsr", arguments, environment: environment(who ?? staffEmail).merging(extra) { _, new in new }, input: input,
+                           timeout: 120)
     }
 
     func lines(_ text: String) -> [[String: Any]] {
@@ -135,6 +136,27 @@ final class DSRHome: @unchecked Sendable {
         #expect(again.status == 1)
         #expect(again.stderr.contains("never written over"))
         #expect(home.lines(try home.dsr(["show", id]).stdout).first?["status"] as? String == "completed")
+    }
+
+    /// RAXX_DEBUG=api shows each exchange on stderr, but never an export's contents, which are
+    /// sealed for the requester alone: the export's body shows by its size (as do the request's,
+    /// which name the subject).
+    @Test func theAPITraceShowsAnExportsSizeNeverItsContents() throws {
+        let home = try DSRHome()
+        let id = try home.verifiedRequest("access")
+        let key = home.root.appendingPathComponent("requester.key").path
+        #expect(try home.run("/usr/bin/age-keygen", ["-o", key]).status == 0)
+        let recipient = try home.run("/usr/bin/age-keygen", ["-y", key]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let sealed = home.root.appendingPathComponent("export.age").path
+        let r = try home.dsr(["export", id, "--out", sealed, "--encrypt-to", recipient], environment: ["RAXX_DEBUG": "api"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("/api/dsr/requests/\(id)/export\n"), "\(r.stderr)")
+        #expect(r.stderr.range(of: #"\n< 200 OK \(\d+ ms\)\n(< [^\n]*\n)*<body: [0-9,]+ bytes, personal data not shown>\n"#,
+                               options: .regularExpression) != nil, "\(r.stderr)")
+        #expect(!r.stderr.contains(home.subjectEmail), "\(r.stderr)")
+        // The export held the email: the requester's copy opens to it.
+        let opened = try home.run("/usr/bin/age", ["-d", "-i", key, sealed])
+        #expect(opened.status == 0 && opened.stdout.contains(home.subjectEmail))
     }
 
     /// `--passphrase` on a terminal (a pseudo-terminal): asked twice, never shown; two that

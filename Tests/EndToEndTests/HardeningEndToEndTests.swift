@@ -148,6 +148,49 @@ import Glibc
         #expect(r.stderr.hasPrefix("raxx-cache: This action requires an internet connection. Try again when online."))
     }
 
+    // MARK: Every answer has a ceiling
+
+    /// The server at the session's origin answers a sync page of 64 MB of valid-looking JSON,
+    /// streamed with a Content-Length and then chunked: each refresh stops reading it, exits 69
+    /// saying the answer was too large, writes nothing, and the cache is as it was.
+    @Test func aSyncPageTooLargeToReadLeavesTheCacheAsItWas() throws {
+        let home = try CacheHome(positions: 5, fills: 20, proxied: true)
+        #expect(try home.cache(["refresh", "--quiet"]).status == 0)
+        let positions = try home.cache(["show", "positions"])
+        #expect(home.lines(positions.stdout).count == 5)
+        let status = try home.cache(["status"])
+        // The sandbox goes; a server that answers every request with a page too large takes its address.
+        let proxy = try #require(home.proxy)
+        proxy.stop()
+        let change = #"{"entity":"position","id":"pos_huge","op":"upsert","position":{"avg_price":"1.00","id":"pos_huge","qty":1,"symbol":"HUGE","updated_at":"2026-01-02T03:04:05Z"},"seq":2}"#
+        let page = LoopbackListener.StreamedBody(head: #"{"as_of":"2026-01-02T03:04:05Z","cursor":999999,"has_more":false,"reset":false,"changes":["#,
+                                                 filler: change + ",", tail: change + "]}")
+        let size = 64_000_000
+        for chunked in [false, true] {
+            let server = try LoopbackListener(.stream(status: 200, headers: ["Content-Type": "application/json"], body: page, bytes: size, chunked: chunked),
+                                              port: proxy.port)
+            let r = try home.cache(["refresh", "--format", "text"])
+            #expect(r.status == 69, "chunked \(chunked): \(r.stderr)")
+            #expect(r.stderr.hasPrefix("raxx-cache: The server's answer was too large to read.\n"), "chunked \(chunked): \(r.stderr)")
+            #expect(r.stdout.isEmpty)
+            #expect(server.requests.contains { $0.hasPrefix("GET /api/sync?") }, "\(server.requests)")
+            // The tool has exited: every answer it was sent has ended, none of them sent whole.
+            #expect(ToolRunner.waitUntil(timeout: 60) { server.streamsEnded == server.requests.count })
+            #expect(server.streamedBytes < size * server.requests.count)
+            server.stop()
+        }
+        let after = try home.cache(["show", "positions"])
+        #expect(after.status == 0)
+        #expect(after.stdout == positions.stdout)
+        // The same rows, cursor and last success; the failure is recorded as the refresh's last error.
+        let statusAfter = try home.cache(["status"])
+        let rows = { (text: String) in
+            home.lines(text).map { record in ["entity", "rows", "cursor", "last_success_at", "rebuilding"].map { "\(record[$0] ?? "-")" } }
+        }
+        #expect(rows(statusAfter.stdout) == rows(status.stdout))
+        #expect(statusAfter.stdout.contains("The server's answer was too large to read."), "\(statusAfter.stdout)")
+    }
+
     // MARK: PIN and keystore
 
     @Test func coreDumpsAreOffBeforeTheFirstPINIsRead() throws {

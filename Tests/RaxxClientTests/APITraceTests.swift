@@ -1,7 +1,8 @@
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
-import RaxxClient
+import RaxxAPI
+@testable import RaxxClient
 import RaxxCore
 import RaxxTestSupport
 import Synchronization
@@ -63,6 +64,38 @@ import Testing
                                      baseURL: URL(string: refused.url)!, operationID: "test")
         }
         #expect(failed.text.withLock { $0 }.contains("< no answer ("))
+    }
+
+    /// An export, an audit trail, a data-subject request: a person's data, which shows by its size
+    /// alone, both ways (raxx-dsr encrypts an export and never writes it to a terminal).
+    @Test(arguments: [Operations.ExportDSRData.id, Operations.ListSubjectAuditEvents.id, Operations.CreateDSRRequest.id])
+    func personalDataShowsByItsSizeAlone(operationID: String) async throws {
+        let rows = Array(repeating: #"{"id":"ord_1","symbol":"AAPL","qty":10}"#, count: 40).joined(separator: ",")
+        let answer = #"{"manifest":{"request_id":"dsr_1","subject":"subject@example.com","tables":[]},"tables":{"orders":[\#(rows)]}}"#
+        let listener = try LoopbackListener(.respond(status: 200, headers: ["Content-Type": "application/json"], body: answer))
+        defer { listener.stop() }
+        let lines = Lines()
+        let transport = CurlTransport(options: .init(userAgent: "raxx-test/0.1.0", trace: lines.trace))
+        let request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/api/dsr/requests/dsr_1/export")
+        let sent = #"{"email":"subject@example.com","kind":"access","ticket":"T-1"}"#
+        _ = try await transport.send(request, body: HTTPBody(sent), baseURL: URL(string: listener.url)!, operationID: operationID)
+
+        let text = lines.text.withLock { $0 }
+        #expect(text.contains("< 200 OK ("))
+        #expect(!text.contains("subject@example.com"), "\(text)")
+        #expect(!text.contains("AAPL"), "\(text)")
+        #expect(answer.utf8.count > 1_000)
+        #expect(text.contains("\n<body: \(APITrace.grouped(answer.utf8.count)) bytes, personal data not shown>\n"), "\(text)")
+        #expect(text.contains("\n<body: \(sent.utf8.count) bytes, personal data not shown>\n"), "\(text)")
+    }
+
+    /// The list of the operations whose bodies are personal data is the spec's operations, by id.
+    @Test func personalDataIsKnownByOperation() {
+        #expect(APITrace.personalData.contains(Operations.ExportDSRData.id))
+        #expect(APITrace.personalData.contains(Operations.ListAuditEvents.id))
+        #expect(!APITrace.personalData.contains(Operations.GetSyncChanges.id))
+        #expect(!APITrace.personalData.contains(Operations.GetDSRReceiptKey.id))
+        #expect([0, 999, 1_000, 12_345, 1_234_567].map(APITrace.grouped) == ["0", "999", "1,000", "12,345", "1,234,567"])
     }
 
     @Test func raxxDebugTurnsItOn() throws {
