@@ -122,6 +122,27 @@ public struct PrivateFolders: Sendable, Equatable {
         }
     }
 
+    /// Brings the regular file at `path` to 0600 by its path, after refusing a link or another's
+    /// file there (`refuseLink(atFile:)`); nothing there is fine. For a file this process may hold
+    /// POSIX locks on (SQLite's), which closing any descriptor of it would drop: in a folder the
+    /// rule holds, no one else can swap the name between the check and the change.
+    public static func narrow(_ path: String) throws(RaxxError) {
+        try refuseLink(atFile: path)
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & 0o777 != 0o600 else { return }
+        guard chmod(path, 0o600) == 0 else { throw failure("Could not make \(path) private") }
+    }
+
+    /// `path` (checked as `folder` or `file` had it) with its root's links resolved: a path
+    /// without a single link, for an open that refuses every one on the way (SQLite's
+    /// `SQLITE_OPEN_NOFOLLOW` refuses links above the root too, which the rule allows).
+    public func resolved(_ path: String) throws(RaxxError) -> String {
+        let (root, names) = try Self.split(path, roots: roots)
+        guard let real = realpath(root, nil) else { throw Self.failure("Could not look at \(root)") }
+        defer { free(real) }
+        return names.reduce(String(cString: real)) { RaxxConfiguration.joined($0, $1) }
+    }
+
     // MARK: The checks
 
     /// A root: followed if a link, made (with the folders above it, 0700) when missing and
