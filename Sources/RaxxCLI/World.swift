@@ -73,7 +73,7 @@ public struct World: Sendable {
             // A process holding the keystore's lock is renewing over the network: no wait outlasts
             // the transport's own bound for a request.
             keystore: Keystore(directoryPath: configuration.stateDirectoryPath, machineIDPath: configuration.machineIDPath,
-                               lockWait: configuration.totalTimeout),
+                               lockWait: configuration.totalTimeout, folders: PrivateFolders(configuration)),
             accounts: FileLocalAccounts(configuration),
             services: services)
     }

@@ -13,12 +13,13 @@ public final class FileLock: @unchecked Sendable {
 
     private init(fd: Int32) { self.fd = fd }
 
-    /// Takes the lock on `path` (created 0600 if missing), waiting up to `wait` for its holder to
+    /// Takes the lock on `path` (created 0600 if missing, its folders made and checked and a
+    /// link at its name refused, as `folders` has them), waiting up to `wait` for its holder to
     /// let go; `busy` is thrown when it does not in time (nil: do not wait at all).
-    public static func acquire(path: String, wait: RaxxDuration?, busy: @autoclosure () -> RaxxError) async throws -> FileLock {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw RaxxError.failure(code: "lock_unavailable", "Could not open the lock file \(path): \(String(cString: strerror(errno))).")
+    public static func acquire(path: String, in folders: PrivateFolders, wait: RaxxDuration?,
+                               busy: @autoclosure () -> RaxxError) async throws -> FileLock {
+        guard let fd = try folders.open(path, O_RDWR | O_CREAT) else {
+            throw RaxxError.failure(code: "lock_unavailable", "Could not open the lock file \(path).")
         }
         let deadline = ContinuousClock.now + .milliseconds(wait?.milliseconds ?? 0)
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {

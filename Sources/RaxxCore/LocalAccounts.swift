@@ -120,18 +120,19 @@ public struct AccountFolders: Sendable, Equatable {
     static let sqliteSuffixes = ["", "-wal", "-shm"]
 }
 
-/// The live `LocalAccounts`: the marker file and the account folders on disk.
+/// The live `LocalAccounts`: the marker file and the account folders on disk, each made, opened
+/// and removed under `PrivateFolders`' rule.
 public struct FileLocalAccounts: LocalAccounts {
     public let folders: AccountFolders
+    let privateFolders: PrivateFolders
 
-    public init(_ configuration: RaxxConfiguration) { folders = AccountFolders(configuration) }
+    public init(_ configuration: RaxxConfiguration) {
+        folders = AccountFolders(configuration)
+        privateFolders = PrivateFolders(configuration)
+    }
 
     public func marked() throws(RaxxError) -> (account: String, at: ChangeStamp)? {
-        let fd = open(folders.markerPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else {
-            if errno == ENOENT { return nil }
-            throw Self.failure("Could not read \(folders.markerPath)")
-        }
+        guard let fd = try privateFolders.open(folders.markerPath, O_RDONLY) else { return nil }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw Self.failure("Could not read \(folders.markerPath)") }
@@ -158,63 +159,45 @@ public struct FileLocalAccounts: LocalAccounts {
     public func adopt(_ accountID: String, sessionKeptFromBefore: Bool) throws(RaxxError) {
         let previous = try current()
         guard previous != accountID else { return }
-        try Self.makeFolder(folders.stateServerPath)
-        try Self.writeAtomically(Array((accountID + "\n").utf8), to: folders.markerPath)
+        try privateFolders.folder(folders.stateServerPath)
+        try writeAtomically(Array((accountID + "\n").utf8), to: folders.markerPath)
         if previous == nil { try takeOverUnkeyedFiles(for: accountID, withAlerts: sessionKeptFromBefore) }
     }
 
     public func forget(_ accountID: String) throws(RaxxError) {
-        for path in [folders.statePath(accountID), folders.cachePath(accountID)] {
-            do {
-                if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
-            } catch {
-                throw RaxxError.failure(code: "local_data_unwritable", "Could not remove \(path): \(error.localizedDescription)",
-                                        hint: "Remove the folder by hand.")
-            }
-        }
-        if try current() == accountID, unlink(folders.markerPath) != 0, errno != ENOENT {
-            throw Self.failure("Could not remove \(folders.markerPath)")
-        }
+        // A link planted at either folder (or anywhere in them) goes itself; what it points to stays.
+        for path in [folders.statePath(accountID), folders.cachePath(accountID)] { try privateFolders.remove(path) }
+        if try current() == accountID { try privateFolders.remove(folders.markerPath) }
     }
 
     /// Moves what an earlier version kept per server into `accountID`'s folders (the journal and
     /// the cache, which check the account of their rows themselves), and its alerts (which carry
     /// no account) `withAlerts` (the session that used them is this account's: its watch goes on
     /// from its cursor instead of replaying every alert into a push pipeline), else removes them.
-    /// A file already in the account's folder is never replaced.
+    /// A file already in the account's folder is never replaced, and a link is never moved.
     func takeOverUnkeyedFiles(for accountID: String, withAlerts: Bool) throws(RaxxError) {
         var moves = [(folders.stateServerPath, folders.statePath(accountID), AccountFolders.unkeyedJournal),
                      (folders.cacheServerPath, folders.cachePath(accountID), AccountFolders.unkeyedCache)]
         if withAlerts { moves.append((folders.stateServerPath, folders.statePath(accountID), AccountFolders.unkeyedAlerts)) }
         for (from, to, name) in moves {
             let source = RaxxConfiguration.joined(from, name), target = RaxxConfiguration.joined(to, name)
-            guard access(source, F_OK) == 0, access(target, F_OK) != 0 else { continue }
-            try Self.makeFolder(to)
+            guard try privateFolders.file(source, create: false), access(source, F_OK) == 0 else { continue }
+            try privateFolders.file(target)
+            guard access(target, F_OK) != 0 else { continue }
             for suffix in AccountFolders.sqliteSuffixes where access(source + suffix, F_OK) == 0 {
+                try PrivateFolders.refuseLink(atFile: source + suffix)
                 guard rename(source + suffix, target + suffix) == 0 else { throw Self.failure("Could not move \(source + suffix) to \(to)") }
             }
         }
         for suffix in AccountFolders.sqliteSuffixes {
-            let path = RaxxConfiguration.joined(folders.stateServerPath, AccountFolders.unkeyedAlerts) + suffix
-            guard unlink(path) == 0 || errno == ENOENT else { throw Self.failure("Could not remove \(path)") }
-        }
-    }
-
-    /// Creates `path` and its parents, private to the user (0700).
-    static func makeFolder(_ path: String) throws(RaxxError) {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw RaxxError.failure(code: "local_data_unwritable", "Could not create \(path): \(error.localizedDescription)")
+            try privateFolders.remove(RaxxConfiguration.joined(folders.stateServerPath, AccountFolders.unkeyedAlerts) + suffix)
         }
     }
 
     /// Writes `bytes` to `path` (0600) through a temporary file renamed over it.
-    static func writeAtomically(_ bytes: [UInt8], to path: String) throws(RaxxError) {
+    func writeAtomically(_ bytes: [UInt8], to path: String) throws(RaxxError) {
         let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw failure("Could not write \(path)") }
-        _ = fchmod(fd, 0o600)
+        guard let fd = try privateFolders.open(temporary, O_WRONLY | O_CREAT | O_TRUNC) else { throw Self.failure("Could not write \(path)") }
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
@@ -222,7 +205,7 @@ public struct FileLocalAccounts: LocalAccounts {
             guard n > 0 else {
                 close(fd)
                 unlink(temporary)
-                throw failure("Could not write \(path)")
+                throw Self.failure("Could not write \(path)")
             }
             offset += n
         }
@@ -230,7 +213,7 @@ public struct FileLocalAccounts: LocalAccounts {
         close(fd)
         guard synced, rename(temporary, path) == 0 else {
             unlink(temporary)
-            throw failure("Could not write \(path)")
+            throw Self.failure("Could not write \(path)")
         }
     }
 

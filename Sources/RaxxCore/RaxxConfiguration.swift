@@ -14,6 +14,11 @@ public struct RaxxConfiguration: Sendable, Equatable {
     public var stateDirectoryPath: String
     /// The cache folder, as a path.
     public var cacheDirectoryPath: String
+    /// Where `PrivateFolders`' rule starts: `RAXX_HOME`, or `XDG_STATE_HOME` and `XDG_CACHE_HOME`
+    /// (their defaults, `~/.local/state` and `~/.cache`); the state and cache folders themselves
+    /// for a configuration made from them. Every folder from these down is the user's own and
+    /// writable by no one else, and nothing below them is followed if it is a link.
+    public var privateRootPaths: [String]
     public var connectTimeout: RaxxDuration
     public var totalTimeout: RaxxDuration
     /// The file holding this machine's identity, which the keystore is bound to (default
@@ -67,6 +72,7 @@ public struct RaxxConfiguration: Sendable, Equatable {
         self.endpoint = endpoint
         stateDirectoryPath = stateDirectory.path
         cacheDirectoryPath = cacheDirectory.path
+        privateRootPaths = [stateDirectoryPath, cacheDirectoryPath]
         self.connectTimeout = connectTimeout
         self.totalTimeout = totalTimeout
     }
@@ -87,6 +93,7 @@ public struct RaxxConfiguration: Sendable, Equatable {
             let root = Self.absolute(home)
             stateDirectoryPath = Self.joined(root, "state")
             cacheDirectoryPath = Self.joined(root, "cache")
+            privateRootPaths = [root]
         } else {
             guard let userHome = env["HOME"], !userHome.isEmpty else {
                 throw RaxxError.usage("Neither RAXX_HOME nor HOME is set: there is nowhere to keep files.",
@@ -96,8 +103,10 @@ public struct RaxxConfiguration: Sendable, Equatable {
                 if let dir = env[name], dir.hasPrefix("/") { return Self.absolute(dir) }
                 return Self.joined(Self.absolute(userHome), fallback)
             }
-            stateDirectoryPath = Self.joined(xdg("XDG_STATE_HOME", ".local/state"), "raxx")
-            cacheDirectoryPath = Self.joined(xdg("XDG_CACHE_HOME", ".cache"), "raxx")
+            let stateHome = xdg("XDG_STATE_HOME", ".local/state"), cacheHome = xdg("XDG_CACHE_HOME", ".cache")
+            stateDirectoryPath = Self.joined(stateHome, "raxx")
+            cacheDirectoryPath = Self.joined(cacheHome, "raxx")
+            privateRootPaths = [stateHome, cacheHome]
         }
         connectTimeout = try Self.duration(env, "RAXX_CONNECT_TIMEOUT") ?? Self.defaultConnectTimeout
         totalTimeout = try Self.duration(env, "RAXX_TIMEOUT") ?? Self.defaultTotalTimeout

@@ -52,10 +52,13 @@ public struct FileDSRFiles: DSRFiles {
     /// The configured server's state folder: the only server whose key this process keeps.
     let serverDirectory: URL
     let origin: String
+    /// The rule the server's folder and the key's file are held to.
+    let folders: PrivateFolders
 
     public init(_ configuration: RaxxConfiguration) {
         serverDirectory = configuration.stateDirectory.appendingPathComponent(configuration.endpoint.storageKey, isDirectory: true)
         origin = configuration.endpoint.origin
+        folders = PrivateFolders(configuration)
     }
 
     public func writeNew(path: String, data: Data) throws(RaxxError) {
@@ -116,7 +119,7 @@ public struct FileDSRFiles: DSRFiles {
     public func keptReceiptKey(origin: String) throws(RaxxError) -> KeptReceiptKey? {
         guard origin == self.origin else { return nil }
         let file = keyFile
-        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        guard try folders.file(file.path, create: false), FileManager.default.fileExists(atPath: file.path) else { return nil }
         guard let data = try? Data(contentsOf: file), let key = try? JSONDecoder().decode(KeptReceiptKey.self, from: data),
               key.origin == origin else {
             throw RaxxError.failure(code: "receipt_key_unreadable", "The receipt key kept for \(origin) cannot be read (\(file.path)).")
@@ -128,7 +131,7 @@ public struct FileDSRFiles: DSRFiles {
         guard key.origin == origin else { throw RaxxError.failure(code: "internal", "A receipt key of another server: \(key.origin).") }
         let file = keyFile
         let directory = file.deletingLastPathComponent()
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try folders.folder(directory.path)
         let temporary = directory.appendingPathComponent(".dsr-receipt-key.\(getpid()).tmp")
         unlink(temporary.path)
         guard let data = try? JSONLines.encoder().encode(key) else {

@@ -74,7 +74,7 @@ extension RaxxNotify {
         public init() {}
 
         public static func liveServices(_ configuration: RaxxConfiguration) -> [Provided] {
-            [Provided(LivePushService(stateDirectory: configuration.stateDirectory), as: (any PushService).self)]
+            [Provided(LivePushService(stateDirectory: configuration.stateDirectory, folders: PrivateFolders(configuration)), as: (any PushService).self)]
         }
 
         public func validate() throws {

@@ -42,13 +42,17 @@ public struct TokenFile: TokenSharing {
     public let lockPath: String
     /// How long to wait for another process's hold of the lock (it only mints and writes).
     public var lockWait: RaxxDuration
+    /// The rule `apns/`, the token and its lock are held to: the configuration's, or by default
+    /// the state folder as its own root.
+    public let folders: PrivateFolders
 
-    public init(stateDirectory: URL, teamID: String, keyID: String, lockWait: RaxxDuration = .seconds(30)) {
+    public init(stateDirectory: URL, teamID: String, keyID: String, lockWait: RaxxDuration = .seconds(30), folders: PrivateFolders? = nil) {
         let folder = stateDirectory.appendingPathComponent("apns", isDirectory: true)
         let name = Self.safe(teamID) + "." + Self.safe(keyID)
         path = folder.appendingPathComponent(name + ".token")
         lockPath = folder.appendingPathComponent(name + ".lock").path
         self.lockWait = lockWait
+        self.folders = folders ?? PrivateFolders(roots: [stateDirectory.path])
     }
 
     private static func safe(_ s: String) -> String {
@@ -57,10 +61,10 @@ public struct TokenFile: TokenSharing {
 
     public func update(_ body: (KeptToken?) throws(RaxxError) -> KeptToken) async throws(RaxxError) -> KeptToken {
         let folder = path.deletingLastPathComponent()
-        try SecureFile.ensureDirectory(folder)
+        try SecureFile.ensureDirectory(folder, in: folders)
         let held: FileLock
         do {
-            held = try await FileLock.acquire(path: lockPath, wait: lockWait,
+            held = try await FileLock.acquire(path: lockPath, in: folders, wait: lockWait,
                                               busy: RaxxError(code: "token_lock_busy", message: "Another process held the provider token's lock for too long.",
                                                               hint: "Look for a stuck raxx-notify push, or remove \(lockPath).", status: .temporary))
         } catch {
@@ -68,7 +72,7 @@ public struct TokenFile: TokenSharing {
         }
         defer { held.release() }
         var current: KeptToken? = nil
-        if FileManager.default.fileExists(atPath: path.path) {
+        if SecureFile.exists(path: path.path) {
             try SecureFile.checkPrivate(path)
             let bytes = try SecureFile.read(path)
             current = bytes.withUnsafeBytes { try? JSONDecoder().decode(KeptToken.self, from: Data($0)) }
@@ -79,7 +83,7 @@ public struct TokenFile: TokenSharing {
             do { data = try JSONEncoder().encode(next) } catch { throw RaxxError.failure(code: "internal", "Could not encode the token: \(error)") }
             let secret = SecretBytes(copying: data)
             defer { secret.wipe() }
-            try SecureFile.writeAtomically(secret, to: path)
+            try SecureFile.writeAtomically(secret, to: path, in: folders)
         }
         return next
     }

@@ -68,13 +68,16 @@ public protocol PushService: Sendable {
 /// HTTP/2 over libcurl.
 public struct LivePushService: PushService {
     public let stateDirectory: URL
+    /// The rule the token folder is held to (by default, the state folder as its own root).
+    public let folders: PrivateFolders?
 
-    public init(stateDirectory: URL) {
+    public init(stateDirectory: URL, folders: PrivateFolders? = nil) {
         self.stateDirectory = stateDirectory
+        self.folders = folders
     }
 
     public func open(_ settings: PushSettings) async throws(RaxxError) -> any PushSending {
-        try await PushClient.open(settings, stateDirectory: stateDirectory)
+        try await PushClient.open(settings, stateDirectory: stateDirectory, folders: folders)
     }
 }
 
@@ -82,12 +85,13 @@ extension PushClient {
     /// A client for `settings`: reads the key (refused unless 0600), shares tokens through
     /// `stateDirectory/apns/`, and starts an HTTP/2 engine. The first token is minted (or taken
     /// from the shared file) now, so a key or folder problem shows before any notification.
-    public static func open(_ settings: PushSettings, stateDirectory: URL, clock: @escaping @Sendable () -> Date = { Date() })
-        async throws(RaxxError) -> PushClient
+    public static func open(_ settings: PushSettings, stateDirectory: URL, folders: PrivateFolders? = nil,
+                            clock: @escaping @Sendable () -> Date = { Date() }) async throws(RaxxError) -> PushClient
     {
         let key = try ProviderKey.load(path: settings.keyFile)
         let tokens = ProviderTokens(key: key, keyID: settings.keyID, teamID: settings.teamID,
-                                    sharing: TokenFile(stateDirectory: stateDirectory, teamID: settings.teamID, keyID: settings.keyID),
+                                    sharing: TokenFile(stateDirectory: stateDirectory, teamID: settings.teamID, keyID: settings.keyID,
+                                                       folders: folders),
                                     clock: clock)
         _ = try await tokens.current()
         let engine = try HTTP2Engine(options: .init(connections: settings.connections, maxInFlight: settings.maxInFlight,

@@ -12,9 +12,12 @@ public final class AlertStore: Sendable {
     let writer: any DatabaseWriter
     let url: URL?
 
-    public static func open(at url: URL) throws(RaxxError) -> AlertStore {
+    /// Opens (creating it and its folder) the file at `url`, under `folders`' rule.
+    public static func open(at url: URL, in folders: PrivateFolders) throws(RaxxError) -> AlertStore {
         do {
-            return try AlertStore(writer: try openPool(at: url), url: url)
+            return try AlertStore(writer: try openPool(at: url, in: folders), url: url)
+        } catch let error as RaxxError {
+            throw error
         } catch {
             throw RaxxError.failure(code: "alerts_unreadable", "The alerts at \(url.path) cannot be opened: \(error).",
                                     hint: "Move the file aside; the next raxx-notify list fetches the alerts again.")

@@ -37,28 +37,31 @@ public final class CacheStore: @unchecked Sendable {
     /// work runs in `thread.run { … }`. A read of a few rows blocks for less than a hop would cost.
     public static let thread = DedicatedThread(name: "raxx-cache")
 
-    /// Opens (creating it and its folder) the cache at `url`.
-    public static func open(at url: URL) throws(RaxxError) -> CacheStore {
+    /// Opens (creating it and its folder) the cache at `url`, under `folders`' rule.
+    public static func open(at url: URL, in folders: PrivateFolders) throws(RaxxError) -> CacheStore {
         do {
-            return try CacheStore(writer: try openPool(at: url, pageSize: Self.pageSize), url: url)
+            return try CacheStore(writer: try openPool(at: url, pageSize: Self.pageSize, in: folders), url: url)
         } catch {
             throw unreadable(error, url)
         }
     }
 
     /// Opens the cache for reading, or answers nil when there is none yet (creating nothing).
-    public static func openExisting(at url: URL) throws(RaxxError) -> CacheStore? {
-        try openExisting(path: url.path)
+    public static func openExisting(at url: URL, in folders: PrivateFolders) throws(RaxxError) -> CacheStore? {
+        try openExisting(path: url.path, in: folders)
     }
 
-    /// As `openExisting(at:)`, for the file at `path`.
-    public static func openExisting(path: String) throws(RaxxError) -> CacheStore? {
-        // stat(2), as FileManager's fileExists asks it, without making the FileManager.
+    /// As `openExisting(at:in:)`, for the file at `path`.
+    public static func openExisting(path: String, in folders: PrivateFolders) throws(RaxxError) -> CacheStore? {
+        // Its folders checked, and no link at its names (refused, exit 77); lstat(2), as
+        // FileManager's fileExists would ask it, without making the FileManager.
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard try folders.file(path, create: false), lstat(path, &info) == 0 else { return nil }
+        for suffix in sqliteCompanions { try PrivateFolders.refuseLink(atFile: path + suffix) }
         // A file that every migration has reached is read as it is; any other (an older version's,
-        // a damaged one) goes through GRDB, which migrates it or says what is wrong.
-        if let plain = try? SQLiteReadConnection(path: path), (try? plain.read(isMigrated)) == true {
+        // a damaged one) goes through GRDB, which migrates it or says what is wrong. The plain
+        // connection opens it by a path without any link, refusing one (SQLITE_OPEN_NOFOLLOW).
+        if let plain = try? SQLiteReadConnection(path: try folders.resolved(path)), (try? plain.read(isMigrated)) == true {
             return CacheStore(plain: plain, path: path)
         }
         let url = URL(fileURLWithPath: path, isDirectory: false)
@@ -303,24 +306,34 @@ public final class CacheStore: @unchecked Sendable {
     }
 }
 
-/// Opens (creating it and its private folder) a WAL database with synchronous=NORMAL: a crash
-/// loses at most the last commits, never consistency. The file is the owner's alone (0600, and
-/// SQLite gives its -wal and -shm the same mode): it holds a person's trading data. A database made
+/// The files SQLite keeps beside a database, by their suffixes: none of them may be a link.
+let sqliteCompanions = ["-wal", "-shm", "-journal"]
+
+/// Opens (creating it and its private folder, under `folders`' rule) a WAL database with
+/// synchronous=NORMAL: a crash loses at most the last commits, never consistency. The file is the
+/// owner's alone (0600, and SQLite gives its -wal and -shm the same mode): it holds a person's
+/// trading data. GRDB (7.10) has no way to pass SQLite's open flags, so `SQLITE_OPEN_NOFOLLOW`
+/// cannot be: instead the folders on the way are checked and no link is let stand at the
+/// database's names right before it opens them (in folders the rule holds, no one else can plant
+/// one afterwards). A database made
 /// new has pages of `pageSize` bytes when given (SQLite's default otherwise). The log is
 /// checkpointed as often as SQLite would, but off the writer (`WALCheckpointer`): a full refresh's
 /// writer stopped for every checkpoint to copy and sync 16 MiB, twenty times a refresh, while the
 /// pages waited (median of 9 alternating first fills of 1.5 million changes: 4.77 s, 4.60 s off
 /// the writer); each order's journal write made a hundredth of one.
-func openPool(at url: URL, pageSize: Int? = nil) throws -> DatabasePool {
-    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                            attributes: [.posixPermissions: 0o700])
+func openPool(at url: URL, pageSize: Int? = nil, in folders: PrivateFolders) throws -> DatabasePool {
+    try folders.file(url.path)
     // Made here first when new (an empty file is an empty database), so that it is never another
     // mode for a moment: only when new (O_EXCL), because closing a descriptor of a file drops every
     // POSIX lock this process holds on it, SQLite's included, when this process has it open already.
-    // One made by an earlier version is brought to 0600 by its path, never opened here.
+    // One made by an earlier version is brought to 0600 by its path (never through a link), never
+    // opened here.
     let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-    if fd >= 0 { close(fd) }
-    for suffix in ["", "-wal", "-shm"] { _ = chmod(url.path + suffix, 0o600) }
+    if fd >= 0 {
+        _ = fchmod(fd, 0o600)
+        close(fd)
+    }
+    for suffix in [""] + sqliteCompanions { try PrivateFolders.narrow(url.path + suffix) }
     var config = Configuration()
     config.busyMode = .timeout(10)
     // Kept alive by the configuration as long as the pool's connections.

@@ -58,26 +58,32 @@ public enum StoreLock: Sendable, Hashable {
 /// their lock files beside them. What was fetched from one server, or for one account, is never
 /// shown or settled as another's, and switching back finds the first one's stores as they were.
 ///
+/// Every folder and file of theirs is made, opened, locked and checked under `PrivateFolders`' rule.
+///
 /// The account is the one a context resolves (`forAccount`): the signed-in one, or the last one
 /// signed in here. Asked before any account signed in, a read finds nothing and a write is
 /// refused (exit 4).
 public struct FileStores: LocalStores {
     let folders: AccountFolders
+    let privateFolders: PrivateFolders
     let origin: String
     private let account: ResolvedAccount
 
     public init(_ configuration: RaxxConfiguration) {
-        self.init(folders: AccountFolders(configuration), origin: configuration.endpoint.origin) { () throws(RaxxError) in nil }
+        self.init(folders: AccountFolders(configuration), privateFolders: PrivateFolders(configuration),
+                  origin: configuration.endpoint.origin) { () throws(RaxxError) in nil }
     }
 
-    init(folders: AccountFolders, origin: String, account: @escaping @Sendable () throws(RaxxError) -> String?) {
+    init(folders: AccountFolders, privateFolders: PrivateFolders, origin: String,
+         account: @escaping @Sendable () throws(RaxxError) -> String?) {
         self.folders = folders
+        self.privateFolders = privateFolders
         self.origin = origin
         self.account = ResolvedAccount(account)
     }
 
     public func forAccount(_ resolve: @escaping @Sendable () throws(RaxxError) -> String?) -> any LocalStores {
-        FileStores(folders: folders, origin: origin, account: resolve)
+        FileStores(folders: folders, privateFolders: privateFolders, origin: origin, account: resolve)
     }
 
     /// The account's cache folder (the server's, before any account signed in: for messages).
@@ -96,26 +102,31 @@ public struct FileStores: LocalStores {
 
     public func existingCache() throws(RaxxError) -> CacheStore? {
         guard try account.value() != nil else { return nil }
-        return try CacheStore.openExisting(path: cacheFilePath)
+        return try CacheStore.openExisting(path: cacheFilePath, in: privateFolders)
     }
 
     public func cache() throws(RaxxError) -> CacheStore {
-        try CacheStore.open(at: URL(fileURLWithPath: RaxxConfiguration.joined(try accountPaths().cache, "cache.sqlite"), isDirectory: false))
+        try CacheStore.open(at: URL(fileURLWithPath: RaxxConfiguration.joined(try accountPaths().cache, "cache.sqlite"), isDirectory: false),
+                            in: privateFolders)
     }
 
     public func journal() throws(RaxxError) -> OrderJournal {
-        try OrderJournal.open(at: URL(fileURLWithPath: RaxxConfiguration.joined(try accountPaths().state, "orders.sqlite"), isDirectory: false))
+        try OrderJournal.open(at: URL(fileURLWithPath: RaxxConfiguration.joined(try accountPaths().state, "orders.sqlite"), isDirectory: false),
+                              in: privateFolders)
     }
 
     public func alerts() throws(RaxxError) -> AlertStore {
-        try AlertStore.open(at: URL(fileURLWithPath: RaxxConfiguration.joined(try accountPaths().state, "alerts.sqlite"), isDirectory: false))
+        try AlertStore.open(at: URL(fileURLWithPath: RaxxConfiguration.joined(try accountPaths().state, "alerts.sqlite"), isDirectory: false),
+                            in: privateFolders)
     }
 
     public func setDamagedCacheAside() throws(RaxxError) -> String {
         let cacheFilePath = self.cacheFilePath
         let stamp = RFC3339.string(from: Date()).replacingOccurrences(of: ":", with: "")
         let aside = cacheFilePath + ".damaged-" + stamp
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: cacheFilePath + suffix) {
+        // rename(2) moves a link itself, never what it points to; the folder is checked first.
+        try privateFolders.folder(cacheDirectoryPath, create: false)
+        for suffix in ["", "-wal", "-shm"] where access(cacheFilePath + suffix, F_OK) == 0 {
             guard rename(cacheFilePath + suffix, aside + suffix) == 0 else {
                 throw RaxxError.failure(code: "cache_unwritable",
                                         "Could not move the damaged cache aside: \(String(cString: strerror(errno))).",
@@ -143,8 +154,8 @@ public struct FileStores: LocalStores {
         case .refresh: (paths.cache, "refresh.lock")
         case .orders: (paths.state, "orders.lock")
         }
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        return try await FileLock.acquire(path: RaxxConfiguration.joined(directory, name), wait: wait, busy: lock.busy(wait: wait))
+        return try await FileLock.acquire(path: RaxxConfiguration.joined(directory, name), in: privateFolders, wait: wait,
+                                          busy: lock.busy(wait: wait))
     }
 }
 

@@ -32,9 +32,10 @@ public final class OrderJournal: Sendable {
         public var message: String?
     }
 
-    public static func open(at url: URL) throws(RaxxError) -> OrderJournal {
+    /// Opens (creating it and its folder) the file at `url`, under `folders`' rule.
+    public static func open(at url: URL, in folders: PrivateFolders) throws(RaxxError) -> OrderJournal {
         do {
-            return try OrderJournal(writer: try openPool(at: url))
+            return try OrderJournal(writer: try openPool(at: url, in: folders))
         } catch let error as RaxxError {
             throw error
         } catch {

@@ -13,10 +13,12 @@ final class SQLiteReadConnection: @unchecked Sendable {
     /// One read transaction at a time on the connection (a store may be shared between tasks).
     private let lock = NSLock()
 
-    /// Opens the database at `path`, which must exist; SQLite's failures as GRDB's `DatabaseError`.
+    /// Opens the database at `path`, which must exist and be named without any link on the way
+    /// (`SQLITE_OPEN_NOFOLLOW`: SQLite refuses one anywhere in it, SQLITE_CANTOPEN_SYMLINK; see
+    /// `PrivateFolders.resolved`); SQLite's failures as GRDB's `DatabaseError`.
     init(path: String) throws {
         var handle: OpaquePointer?
-        let code = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+        let code = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) }
             sqlite3_close_v2(handle)

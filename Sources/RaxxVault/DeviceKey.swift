@@ -9,15 +9,18 @@ public struct DeviceKey: Sendable {
     public let secretPath: String
     public var secretURL: URL { URL(fileURLWithPath: secretPath) }
     public let machineIDPath: String
+    /// The rule the secret's folder is held to (by default, that folder as its own root).
+    public let folders: PrivateFolders
 
     public static let defaultMachineIDPaths = ["/etc/machine-id", "/var/lib/dbus/machine-id"]
 
-    public init(secretURL: URL, machineIDPath: String? = nil) {
-        self.init(secretPath: secretURL.path, machineIDPath: machineIDPath)
+    public init(secretURL: URL, machineIDPath: String? = nil, folders: PrivateFolders? = nil) {
+        self.init(secretPath: secretURL.path, machineIDPath: machineIDPath, folders: folders)
     }
 
-    public init(secretPath: String, machineIDPath: String? = nil) {
+    public init(secretPath: String, machineIDPath: String? = nil, folders: PrivateFolders? = nil) {
         self.secretPath = secretPath
+        self.folders = folders ?? PrivateFolders(roots: [(secretPath as NSString).deletingLastPathComponent])
         self.machineIDPath = machineIDPath
             ?? Self.defaultMachineIDPaths.first { access($0, R_OK) == 0 }
             ?? Self.defaultMachineIDPaths[0]
@@ -57,7 +60,7 @@ public struct DeviceKey: Sendable {
             secret = existing
         } else if create {
             secret = try Sodium.randomBytes(32)
-            try SecureFile.writeAtomically(secret, to: secretURL)
+            try SecureFile.writeAtomically(secret, to: secretURL, in: folders)
         } else {
             throw RaxxError.failure(code: "device_secret_missing",
                                     "This device's secret (\(secretPath)) is missing, so the keystore cannot be opened.",

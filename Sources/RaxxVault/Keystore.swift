@@ -175,22 +175,26 @@ public struct Keystore: KeystoreAccess {
     public var path: String { RaxxConfiguration.joined(directoryPath, "keystore") }
     public var url: URL { URL(fileURLWithPath: path) }
     public var deviceKey: DeviceKey {
-        DeviceKey(secretPath: RaxxConfiguration.joined(directoryPath, "device.secret"), machineIDPath: machineIDPath)
+        DeviceKey(secretPath: RaxxConfiguration.joined(directoryPath, "device.secret"), machineIDPath: machineIDPath, folders: folders)
     }
+    /// The rule its folder, files and lock are held to: the configuration's (`RAXX_HOME` or the
+    /// XDG state folder down), or, by default, the keystore's folder as its own root.
+    public let folders: PrivateFolders
 
     static let magic: [UInt8] = Array("RAXXKS".utf8) + [0, 1]
 
     /// How long a second process waits for the keystore's lock.
     public let lockWait: RaxxDuration
 
-    public init(directory: URL, machineIDPath: String? = nil, lockWait: RaxxDuration = .seconds(10)) {
-        self.init(directoryPath: directory.path, machineIDPath: machineIDPath, lockWait: lockWait)
+    public init(directory: URL, machineIDPath: String? = nil, lockWait: RaxxDuration = .seconds(10), folders: PrivateFolders? = nil) {
+        self.init(directoryPath: directory.path, machineIDPath: machineIDPath, lockWait: lockWait, folders: folders)
     }
 
-    public init(directoryPath: String, machineIDPath: String? = nil, lockWait: RaxxDuration = .seconds(10)) {
+    public init(directoryPath: String, machineIDPath: String? = nil, lockWait: RaxxDuration = .seconds(10), folders: PrivateFolders? = nil) {
         self.directoryPath = directoryPath
         self.machineIDPath = machineIDPath
         self.lockWait = lockWait
+        self.folders = folders ?? PrivateFolders(roots: [directoryPath])
     }
 
     public var exists: Bool { SecureFile.exists(path: path) }
@@ -201,7 +205,9 @@ public struct Keystore: KeystoreAccess {
 
     /// The contents, or empty contents when there is no keystore yet.
     public func load() throws(RaxxError) -> KeystoreContents {
-        guard exists else { return KeystoreContents() }
+        // Its folders first: a keystore found through a link, or in a folder another may write, is
+        // never read.
+        guard try folders.folder(directoryPath, create: false), exists else { return KeystoreContents() }
         Hardening.disableCoreDumps()
         try SecureFile.checkPrivate(path: directoryPath, isDirectory: true)
         try SecureFile.checkPrivate(path: path)
@@ -249,7 +255,7 @@ public struct Keystore: KeystoreAccess {
     /// Seals and writes `contents` atomically (creating the device secret on first use).
     public func save(_ contents: KeystoreContents) throws(RaxxError) {
         Hardening.disableCoreDumps()
-        try SecureFile.ensureDirectory(directory)
+        try SecureFile.ensureDirectory(directory, in: folders)
         let key = try deviceKey.keystoreKey(create: true)
         defer { key.wipe() }
         var json: Data
@@ -270,12 +276,12 @@ public struct Keystore: KeystoreAccess {
             }
         }
         let body = ad + nonce + ciphertext
-        try SecureFile.writeAtomically(SecretBytes(copying: body + Self.checksum(body)), to: url)
+        try SecureFile.writeAtomically(SecretBytes(copying: body + Self.checksum(body)), to: url, in: folders)
     }
 
     /// Removes the keystore file (the device secret stays, for the next one).
     public func destroy() throws(RaxxError) {
-        guard exists else { return }
+        guard try folders.folder(directoryPath, create: false), exists else { return }
         guard unlink(path) == 0 else {
             throw RaxxError.failure(code: "keystore_unwritable", "Could not remove \(path): \(String(cString: strerror(errno))).")
         }
@@ -284,9 +290,9 @@ public struct Keystore: KeystoreAccess {
     /// Runs `body` holding the keystore's lock (`keystore.lock` beside it), waiting up to
     /// `lockWait` for another process to finish.
     public func withLock<T>(_ body: () async throws -> T) async throws -> T {
-        try SecureFile.ensureDirectory(directory)
+        try SecureFile.ensureDirectory(directory, in: folders)
         let lock = try await FileLock.acquire(
-            path: RaxxConfiguration.joined(directoryPath, "keystore.lock"), wait: lockWait,
+            path: RaxxConfiguration.joined(directoryPath, "keystore.lock"), in: folders, wait: lockWait,
             busy: RaxxError(code: "keystore_busy", message: "Another raxx process is updating the keystore.", status: .temporary))
         defer { lock.release() }
         return try await body()

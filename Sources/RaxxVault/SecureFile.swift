@@ -6,24 +6,18 @@ import Glibc
 #endif
 
 /// Files that hold secrets: mode 0600 in a 0700 folder, written atomically (temporary file, fsync,
-/// rename), and refused when group or others may read or write them.
+/// rename), and refused when group or others may read or write them. Their folders are made and
+/// checked under `PrivateFolders`' rule, and no link is followed at their names.
 public enum SecureFile {
-    public static func ensureDirectory(_ dir: URL) throws(RaxxError) {
-        var isDir: ObjCBool = false
-        if FileManager.default.fileExists(atPath: dir.path, isDirectory: &isDir) {
-            guard isDir.boolValue else { throw RaxxError.failure(code: "keystore_folder", "\(dir.path) is not a folder.") }
-            try checkPrivate(dir, isDirectory: true)
-            return
-        }
-        do {
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw RaxxError.failure(code: "keystore_folder", "Could not create \(dir.path): \(error.localizedDescription)")
-        }
-        chmod(dir.path, 0o700)
+    /// Makes (0700) or checks the folder at `dir` and every one above it to its root, as
+    /// `folders` has them, then refuses it when group or others may read it.
+    public static func ensureDirectory(_ dir: URL, in folders: PrivateFolders) throws(RaxxError) {
+        try folders.folder(dir.path)
+        try checkPrivate(dir, isDirectory: true)
     }
 
-    /// Refuses a file or folder that group or others can read or write, saying how to fix it.
+    /// Refuses a file or folder that group or others can read or write, saying how to fix it; a
+    /// link at a file's name is refused (exit 77), never looked through.
     public static func checkPrivate(_ url: URL, isDirectory: Bool = false) throws(RaxxError) {
         try checkPrivate(path: url.path, isDirectory: isDirectory)
     }
@@ -31,8 +25,9 @@ public enum SecureFile {
     /// The same by path: a read of the keystore makes no URL (URL's path handling costs a start-up
     /// a conformance look-up of its own).
     public static func checkPrivate(path: String, isDirectory: Bool = false) throws(RaxxError) {
+        if !isDirectory { try PrivateFolders.refuseLink(atFile: path) }
         var st = stat()
-        guard stat(path, &st) == 0 else { return }
+        guard (isDirectory ? stat(path, &st) : lstat(path, &st)) == 0 else { return }
         if st.st_mode & 0o077 != 0 {
             let fix = isDirectory ? "chmod 700 \(path)" : "chmod 600 \(path)"
             throw RaxxError.failure(code: "keystore_permissions",
@@ -44,17 +39,18 @@ public enum SecureFile {
         }
     }
 
-    /// Whether something is at `path`.
+    /// Whether something is at `path` (a link too: never looked through).
     public static func exists(path: String) -> Bool {
         var st = stat()
-        return stat(path, &st) == 0
+        return lstat(path, &st) == 0
     }
 
     public static func read(_ url: URL) throws(RaxxError) -> SecretBytes { try read(path: url.path) }
 
     public static func read(path: String) throws(RaxxError) -> SecretBytes {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
+            if errno == ELOOP { try PrivateFolders.refuseLink(atFile: path) }
             throw RaxxError.failure(code: "keystore_unreadable", "Could not read \(path): \(String(cString: strerror(errno))).")
         }
         defer { close(fd) }
@@ -77,13 +73,15 @@ public enum SecureFile {
         return buffer
     }
 
-    /// Writes `bytes` to `url` so that readers see the old file or the new one, never a mix.
-    public static func writeAtomically(_ bytes: SecretBytes, to url: URL) throws(RaxxError) {
+    /// Writes `bytes` to `url` so that readers see the old file or the new one, never a mix; its
+    /// folder made or checked as `folders` has it (`ensureDirectory`). The rename replaces a link
+    /// at `url` itself, never what it points to.
+    public static func writeAtomically(_ bytes: SecretBytes, to url: URL, in folders: PrivateFolders) throws(RaxxError) {
         let dir = url.deletingLastPathComponent()
-        try ensureDirectory(dir)
+        try ensureDirectory(dir, in: folders)
         let temp = dir.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
         unlink(temp.path)
-        let fd = open(temp.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let fd = open(temp.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
             throw RaxxError.failure(code: "keystore_unwritable", "Could not write \(url.path): \(String(cString: strerror(errno))).")
         }
@@ -103,7 +101,7 @@ public enum SecureFile {
             unlink(temp.path)
             throw RaxxError.failure(code: "keystore_unwritable", "Could not write \(url.path): \(String(cString: strerror(errno))).")
         }
-        let dirFD = open(dir.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let dirFD = open(dir.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
         if dirFD >= 0 { fsync(dirFD); close(dirFD) }
     }
 }

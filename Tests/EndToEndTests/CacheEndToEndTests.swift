@@ -257,6 +257,7 @@ final class CacheHome: @unchecked Sendable {
         let home = try CacheHome(positions: 400, fills: 60_000, replyBudget: 8 << 20)
         let proxy = try #require(home.proxy)
         let cacheFile = home.cacheFile
+        let folders = PrivateFolders(try RaxxConfiguration(environment: home.environment))
         // Generous bounds: on a machine busy with the other suites, a connection or an answer may
         // be slow to come, and nothing here is about timeouts.
         let errors = home.root.appendingPathComponent("refresh.stderr")
@@ -270,7 +271,7 @@ final class CacheHome: @unchecked Sendable {
             // probe's connection took the lock the refresh needed to turn WAL on ("database is
             // locked"), and the refresh ended.
             guard proxy.isHolding else { return false }
-            applied = (try? CacheStore.openExisting(at: cacheFile)?.syncState().rebuildCursor) ?? 0
+            applied = (try? CacheStore.openExisting(at: cacheFile, in: folders)?.syncState().rebuildCursor) ?? 0
             return applied > 5_000
         }
         #expect(progressed && process.isRunning, """

@@ -251,6 +251,87 @@ import Glibc
         #expect(try Data(contentsOf: home.root.appendingPathComponent("home/state/keystore")) == keystore)
     }
 
+    // MARK: The tools' folders
+
+    /// Another local user plants `cache/<server>/accounts` as a link to a folder of theirs: a
+    /// refresh once made the account's cache there (and read their database as the user's
+    /// positions). Now every tool refuses, exit 77, naming the link, and nothing is made there.
+    @Test func aLinkPlantedInTheCacheFoldersIsRefusedAndNothingGoesThroughIt() throws {
+        let home = try CacheHome(positions: 3, fills: 10)
+        let folders = AccountFolders(try RaxxConfiguration(environment: home.environment))
+        let attacker = home.root.appendingPathComponent("attacker").path
+        try FileManager.default.createDirectory(atPath: attacker, withIntermediateDirectories: true)
+        chmod(attacker, 0o777)
+        try FileManager.default.createDirectory(atPath: folders.cacheServerPath, withIntermediateDirectories: true)
+        let accounts = folders.cacheServerPath + "/accounts"
+        try FileManager.default.createSymbolicLink(atPath: accounts, withDestinationPath: attacker)
+        for arguments in [["refresh", "--format", "text"], ["refresh", "--format", "text"], ["show", "positions", "--format", "text"]] {
+            let r = try home.cache(arguments)
+            #expect(r.status == 77, "\(arguments): \(r.stderr)")
+            #expect(r.stderr.contains("\(accounts) is a symbolic link; refusing to follow it."), "\(r.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: attacker).isEmpty)
+    }
+
+    /// A link at the cache's file or at its lock, pointing outside RAXX_HOME: refused (77), and
+    /// the file it points to is neither made, written nor chmodded.
+    @Test func aLinkAtTheCacheFileOrItsLockIsRefused() throws {
+        let home = try CacheHome(positions: 3, fills: 10)
+        #expect(try home.cache(["refresh", "--quiet"]).status == 0)
+        let cacheFile = home.cacheFile.path
+        let folder = (cacheFile as NSString).deletingLastPathComponent
+        let outside = home.root.appendingPathComponent("outside.sqlite").path
+        FileManager.default.createFile(atPath: outside, contents: Data("not a database of yours".utf8), attributes: [.posixPermissions: 0o644])
+        for name in ["refresh.lock", "cache.sqlite"] {
+            let planted = folder + "/" + name
+            try FileManager.default.removeItem(atPath: planted)
+            try FileManager.default.createSymbolicLink(atPath: planted, withDestinationPath: outside)
+            let r = try home.cache(["refresh", "--format", "text"])
+            #expect(r.status == 77, "\(name): \(r.stderr)")
+            #expect(r.stderr.contains("\(planted) is a symbolic link"), "\(name): \(r.stderr)")
+            unlink(planted) // the next name's turn
+        }
+        #expect(try String(contentsOfFile: outside, encoding: .utf8) == "not a database of yours")
+        #expect(try FileManager.default.attributesOfItem(atPath: outside)[.posixPermissions] as? Int == 0o644)
+        for suffix in ["-wal", "-shm", "-journal"] { #expect(!FileManager.default.fileExists(atPath: outside + suffix)) }
+    }
+
+    /// A cache folder others may write (RAXX_HOME's `cache/`, group-writable): refused with the
+    /// chmod that fixes it, then used again once fixed.
+    @Test func aCacheFolderOthersMayWriteIsRefusedWithItsFix() throws {
+        let home = try CacheHome(positions: 3, fills: 10)
+        #expect(try home.cache(["refresh", "--quiet"]).status == 0)
+        let cache = home.root.appendingPathComponent("home/cache").path
+        chmod(cache, 0o770)
+        let r = try home.cache(["show", "positions", "--format", "text"])
+        #expect(r.status == 77, "\(r.stderr)")
+        #expect(r.stderr.contains("\(cache) can be written by other users"), "\(r.stderr)")
+        #expect(r.stderr.contains("hint: Fix it with: chmod go-w \(cache)"), "\(r.stderr)")
+        chmod(cache, 0o700)
+        #expect(try home.cache(["show", "positions"]).status == 0)
+    }
+
+    /// `logout --forget-device` removes the account's folders: one planted as a link to a folder
+    /// of the user's outside RAXX_HOME goes itself, and that folder survives whole.
+    @Test func forgetDeviceRemovesAPlantedLinkNotTheFolderItPointsTo() throws {
+        let home = try AuthHome()
+        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "246813").status == 0)
+        let configuration = try RaxxConfiguration(environment: home.environment)
+        let account = try #require(try FileLocalAccounts(configuration).current())
+        let keep = home.root.appendingPathComponent("keep").path
+        try FileManager.default.createDirectory(atPath: keep + "/photos", withIntermediateDirectories: true)
+        try "mine".write(toFile: keep + "/photos/precious", atomically: true, encoding: .utf8)
+        let planted = AccountFolders(configuration).cachePath(account)
+        try FileManager.default.createDirectory(atPath: (planted as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: planted, withDestinationPath: keep)
+        let logout = try home.auth(["logout", "--forget-device"])
+        #expect(logout.status == 0, "\(logout.stderr)")
+        var info = stat()
+        #expect(lstat(planted, &info) != 0, "the link is gone")
+        #expect(try String(contentsOfFile: keep + "/photos/precious", encoding: .utf8) == "mine")
+        #expect(!FileManager.default.fileExists(atPath: AccountFolders(configuration).statePath(account)))
+    }
+
     // MARK: The network
 
     @Test func plainHTTPToLoopbackNeverGoesThroughAProxy() throws {

@@ -12,12 +12,14 @@ import Testing
     final class Folder {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-plain-\(UUID().uuidString)", isDirectory: true)
         var cache: URL { root.appendingPathComponent("cache.sqlite") }
+        /// The rule the stores are held to, from this folder down.
+        var folders: PrivateFolders { PrivateFolders(roots: [root.path]) }
         init() throws { try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true) }
         deinit { try? FileManager.default.removeItem(at: root) }
     }
 
     func filled(at url: URL) throws {
-        let store = try CacheStore.open(at: url)
+        let store = try CacheStore.open(at: url, in: PrivateFolders(roots: [url.deletingLastPathComponent().path]))
         try store.beginRebuild(accountID: "acc_1")
         try store.apply(page([position("p1", "MSFT", seq: 1), position("p2", "AAPL", seq: 2), fill("f1", at: 1_790_000_000, seq: 3)]))
         try store.finishRebuild(accountID: "acc_1")
@@ -45,7 +47,7 @@ import Testing
         #expect(try pageSize(older) == 4096)
         try filled(at: older)
         #expect(try pageSize(older) == 4096)
-        let store = try #require(try CacheStore.openExisting(at: older))
+        let store = try #require(try CacheStore.openExisting(at: older, in: folder.folders))
         #expect(try symbols(store) == ["AAPL", "MSFT"])
     }
 
@@ -54,7 +56,7 @@ import Testing
         let url = folder.cache
         try filled(at: url)
 
-        let store = try #require(try CacheStore.openExisting(at: url))
+        let store = try #require(try CacheStore.openExisting(at: url, in: folder.folders))
         #expect(store.isPlain)
         let state = try store.syncState()
         #expect(state.accountID == "acc_1")
@@ -72,7 +74,7 @@ import Testing
         try store.recordFailure(kind: "offline", message: "no route", connectivity: .offlineHard, at: Date(timeIntervalSince1970: 1_790_000_200))
         #expect(!store.isPlain)
         #expect(try store.syncState().lastErrorKind == "offline")
-        let again = try #require(try CacheStore.openExisting(at: url))
+        let again = try #require(try CacheStore.openExisting(at: url, in: folder.folders))
         #expect(again.isPlain)
         #expect(try again.syncState().connectivity == .offlineHard)
         #expect(try again.syncState().lastErrorMessage == "no route")
@@ -81,7 +83,7 @@ import Testing
     @Test func ordersPortfolioAndTheJSONExportReadPlainlyWithTheirNulls() throws {
         let folder = try Folder()
         let url = folder.cache
-        let writable = try CacheStore.open(at: url)
+        let writable = try CacheStore.open(at: url, in: folder.folders)
         try writable.beginRebuild(accountID: "acc_1")
         let limit = #"{"id":"ord_1","client_order_id":"c-1","symbol":"MSFT","side":"buy","qty":10,"type":"limit","limit_price":"410.5","tif":"gtc","status":"partially_filled","filled_qty":4,"avg_fill_price":"410.25","reject_code":null,"mode":"paper","not_after":"2026-11-23T05:45:00.5Z","created_at":"2026-11-23T05:44:00Z","updated_at":"2026-11-23T05:44:30Z"}"#
         let market = #"{"id":"ord_2","client_order_id":"c-2","symbol":"SPY","side":"sell","qty":1,"type":"market","tif":"day","status":"rejected","filled_qty":0,"reject_code":"buying_power","mode":"paper","created_at":"2026-11-23T05:40:00Z","updated_at":"2026-11-23T05:40:01Z"}"#
@@ -96,7 +98,7 @@ import Testing
                                          marketValue: "0.00", equity: "1000.00", buyingPower: "1000.00", unrealizedPnl: "0.00", positionsCount: 0))
         try writable.recordSuccess(at: Date(timeIntervalSince1970: 1_795_000_100))
 
-        let store = try #require(try CacheStore.openExisting(at: url))
+        let store = try #require(try CacheStore.openExisting(at: url, in: folder.folders))
         #expect(store.isPlain)
         var orders: [CachedOrder] = []
         try store.orders(CacheQuery()) { orders.append($0) }
@@ -121,7 +123,7 @@ import Testing
         let folder = try Folder()
         let url = folder.cache
         try filled(at: url)
-        let store = try #require(try CacheStore.openExisting(at: url))
+        let store = try #require(try CacheStore.openExisting(at: url, in: folder.folders))
         #expect(store.isPlain)
         let answers = try await withThrowingTaskGroup(of: [String].self) { group in
             for _ in 0..<8 {
@@ -145,13 +147,13 @@ import Testing
         let first = try #require(CacheStore.migrator.migrations.first)
         try CacheStore.migrator.migrate(DatabaseQueue(path: url.path), upTo: first)
 
-        let store = try #require(try CacheStore.openExisting(at: url))
+        let store = try #require(try CacheStore.openExisting(at: url, in: folder.folders))
         #expect(!store.isPlain)
         #expect(try store.syncState().cursor == 0)
         let applied = try DatabaseQueue(path: url.path).read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") }
         #expect(applied == CacheStore.migrator.migrations.sorted())
         // Migrated, it is read plainly from then on.
-        #expect(try #require(try CacheStore.openExisting(at: url)).isPlain)
+        #expect(try #require(try CacheStore.openExisting(at: url, in: folder.folders)).isPlain)
     }
 
     /// A read that closes last leaves the -wal and -shm (the next read need not make them again),
@@ -160,16 +162,16 @@ import Testing
         let folder = try Folder()
         let url = folder.cache
         try filled(at: url)
-        var writer: CacheStore? = try CacheStore.open(at: url)
+        var writer: CacheStore? = try CacheStore.open(at: url, in: folder.folders)
         try writer?.recordAttempt(at: Date(timeIntervalSince1970: 1_790_000_200)) // frames in the log
-        var reader: CacheStore? = try #require(try CacheStore.openExisting(at: url))
+        var reader: CacheStore? = try #require(try CacheStore.openExisting(at: url, in: folder.folders))
         #expect(try reader?.syncState().lastAttemptAt == Date(timeIntervalSince1970: 1_790_000_200))
         writer = nil // not the last to close: the log stays as it is
         #expect(try size(url.path + "-wal") > 0)
         reader = nil
         #expect(try size(url.path + "-wal") == 0)
         #expect(FileManager.default.fileExists(atPath: url.path + "-shm"))
-        let again = try #require(try CacheStore.openExisting(at: url))
+        let again = try #require(try CacheStore.openExisting(at: url, in: folder.folders))
         #expect(try again.syncState().lastAttemptAt == Date(timeIntervalSince1970: 1_790_000_200))
         #expect(try again.counts(of: CacheStore.liveTables) == [0, 2, 1, 0])
         #expect(throws: RaxxError.self) { try again.counts(of: ["sync_state; DROP TABLE fills"]) }
@@ -187,9 +189,9 @@ import Testing
         let folder = try Folder()
         let url = folder.cache
         try Data(repeating: 0x5A, count: 8192).write(to: url)
-        #expect(throws: RaxxError.self) { try CacheStore.openExisting(at: url) }
+        #expect(throws: RaxxError.self) { try CacheStore.openExisting(at: url, in: folder.folders) }
         do {
-            _ = try CacheStore.openExisting(at: url)
+            _ = try CacheStore.openExisting(at: url, in: folder.folders)
         } catch {
             #expect(error.code == "cache_damaged")
         }

@@ -326,16 +326,17 @@ func symbols(_ store: CacheStore) throws -> [String] {
     @Test func storesAreCreatedAndKept0600() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-modes-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: folder) }
+        let folders = PrivateFolders(roots: [folder.path])
         let cacheURL = folder.appendingPathComponent("cache.sqlite")
-        let cache = try CacheStore.open(at: cacheURL)
+        let cache = try CacheStore.open(at: cacheURL, in: folders)
         try cache.recordAttempt(at: Date()) // a write: the -wal and -shm exist now
         for suffix in ["", "-wal", "-shm"] { #expect(try mode(cacheURL.path + suffix) == 0o600, "cache.sqlite\(suffix)") }
-        _ = try OrderJournal.open(at: folder.appendingPathComponent("orders.sqlite"))
+        _ = try OrderJournal.open(at: folder.appendingPathComponent("orders.sqlite"), in: folders)
         #expect(try mode(folder.appendingPathComponent("orders.sqlite").path) == 0o600)
         // A file an earlier version left readable by others is brought back to 0600.
         let older = folder.appendingPathComponent("alerts.sqlite")
         FileManager.default.createFile(atPath: older.path, contents: nil, attributes: [.posixPermissions: 0o644])
-        _ = try AlertStore.open(at: older)
+        _ = try AlertStore.open(at: older, in: folders)
         #expect(try mode(older.path) == 0o600)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import RaxxCore
 @testable import RaxxStore
 import RaxxTestSupport
 import Testing
@@ -12,7 +13,7 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("store-checkpoint-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("store.sqlite")
-        let pool = try openPool(at: url)
+        let pool = try openPool(at: url, in: PrivateFolders(roots: [folder.path]))
         // SQLite's automatic checkpoint (which would run on the writer, after its commits) is off.
         #expect(try await pool.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA wal_autocheckpoint") } == 0)
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import RaxxCore
 @testable import RaxxStore
 import RaxxTestSupport
 import Testing
@@ -27,12 +28,12 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-locks-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("orders.sqlite")
-        let journal = try OrderJournal.open(at: url)
+        let journal = try OrderJournal.open(at: url, in: PrivateFolders(roots: [folder.path]))
         try journal.writer.write { db in
             try db.execute(sql: "CREATE TABLE probe (x INTEGER)")
             try db.execute(sql: "INSERT INTO probe VALUES (1)")
         }
-        _ = try OrderJournal.open(at: url) // as raxx-order place does, for the dead man's switch
+        _ = try OrderJournal.open(at: url, in: PrivateFolders(roots: [folder.path])) // as raxx-order place does, for the dead man's switch
         #expect(try elsewhere(url.path, "SELECT COUNT(*) FROM probe") == "1")
         try journal.writer.write { db in try db.execute(sql: "INSERT INTO probe VALUES (2)") }
         // Another process sees the second commit: the log it went to is still the database's.

@@ -31,7 +31,10 @@ final class CacheRig: @unchecked Sendable {
 
     var keystore: Keystore { Keystore(directory: folder.appendingPathComponent("state"), machineIDPath: folder.appendingPathComponent("machine-id").path) }
 
-    func store() throws -> CacheStore { try CacheStore.open(at: folder.appendingPathComponent("cache/cache.sqlite")) }
+    /// The rule the rig's stores are held to, from its folder down.
+    var folders: PrivateFolders { PrivateFolders(roots: [folder.path]) }
+
+    func store() throws -> CacheStore { try CacheStore.open(at: folder.appendingPathComponent("cache/cache.sqlite"), in: folders) }
 
     /// Registers a passkey for the seeded account and answers a refresher against `url`.
     func refresher(_ url: URL, store: CacheStore) async throws -> CacheRefresher {
@@ -128,7 +131,7 @@ func matches(_ local: [String: CacheStore.EntitySummary], _ remote: Components.S
     @Test func pagesReadAsBytesFillTheSameCacheAsDecodedPages() async throws {
         let rig = try CacheRig()
         let decodedStore = try rig.store()
-        let rawStore = try CacheStore.open(at: rig.folder.appendingPathComponent("cache/raw.sqlite"))
+        let rawStore = try CacheStore.open(at: rig.folder.appendingPathComponent("cache/raw.sqlite"), in: rig.folders)
         try await rig.run { url in
             let decoded = try await rig.refresher(url, store: decodedStore)
             var raw = try await rig.refresher(url, store: rawStore)
