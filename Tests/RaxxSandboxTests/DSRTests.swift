@@ -681,6 +681,15 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
             #expect(page.contains(line), "raxx.7 lacks the rule \(rule.id): \(line)")
             #expect(page.contains(rule.what), "raxx.7 lacks what \(rule.id) is about")
         }
+        // And every table that can hold a link to a person without a rule of its own: what an
+        // erasure does to it (cancel_after and closed_account_tokens were missing).
+        let companions = ErasureRule.companions.map(\.table)
+        #expect(Set(companions).isSuperset(of: ["email_codes", "email_code_attempts", "spent_renewal_tokens", "cancel_after",
+                                                 "closed_account_tokens"]))
+        for companion in ErasureRule.companions {
+            let line = [companion.table, companion.action, companion.retention, companion.ground].joined(separator: "|")
+            #expect(page.contains(line), "raxx.7 lacks \(companion.table): \(line)")
+        }
     }
 }
 

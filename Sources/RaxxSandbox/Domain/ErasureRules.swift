@@ -317,4 +317,41 @@ public enum ErasureRule: String, CaseIterable, Sendable {
 
     /// The tables `withoutRule` says go with another's rows, and the table they go with.
     public static let deletedWith: [String: String] = ["spent_renewal_tokens": "sessions", "cancel_after": "sessions"]
+
+    /// The tables `withoutRule` keeps through an erasure, because nothing in them links to a
+    /// person any more.
+    public static let keptWithoutPersonalData: Set<String> = ["closed_account_tokens"]
+
+    /// A table that can hold a link to a person but has no rule of its own, with what an erasure
+    /// does to its rows.
+    public struct Companion: Sendable, Equatable {
+        public var table: String
+        /// `delete`, `pseudonymise` (as its rule), or `keep`.
+        public var action: String
+        public var retention: String
+        public var ground: String
+        public var what: String
+    }
+
+    /// Every such table, after the rules in raxx.7's erasure table (`raxx-sandbox erasure-rules`):
+    /// those a rule covers beside its own table, those deleted with another's rows, and those kept
+    /// without personal data. Derived from the rules and `withoutRule`, so none can be left out.
+    public static var companions: [Companion] {
+        let covered = allCases.flatMap { rule in
+            rule.coveredTables.filter { $0 != rule.table }.map {
+                Companion(table: $0, action: rule.action.rawValue, retention: rule.retention, ground: rule.ground,
+                          what: "erased with \(rule.table) (rule \(rule.id))")
+            }
+        }
+        let cascaded = deletedWith.sorted { $0.key < $1.key }.compactMap { table, parent -> Companion? in
+            guard let rule = allCases.first(where: { $0.table == parent }) else { return nil }
+            return Companion(table: table, action: rule.action.rawValue, retention: rule.retention, ground: rule.ground,
+                             what: withoutRule[table] ?? "deleted with \(parent)")
+        }
+        let kept = keptWithoutPersonalData.sorted().map {
+            Companion(table: $0, action: "keep", retention: "until the session would have ended",
+                      ground: "no personal data once the account is erased", what: withoutRule[$0] ?? "")
+        }
+        return covered + cascaded + kept
+    }
 }
