@@ -15,7 +15,9 @@ extension RaxxAuth {
             discussion: """
             Creates an ES256 (P-256) passkey in the software authenticator and registers it with Raptor. \
             Raptor first emails a one-time code to the address (a run of digits, good once for 10 \
-            minutes, 5 tries): type it when asked, or pass it on a file descriptor with --code-fd. \
+            minutes; asking again mails the same code; wrong codes are counted per address, and past \
+            the server's budget it says when to try again, exit 75): type it when asked, or pass it \
+            on a file descriptor with --code-fd. \
             The same command adds a passkey on a new device to an existing account, and is the way \
             back after a lost or locked passkey: the code proves the address is yours, and the \
             account is emailed that a passkey was added. \

@@ -62,7 +62,7 @@ public struct APITrace: Sendable {
     static let bodyLimit = 16 << 10
 
     func request(operationID: String, method: String, url: String, fields: HTTPFields, body: [UInt8]?) {
-        var text = "> \(method) \(url)\n"
+        var text = "> \(method) \(Self.shown(url, of: operationID))\n"
         for field in fields { text += "> \(field.name.rawName): \(Self.value(of: field.name.rawName, field.value))\n" }
         if let body { text += Self.render(body, of: operationID) }
         write(text)
@@ -95,6 +95,13 @@ public struct APITrace: Sendable {
     static func render(_ body: [UInt8], of operationID: String) -> String {
         guard !personalData.contains(operationID) else { return "<body: \(grouped(body.count)) bytes, personal data not shown>\n" }
         return render(body)
+    }
+
+    /// A URL as it shows: a personal-data operation's query (`?email=` of a subject's audit trail)
+    /// is not shown.
+    static func shown(_ url: String, of operationID: String) -> String {
+        guard personalData.contains(operationID), let query = url.firstIndex(of: "?") else { return url }
+        return url[..<query] + "?[personal data not shown]"
     }
 
     /// 12345 as "12,345".

@@ -172,9 +172,25 @@ public struct PrivateFolders: Sendable, Equatable {
         guard info.st_uid == geteuid() else {
             throw unsafe("\(path) belongs to another user; refusing to use it.", hint: moveAside(path))
         }
-        guard info.st_mode & 0o022 == 0 else {
+        // Group-writable is fine for the user's private group (umask 002 on systems that give each
+        // user a group of their own), as Debian's OpenSSH allows it: no one else is in it.
+        guard info.st_mode & 0o002 == 0, info.st_mode & 0o020 == 0 || isPrivateGroup(info.st_gid) else {
             throw unsafe("\(path) can be written by other users; refusing to use it.", hint: "Fix it with: chmod go-w \(path)")
         }
+    }
+
+    /// `gid` is the user's private group: their primary group, named as they are, with no other
+    /// member. (The group and password databases are read only on this rare path.)
+    public static func isPrivateGroup(_ gid: gid_t) -> Bool {
+        guard let user = getpwuid(geteuid()), user.pointee.pw_gid == gid, let group = getgrgid(gid) else { return false }
+        let name = String(cString: user.pointee.pw_name)
+        guard String(cString: group.pointee.gr_name) == name else { return false }
+        var member = group.pointee.gr_mem
+        while let entry = member?.pointee {
+            guard String(cString: entry) == name else { return false }
+            member = member?.advanced(by: 1)
+        }
+        return true
     }
 
     /// `name` in the folder open at `folderFD`: a folder emptied first (each entry by `fstatat`

@@ -31,11 +31,13 @@ public enum DSRRequests {
         return date
     }
 
-    /// A free-text field (reason, method): 1 to 500 characters.
-    public static func text(_ text: String, field: String) throws(RaxxError) -> String {
-        let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !t.isEmpty, t.count <= 500 else { throw RaxxError.badInput(field: field, "must be 1 to 500 characters") }
-        return t
+    /// A free-text field (ticket, reason, method), by `DSRText`'s rule.
+    public static func text(_ text: String, field: String, max: Int = DSRText.textLength) throws(RaxxError) -> String {
+        do {
+            return try DSRText.checked(text, max: max)
+        } catch {
+            throw RaxxError.badInput(field: field, error.description)
+        }
     }
 
     static let closed: Set<Components.Schemas.DSRStatus> = [.completed, .cancelled, .refused]

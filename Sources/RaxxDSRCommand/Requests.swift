@@ -37,8 +37,7 @@ extension RaxxDSR {
 
         public func run(_ context: CommandContext) async throws {
             let email = try DSRRequests.email(email)
-            let ticket = ticket.trimmingCharacters(in: .whitespaces)
-            guard !ticket.isEmpty, ticket.count <= 64 else { throw RaxxError.badInput(field: "ticket", "must be 1 to 64 characters") }
+            let ticket = try DSRRequests.text(ticket, field: "ticket", max: DSRText.ticketLength)
             let received = try receivedAt.map { text throws(RaxxError) in try DSRRequests.receivedAt(text, now: context.clock()) }
             _ = try context.storedSession()
             let body = Components.Schemas.DSRRequestOpening(email: email, kind: kind, ticket: ticket, receivedAt: received)

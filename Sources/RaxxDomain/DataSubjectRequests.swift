@@ -109,3 +109,34 @@ public enum DSRDeadline {
     /// A request still open is overdue once its due day has passed.
     public static func isOverdue(dueOn: CalendarDay, today: CalendarDay) -> Bool { today > dueOn }
 }
+
+/// The free text staff write on a data-subject request (its ticket, a verification method, the
+/// reason for an extension or a closing): one rule for raxx-dsr, which refuses it before sending,
+/// and the sandbox, which refuses it again. Text with an `@` is refused: a person is named by the
+/// request's subject, never in free text, where an erasure, which replaces whole values, could not
+/// find them.
+public enum DSRText {
+    public enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
+        case length(max: Int)
+        case namesAnEmail
+
+        public var description: String {
+            switch self {
+            case .length(let max): "must be 1 to \(max) characters"
+            case .namesAnEmail: "must not hold an email address (the request's subject names the person; write what was done, not to whom)"
+            }
+        }
+    }
+
+    /// The longest ticket, and the longest other text.
+    public static let ticketLength = 64
+    public static let textLength = 500
+
+    /// `text` trimmed, or why it is refused.
+    public static func checked(_ text: String, max: Int = textLength) throws(Refusal) -> String {
+        let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !t.isEmpty, t.count <= max else { throw .length(max: max) }
+        guard !t.contains("@") else { throw .namesAnEmail }
+        return t
+    }
+}

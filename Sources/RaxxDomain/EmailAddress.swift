@@ -9,7 +9,8 @@ import Foundation
 /// (NUL, ESC, backspace, bidirectional overrides), white space, and the characters that would end
 /// the address inside a header or start another (`<`, `>`, `,`, `;`, `:`, `"`, `` ` ``, `\`, `(`,
 /// `)`, `[`, `]`). There is one `@`, with something before it, and a domain of dot-separated
-/// labels, at least two, none empty. An apostrophe stays allowed (`o'brien@x.test`).
+/// labels, at least two, none empty. An apostrophe stays allowed (`o'brien@x.test`). An address is
+/// kept lowercased and in Unicode's composed form (NFC).
 public enum EmailAddress {
     /// RFC 5321 §4.5.3.1.3: a path is at most 256 octets with its angle brackets.
     public static let maxBytes = 254
@@ -44,7 +45,9 @@ public enum EmailAddress {
         guard !trimmed.isEmpty else { throw .empty }
         // Counted before anything else is read, so that a megabyte of text is refused at once.
         guard trimmed.utf8.count <= maxBytes else { throw .tooLong(bytes: trimmed.utf8.count) }
-        let email = trimmed.lowercased()
+        // In one form (NFC), so that an address typed with a composed or a decomposed "é" is one
+        // address, to Swift and to SQLite alike.
+        let email = trimmed.lowercased().precomposedStringWithCanonicalMapping
         // Lowercasing can lengthen a few characters' UTF-8 ("İ" becomes "i̇").
         guard email.utf8.count <= maxBytes else { throw .tooLong(bytes: email.utf8.count) }
         if let bad = email.unicodeScalars.first(where: isForbidden) { throw .forbiddenCharacter(bad) }

@@ -27,7 +27,8 @@ extension RaxxSandboxTool {
 
             Registration codes are budgeted per address, not per code: an address may be tried with \
             --code-guesses wrong codes in any 10 minutes and mailed --code-mails codes an hour, and a \
-            client may ask --code-asks-per-client times a minute; past a budget the answer is 429 \
+            client may ask --code-asks-per-client times a minute and present --code-tries-per-client \
+            codes a minute; past a budget the answer is 429 \
             rate_limited with Retry-After. A code stays good until it expires or is used: another ask \
             mails the same code again, never a new one that would void it. Codes are kept as keyed \
             hashes under a key held in memory, so a restart voids the codes outstanding.
@@ -117,6 +118,10 @@ extension RaxxSandboxTool {
                 help: ArgumentHelp("Asks for a registration code one client (IP address) may make in any minute.", valueName: "count"))
         var codeAsksPerClient = RegistrationCodeLimits().asksPerClient
 
+        @Option(name: .customLong("code-tries-per-client"),
+                help: ArgumentHelp("Registration codes one client (IP address) may present in any minute, whatever the addresses.", valueName: "count"))
+        var codeTriesPerClient = RegistrationCodeLimits().guessesPerClient
+
         @Option(name: .customLong("apns-url"),
                 help: ArgumentHelp("Push each new alert to its account's opted-in devices at this APNs endpoint (https).", valueName: "url"))
         var apnsURL: String?
@@ -157,8 +162,8 @@ extension RaxxSandboxTool {
                 throw ValidationError("Push needs all of --apns-url, --apns-key-file, --apns-key-id, --apns-team-id and --apns-topic.")
             }
             if let apnsURL, !apnsURL.lowercased().hasPrefix("https://") { throw ValidationError("--apns-url must be an https URL.") }
-            guard codeGuesses > 0, codeMails > 0, codeAsksPerClient > 0 else {
-                throw ValidationError("--code-guesses, --code-mails and --code-asks-per-client must be at least 1.")
+            guard codeGuesses > 0, codeMails > 0, codeAsksPerClient > 0, codeTriesPerClient > 0 else {
+                throw ValidationError("--code-guesses, --code-mails, --code-asks-per-client and --code-tries-per-client must be at least 1.")
             }
         }
 
@@ -186,7 +191,7 @@ extension RaxxSandboxTool {
             configuration.erasureChunkBudget = .milliseconds(max(1, erasureChunkTime.milliseconds))
             configuration.cancelAfterScanInterval = cancelAfterScanInterval
             configuration.codeLimits = RegistrationCodeLimits(guessesPerAddress: codeGuesses, mailsPerAddress: codeMails,
-                                                              asksPerClient: codeAsksPerClient)
+                                                              asksPerClient: codeAsksPerClient, guessesPerClient: codeTriesPerClient)
             let database: SandboxDatabase
             do {
                 database = try SandboxDatabase(path: db, mailDirectory: mailDir)

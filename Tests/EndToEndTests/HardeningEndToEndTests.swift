@@ -303,6 +303,7 @@ import Glibc
         #expect(try home.cache(["refresh", "--quiet"]).status == 0)
         let cache = home.root.appendingPathComponent("home/cache").path
         chmod(cache, 0o770)
+        chown(cache, geteuid(), 1) // a group others are in (daemon), not the user's own
         let r = try home.cache(["show", "positions", "--format", "text"])
         #expect(r.status == 77, "\(r.stderr)")
         #expect(r.stderr.contains("\(cache) can be written by other users"), "\(r.stderr)")

@@ -89,6 +89,23 @@ import Testing
         #expect(text.contains("\n<body: \(sent.utf8.count) bytes, personal data not shown>\n"), "\(text)")
     }
 
+    /// A subject's audit trail is asked for by its email, in the query: under RAXX_DEBUG=api the
+    /// email showed in the URL even with the body hidden.
+    @Test func aPersonalDataQueryIsNotShown() async throws {
+        let listener = try LoopbackListener(.respond(status: 200, headers: ["Content-Type": "application/json"],
+                                                     body: #"{"events":[],"cursor":0,"has_more":false}"#))
+        defer { listener.stop() }
+        let lines = Lines()
+        let transport = CurlTransport(options: .init(userAgent: "raxx-test/0.1.0", trace: lines.trace))
+        let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/api/dsr/audit?email=bob%40x.test&limit=10")
+        _ = try await transport.send(request, body: nil, baseURL: URL(string: listener.url)!, operationID: Operations.ListSubjectAuditEvents.id)
+        let text = lines.text.withLock { $0 }
+        #expect(text.contains("> GET ") && text.contains("/api/dsr/audit?[personal data not shown]"), "\(text)")
+        #expect(!text.contains("bob") && !text.contains("x.test"), "\(text)")
+        // Another operation's query shows as it is.
+        #expect(APITrace.shown("http://h/api/events?wait=30", of: Operations.ListEvents.id) == "http://h/api/events?wait=30")
+    }
+
     /// The list of the operations whose bodies are personal data is the spec's operations, by id.
     @Test func personalDataIsKnownByOperation() {
         #expect(APITrace.personalData.contains(Operations.ExportDSRData.id))

@@ -59,6 +59,7 @@ import Glibc
         let cache = sandbox.home + "/cache"
         try sandbox.folders.folder(cache + "/api.raxx.app")
         chmod(cache, 0o775)
+        chown(cache, geteuid(), 1) // a group others are in (daemon), not the user's own
         let refused = try #require(refusal { () throws(RaxxError) in try sandbox.folders.folder(cache + "/api.raxx.app/accounts") })
         #expect(refused.status == .notPermitted)
         #expect(refused.code == "unsafe_folder")
@@ -72,6 +73,20 @@ import Glibc
         #expect(root.hint == "Fix it with: chmod go-w \(sandbox.home)")
         chmod(sandbox.home, 0o700)
         #expect(try sandbox.folders.folder(cache + "/api.raxx.app/accounts"))
+    }
+
+    /// Group-writable by the user's private group (umask 002, a group of one's own) is the user's
+    /// alone, as Debian's OpenSSH takes it; world-writable never is.
+    @Test func theUsersOwnGroupMayWriteNoOneElse() throws {
+        let sandbox = try Sandbox()
+        let cache = sandbox.home + "/cache"
+        try sandbox.folders.folder(cache)
+        guard PrivateFolders.isPrivateGroup(getegid()) else { return } // a machine whose group is shared: nothing to show
+        chown(cache, geteuid(), getegid())
+        chmod(cache, 0o775)
+        #expect(try sandbox.folders.folder(cache + "/api.raxx.app"))
+        chmod(cache, 0o777)
+        #expect(refusal { () throws(RaxxError) in try sandbox.folders.folder(cache + "/api.raxx.app") }?.code == "unsafe_folder")
     }
 
     /// `cache/<server>/accounts` planted as a link to another user's folder: never followed,

@@ -413,10 +413,21 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         _ = try await rig.signIn("s@example.com")
         let handled = try await rig.open(a, email: "s@example.com", kind: .access)
         _ = try await rig.verify(a, handled.id)
+        // The access export shows every request the erasure changes: a's own, and the one a
+        // handled, by its id and a's part in it, nothing of its subject.
+        let access = try await rig.open(b, email: "a@example.com", kind: .access)
+        _ = try await rig.verify(b, access.id)
+        let export = try await rig.as(b) { try await rig.service.exportDSRData(.init(path: .init(requestId: access.id))).ok.body.json }
+        let exported = try #require(export.tables.additionalProperties["dsr_requests"]).map { row in
+            (id: row.additionalProperties.value["id"].flatMap { $0 } as? String ?? "", role: row.additionalProperties.value["role"].flatMap { $0 } as? String ?? "")
+        }
+        #expect(exported.map(\.id) == [handled.id, access.id] && exported.map(\.role) == ["opened_and_verified", "subject"], "\(exported)")
+        #expect(!String(describing: export.tables.additionalProperties["dsr_requests"]).contains("s@example.com"))
+        _ = try await rig.as(b) { try await rig.service.confirmDSRExport(.init(path: .init(requestId: access.id))).ok }
         let r = try await rig.open(b, email: "a@example.com", kind: .erasure)
         _ = try await rig.verify(b, r.id)
         let plan = try await rig.plan(b, r.id)
-        #expect(plan.items.first { $0.table == "dsr_requests" }?.rows == 2)
+        #expect(plan.items.first { $0.table == "dsr_requests" }?.rows == 3)
         let grant = try await rig.grant(userID: try await rig.userID("b@example.com"), id: r.id, planHash: plan.planHash)
         let outcome = try await rig.apply(b, r.id, planHash: plan.planHash, grant: grant)
         #expect(outcome.request.status == .completed && outcome.request.subject.hasPrefix("hmac-sha256:"))

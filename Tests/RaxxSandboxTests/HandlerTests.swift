@@ -257,6 +257,21 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         #expect(try await rig.auditActions().contains("passkey.removed"))
     }
 
+    /// An address stored before the one rule (seeded in capitals) is still mailed, as the rule
+    /// writes it; one the rule refuses never reaches a header.
+    @Test func theMailerWritesOnlyMailableAddresses() throws {
+        let mailer = Mailer.temporary()
+        defer { try? FileManager.default.removeItem(atPath: mailer.directory) }
+        try mailer.deliver(Mail(to: "Bob@X.Test", subject: "A passkey was removed", body: "b"), at: HandlerRig.now)
+        let mail = Mailbox(directory: mailer.directory).messages()
+        #expect(mail.map(\.to) == ["bob@x.test"])
+        #expect(mail.first?.raw.contains("To: <bob@x.test>\r\n") == true)
+        #expect(throws: Mailer.MailError.self) {
+            try mailer.deliver(Mail(to: "evil@attacker.test>,<victim@x.test", subject: "s", body: "b"), at: HandlerRig.now)
+        }
+        #expect(Mailbox(directory: mailer.directory).messages().count == 1)
+    }
+
     /// A database in memory makes a temporary Maildir at its first email, and takes it with it.
     @Test func aDatabaseInMemoryTakesItsMailWithIt() async throws {
         var database: SandboxDatabase? = try SandboxDatabase(path: ":memory:")
@@ -286,7 +301,7 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
             await problem { _ = try await handlers.registerOptions(.init(body: .json(.init(email: email, code: code))), caller: { nil }) }
         }
         func mails(_ email: String) -> [Mailbox.Message] { rig.database.mailbox.messages(to: email) }
-        func wrong(_ code: String) -> String { code == "11111111" ? "22222222" : "11111111" }
+        func wrong(_ code: String?) -> String { code == "11111111" ? "22222222" : "11111111" }
     }
 
     @Test func aCodeIsKeptOnlyAsAKeyedHashAndLivesTenMinutes() async throws {
@@ -344,6 +359,40 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         #expect(await r.ask("o@example.com") == nil)
         let next = try #require(r.mails("o@example.com").last?.code)
         if next != owners { #expect(await r.ask("o@example.com", owners)?.code == .codeInvalid) }
+    }
+
+    /// The budget per address alone let one client guess at many addresses at once.
+    @Test func oneClientGuessingAtManyAddressesIsLimitedToo() async throws {
+        let r = try CodeRig(limits: RegistrationCodeLimits(guessesPerClient: 5))
+        for i in 0..<6 { #expect(await r.ask("g\(i)@example.com") == nil) }
+        var answers: [Components.Schemas.ProblemCode?] = []
+        for i in 0..<6 { answers.append(await r.ask("g\(i)@example.com", r.wrong(r.mails("g\(i)@example.com").last?.code))?.code) }
+        #expect(answers == [.codeInvalid, .codeInvalid, .codeInvalid, .codeInvalid, .codeInvalid, .rateLimited], "\(answers)")
+        // Refusals past a budget are not audited one by one.
+        let refusals = try await r.rig.database.writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM audit_events WHERE action = 'registration.code_refused'")
+        }
+        #expect(refusals == 5)
+        r.clock.advance(by: RegistrationCodeLimits.clientWindow)
+        let code = try #require(r.mails("g5@example.com").last?.code)
+        #expect(await r.ask("g5@example.com", code) == nil)
+        // An IPv6 client is one by its /64, wherever in it it asks from.
+        #expect(ClientBudget.key("2001:db8:1:2::1") == ClientBudget.key("2001:0db8:0001:0002:ffff:ffff:ffff:fffe"))
+        #expect(ClientBudget.key("2001:db8:1:2::1") != ClientBudget.key("2001:db8:1:3::1"))
+        #expect(ClientBudget.key("127.0.0.1") == "127.0.0.1")
+    }
+
+    /// A live code about to expire is not mailed again: a new one, which has its ten minutes.
+    @Test func aCodeAboutToExpireIsNotMailedAgain() async throws {
+        let r = try CodeRig()
+        #expect(await r.ask("e@example.com") == nil)
+        let first = try #require(r.mails("e@example.com").last?.code)
+        r.clock.advance(by: AuthHandlers.codeLifetime - RegistrationCodeLimits.resendLeast + 1)
+        #expect(await r.ask("e@example.com") == nil)
+        let second = try #require(r.mails("e@example.com").last)
+        #expect(second.body.contains("for 10 minutes"), "\(second.body)")
+        if second.code != first { #expect(await r.ask("e@example.com", first)?.code == .codeInvalid) }
+        #expect(await r.ask("e@example.com", second.code) == nil)
     }
 
     @Test func mailsAreLimitedPerAddressAndAsksPerClient() async throws {

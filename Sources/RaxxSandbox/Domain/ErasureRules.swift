@@ -234,9 +234,17 @@ public enum ErasureRule: String, CaseIterable, Sendable {
                    OR subject IN (SELECT 'dsr:' || id FROM dsr_requests WHERE subject = :email) ORDER BY seq
                 """)
         case .dsrRequests:
+            // The subject's own requests whole; those they handled as staff (which the erasure
+            // changes too) by their id and the subject's part in them, nothing of the other person.
             Export(name: "dsr_requests", sql: """
-                SELECT id, kind, ticket, status, received_at, due_on, extended, extension_reason, verification_method, verified_at,
-                       closed_reason, created_at, completed_at FROM dsr_requests WHERE subject = :email ORDER BY created_at
+                SELECT id, 'subject' AS role, kind, ticket, status, received_at, due_on, extended, extension_reason, verification_method,
+                       verified_at, closed_reason, created_at, completed_at FROM dsr_requests WHERE subject = :email
+                UNION ALL
+                SELECT id, CASE WHEN opened_by = :email COLLATE NOCASE AND verified_by = :email COLLATE NOCASE THEN 'opened_and_verified'
+                                WHEN opened_by = :email COLLATE NOCASE THEN 'opened' ELSE 'verified' END,
+                       kind, NULL, NULL, NULL, NULL, NULL, NULL, NULL, verified_at, NULL, created_at, NULL FROM dsr_requests
+                WHERE subject != :email AND (opened_by = :email COLLATE NOCASE OR verified_by = :email COLLATE NOCASE)
+                ORDER BY created_at, id
                 """)
         case .challenges, .stepUpGrants, .ordersLive, .changeLog, .accounts:
             nil

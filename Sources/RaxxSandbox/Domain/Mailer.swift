@@ -62,7 +62,10 @@ public final class Mailer: Sendable {
     /// Writes `mail` into `new/` now.
     func deliver(_ mail: Mail, at date: Date) throws {
         // Every address was validated where it came in; one that was not never reaches a header.
-        guard EmailAddress.isMailable(mail.to) else { throw MailError(path: directory, reason: "refusing to mail an invalid address") }
+        // (One stored before the rule, in capitals, is mailed as the rule writes it.)
+        guard let to = try? EmailAddress.normalized(mail.to) else { throw MailError(path: directory, reason: "refusing to mail an invalid address") }
+        var mail = mail
+        mail.to = to
         try makeFolders()
         // Maildir's unique name, which also sorts in the order of delivery: the time to the
         // microsecond, then this mailer's count (two messages of one microsecond), then a UUID.

@@ -12,18 +12,25 @@ public struct RegistrationCodeLimits: Sendable, Equatable {
     public var guessesPerAddress: Int
     /// Codes mailed to one address in any `mailWindow`.
     public var mailsPerAddress: Int
-    /// Asks for a code one client (an IP address) may make in any `clientWindow`. The default lets
-    /// 20 accounts register from one loopback client within a minute.
+    /// Asks for a code one client (an IP address; an IPv6 /64) may make in any `clientWindow`. The
+    /// default lets 20 accounts register from one loopback client within a minute.
     public var asksPerClient: Int
+    /// Codes one client may present in any `clientWindow`, whatever the addresses: the budget per
+    /// address alone would let one client guess at many addresses at once.
+    public var guessesPerClient: Int
 
     public static let guessWindow: TimeInterval = 600
     public static let mailWindow: TimeInterval = 3600
     public static let clientWindow: TimeInterval = 60
 
-    public init(guessesPerAddress: Int = 10, mailsPerAddress: Int = 5, asksPerClient: Int = 30) {
+    /// A live code with less than this left is not mailed again: a new one is.
+    public static let resendLeast: TimeInterval = 120
+
+    public init(guessesPerAddress: Int = 10, mailsPerAddress: Int = 5, asksPerClient: Int = 30, guessesPerClient: Int = 60) {
         self.guessesPerAddress = guessesPerAddress
         self.mailsPerAddress = mailsPerAddress
         self.asksPerClient = asksPerClient
+        self.guessesPerClient = guessesPerClient
     }
 
     /// Seconds until one more event is allowed, when the `times` of the events so far in `window`
@@ -45,26 +52,40 @@ enum CodeAsk: Sendable, Equatable {
     case limited(retryAfter: Int)
 }
 
-/// The asks of each client in the last `clientWindow`, in memory: a client's address is not kept
-/// anywhere it would outlive the window.
-final class ClientAskBudget: Sendable {
-    private let asks = Mutex<[String: [Double]]>([:])
+/// What each client did in the last `clientWindow` (asks for a code, or codes presented), in
+/// memory: a client's address is not kept anywhere it would outlive the window.
+final class ClientBudget: Sendable {
+    private struct State {
+        var times: [String: [Double]] = [:]
+        var swept: Double = 0
+    }
+    private let state = Mutex(State())
 
-    /// Counts an ask of `client`; answers the seconds to wait instead when its budget is spent.
+    /// Counts one more of `client`'s; answers the seconds to wait instead when its budget is spent.
     func take(_ client: String, limit: Int, now: Date) -> Int? {
-        let t = now.timeIntervalSince1970
-        return asks.withLock { asks -> Int? in
-            // Each ask forgets the windows that ended, so the table holds the last minute's clients.
-            asks = asks.compactMapValues { times in
-                let kept = times.filter { $0 > t - RegistrationCodeLimits.clientWindow }
-                return kept.isEmpty ? nil : kept
+        let t = now.timeIntervalSince1970, window = RegistrationCodeLimits.clientWindow
+        let key = Self.key(client)
+        return state.withLock { state -> Int? in
+            // The clients gone quiet are forgotten once a window, not at every request.
+            if t - state.swept >= window {
+                state.times = state.times.filter { $0.value.contains { $0 > t - window } }
+                state.swept = t
             }
-            let times = asks[client, default: []]
-            if let wait = RegistrationCodeLimits.retryAfter(times, limit: limit, window: RegistrationCodeLimits.clientWindow, now: now) {
+            let times = state.times[key, default: []].filter { $0 > t - window }
+            if let wait = RegistrationCodeLimits.retryAfter(times, limit: limit, window: window, now: now) {
+                state.times[key] = times
                 return wait
             }
-            asks[client] = times + [t]
+            state.times[key] = times + [t]
             return nil
         }
+    }
+
+    /// An IPv4 address as it is; an IPv6 one by its /64, which one client holds whole and can move
+    /// about in at will.
+    static func key(_ address: String) -> String {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        guard address.contains(":"), inet_pton(AF_INET6, address, &bytes) == 1 else { return address }
+        return bytes.prefix(8).map { String(format: "%02x", $0) }.joined() + "/64"
     }
 }

@@ -183,7 +183,7 @@ struct SandboxRequestContext: RequestContext, RemoteAddressRequestContext {
     }
 }
 
-/// Which client is asking, for the budgets counted per client (`ClientAskBudget`): the address the
+/// Which client is asking, for the budgets counted per client (`ClientBudget`): the address the
 /// request came from (a task-local value, as `RequestIdentity.bearerToken` is).
 enum RequestClient {
     @TaskLocal static var address: String?

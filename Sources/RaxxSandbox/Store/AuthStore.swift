@@ -149,13 +149,16 @@ struct AuthStore: Sendable {
                 return .limited(retryAfter: wait)
             }
             var live: (code: String, expiresAt: Date)? = nil
-            if let row = try Row.fetchOne(db, sql: "SELECT code_sealed, expires_at FROM email_codes WHERE email_hash = ?", arguments: [hash]),
+            // A code with little time left is not mailed again (it would expire as it is read): a new one is.
+            if let row = try Row.fetchOne(db, sql: "SELECT code_sealed, expires_at FROM email_codes WHERE email_hash = ? AND expires_at > ?",
+                                          arguments: [hash, now.timeIntervalSince1970 + RegistrationCodeLimits.resendLeast]),
                let box = try? ChaChaPoly.SealedBox(combined: row["code_sealed"] as Data),
                let opened = try? ChaChaPoly.open(box, using: key.key, authenticating: Data(hash.utf8)) {
                 live = (String(decoding: opened, as: UTF8.self), Date(timeIntervalSince1970: row["expires_at"]))
             }
             if live == nil {
-                // None, or one sealed under the key of an earlier run, which nobody can check any more.
+                // None, one about to expire, or one sealed under the key of an earlier run, which
+                // nobody can check any more.
                 try db.execute(sql: """
                     INSERT OR REPLACE INTO email_codes (email_hash, code_hash, code_sealed, expires_at, created_at) VALUES (?, ?, ?, ?, ?)
                     """, arguments: [hash, fresh.hash, fresh.sealed, expiresAt.timeIntervalSince1970, now.timeIntervalSince1970])

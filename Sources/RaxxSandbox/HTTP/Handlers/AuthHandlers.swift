@@ -12,8 +12,9 @@ struct AuthHandlers: Sendable {
     let audit: AuditStore
     let configuration: SandboxConfiguration
     let clock: @Sendable () -> Date
-    /// The asks for a code each client made in the last minute.
-    let askBudget = ClientAskBudget()
+    /// The asks for a code, and the codes presented, of each client in the last minute.
+    let askBudget = ClientBudget()
+    let guessBudget = ClientBudget()
 
     static let challengeLifetime: TimeInterval = 300
     static let stepUpGrantLifetime: TimeInterval = 120
@@ -105,10 +106,14 @@ struct AuthHandlers: Sendable {
                              details: again ? ["code": "live_code_sent_again"] : [:])
                 return .accepted(.init(body: .json(.init(email: email, digits: Self.codeDigits, expiresAt: expires))))
             case .limited(let wait):
-                await record(actor: caller?.userID ?? "anonymous", action: .registrationCodeRefused, subject: email, details: ["reason": "mail_limit"])
+                // Not audited one by one: a flood of refused asks would otherwise grow the trail.
                 throw ProblemError.rateLimited("This address was sent as many codes as it may be in an hour.", retryAfter: wait,
                                                detail: "Use the code already sent, or try again in \(Self.wait(wait)).")
             }
+        }
+        if let wait = guessBudget.take(RequestClient.address ?? "", limit: limits.guessesPerClient, now: now) {
+            throw ProblemError.rateLimited("Too many codes were tried from this address.", retryAfter: wait,
+                                           detail: "Try again in \(Self.wait(wait)).")
         }
         switch try await auth.spendRegistrationCode(email: email, code: code, now: now, limits: limits) {
         case .accepted:
@@ -118,12 +123,11 @@ struct AuthHandlers: Sendable {
             throw ProblemError(400, code: .codeInvalid, title: "That is not the code we emailed.",
                                detail: "\(left) more wrong tr\(left == 1 ? "y" : "ies") allowed for this address in the next 10 minutes.")
         case .limited(let wait):
-            await record(actor: caller?.userID ?? "anonymous", action: .registrationCodeRefused, subject: email, details: ["reason": "guess_limit"])
             throw ProblemError.rateLimited("Too many wrong codes were tried for this address.", retryAfter: wait,
                                            detail: "Try again in \(Self.wait(wait)).")
         case .expired:
             await record(actor: caller?.userID ?? "anonymous", action: .registrationCodeRefused, subject: email, details: ["reason": "code_expired"])
-            throw ProblemError(400, code: .codeExpired, title: "The code expired, was used, or had too many wrong tries.",
+            throw ProblemError(400, code: .codeExpired, title: "The code expired or was used.",
                                detail: "Ask for a new one: start the registration again.")
         }
         let challenge = Tokens.random()

@@ -20,8 +20,7 @@ struct DSRHandlers: Sendable {
     func createDSRRequest(_ input: Operations.CreateDSRRequest.Input, caller: Caller) async throws -> Operations.CreateDSRRequest.Output {
         guard case .json(let body) = input.body else { throw ProblemError.badRequest("Expected JSON.") }
         let email = try AuthHandlers.normalizedEmail(body.email)
-        let ticket = body.ticket.trimmingCharacters(in: .whitespaces)
-        guard !ticket.isEmpty, ticket.count <= 64 else { throw ProblemError.badRequest("Field 'ticket' must be 1 to 64 characters.") }
+        let ticket = try Self.text(body.ticket, field: "ticket", max: DSRText.ticketLength)
         let now = clock()
         let received = body.receivedAt ?? now
         guard received <= now.addingTimeInterval(300) else { throw ProblemError.badRequest("Field 'received_at' is in the future.") }
@@ -154,9 +153,12 @@ struct DSRHandlers: Sendable {
         return .ok(.init(body: .json(.init(events: page.events, cursor: page.events.last?.seq ?? input.query.cursor ?? 0, hasMore: page.hasMore))))
     }
 
-    static func text(_ text: String, field: String) throws -> String {
-        let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !t.isEmpty, t.count <= 500 else { throw ProblemError.badRequest("Field '\(field)' must be 1 to 500 characters.") }
-        return t
+    /// Free text by `DSRText`'s rule, or 400 naming the field.
+    static func text(_ text: String, field: String, max: Int = DSRText.textLength) throws -> String {
+        do {
+            return try DSRText.checked(text, max: max)
+        } catch {
+            throw ProblemError.badRequest("Field '\(field)' \(error.description).")
+        }
     }
 }
