@@ -147,6 +147,8 @@ public protocol PINEntry: Sendable {
     func read(from source: PINSource, prompt: String, confirm: Bool) throws(RaxxError) -> SecretBytes
     /// Asks on the terminal for an emailed one-time code, or reads `--code-fd`.
     func readCode(from source: PINSource, prompt: String) throws(RaxxError) -> String
+    /// Asks `question` on the terminal: whether the answer was yes; nil when there is no terminal.
+    func confirm(_ question: String) -> Bool?
 }
 
 /// The controlling terminal (`/dev/tty`), or the file descriptor `--pin-fd` names.
@@ -160,6 +162,8 @@ public struct TerminalPINEntry: PINEntry {
     public func readCode(from source: PINSource, prompt: String) throws(RaxxError) -> String {
         try PIN.readCode(from: source, prompt: prompt)
     }
+
+    public func confirm(_ question: String) -> Bool? { PIN.confirm(question) }
 }
 
 /// SIGINT and SIGTERM, caught while kept: the action runs instead of the default of dying mid-write.

@@ -30,7 +30,11 @@ extension RaxxOrder {
             check is all that happens: each order's verdict (would_place, would_reject, refused, \
             already_placed), its notional and whether it needs a step-up. Every order carries a client_order_id \
             (generated if absent) and a deadline (--deadline, default 10s) after which the server refuses \
-            it; it is journalled before it is sent, and re-running the same orders never places one twice. \
+            it; it is journalled before it is sent. Re-running the same orders never places one twice: \
+            lines with their own client_order_id are placed once by the server, and a batch with lines \
+            without one is remembered by its content for a day, so running it again is refused before \
+            anything is sent (65, naming when it was placed and its orders; on a terminal you are asked \
+            whether to place it again), unless --again says to. \
             Orders above the server's step-up threshold ask for the passkey's PIN. Results come back in \
             input order: placed, rejected, unknown (the reply was lost: exit 69, look it up with reconcile) \
             or not_sent. With --cancel-after the session's dead man's switch is armed before the first order \
@@ -58,6 +62,8 @@ extension RaxxOrder {
         var deadline = RaxxDuration.seconds(10)
         @Flag(name: .customLong("dry-run"), help: "Have the server check the orders (symbol, market, buying power, position, step-up); place nothing.")
         var dryRun = false
+        @Flag(help: "Place the batch even though the same orders, without ids of their own, were placed in the last day.")
+        var again = false
         @Flag(help: "Ask for live trading (always refused: orders are paper only).")
         var live = false
         @Flag(help: "Follow the placed orders until each is final, with the dead man's switch armed (see raxx-order watch).")
@@ -109,6 +115,11 @@ extension RaxxOrder {
             if live { throw RaxxError.notPermitted(code: "live_trading_refused", OrderDesk.liveRefusal) }
             // 3. Sign-in.
             let session = try context.storedSession()
+            // 3b. A re-run: the same orders without ids of their own, placed in the last day.
+            let fingerprint = BatchFingerprint(intents)
+            if let fingerprint, !again, !dryRun {
+                try Self.refuseRerun(intents, fingerprint, accountID: session.accountID, context: context)
+            }
             // 4. Connectivity, and the account's mode.
             let api = try context.signedInAPI()
             await context.tellSwitchCancellations(api: api)
@@ -197,6 +208,13 @@ extension RaxxOrder {
             for index in intents.indices {
                 if let result = skipped[index] { results.append(result) } else if let result = next.next() { results.append(result) }
             }
+            // What went to the server is remembered by the batch's content, so that running it again
+            // by accident is refused (and with --again, what was placed last is what is named).
+            let reached = results.filter { $0.outcome == .placed || $0.outcome == .unknown }
+            if let fingerprint, !reached.isEmpty {
+                try stores.journal().recordBatch(fingerprint: fingerprint.value, accountID: session.accountID,
+                                                 orders: reached.map { $0.order_id ?? $0.client_order_id }, at: context.clock())
+            }
             try context.emit(results, columns: resultColumns) {
                 ["\($0.line)", $0.client_order_id, $0.symbol, $0.side.rawValue, "\($0.qty)", $0.outcome.rawValue, $0.status?.rawValue ?? "-",
                  $0.order_id ?? "-", $0.error_code ?? "-"]
@@ -219,6 +237,27 @@ extension RaxxOrder {
             if refused > 0 {
                 throw RaxxError.failure(code: "rejected", "\(refused) of \(results.count) order\(results.count == 1 ? " was" : "s were") not placed.")
             }
+        }
+
+        /// Refuses a batch that the journal says was placed in the last day (its lines carry no ids
+        /// of their own, so the server would place every order again), before anything is sent: on
+        /// a terminal the trader is asked whether to place it again; elsewhere it takes --again.
+        static func refuseRerun(_ intents: [OrderIntent], _ fingerprint: BatchFingerprint, accountID: String,
+                                context: CommandContext) throws {
+            guard let earlier = try context.stores.journal().placedBatch(fingerprint: fingerprint.value, accountID: accountID,
+                                                                          now: context.clock()) else { return }
+            let what = intents.count == 1 ? "This order" : "These \(intents.count) orders"
+            let ids = earlier.orders.prefix(5).joined(separator: ", ") + (earlier.orders.count > 5 ? " and \(earlier.orders.count - 5) more" : "")
+            let placed = "\(what), without client_order_id, \(intents.count == 1 ? "was" : "were") placed already at "
+                + "\(context.peopleTime(earlier.placedAt)) (\(earlier.orders.count == 1 ? "order" : "orders") \(ids))"
+            if context.io.stderrIsTTY, let yes = context.world.pinEntry.confirm(placed + ". Place \(intents.count == 1 ? "it" : "them") again? [y/N] ") {
+                guard yes else { throw RaxxError(code: "cancelled", message: "Nothing was sent.", status: .cancelled) }
+                return
+            }
+            throw RaxxError(code: "already_placed", message: placed + "; nothing was sent.",
+                            hint: "To place \(intents.count == 1 ? "it" : "them") again on purpose: raxx-order place --again "
+                                + "(or give each line its own client_order_id).",
+                            status: .dataError)
         }
 
         /// "3, 7 and 9" (the first ten, then how many more).

@@ -17,6 +17,9 @@ public struct OrderIntent: Sendable, Equatable {
     public var limitPrice: String?
     public var tif: TimeInForce
     public var clientOrderID: String
+    /// The client_order_id was made here, not given: the server cannot tell this order sent again
+    /// from a new one (`BatchFingerprint`).
+    public var idGenerated = false
 
     static let fields: Set<String> = ["symbol", "side", "qty", "type", "limit_price", "tif", "client_order_id"]
     /// The most a paper order may be for (the spec's maximum).
@@ -81,6 +84,7 @@ public struct OrderIntent: Sendable, Equatable {
         self.limitPrice = price
         self.tif = timeInForce
         self.clientOrderID = id
+        self.idGenerated = clientOrderID == nil
     }
 
     /// Parses JSON Lines: the whole batch is validated before any order is sent, and every bad

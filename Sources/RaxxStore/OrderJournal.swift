@@ -141,7 +141,61 @@ public final class OrderJournal: Sendable {
                 ALTER TABLE journal_history_rowids RENAME TO journal_history;
                 """)
         }
+        migrator.registerMigration("v5: the batches placed without ids of their own, by their content") { db in
+            // A batch whose lines carry no client_order_id gets new ids each run, so the server
+            // cannot tell a re-run from a new batch: the journal remembers what such a batch said
+            // (a hash of its lines) and which orders it placed, for a day.
+            try db.execute(sql: """
+                CREATE TABLE batches (
+                    account_id TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    placed_at REAL NOT NULL,
+                    orders TEXT NOT NULL,
+                    PRIMARY KEY (account_id, fingerprint)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
+    }
+
+    /// A batch placed before, as `placedBatch` finds it.
+    public struct PlacedBatch: Sendable, Equatable {
+        public var placedAt: Date
+        /// The orders it placed (or sent with no answer): the server's ids, or the client's where
+        /// the reply was lost.
+        public var orders: [String]
+    }
+
+    /// How long a batch is remembered by its content.
+    public static let batchMemory: TimeInterval = 24 * 3600
+
+    /// The batch with `fingerprint` that `accountID` placed in the last `batchMemory` before `now`.
+    public func placedBatch(fingerprint: String, accountID: String, now: Date) throws -> PlacedBatch? {
+        try writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT placed_at, orders FROM batches WHERE account_id = ? AND fingerprint = ? AND placed_at > ?",
+                             arguments: [accountID, fingerprint, now.timeIntervalSince1970 - Self.batchMemory]).map { row in
+                let orders = (try? JSONDecoder().decode([String].self, from: Data((row["orders"] as String).utf8))) ?? []
+                return PlacedBatch(placedAt: Date(timeIntervalSince1970: row["placed_at"]), orders: orders)
+            }
+        }
+    }
+
+    /// The fingerprints of the batches `accountID` placed that are remembered, newest first.
+    public func placedBatchFingerprints(accountID: String) throws -> [String] {
+        try writer.read { db in
+            try String.fetchAll(db, sql: "SELECT fingerprint FROM batches WHERE account_id = ? ORDER BY placed_at DESC", arguments: [accountID])
+        }
+    }
+
+    /// Remembers that `accountID` placed the batch with `fingerprint` at `at`, with its `orders`
+    /// (a later one with the same content replaces it); forgets the batches past `batchMemory`.
+    public func recordBatch(fingerprint: String, accountID: String, orders: [String], at: Date) throws {
+        let list = String(decoding: try JSONEncoder().encode(orders), as: UTF8.self)
+        try writer.write { db in
+            try db.execute(sql: "DELETE FROM batches WHERE placed_at <= ?", arguments: [at.timeIntervalSince1970 - Self.batchMemory])
+            try db.execute(sql: "INSERT OR REPLACE INTO batches (account_id, fingerprint, placed_at, orders) VALUES (?, ?, ?, ?)",
+                           arguments: [accountID, fingerprint, at.timeIntervalSince1970, list])
+        }
     }
 
     /// An order's outcome, as `record` keeps it.

@@ -37,6 +37,10 @@ public final class TestWorld: Sendable {
     public var pinsTyped: [String] { get { self[\.pinsTyped] } set { self[\.pinsTyped] = newValue } }
     /// The one-time code "typed" when a registration asks for the emailed one.
     public var code: String? { get { self[\.code] } set { self[\.code] = newValue } }
+    /// The answer typed at a yes/no question on the terminal, when the test gives one.
+    public var answer: Bool? { get { self[\.answer] } set { self[\.answer] = newValue } }
+    /// The yes/no questions asked on the terminal.
+    public var questions: [String] { state.withLock { $0.questions } }
     /// The Raptor API's planned answers.
     public let api = StubAPI()
     /// The keystore, when the test gives one.
@@ -66,6 +70,8 @@ public final class TestWorld: Sendable {
         var pin: String?
         var pinsTyped: [String] = []
         var code: String?
+        var answer: Bool?
+        var questions: [String] = []
         var keystore: MemoryKeystore?
         var accounts = MemoryLocalAccounts()
         var services: [Provided] = []
@@ -125,7 +131,7 @@ public final class TestWorld: Sendable {
             onInterrupt: { [self] action in state.withLock { $0.interruptActions.append(action) }; return 0 },
             pinEntry: FixedPINEntry(pin: { [self] in
                 self.state.withLock { $0.pinsTyped.isEmpty ? $0.pin : $0.pinsTyped.removeFirst() }
-            }, code: code),
+            }, code: code, answer: { [self] in self.state.withLock { $0.answer } }, asked: { [self] q in self.state.withLock { $0.questions.append(q) } }),
             raptor: api,
             keystore: keystore ?? MemoryKeystore(unplanned: true),
             accounts: accounts,
@@ -186,6 +192,18 @@ final class StringSource: InputSource, Sendable {
 struct FixedPINEntry: PINEntry {
     let pin: @Sendable () -> String?
     var code: String? = nil
+    /// The answer "typed" at a yes/no question; nil: none was planned.
+    var answer: @Sendable () -> Bool? = { nil }
+    var asked: @Sendable (String) -> Void = { _ in }
+
+    func confirm(_ question: String) -> Bool? {
+        asked(question)
+        guard let answer = answer() else {
+            recordUnplanned("Unplanned question: \(question)")
+            return nil
+        }
+        return answer
+    }
 
     func readCode(from source: PINSource, prompt: String) throws(RaxxError) -> String {
         guard let code else {

@@ -77,6 +77,17 @@ public enum PIN {
         return line.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// Asks `question` on the controlling terminal: whether the answer was y or yes (any other,
+    /// or none, is no); nil when there is no terminal to ask on.
+    public static func confirm(_ question: String) -> Bool? {
+        guard let tty = try? ControllingTerminal(orElse: RaxxError.usage("no terminal")) else { return nil }
+        tty.write(question)
+        guard let line = try? readLine(fd: tty.fd, what: "the terminal", thing: "answer") else { return false }
+        defer { line.wipe() }
+        let answer = line.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.trimmingCharacters(in: .whitespaces).lowercased()
+        return answer == "y" || answer == "yes"
+    }
+
     /// Reads up to a newline (or the end) from `fd`, byte by byte so nothing past the line is consumed.
     static func readLine(fd: Int32, what: String, thing: String = "PIN") throws(RaxxError) -> SecretBytes {
         let buffer = SecretBytes(count: maximumLength + 2)

@@ -10,6 +10,12 @@ public enum CanonicalJSON {
         // The same encoder as JSON Lines: sorted keys, compact, RFC 3339 dates.
         try JSONLines.encoder().encode(value)
     }
+
+    /// base64url(SHA-256(canonical JSON)) of `value`, made of strings, whole numbers and nil
+    /// (which canonical encoding cannot fail on).
+    public static func hash(_ value: some Encodable) -> String {
+        Base64URL.encode(SHA256.hash(data: (try? data(value)) ?? Data()))
+    }
 }
 
 /// An action a step-up can be bound to: an order, an erasure plan — anything whose fields, in
@@ -20,9 +26,5 @@ public protocol StepUpAction: Encodable, Sendable {}
 
 extension StepUpAction {
     /// base64url(SHA-256(canonical JSON)).
-    public var actionHash: String {
-        // Actions are made of strings, whole numbers and nil: canonical encoding cannot fail on them.
-        let data = (try? CanonicalJSON.data(self)) ?? Data()
-        return Base64URL.encode(SHA256.hash(data: data))
-    }
+    public var actionHash: String { CanonicalJSON.hash(self) }
 }

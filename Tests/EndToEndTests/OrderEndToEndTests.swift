@@ -84,6 +84,45 @@ final class OrderHome: @unchecked Sendable {
         #expect(cache.status == 0)
     }
 
+    /// `raxx-order place < orders.jsonl` run three times, its lines without client_order_id: it
+    /// placed every order three times. Now the second run is refused before anything is sent,
+    /// naming when the batch was placed and its orders, and --again places it on purpose.
+    @Test func aBatchWithoutIdsRunAgainIsRefusedUnlessAgainSaysSo() throws {
+        let home = try OrderHome()
+        let batch = """
+            {"symbol":"AAPL","side":"buy","qty":3}
+            {"symbol":"MSFT","side":"buy","qty":1}
+            """
+        let seeded = home.lines(try home.order(["list", "--limit", "1000"]).stdout).count
+        func count() throws -> Int { home.lines(try home.order(["list", "--limit", "1000"]).stdout).count - seeded }
+        let first = try home.order(["place"], input: batch)
+        #expect(first.status == 0, "\(first.stderr)")
+        let placed = home.lines(first.stdout).compactMap { $0["order_id"] as? String }
+        #expect(placed.count == 2)
+        #expect(try count() == 2)
+        for _ in 0..<2 {
+            let rerun = try home.order(["place", "--format", "text"], input: batch)
+            #expect(rerun.status == 65, "\(rerun.stderr)")
+            #expect(rerun.stdout.isEmpty)
+            #expect(rerun.stderr.contains("were placed already at") && rerun.stderr.contains(placed[0]) && rerun.stderr.contains(placed[1]),
+                    "\(rerun.stderr)")
+            #expect(rerun.stderr.contains("nothing was sent") && rerun.stderr.contains("--again"), "\(rerun.stderr)")
+        }
+        #expect(try count() == 2, "a refused re-run sent nothing")
+        // The same orders in another order, or one more, are another batch.
+        let other = try home.order(["place"], input: #"{"symbol":"AAPL","side":"buy","qty":4}"#)
+        #expect(other.status == 0, "\(other.stderr)")
+        #expect(try count() == 3)
+        // Said on purpose: placed again.
+        let again = try home.order(["place", "--again"], input: batch)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try count() == 5)
+        // A single order from flags is held to the same rule.
+        #expect(try home.order(["place", "--symbol", "SPY", "--side", "buy", "--qty", "1"]).status == 0)
+        #expect(try home.order(["place", "--symbol", "SPY", "--side", "buy", "--qty", "1"]).status == 65)
+        #expect(try count() == 6)
+    }
+
     @Test func aBadBatchSendsNothing() throws {
         let home = try OrderHome()
         let bad = """
@@ -177,7 +216,7 @@ final class OrderHome: @unchecked Sendable {
         try "246813\n".write(to: folder.appendingPathComponent("pin"), atomically: true, encoding: .utf8)
         try batch("r").write(to: folder.appendingPathComponent("batch"), atomically: true, encoding: .utf8)
         let real = try runToEnd(URL(fileURLWithPath: "/bin/sh"),
-                                ["-c", #"exec "$0" place --pin-fd 3 3<"$1" <"$2""#, BuiltTools.directory.appendingPathComponent("raxx-order").path,
+                                ["-c", #"exec "$0" place --pin-fd 3 3<"$1" <"$2""#, BuiltTools.path("raxx-order"),
                                  folder.appendingPathComponent("pin").path, folder.appendingPathComponent("batch").path],
                                 environment: childEnvironment(home.environment))
         #expect(real.status == 1, "\(real.stderr)")

@@ -60,6 +60,36 @@ import Testing
         #expect(world.api.operations == ["getSession", "checkOrders", "placeOrder"])
     }
 
+    /// A batch without ids placed in the last day: on a terminal the trader is asked, and only a
+    /// yes sends it again; a no sends nothing (2); after a day it is a new batch.
+    @Test func aRerunOnATerminalIsAskedAboutFirst() async throws {
+        let (world, stores) = try world()
+        world.ids = (1...6).map { "0f8e2c1d-aaaa-bbbb-cccc-00000000000\($0)" }
+        world.api.onPlaceOrder { input in
+            guard case .json(let request) = input.body else { throw RaxxError.failure("no body") }
+            return .created(.init(body: .json(Fixtures.order(clientOrderID: request.clientOrderId, status: .filled))))
+        }
+        let order = ["--symbol", "AAPL", "--side", "buy", "--qty", "1"]
+        #expect(try await world.run(RaxxOrder.Place.self, order) == .ok)
+        #expect(world.api.operations.filter { $0 == "placeOrder" }.count == 1)
+        world.stderrIsTTY = true
+        world.answer = false
+        #expect(try await world.run(RaxxOrder.Place.self, order) == .cancelled)
+        #expect(world.questions.count == 1 && world.questions[0].contains("placed already at") && world.questions[0].hasSuffix("[y/N] "),
+                "\(world.questions)")
+        #expect(world.api.operations.filter { $0 == "placeOrder" }.count == 1, "a no sends nothing")
+        world.answer = true
+        #expect(try await world.run(RaxxOrder.Place.self, order) == .ok)
+        #expect(world.api.operations.filter { $0 == "placeOrder" }.count == 2)
+        // Remembered for a day, no longer.
+        let fingerprint = try #require(stores.journal().placedBatchFingerprints(accountID: Fixtures.accountID).first)
+        let now = try #require(world.clock?.now)
+        #expect(try stores.journal().placedBatch(fingerprint: fingerprint, accountID: Fixtures.accountID, now: now) != nil)
+        #expect(try stores.journal().placedBatch(fingerprint: fingerprint, accountID: Fixtures.accountID,
+                                                 now: now.addingTimeInterval(OrderJournal.batchMemory + 1)) == nil)
+        #expect(try stores.journal().placedBatch(fingerprint: fingerprint, accountID: "another-account", now: now) == nil)
+    }
+
     @Test func aBadLineExits65AndSendsNothing() async throws {
         let (world, _) = try world()
         world.stdin = #"{"symbol":"AAPL","side":"buy","qty":1}"# + "\n" + #"{"symbol":"AAPL","side":"hold","qty":1}"#
