@@ -18,6 +18,14 @@ extension AsyncParsableCommand {
         do {
             command = try parseAsRoot(CommandLineWords.forParser(arguments))
         } catch {
+            // A mistyped verb, as gh answers one: what it may have meant.
+            if exitCode(for: error) == .validationFailure, let typo = UsageErrors.mistypedVerb(arguments, root: Self.self) {
+                let usage = RaxxError.usage("Unknown command '\(typo.word)' for '\(typo.path)'.",
+                                            hint: "Did you mean '\(typo.suggestion)'? See '\(typo.path) --help'.")
+                let json = UsageErrors.wantJSON(arguments, stdoutIsTTY: isatty(1) == 1)
+                let status = Reporter(tool: _commandName, format: json ? .json : .text).report(usage, to: .standard())
+                Glibc.exit(status.rawValue)
+            }
             if exitCode(for: error) == .validationFailure && UsageErrors.wantJSON(arguments, stdoutIsTTY: isatty(1) == 1) {
                 let usage = RaxxError.usage(message(for: error), hint: UsageErrors.hint(fullMessage(for: error)))
                 let status = Reporter(tool: _commandName, format: .json).report(usage, to: .standard())
@@ -59,6 +67,66 @@ enum UsageErrors {
             index += 1
         }
         return OutputFormat.resolve(format: format, json: json, stdoutIsTTY: stdoutIsTTY) == .json
+    }
+
+    /// A word where a verb goes that is no verb of the command it follows but is close to one
+    /// (a letter or two off, or two letters swapped): the word, the command (as typed, from the
+    /// tool's name), and the verb it is closest to. Nil when the word is far from every verb.
+    static func mistypedVerb(_ arguments: [String], root: any ParsableCommand.Type) -> (word: String, path: String, suggestion: String)? {
+        var verbs = Verbs(root)
+        var path = verbs.name
+        for word in arguments {
+            if word.hasPrefix("-") { return nil } // options come after the verbs they belong to
+            guard !verbs.children.isEmpty else { return nil }
+            if let next = verbs.children.first(where: { $0.names.contains(word) }) {
+                verbs = next
+                path += " " + word
+                continue
+            }
+            let scored = (verbs.children.map(\.name) + ["help"]).map { (name: $0, distance: editDistance(word.lowercased(), $0)) }
+            guard let best = scored.min(by: { $0.distance < $1.distance }), best.distance <= max(1, min(2, best.name.count / 3)) else {
+                return nil
+            }
+            return (word, path, best.name)
+        }
+        return nil
+    }
+
+    /// A command's names and its verbs, read once through its concrete type.
+    struct Verbs {
+        var name: String
+        var names: [String]
+        var subcommands: [any ParsableCommand.Type]
+        var children: [Verbs] { subcommands.map { Verbs($0) } }
+
+        init(_ command: any ParsableCommand.Type) {
+            func read<C: ParsableCommand>(_ type: C.Type) -> (String, [String], [any ParsableCommand.Type]) {
+                (C._commandName, C.configuration.aliases, C.configuration.subcommands)
+            }
+            let (name, aliases, subcommands) = read(command)
+            self.name = name
+            names = [name] + aliases
+            self.subcommands = subcommands
+        }
+    }
+
+    /// Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
+    /// neighbours each cost one.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var d = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { d[i][0] = i }
+        for j in 0...b.count { d[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1) }
+            }
+        }
+        return d[a.count][b.count]
     }
 
     /// The parser's pointer to help ("See 'raxx-cache show --help' for more information."), as a hint.

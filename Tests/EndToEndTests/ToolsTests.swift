@@ -66,12 +66,22 @@ let tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr",
         }
     }
 
-    /// A mistyped verb is a usage error, as before.
-    @Test func unknownVerbIsAUsageError() throws {
-        let r = try ToolRunner.run("raxx-cache", ["stauts"])
-        #expect(r.status == 64)
-        #expect(r.stdout.isEmpty)
-        #expect(r.stderr.contains("stauts"))
+    /// A mistyped verb is a usage error that says what it may have meant, as gh does (a mistyped
+    /// flag already did); a word far from every verb gets no guess.
+    @Test func unknownVerbIsAUsageErrorWithASuggestion() throws {
+        let cases: [(String, [String], String)] = [("raxx-cache", ["shwo"], "show"), ("raxx-cache", ["stauts"], "status"),
+                                                  ("raxx-auth", ["passkeys", "lsit"], "list"), ("raxx-order", ["plcae", "--json"], "place")]
+        for (tool, arguments, meant) in cases {
+            let r = try ToolRunner.run(tool, arguments + ["--format", "text"])
+            #expect(r.status == 64, "\(tool) \(arguments)")
+            #expect(r.stdout.isEmpty)
+            #expect(r.stderr.contains("Unknown command '\(arguments.last { !$0.hasPrefix("-") } ?? "")'"), "\(r.stderr)")
+            #expect(r.stderr.contains("Did you mean '\(meant)'?"), "\(tool) \(arguments): \(r.stderr)")
+        }
+        let json = try ToolRunner.run("raxx-cache", ["shwo"])
+        #expect(json.status == 64 && json.stderr.contains(#""code":"usage""#) && json.stderr.contains("Did you mean 'show'?"), "\(json.stderr)")
+        let far = try ToolRunner.run("raxx-cache", ["frobnicate"])
+        #expect(far.status == 64 && far.stderr.contains("frobnicate") && !far.stderr.contains("Did you mean"), "\(far.stderr)")
     }
 
     /// Offline commands never load the network stack: the dynamic loader's own account of what it
