@@ -20,3 +20,15 @@ public func waitUntil(_ condition: @Sendable () -> Bool, sourceLocation: SourceL
 public func fileSize(_ path: String) -> Int {
     ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
 }
+
+/// As `waitUntil(_:)`, for a condition that is read asynchronously (an async database read, an actor).
+public func waitUntil(_ condition: @Sendable () async throws -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("condition not met within 60 s", sourceLocation: sourceLocation)
+            return
+        }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}

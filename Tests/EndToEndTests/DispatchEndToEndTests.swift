@@ -54,10 +54,15 @@ import Testing
         #expect(placed.status == 0, "\(placed.stderr)")
 
         _ = waitFor(apns) { lines in lines.contains { $0["event"] as? String == "accepted" } }
-        // Anything more (a repeat, another device) would come within the same pass: give it time.
-        Thread.sleep(forTimeInterval: 2)
+        // A second fill, the marker: the dispatcher hands alerts over in order, so anything more of
+        // the first (a repeat, another device) reaches the endpoint before the second's push.
+        let marker = try home.order(["place", "--symbol", "AAPL", "--side", "buy", "--qty", "1", "--client-order-id", "d-2"])
+        #expect(marker.status == 0, "\(marker.stderr)")
+        _ = waitFor(apns) { lines in lines.filter { $0["event"] as? String == "accepted" }.count >= 2 }
         let accepted = apns.accepted()
-        #expect(accepted.count == 1, "\(apns.logLines())")
+        #expect(accepted.count == 2, "\(apns.logLines())")
+        #expect(accepted.allSatisfy { $0["device_token"] as? String == Self.optedIn })
+        #expect(Set(accepted.compactMap { ($0["payload"] as? [String: Any])?["seq"] as? Int }).count == 2, "one push per fill, each once")
         let push = try #require(accepted.first)
         #expect(push["device_token"] as? String == Self.optedIn)
         #expect(push["topic"] as? String == topic && push["push_type"] as? String == "alert" && push["priority"] as? Int == 10)
