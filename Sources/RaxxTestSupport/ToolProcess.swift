@@ -17,7 +17,36 @@ public enum BuiltTools {
         return URL(fileURLWithPath: ".build/debug", isDirectory: true)
     }
 
-    public static func path(_ tool: String) -> String { directory.appendingPathComponent(tool).path }
+    /// The tool as it is installed, which is what ships: a link named as the tool to the one
+    /// suite executable (as Scripts/install and the package lay it out), in `installed-links/`
+    /// beside the build; the tool's own executable for a name the suite does not answer to, or
+    /// when no suite was built.
+    public static func path(_ tool: String) -> String {
+        guard suiteTools.contains(tool), let links = installedLinks else { return directory.appendingPathComponent(tool).path }
+        return links.appendingPathComponent(tool).path
+    }
+
+    /// Where the tools are as installed (for a PATH): the links, or the build's folder.
+    public static var toolsDirectory: URL { installedLinks ?? directory }
+
+    /// The names the suite answers to.
+    public static let suiteTools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr", "raxx-sandbox"]
+
+    /// The folder of links to the suite, made once per test process.
+    static let installedLinks: URL? = {
+        let suite = directory.appendingPathComponent("raxx-suite")
+        guard FileManager.default.isExecutableFile(atPath: suite.path) else { return nil }
+        let links = directory.appendingPathComponent("installed-links", isDirectory: true)
+        try? FileManager.default.createDirectory(at: links, withIntermediateDirectories: true)
+        for tool in suiteTools {
+            let link = links.appendingPathComponent(tool).path
+            if (try? FileManager.default.destinationOfSymbolicLink(atPath: link)) != "../raxx-suite" {
+                try? FileManager.default.removeItem(atPath: link)
+                try? FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "../raxx-suite")
+            }
+        }
+        return links
+    }()
 }
 
 /// The outcome of running a tool.

@@ -66,7 +66,7 @@ final class CacheHome: @unchecked Sendable {
     /// Runs `script` with bash, the built tools first on PATH, in this home's environment.
     func shell(_ script: String) throws -> (status: Int32, stdout: String, stderr: String) {
         try runToEnd(URL(fileURLWithPath: "/bin/bash"), ["-c", script], environment: environment.merging(
-            ["PATH": BuiltTools.directory.path + ":/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": root.path]) { _, new in new })
+            ["PATH": BuiltTools.toolsDirectory.path + ":/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": root.path]) { _, new in new })
     }
 
     func lines(_ text: String) -> [[String: Any]] {
