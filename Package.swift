@@ -9,18 +9,17 @@ let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-htt
 
 let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 
-/// Release executables are linked with lld, as position-dependent executables (`-no-pie`, as the
-/// toolchain's own fully static executables are). A position-independent executable must have its
-/// absolute pointers fixed up at every start, and a Swift binary's metadata is full of them: in
-/// raxx-auth 782 KiB of `.data.rel.ro`, about 190 pages copied and written before `main`. Fixed at
-/// link time instead, those pages stay clean, shared and read only when used: a `--version` went
-/// from 456 page faults and 2.6 ms to 189 and 1.5 ms (sqlite3's floor 1.6 ms in the same run).
-/// The shared libraries (libcurl, OpenSSL, libsodium, libc), the stack, the heap and every mapping
-/// are still placed at random; only the executable's own image has a fixed address.
-/// `--no-export-dynamic` takes back the `-export-dynamic` of the static stdlib's link arguments:
-/// otherwise every public symbol of every module (22,000 in raxx-cache) lands in the dynamic symbol
-/// table, which nothing looks up but which the Swift runtime's start-up `dladdr` walks whole
-/// (0.7 M instructions, a fifth of a `--version`).
+/// Every executable is hardened as Debian builds its packages: position-independent (the
+/// toolchain's default; ASLR places the executable's own image at random too, as it does the
+/// libraries, the stack and the heap) and with full RELRO (`-z relro -z now`: every symbol bound at
+/// start and the relocation tables made read-only before `main`, so a stray write cannot redirect a
+/// call). A tool that holds an unsealed keystore and a PIN-derived key in memory does not give that
+/// up for start-up time: `Scripts/check-hardening` (run by `Scripts/check`, `Scripts/bench` and
+/// `Scripts/package`) fails a build that lacks either.
+/// Release executables are linked with lld. `--no-export-dynamic` takes back the
+/// `-export-dynamic` of the static stdlib's link arguments: otherwise every public symbol of every
+/// module (22,000 in raxx-cache) lands in the dynamic symbol table, which nothing looks up but which
+/// the Swift runtime's start-up `dladdr` walks whole (0.7 M instructions, a fifth of a `--version`).
 /// libstdc++ (which the Swift runtime needs) is linked statically: loading libstdc++.so.6 took
 /// about 1 ms of every start, a third of a `--version`. The runtime's link arguments say
 /// `-lstdc++`; `Scripts/link/libstdc++.so`, a linker script first on the library path, answers it
@@ -29,11 +28,11 @@ let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 /// `--version`, the status reads, `raxx-cache show portfolio`), in the order they first touch them
 /// (`Scripts/gen-startup-order`, tracing every instruction and data access under valgrind). lld
 /// places the sections holding them first, so that what a start-up needs shares pages instead of
-/// being spread over the suite's 35 MiB of code and 2 MiB of data: `show portfolio` went from 414
-/// page faults to 318, and `raxx-auth --version` from 263 to 179. A symbol the file names that no longer
-/// exists is skipped (`--no-warn-symbol-ordering`).
-let releaseLinking: [LinkerSetting] = [
-    .unsafeFlags(["-use-ld=lld", "-Xclang-linker", "-no-pie", "-Xlinker", "--no-export-dynamic",
+/// being spread over the suite's 35 MiB of code and 2 MiB of data. A symbol the file names that no
+/// longer exists is skipped (`--no-warn-symbol-ordering`).
+let hardening: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now"])]
+let releaseLinking: [LinkerSetting] = hardening + [
+    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
                   "-L\(Context.packageDirectory)/Scripts/link",
                   "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Scripts/link/startup.order",
                   "-Xlinker", "--no-warn-symbol-ordering"],
