@@ -49,7 +49,7 @@ extension RaxxAuth {
 
         public func run(_ context: CommandContext) async throws {
             let session = try await context.ceremonies().register(email: email, displayName: displayName, pin: context.pinPrompt(pin.source),
-                                                                  code: context.codePrompt(code.source))
+                                                                  code: context.codePrompt(code.source), retry: context.codeRetry(code.source))
             try context.signedIn(session)
             try SessionRecord(session, context: context).emit(in: context)
             if context.format == .text { context.say("Passkey created; signed in as \(session.email).") }

@@ -22,12 +22,17 @@ public struct CommandContext: Sendable {
     public let quiet: Bool
     /// `--no-pager`: long tables are written as they are.
     public let noPager: Bool
+    /// How errors are written on stderr: JSON only when it was asked for (`OutputRequest.errorFormat`).
+    public let errorFormat: OutputFormat
 
+    /// `errorFormat`: how errors are written (`OutputRequest.errorFormat`); `format` when not given.
     public init(tool: String, io: CommandIO, format: OutputFormat, configuration: RaxxConfiguration,
-                requirement: ConnectivityRequirement, world: World, quiet: Bool = false, noPager: Bool = false) {
+                requirement: ConnectivityRequirement, world: World, quiet: Bool = false, noPager: Bool = false,
+                errorFormat: OutputFormat? = nil) {
         self.tool = tool
         self.io = io
         self.format = format
+        self.errorFormat = errorFormat ?? format
         self.configuration = configuration
         self.requirement = requirement
         self.world = world
@@ -46,7 +51,7 @@ public struct CommandContext: Sendable {
             tool: tool, io: io, format: output.resolved(stdoutIsTTY: io.stdoutIsTTY),
             configuration: configuration, requirement: requirement,
             world: .live(tool: tool, configuration: configuration, services: services(configuration)), quiet: output.quiet,
-            noPager: output.noPager)
+            noPager: output.noPager, errorFormat: output.errorFormat(errorsAsJSON: configuration.errorsAsJSON))
     }
 
     // MARK: The world
@@ -181,6 +186,18 @@ public struct CommandContext: Sendable {
             }
         }
         return Ceremonies.PINPrompt(wrong: forgetting) { confirm in try remembered.copy { try ask(confirm) } }
+    }
+
+    /// Where the code can be asked again after a slip: on the terminal (a file descriptor has one
+    /// line to give); nil elsewhere.
+    public func codeRetry(_ source: PINSource) -> Ceremonies.CodeRetry? {
+        guard source == .terminal else { return nil }
+        let entry = world.pinEntry
+        let say: @Sendable (String) -> Void = { [self] in self.say($0) }
+        return { refusal, _ in
+            say(refusal.message + (refusal.hint.map { " " + $0 } ?? ""))
+            return try entry.readCode(from: source, prompt: "Code from the email: ")
+        }
     }
 
     /// A prompt for the one-time code a registration's server emailed, from the terminal or `--code-fd`.

@@ -27,7 +27,7 @@ public struct GlobalOptions: ParsableArguments, Sendable {
     public var json = false
 
     @Flag(name: .long, help: ArgumentHelp(
-        "Print on stderr only what needs a person: no progress, no notes, and nothing when offline (exit 69) or busy (exit 75). For cron."))
+        "Print on stderr only what needs a person: no progress, no notes, and nothing when offline (exit 69), busy (exit 75) or older than --max-age (exit 3). For cron."))
     public var quiet = false
 
     @Flag(name: .customLong("no-pager"), help: "Never page a long table on a terminal (see $PAGER).")
@@ -61,5 +61,12 @@ public struct OutputRequest: Sendable, Equatable {
 
     public func resolved(stdoutIsTTY: Bool) -> OutputFormat {
         OutputFormat.resolve(format: format, json: json, stdoutIsTTY: stdoutIsTTY)
+    }
+
+    /// How an error is written on stderr: one JSON object only when JSON output was asked for
+    /// (`--json`, `--format json`) or `RAXX_ERRORS=json` is set; otherwise text for a person,
+    /// whatever stdout is (under cron both are mail, and a person reads it).
+    public func errorFormat(errorsAsJSON: Bool) -> OutputFormat {
+        json || format == .json || errorsAsJSON ? .json : .text
     }
 }

@@ -66,7 +66,9 @@ public struct LiveRun {
             let context = try CommandContext.live(tool: tool, requirement: requirement, output: output, io: io, services: services)
             status = await Self.execute(in: context, body)
         } catch {
-            status = Reporter(tool: tool, format: output.resolved(stdoutIsTTY: io.stdoutIsTTY)).report(error, to: io)
+            // No configuration could be read (that may be the error): RAXX_ERRORS straight from the environment.
+            let errorsAsJSON = ProcessInfo.processInfo.environment["RAXX_ERRORS"] == "json"
+            status = Reporter(tool: tool, format: output.errorFormat(errorsAsJSON: errorsAsJSON)).report(error, to: io)
         }
         io.flush()
         // The process exits next: libcurl must not be half-loaded on another thread then.
@@ -87,7 +89,7 @@ public struct LiveRun {
             if raxxError.code == RaxxError.accountClosed.code, !(await context.forgetClosedAccount()) {
                 raxxError.hint = "What this device kept of it could not all be removed: raxx-auth logout --forget-device removes the rest."
             }
-            return Reporter(tool: context.tool, format: context.format, quiet: context.quiet).report(raxxError, to: context.io)
+            return Reporter(tool: context.tool, format: context.errorFormat, quiet: context.quiet).report(raxxError, to: context.io)
         }
     }
 }

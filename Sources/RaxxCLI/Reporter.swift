@@ -7,7 +7,7 @@ import RaxxWire
 public struct Reporter: Sendable {
     public var tool: String
     public var format: OutputFormat
-    /// `--quiet`: the transient failures (offline, busy, rate-limited) are not written.
+    /// `--quiet`: the failures of `silentWhenQuiet` (offline, busy, rate-limited, stale) are not written.
     public var quiet: Bool
 
     public init(tool: String, format: OutputFormat, quiet: Bool = false) {
@@ -16,9 +16,10 @@ public struct Reporter: Sendable {
         self.quiet = quiet
     }
 
-    /// The statuses a retry a few minutes later settles by itself: with `--quiet`, they end the
-    /// run silently (a cron job run every five minutes does not mail each time the network is down).
-    public static let transient: Set<ExitStatus> = [.unavailable, .temporary]
+    /// The statuses that end a run silently with `--quiet`: those a retry a few minutes later
+    /// settles by itself (a cron job run every five minutes does not mail each time the network is
+    /// down), and data older than `--max-age`, which exit 3 and the JSON's `as_of` already tell.
+    public static let silentWhenQuiet: Set<ExitStatus> = [.unavailable, .temporary, .stale]
 
     /// `{"error":{"code":…,"hint":…,"message":…}}`, written directly (JSONEncoder's generic
     /// machinery cost a signed-out `raxx-auth status --json` a tenth of its run).
@@ -61,7 +62,7 @@ public struct Reporter: Sendable {
     @discardableResult
     public func report(_ error: RaxxError, to io: CommandIO) -> ExitStatus {
         io.stdout.flush()
-        guard !(quiet && Self.transient.contains(error.status)) else { return error.status }
+        guard !(quiet && Self.silentWhenQuiet.contains(error.status)) else { return error.status }
         io.stderr.write(render(error))
         io.stderr.flush()
         return error.status

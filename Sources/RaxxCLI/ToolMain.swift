@@ -8,9 +8,9 @@ import Glibc
 
 extension AsyncParsableCommand {
     /// What `main()` does, but a usage error (an unknown option, a value out of its set, a bad
-    /// duration) is reported as every other error is: with JSON output (`--json`, `--format json`,
-    /// or standard output not a terminal) one `{"error":{"code":"usage",…}}` object on stderr; on
-    /// a terminal or with `--format text`, the parser's own message and usage, as before. Exit 64
+    /// duration) is reported as every other error is: with JSON asked for (`--json`, `--format
+    /// json`, `RAXX_ERRORS=json`) one `{"error":{"code":"usage",…}}` object on stderr; otherwise
+    /// the parser's own message and usage. Exit 64
     /// either way; help and completions are untouched. A word that begins with one dash but is no
     /// option is a value (`CommandLineWords`).
     public static func mainReportingUsage(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) async {
@@ -22,11 +22,10 @@ extension AsyncParsableCommand {
             if exitCode(for: error) == .validationFailure, let typo = UsageErrors.mistypedVerb(arguments, root: Self.self) {
                 let usage = RaxxError.usage("Unknown command '\(typo.word)' for '\(typo.path)'.",
                                             hint: "Did you mean '\(typo.suggestion)'? See '\(typo.path) --help'.")
-                let json = UsageErrors.wantJSON(arguments, stdoutIsTTY: isatty(1) == 1)
-                let status = Reporter(tool: _commandName, format: json ? .json : .text).report(usage, to: .standard())
+                let status = Reporter(tool: _commandName, format: UsageErrors.wantJSON(arguments) ? .json : .text).report(usage, to: .standard())
                 Glibc.exit(status.rawValue)
             }
-            if exitCode(for: error) == .validationFailure && UsageErrors.wantJSON(arguments, stdoutIsTTY: isatty(1) == 1) {
+            if exitCode(for: error) == .validationFailure && UsageErrors.wantJSON(arguments) {
                 let usage = RaxxError.usage(message(for: error), hint: UsageErrors.hint(fullMessage(for: error)))
                 let status = Reporter(tool: _commandName, format: .json).report(usage, to: .standard())
                 Glibc.exit(status.rawValue)
@@ -47,9 +46,10 @@ extension AsyncParsableCommand {
 
 /// How a usage error is reported.
 enum UsageErrors {
-    /// Whether the output is JSON by the global options among `arguments` (the last one given
-    /// wins, as in the parser), or else by whether standard output is a terminal.
-    static func wantJSON(_ arguments: [String], stdoutIsTTY: Bool) -> Bool {
+    /// Whether errors are JSON: asked for by the global options among `arguments` (the last
+    /// `--format` given wins, as in the parser) or by `RAXX_ERRORS=json`; text for a person
+    /// otherwise, whatever standard output is (`OutputRequest.errorFormat`).
+    static func wantJSON(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
         var format: OutputFormat? = nil
         var json = false
         var index = arguments.startIndex
@@ -66,7 +66,7 @@ enum UsageErrors {
             }
             index += 1
         }
-        return OutputFormat.resolve(format: format, json: json, stdoutIsTTY: stdoutIsTTY) == .json
+        return OutputRequest(format: format, json: json).errorFormat(errorsAsJSON: environment["RAXX_ERRORS"] == "json") == .json
     }
 
     /// A word where a verb goes that is no verb of the command it follows but is close to one

@@ -27,6 +27,11 @@ public struct Ceremonies: Sendable {
     }
     /// Asks for the one-time code the server emailed to `email` (`digits` long).
     public typealias CodePrompt = @Sendable (_ email: String, _ digits: Int) throws -> String
+    /// Asks for the code again after `refusal` (a slip: empty, the wrong length, or not the code
+    /// emailed), where a person can be asked (a terminal); the same code stays live meanwhile.
+    public typealias CodeRetry = @Sendable (_ refusal: RaxxError, _ digits: Int) throws -> String
+    /// How many slips a registration forgives on a terminal (the server counts the wrong codes too).
+    public static let codeRetries = 3
 
     /// For a relying party that is known to send no code: asked for one, it fails.
     public static let noCode: CodePrompt = { email, _ in
@@ -76,7 +81,8 @@ public struct Ceremonies: Sendable {
     /// The server asks for a one-time code emailed to the address first (it answers 202); only
     /// then is `code` asked, and the options asked for again with it. A server that sends no code
     /// answers the options at once.
-    public func register(email: String, displayName: String? = nil, pin: PINPrompt, code: CodePrompt = noCode) async throws -> StoredSession {
+    public func register(email: String, displayName: String? = nil, pin: PINPrompt, code: CodePrompt = noCode,
+                         retry: CodeRetry? = nil) async throws -> StoredSession {
         try await keystore.withLock {
             var contents = try keystore.load()
             if let existing = contents[origin].credential {
@@ -87,21 +93,47 @@ public struct Ceremonies: Sendable {
             }
             var options: Components.Schemas.PublicKeyCredentialCreationOptionsJSON? = nil
             var given: String? = nil
+            var digits = 0
+            var slips = 0
+            // A code read, held to its form; a slip is asked again where a person can be (`retry`).
+            func checked(_ read: () throws -> String, email: String) throws -> String {
+                var text: String
+                do {
+                    text = try read().trimmingCharacters(in: .whitespaces)
+                } catch let nothing as RaxxError where nothing.status == .dataError && retry != nil {
+                    text = "" // an empty Enter: a slip like any other
+                }
+                while !(text.count == digits && text.allSatisfy(\.isASCIIDigitCharacter)) {
+                    let slip = RaxxError.badInput(field: "code", "the code is \(digits) digits, as the email to \(email) shows")
+                    slips += 1
+                    guard let retry, slips <= Self.codeRetries else { throw slip }
+                    do {
+                        text = try retry(slip, digits).trimmingCharacters(in: .whitespaces)
+                    } catch let nothing as RaxxError where nothing.status == .dataError {
+                        text = ""
+                    }
+                }
+                return text
+            }
             while options == nil {
                 switch try await client.registerOptions(body: .json(.init(email: email, displayName: displayName, code: given))) {
                 case .ok(let ok):
                     options = try ok.body.json
                 case .accepted(let sent) where given == nil:
                     let sent = try sent.body.json
-                    let text = try code(sent.email, sent.digits).trimmingCharacters(in: .whitespaces)
-                    guard text.count == sent.digits, text.allSatisfy(\.isASCIIDigitCharacter) else {
-                        throw RaxxError.badInput(field: "code", "the code is \(sent.digits) digits, as the email to \(sent.email) shows")
-                    }
-                    given = text
+                    digits = sent.digits
+                    given = try checked({ try code(sent.email, sent.digits) }, email: sent.email)
                 case .accepted:
                     throw RaxxError.failure(code: "bad_response", "The server sent a new code instead of taking the one given.")
                 case .default(_, let answer):
-                    throw try answer.raxxError
+                    let refusal = try answer.raxxError
+                    // Not the code emailed: on a terminal it is asked again, and sent with the same
+                    // ask (no new mail); an expired code, or a budget spent, ends the run.
+                    slips += 1
+                    guard refusal.code == Components.Schemas.ProblemCode.codeInvalid.rawValue, let retry, slips <= Self.codeRetries else {
+                        throw refusal
+                    }
+                    given = try checked({ try retry(refusal, digits) }, email: email)
                 }
             }
             guard let options else { throw RaxxError.failure(code: "bad_response", "The server sent no registration options.") }

@@ -40,6 +40,9 @@ public struct RaxxConfiguration: Sendable, Equatable {
     public var timeZoneName: String?
     /// Colour in text tables on a terminal; off with `NO_COLOR` set to anything (no-color.org).
     public var colour = true
+    /// Errors as one JSON object on stderr even when JSON output was not asked for
+    /// (`RAXX_ERRORS=json`, for a script that parses them); otherwise they are text for a person.
+    public var errorsAsJSON = false
     /// The pager a long table on a terminal goes through: `RAXX_PAGER`, else `PAGER`, else
     /// `less -FRX`; nil when one of them is empty or `cat` (no pager).
     public var pagerCommand: String? = "less -FRX"
@@ -113,6 +116,7 @@ public struct RaxxConfiguration: Sendable, Equatable {
         machineIDPath = env["RAXX_MACHINE_ID_FILE"].flatMap { $0.isEmpty ? nil : $0 }
         timeZoneName = env["TZ"]
         colour = (env["NO_COLOR"] ?? "").isEmpty
+        errorsAsJSON = env["RAXX_ERRORS"] == "json"
         // Trimmed without Foundation's trimmingCharacters: at start-up, its NSString bridging looked
         // up protocol conformances across the whole suite (about 1 ms of every command).
         let pager = (env["RAXX_PAGER"] ?? env["PAGER"] ?? "less -FRX").trimmingASCII { $0 == 0x20 || $0 == 0x09 }

@@ -28,7 +28,9 @@ extension CommandContext {
 
     /// Says on stderr how old the cached data is, when that needs saying.
     public func disclose(_ cache: CacheReading) {
-        // Even with --quiet: a read always says how old its data is when that needs saying.
+        // With --quiet the age is told by the JSON's as_of and, past --max-age, by exit 3: a cron
+        // job reading every five minutes does not mail "No connection" each time.
+        guard !quiet else { return }
         if let line = cache.disclosure(now: clock(), freshness: configuration.cacheFreshness) { warn(line) }
     }
 }

@@ -37,6 +37,8 @@ public final class TestWorld: Sendable {
     public var pinsTyped: [String] { get { self[\.pinsTyped] } set { self[\.pinsTyped] = newValue } }
     /// The one-time code "typed" when a registration asks for the emailed one.
     public var code: String? { get { self[\.code] } set { self[\.code] = newValue } }
+    /// Codes typed at successive code prompts, before `code` answers the rest.
+    public var codesTyped: [String] { get { self[\.codesTyped] } set { self[\.codesTyped] = newValue } }
     /// The answer typed at a yes/no question on the terminal, when the test gives one.
     public var answer: Bool? { get { self[\.answer] } set { self[\.answer] = newValue } }
     /// The yes/no questions asked on the terminal.
@@ -70,6 +72,7 @@ public final class TestWorld: Sendable {
         var pin: String?
         var pinsTyped: [String] = []
         var code: String?
+        var codesTyped: [String] = []
         var answer: Bool?
         var questions: [String] = []
         var keystore: MemoryKeystore?
@@ -101,7 +104,7 @@ public final class TestWorld: Sendable {
 
     /// The context a command runs in, for `tool` with `requirement`.
     public func context(tool: String, requirement: ConnectivityRequirement, format: OutputFormat, quiet: Bool = false,
-                        noPager: Bool = false) throws -> CommandContext {
+                        noPager: Bool = false, errorFormat: OutputFormat? = nil) throws -> CommandContext {
         let io = CommandIO(stdin: stdin.map(StringSource.init) ?? StringSource(unplanned: true), stdout: stdout, stderr: stderr,
                            stdoutIsTTY: stdoutIsTTY, stderrIsTTY: stderrIsTTY, stdinIsTTY: stdinIsTTY, terminalRows: terminalRows,
                            page: { [self] text, command in self.state.withLock { $0.paged.append((command, text)) }; return true })
@@ -131,21 +134,22 @@ public final class TestWorld: Sendable {
             onInterrupt: { [self] action in state.withLock { $0.interruptActions.append(action) }; return 0 },
             pinEntry: FixedPINEntry(pin: { [self] in
                 self.state.withLock { $0.pinsTyped.isEmpty ? $0.pin : $0.pinsTyped.removeFirst() }
-            }, code: code, answer: { [self] in self.state.withLock { $0.answer } }, asked: { [self] q in self.state.withLock { $0.questions.append(q) } }),
+            }, code: { [self] in self.state.withLock { $0.codesTyped.isEmpty ? $0.code : $0.codesTyped.removeFirst() } }, answer: { [self] in self.state.withLock { $0.answer } }, asked: { [self] q in self.state.withLock { $0.questions.append(q) } }),
             raptor: api,
             keystore: keystore ?? MemoryKeystore(unplanned: true),
             accounts: accounts,
             services: services + (stores.map { [Provided($0, as: (any LocalStores).self)] } ?? []))
         return CommandContext(tool: tool, io: io, format: format, configuration: try RaxxConfiguration(environment: environment),
-                              requirement: requirement, world: world, quiet: quiet, noPager: noPager)
+                              requirement: requirement, world: world, quiet: quiet, noPager: noPager, errorFormat: errorFormat)
     }
 
     /// Parses `arguments` as `Command` (as its tool does) and runs it in this world; answers its exit status.
     public func run<Command: RaxxCommand>(_ command: Command.Type, _ arguments: [String] = []) async throws -> RaxxCore.ExitStatus {
         let parsed = try Command.parse(CommandLineWords.forParser(arguments))
         let format = parsed.global.resolvedFormat(stdoutIsTTY: stdoutIsTTY)
+        let errorFormat = parsed.global.request.errorFormat(errorsAsJSON: try RaxxConfiguration(environment: environment).errorsAsJSON)
         let context = try self.context(tool: Command.tool, requirement: parsed.requirement, format: format, quiet: parsed.global.quiet,
-                                       noPager: parsed.global.noPager)
+                                       noPager: parsed.global.noPager, errorFormat: errorFormat)
         return await Command.execute(parsed, in: context)
     }
 
@@ -191,7 +195,7 @@ final class StringSource: InputSource, Sendable {
 /// A PIN (and an emailed code) "typed" at the prompt.
 struct FixedPINEntry: PINEntry {
     let pin: @Sendable () -> String?
-    var code: String? = nil
+    var code: @Sendable () -> String? = { nil }
     /// The answer "typed" at a yes/no question; nil: none was planned.
     var answer: @Sendable () -> Bool? = { nil }
     var asked: @Sendable (String) -> Void = { _ in }
@@ -206,7 +210,7 @@ struct FixedPINEntry: PINEntry {
     }
 
     func readCode(from source: PINSource, prompt: String) throws(RaxxError) -> String {
-        guard let code else {
+        guard let code = code() else {
             recordUnplanned("Unplanned code prompt: \(prompt)")
             throw RaxxError.usage("No code was planned.")
         }

@@ -28,6 +28,8 @@ public enum PIN {
     public static let maximumLength = 64
     /// What a new passkey's PIN must be, said the same wherever it is checked.
     public static let newLengthRule = "A new passkey's PIN has \(minimumNewLength) to \(maximumLength) characters."
+    /// How many times a new PIN is asked on a terminal before a slip ends the command.
+    public static let newPINAttempts = 3
     /// Wrong PINs allowed before the credential locks.
     public static let maximumAttempts = 5
 
@@ -41,15 +43,33 @@ public enum PIN {
             let tty = try ControllingTerminal(orElse: RaxxError.usage(
                 "A PIN is needed, and there is no terminal to ask for it.",
                 hint: "Run on a terminal, or pass the PIN on a file descriptor: --pin-fd N"))
-            pin = try tty.hidden(prompt: prompt) { fd throws(RaxxError) in try readLine(fd: fd, what: "the terminal") }
-            if confirm {
+            guard confirm else {
+                pin = try tty.hidden(prompt: prompt) { fd throws(RaxxError) in try readLine(fd: fd, what: "the terminal") }
+                break
+            }
+            // A new PIN: its rule is checked as it is typed the first time, and a slip (too short,
+            // or not repeated the same) is asked again, a few times, rather than ending the command.
+            var chosen: SecretBytes? = nil
+            for attempt in 1...newPINAttempts where chosen == nil {
+                let first = try tty.hidden(prompt: prompt) { fd throws(RaxxError) in try readLine(fd: fd, what: "the terminal") }
+                guard (minimumNewLength...maximumLength).contains(first.count) else {
+                    first.wipe()
+                    if attempt == newPINAttempts { throw RaxxError.badInput(Self.newLengthRule) }
+                    tty.write(Self.newLengthRule + " Try again.\n")
+                    continue
+                }
                 let again = try tty.hidden(prompt: "Repeat the PIN: ") { fd throws(RaxxError) in try readLine(fd: fd, what: "the terminal") }
                 defer { again.wipe() }
-                guard pin.isEqual(to: again) else {
-                    pin.wipe()
-                    throw RaxxError.badInput("The two PINs do not match.")
+                guard first.isEqual(to: again) else {
+                    first.wipe()
+                    if attempt == newPINAttempts { throw RaxxError.badInput("The two PINs do not match.") }
+                    tty.write("The two PINs do not match. Try again.\n")
+                    continue
                 }
+                chosen = first
             }
+            guard let chosen else { throw RaxxError.badInput(Self.newLengthRule) }
+            pin = chosen
         }
         // With `confirm` the PIN is a new passkey's, held to the rule for new ones.
         guard ((confirm ? minimumNewLength : minimumLength)...maximumLength).contains(pin.count) else {

@@ -64,7 +64,7 @@ final class AuthHome: @unchecked Sendable {
         #expect(none.stderr.contains("emailed a one-time code"))
         // Guesses, each on a new run (each sends a new code).
         for guess in ["00000000", "12345678"] {
-            let guessed = try ToolRunner.run("raxx-auth", ["register", "--email", "staff@example.com", "--code-fd", "0", "--pin-fd", "0"],
+            let guessed = try ToolRunner.run("raxx-auth", ["register", "--email", "staff@example.com", "--code-fd", "0", "--pin-fd", "0", "--json"],
                                              environment: home.environment, input: guess + "\n246813\n")
             #expect(guessed.status == 65, "\(guessed.stderr)")
             #expect(guessed.stderr.contains("code_invalid"), "\(guessed.stderr)")
@@ -120,7 +120,7 @@ final class AuthHome: @unchecked Sendable {
         let home = try AuthHome()
         #expect(try home.auth(["register", "--email", "dash@example.com"], pin: "246813").status == 0)
         let unknown = "-kh" + String(repeating: "A", count: 40)
-        for arguments in [["passkeys", "remove", unknown, "--pin-fd", "0"], ["passkeys", "remove", "--pin-fd", "0", unknown]] {
+        for arguments in [["passkeys", "remove", unknown, "--pin-fd", "0", "--json"], ["passkeys", "remove", "--pin-fd", "0", "--json", unknown]] {
             let removal = try home.auth(arguments, environment: [:], rawPIN: "246813")
             #expect(removal.status == 1, "\(arguments): \(removal.stderr)")
             #expect(removal.stdout.isEmpty, "\(removal.stdout)")
@@ -207,6 +207,37 @@ final class AuthHome: @unchecked Sendable {
         let (status, screen) = terminal.finish()
         #expect(status == 0, "\(screen)")
         #expect(!screen.contains("000000") && !screen.contains("246813"), "\(screen)")
+        #expect(try home.auth(["status"]).status == 0)
+    }
+
+    /// Registering on a terminal as a person does, with slips: an empty Enter and a wrong code
+    /// are asked again (one mail, the same code), and a PIN under six characters is refused as it
+    /// is typed the first time, then asked again; before, each ended the command.
+    @Test func registrationOnATerminalForgivesASlip() throws {
+        let home = try AuthHome()
+        let email = "slip@example.com"
+        let terminal = try TerminalSession("\(BuiltTools.path("raxx-auth")) register --email \(email)",
+                                           environment: home.environment.merging(["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]) { _, b in b })
+        var seen = try terminal.waitFor("Code from the email: ")
+        let code = try #require(home.sandbox.mailbox.messages(to: email).last?.code)
+        terminal.type("")
+        seen = try terminal.waitFor("the code is 8 digits", after: seen)
+        seen = try terminal.waitFor("Code from the email: ", after: seen)
+        terminal.type(code == "11111111" ? "22222222" : "11111111")
+        seen = try terminal.waitFor("That is not the code we emailed.", after: seen)
+        seen = try terminal.waitFor("Code from the email: ", after: seen)
+        terminal.type(code)
+        seen = try terminal.waitFor("Choose a PIN", after: seen)
+        terminal.type("123")
+        seen = try terminal.waitFor("A new passkey's PIN has 6 to 64 characters. Try again.", after: seen)
+        seen = try terminal.waitFor("Choose a PIN", after: seen)
+        terminal.type("246813")
+        seen = try terminal.waitFor("Repeat the PIN: ", after: seen)
+        terminal.type("246813")
+        let (status, screen) = terminal.finish()
+        #expect(status == 0, "\(screen)")
+        #expect(!screen.contains("246813") && !screen.contains("123\r"), "\(screen)")
+        #expect(home.sandbox.mailbox.messages(to: email).filter { $0.subject == "Your Raxx registration code" }.count == 1)
         #expect(try home.auth(["status"]).status == 0)
     }
 

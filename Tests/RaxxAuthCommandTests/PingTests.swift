@@ -42,6 +42,25 @@ import Testing
         #expect(world.stderr.contents.hasPrefix("raxx-auth: This action requires an internet connection. Try again when online.\n"))
     }
 
+    /// Under cron stdout and stderr are both mail, read by a person: an error is text whatever
+    /// stdout is (a pipe here), and JSON only when asked for (--json, --format json, RAXX_ERRORS=json).
+    @Test func anErrorIntoAPipeIsTextUnlessJSONWasAskedFor() async throws {
+        for (arguments, environment, json) in [([String](), [String: String](), false), (["--json"], [:], true),
+                                               (["--format", "json"], [:], true), ([], ["RAXX_ERRORS": "json"], true)] {
+            let world = world()
+            for (name, value) in environment { world.environment[name] = value }
+            world.api.onGetHealth { _ in throw TransportFailure(kind: .offlineHard, curlCode: 7, detail: "Connection refused") }
+            #expect(try await world.run(RaxxAuth.Ping.self, arguments) == .unavailable)
+            #expect(world.stdout.contents.isEmpty)
+            if json {
+                #expect(world.stderr.contents.hasPrefix(#"{"error":{"code":"offline""#), "\(arguments) \(environment): \(world.stderr.contents)")
+            } else {
+                #expect(world.stderr.contents.hasPrefix("raxx-auth: This action requires an internet connection. Try again when online.\n"),
+                        "\(world.stderr.contents)")
+            }
+        }
+    }
+
     @Test func aProblemAnswerIsReportedWithoutHTTPCodes() async throws {
         let world = world()
         world.api.onGetHealth { _ in .default(statusCode: 500, Fixtures.problem(500, code: "unavailable", title: "Maintenance.")) }

@@ -4,6 +4,7 @@ import RaxxAuthCommand
 import RaxxCore
 import RaxxTestSupport
 import RaxxVault
+import Synchronization
 import Testing
 
 /// `raxx-auth register` in-process: a passkey made by the software authenticator, signed in.
@@ -37,6 +38,48 @@ import Testing
         #expect(keystore.current?[Fixtures.origin].session?.accessToken == "access-1")
         #expect(world.jsonLines.first?["signed_in"] as? Bool == true)
         #expect(!world.stdout.contents.contains("access-1"))
+    }
+
+    /// On a terminal, an empty Enter, a code of the wrong length and a wrong code are each asked
+    /// again, the same code live, with no new ask (no new mail); from --code-fd there is one line.
+    @Test func aSlipAtTheCodePromptIsAskedAgainOnATerminal() async throws {
+        let world = TestWorld()
+        world.clock = TestClock(Fixtures.now)
+        world.pin = "246813"
+        world.keystore = MemoryKeystore()
+        world.codesTyped = ["", "1234", "00000000", "24681357"]
+        let asks = Counter()
+        world.api.onRegisterOptions { input in
+            guard case .json(let start) = input.body else { throw RaxxError.failure("no body") }
+            switch start.code {
+            case nil:
+                asks.add()
+                return .accepted(.init(body: .json(.init(email: Fixtures.email, digits: 8, expiresAt: Fixtures.now.addingTimeInterval(600)))))
+            case "24681357"?: return .ok(.init(body: .json(Self.options)))
+            default: return .default(statusCode: 400, Fixtures.problem(400, code: "code_invalid", title: "That is not the code we emailed.",
+                                                                       detail: "9 more wrong tries allowed for this address in the next 10 minutes."))
+            }
+        }
+        world.api.onRegisterVerify { _ in .ok(.init(body: .json(Fixtures.grant()))) }
+        #expect(try await world.run(RaxxAuth.Register.self, ["--email", Fixtures.email, "--format", "text"]) == .ok)
+        #expect(asks.value == 1, "one ask, one mail")
+        #expect(world.stderr.contents.contains("the code is 8 digits"), "\(world.stderr.contents)")
+        #expect(world.stderr.contents.contains("That is not the code we emailed. 9 more wrong tries"), "\(world.stderr.contents)")
+
+        // From a file descriptor, a wrong code ends the run: there is no one to ask.
+        let fd = TestWorld()
+        fd.clock = TestClock(Fixtures.now)
+        fd.pin = "246813"
+        fd.keystore = MemoryKeystore()
+        fd.code = "00000000"
+        fd.api.onRegisterOptions { input in
+            guard case .json(let start) = input.body else { throw RaxxError.failure("no body") }
+            if start.code == nil {
+                return .accepted(.init(body: .json(.init(email: Fixtures.email, digits: 8, expiresAt: Fixtures.now.addingTimeInterval(600)))))
+            }
+            return .default(statusCode: 400, Fixtures.problem(400, code: "code_invalid", title: "That is not the code we emailed."))
+        }
+        #expect(try await fd.run(RaxxAuth.Register.self, ["--email", Fixtures.email, "--code-fd", "3"]) == .dataError)
     }
 
     @Test func aDeviceWithAPasskeyIsNotRegisteredTwice() async throws {
@@ -84,4 +127,11 @@ import Testing
         #expect(world.api.operations == ["registerOptions"])
         #expect(keystore.saves == 0)
     }
+}
+
+/// A count the stubs keep across calls.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    func add() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }

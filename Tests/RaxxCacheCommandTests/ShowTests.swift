@@ -33,7 +33,7 @@ import Testing
         let world = world(now: Fixtures.now.addingTimeInterval(60), cache: try Fixtures.filledCache())
         world.stdout.failure = "No space left on device"
         #expect(try await world.run(RaxxCache.Show.self, ["positions"]) == .failure)
-        #expect(world.stderr.contents.contains(#""code":"output_unwritable""#))
+        #expect(world.stderr.contents.hasPrefix("raxx-cache: Could not write"), "into a pipe, an error is text: \(world.stderr.contents)")
         #expect(world.stderr.contents.contains("Could not write to standard output: No space left on device."))
     }
 
@@ -44,6 +44,15 @@ import Testing
         #expect(world.stdout.contents.contains("c-1"))
         #expect(world.stderr.contents.contains("Data last updated at 2026-11-21T10:00:00Z (3 hours ago)"))
         #expect(world.stderr.contents.contains("older than --max-age 1h"))
+    }
+
+    /// A cron job reading every five minutes with --quiet: the age is told by the JSON's as_of and
+    /// by exit 3, nothing on stderr (it printed "Data last updated…" and the --max-age error).
+    @Test func quietSaysTheAgeByExit3AndAsOfAlone() async throws {
+        let world = world(now: Fixtures.now.addingTimeInterval(3 * 3600), cache: try Fixtures.filledCache())
+        #expect(try await world.run(RaxxCache.Show.self, ["positions", "--max-age", "1h", "--quiet"]) == .stale)
+        #expect(world.stderr.contents.isEmpty, "\(world.stderr.contents)")
+        #expect(world.jsonLines.count == 2 && world.jsonLines.allSatisfy { $0["as_of"] as? String == "2026-11-21T10:00:00Z" })
     }
 
     @Test func aMistakenSinceIsAUsageErrorEvenOnAnEmptyCache() async throws {

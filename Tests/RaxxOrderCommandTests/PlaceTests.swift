@@ -212,7 +212,7 @@ import Testing
         world.api.onStepUpOptions { _ in .ok(.init(body: .json(.init(challenge: "c2VydmVyLWNoYWxsZW5nZQ", rpId: "raxx.app")))) }
         // This device has no passkey: the step-up, asked before the order goes, is refused and
         // nothing is sent.
-        #expect(try await world.run(RaxxOrder.Place.self, ["--symbol", "AAPL", "--side", "buy", "--qty", "1000"]) == .notPermitted)
+        #expect(try await world.run(RaxxOrder.Place.self, ["--symbol", "AAPL", "--side", "buy", "--qty", "1000", "--json"]) == .notPermitted)
         #expect(world.api.operations == ["getSession", "checkOrders", "stepUpOptions"])
         #expect(world.stderr.contents.contains("step_up_refused"))
     }
