@@ -333,6 +333,29 @@ import Glibc
         #expect(!FileManager.default.fileExists(atPath: AccountFolders(configuration).statePath(account)))
     }
 
+    /// The reproduced attack: another user plants `cache/<server>/accounts` as a link to a folder
+    /// of the victim's own that holds a folder of the account's name. Removing the account's cache
+    /// through that path deleted the folder the link leads to; now the link is refused, named, and
+    /// what it leads to survives.
+    @Test func forgetDeviceNeverDeletesThroughALinkAboveTheAccountsFolder() throws {
+        let home = try AuthHome()
+        #expect(try home.auth(["register", "--email", "t@example.com"], pin: "246813").status == 0)
+        let configuration = try RaxxConfiguration(environment: home.environment)
+        let account = try #require(try FileLocalAccounts(configuration).current())
+        let cachePath = AccountFolders(configuration).cachePath(account)
+        let accounts = (cachePath as NSString).deletingLastPathComponent
+        let keep = home.root.appendingPathComponent("elsewhere").path
+        let victim = keep + "/" + (cachePath as NSString).lastPathComponent
+        try FileManager.default.createDirectory(atPath: victim, withIntermediateDirectories: true)
+        try "mine".write(toFile: victim + "/precious", atomically: true, encoding: .utf8)
+        try? FileManager.default.removeItem(atPath: accounts)
+        try FileManager.default.createDirectory(atPath: (accounts as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: accounts, withDestinationPath: keep)
+        let logout = try home.auth(["logout", "--forget-device", "--format", "text"])
+        #expect(try String(contentsOfFile: victim + "/precious", encoding: .utf8) == "mine", "deleted through the link: \(logout.stderr)")
+        #expect(logout.status == 77 && logout.stderr.contains(accounts) && logout.stderr.contains("symbolic link"), "\(logout.stderr)")
+    }
+
     // MARK: The network
 
     @Test func plainHTTPToLoopbackNeverGoesThroughAProxy() throws {
