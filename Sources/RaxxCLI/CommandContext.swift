@@ -255,7 +255,8 @@ public struct CommandContext: Sendable {
             if io.stderrIsTTY { say("Nothing to show.") }
             return
         }
-        let text = table.render(colour: io.stdoutIsTTY && configuration.colour)
+        // On a terminal the table fits its width (gh's way: the least needed columns go first).
+        let text = table.render(colour: io.stdoutIsTTY && configuration.colour, width: io.stdoutIsTTY ? io.terminalColumns : nil)
         if io.stdoutIsTTY, !noPager, let command = configuration.pagerCommand, let rows = io.terminalRows,
            text.utf8.reduce(0, { $1 == 10 ? $0 + 1 : $0 }) >= rows, let page = io.page {
             io.stdout.flush()

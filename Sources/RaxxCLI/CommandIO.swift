@@ -184,12 +184,15 @@ public struct CommandIO: Sendable {
     public var stdinIsTTY: Bool
     /// The height of the terminal stdout is, when it is one.
     public var terminalRows: Int?
+    /// The width of the terminal stdout is, when it is one: tables are fitted to it.
+    public var terminalColumns: Int?
     /// Shows `text` through the pager `command` (a shell command line) and waits for it to end;
     /// false when it could not be started (the caller writes the text itself).
     public var page: (@Sendable (_ text: String, _ command: String) -> Bool)?
 
     public init(stdin: any InputSource, stdout: any TextSink, stderr: any TextSink, stdoutIsTTY: Bool, stderrIsTTY: Bool,
-                stdinIsTTY: Bool, terminalRows: Int? = nil, page: (@Sendable (_ text: String, _ command: String) -> Bool)? = nil) {
+                stdinIsTTY: Bool, terminalRows: Int? = nil, terminalColumns: Int? = nil,
+                page: (@Sendable (_ text: String, _ command: String) -> Bool)? = nil) {
         self.stdin = stdin
         self.stdout = stdout
         self.stderr = stderr
@@ -197,6 +200,7 @@ public struct CommandIO: Sendable {
         self.stderrIsTTY = stderrIsTTY
         self.stdinIsTTY = stdinIsTTY
         self.terminalRows = terminalRows
+        self.terminalColumns = terminalColumns
         self.page = page
     }
 
@@ -210,6 +214,7 @@ public struct CommandIO: Sendable {
             stderrIsTTY: isatty(2) == 1,
             stdinIsTTY: isatty(0) == 1,
             terminalRows: stdoutIsTTY ? Pager.rows(fd: 1) : nil,
+            terminalColumns: stdoutIsTTY ? Pager.columns(fd: 1) : nil,
             page: Pager.page
         )
     }
@@ -326,6 +331,12 @@ public enum Pager {
         var size = winsize()
         guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return nil }
         return Int(size.ws_row)
+    }
+
+    public static func columns(fd: Int32) -> Int? {
+        var size = winsize()
+        guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
     }
 
     @Sendable public static func page(_ text: String, command: String) -> Bool {

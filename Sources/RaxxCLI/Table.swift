@@ -8,11 +8,23 @@ public struct Table: Sendable {
     public struct Column: Sendable {
         public var title: String
         public var alignment: Alignment
-        public init(_ title: String, _ alignment: Alignment = .left) {
+        /// How much a person needs the column when the terminal is narrow: the least needed go
+        /// first. By default the order of the columns is their order of importance (the last goes
+        /// first); a table says otherwise where a later column matters more.
+        public var importance: Int?
+        /// Long values (identifiers, hashes) are shortened in the middle with an ellipsis when the
+        /// table is too wide, before any column is dropped (on a terminal only: JSON keeps them whole).
+        public var elidable: Bool
+        public init(_ title: String, _ alignment: Alignment = .left, importance: Int? = nil, elidable: Bool = false) {
             self.title = title
             self.alignment = alignment
+            self.importance = importance
+            self.elidable = elidable
         }
     }
+
+    /// The narrowest an elided value is cut to: enough of its start and end to tell it apart.
+    static let elidedWidth = 13
 
     public var columns: [Column]
     public var rows: [[String]]
@@ -74,7 +86,8 @@ public struct Table: Sendable {
     /// The table as text, one line per row, each ending in a newline; cells lose any control
     /// characters (a server's strings never move the terminal's cursor). With `colour`, statuses
     /// are coloured (the padding is not).
-    public func render(colour: Bool = false) -> String {
+    public func render(colour: Bool = false, width: Int? = nil) -> String {
+        if let width { return fitted(to: width).render(colour: colour) }
         let coloured = colour ? Set(columns.indices.filter { Self.statusColumns.contains(columns[$0].title.lowercased()) }) : []
         let rows = self.rows.map { $0.map { TerminalText.printable($0) } }
         // Widths in terminal columns (an emoji or a CJK character takes two), each cell's counted once.
@@ -100,5 +113,57 @@ public struct Table: Sendable {
         let titles = columns.map { $0.title.uppercased() }
         return line(titles, titles.map(TerminalText.columns), header: true)
             + zip(rows, cellWidths).map { line($0, $1, header: false) }.joined()
+    }
+
+    /// The widest line the table takes, in terminal columns.
+    var width: Int {
+        let titles = columns.map { TerminalText.columns($0.title) }
+        let widths = columns.indices.map { i in
+            rows.reduce(titles[i]) { max($0, i < $1.count ? TerminalText.columns(TerminalText.printable($1[i])) : 0) }
+        }
+        return widths.reduce(0, +) + 2 * max(columns.count - 1, 0)
+    }
+
+    /// The table within `width` terminal columns, as gh fits its tables: long values of elidable
+    /// columns shortened in the middle first, then the least needed columns dropped, one at a
+    /// time, until it fits (one column is always kept).
+    public func fitted(to width: Int) -> Table {
+        var table = self
+        guard table.width > width else { return table }
+        for i in table.columns.indices where table.columns[i].elidable {
+            table.rows = table.rows.map { row in
+                var row = row
+                if i < row.count { row[i] = Self.elided(row[i], to: max(Self.elidedWidth, TerminalText.columns(table.columns[i].title))) }
+                return row
+            }
+        }
+        // The least needed first: by importance, then the later column.
+        let order = table.columns.indices.sorted { a, b in
+            let (x, y) = (table.columns[a].importance ?? -a, table.columns[b].importance ?? -b)
+            return x != y ? x < y : a > b
+        }
+        var dropped: Set<Int> = []
+        for index in order where table.width > width && dropped.count < columns.count - 1 {
+            dropped.insert(index)
+            let kept = columns.indices.filter { !dropped.contains($0) }
+            table.columns = kept.map { columns[$0] }
+            table.rows = self.rows.map { row in kept.map { k in k < row.count ? row[k] : "" } }
+            for (position, k) in kept.enumerated() where columns[k].elidable {
+                table.rows = table.rows.map { row in
+                    var row = row
+                    row[position] = Self.elided(row[position], to: max(Self.elidedWidth, TerminalText.columns(columns[k].title)))
+                    return row
+                }
+            }
+        }
+        return table
+    }
+
+    /// `text` cut to `width` characters, its start and end kept around an ellipsis.
+    static func elided(_ text: String, to width: Int) -> String {
+        let characters = Array(TerminalText.printable(text))
+        guard characters.count > width, width >= 3 else { return text }
+        let head = (width - 1) / 2 + (width - 1) % 2, tail = (width - 1) / 2
+        return String(characters.prefix(head)) + "…" + String(characters.suffix(tail))
     }
 }

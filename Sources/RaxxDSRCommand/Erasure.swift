@@ -35,9 +35,13 @@ extension RaxxDSR {
             case .json:
                 context.io.stdout.write(try JSONLines.line(plan) + "\n")
             case .text:
-                let table = Table(columns: [.init("Table"), .init("Rows", .right), .init("Action"), .init("Retention"), .init("Ground"), .init("What")],
+                // On a narrow terminal the legal ground and the description go first (raxx.7 has them).
+                let table = Table(columns: [.init("Table", importance: 10), .init("Rows", .right, importance: 9), .init("Action", importance: 8),
+                                            .init("Retention", importance: 7), .init("Ground", importance: 5, elidable: true),
+                                            .init("What", importance: 4, elidable: true)],
                                   rows: plan.items.map { [$0.table, "\($0.rows)", $0.action.rawValue, $0.retention, $0.ground, $0.what] })
-                context.io.stdout.write(table.render() + "plan_hash \(TerminalText.printable(plan.planHash))\n")
+                let width = context.io.stdoutIsTTY ? context.io.terminalColumns : nil
+                context.io.stdout.write(table.render(width: width) + "plan_hash \(TerminalText.printable(plan.planHash))\n")
             }
             context.io.stdout.flush()
             context.say("Apply it with: raxx-dsr apply \(id) --plan-hash \(plan.planHash)")

@@ -49,7 +49,10 @@ extension DSRVerb {
 
 /// Requests as table rows or JSON Lines (the spec's field names).
 enum RequestOutput {
-    static let columns: [Table.Column] = [.init("ID"), .init("Kind"), .init("Status"), .init("Due"), .init("Ticket"), .init("Subject")]
+    /// (An erased subject is an 80-character keyed hash: shortened on a terminal, whole in JSON.)
+    static let columns: [Table.Column] = [.init("ID", importance: 10, elidable: true), .init("Kind", importance: 7), .init("Status", importance: 9),
+                                          .init("Due", importance: 8), .init("Ticket", importance: 5, elidable: true),
+                                          .init("Subject", importance: 6, elidable: true)]
 
     static func row(_ r: Components.Schemas.DSRRequest) -> [String] {
         [r.id, r.kind.rawValue, r.status.rawValue, r.dueOn + (r.overdue ? " (overdue)" : ""), r.ticket, r.subject]

@@ -43,12 +43,17 @@ extension RaxxOrderVerb {
 }
 
 /// The results table every verb that sends orders prints on a terminal.
-let resultColumns: [Table.Column] = [.init("Line", .right), .init("Client order ID"), .init("Symbol"), .init("Side"), .init("Qty", .right),
-                                     .init("Result"), .init("Status"), .init("Order ID"), .init("Error")]
+/// (On a narrow terminal the result, the order and its error stay longest; ids are shortened first.)
+let resultColumns: [Table.Column] = [.init("Line", .right, importance: 5), .init("Client order ID", importance: 1, elidable: true),
+                                     .init("Symbol", importance: 9), .init("Side", importance: 8), .init("Qty", .right, importance: 7),
+                                     .init("Result", importance: 10), .init("Status", importance: 6), .init("Order ID", importance: 2, elidable: true),
+                                     .init("Error", importance: 4)]
 
-let orderColumns: [Table.Column] = [.init("Order ID"), .init("Symbol"), .init("Side"), .init("Qty", .right), .init("Type"),
-                                    .init("Limit", .right), .init("Status"), .init("Filled", .right), .init("Avg fill", .right),
-                                    .init("Client order ID")]
+/// (On a narrow terminal the order's id, symbol, side, quantity and status stay longest.)
+let orderColumns: [Table.Column] = [.init("Order ID", importance: 10, elidable: true), .init("Symbol", importance: 9), .init("Side", importance: 8),
+                                    .init("Qty", .right, importance: 7), .init("Type", importance: 2), .init("Limit", .right, importance: 4),
+                                    .init("Status", importance: 6), .init("Filled", .right, importance: 5), .init("Avg fill", .right, importance: 3),
+                                    .init("Client order ID", importance: 1, elidable: true)]
 
 func orderRow(_ o: Components.Schemas.Order) -> [String] {
     [o.id, o.symbol, o.side.rawValue, "\(o.qty)", o._type.rawValue, o.limitPrice.map { PeopleText.price($0, of: o.symbol) } ?? "-",

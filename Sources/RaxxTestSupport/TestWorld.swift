@@ -23,6 +23,8 @@ public final class TestWorld: Sendable {
     public var stderrIsTTY: Bool { get { self[\.stderrIsTTY] } set { self[\.stderrIsTTY] = newValue } }
     /// The terminal's height, when stdout is one.
     public var terminalRows: Int? { get { self[\.terminalRows] } set { self[\.terminalRows] = newValue } }
+    /// The terminal's width, when the test gives one.
+    public var terminalColumns: Int? { get { self[\.terminalColumns] } set { self[\.terminalColumns] = newValue } }
     /// What went through the pager, and with which command (the pager writes nothing here).
     public var paged: [(command: String, text: String)] { state.withLock { $0.paged } }
     /// The wall clock, when the test gives one.
@@ -65,6 +67,7 @@ public final class TestWorld: Sendable {
         var stdoutIsTTY = false
         var stderrIsTTY = false
         var terminalRows: Int?
+        var terminalColumns: Int?
         var paged: [(command: String, text: String)] = []
         var clock: TestClock?
         var serverSkew: TimeInterval = 0
@@ -107,6 +110,7 @@ public final class TestWorld: Sendable {
                         noPager: Bool = false, errorFormat: OutputFormat? = nil) throws -> CommandContext {
         let io = CommandIO(stdin: stdin.map(StringSource.init) ?? StringSource(unplanned: true), stdout: stdout, stderr: stderr,
                            stdoutIsTTY: stdoutIsTTY, stderrIsTTY: stderrIsTTY, stdinIsTTY: stdinIsTTY, terminalRows: terminalRows,
+                           terminalColumns: terminalColumns,
                            page: { [self] text, command in self.state.withLock { $0.paged.append((command, text)) }; return true })
         let world = World(
             now: { [clock] in

@@ -49,6 +49,23 @@ import Testing
             """)
     }
 
+    /// Fitted to a width, the least needed columns go first (by importance, else the later
+    /// one), elidable values are shortened in the middle, and one column always stays.
+    @Test func aTableFitsAWidth() {
+        let hash = "hmac-sha256:" + String(repeating: "ab", count: 34)
+        let table = Table(columns: [.init("ID", importance: 10, elidable: true), .init("Kind"), .init("Status", importance: 9),
+                                    .init("Subject", importance: 6, elidable: true), .init("Note")],
+                          rows: [["dsr_0mx5h82gt4y0tccsfi23", "erasure", "completed", hash, "a note that is rather long for a table"]])
+        #expect(table.fitted(to: 500).render() == table.render())
+        let fitted = table.fitted(to: 60)
+        #expect(fitted.render().split(separator: "\n").allSatisfy { $0.count <= 60 }, "\(fitted.render())")
+        #expect(fitted.columns.map(\.title) == ["ID", "Kind", "Status", "Subject"], "\(fitted.columns.map(\.title))")
+        #expect(fitted.rows[0][0] == "dsr_0m…csfi23", "\(fitted.rows[0][0])")
+        #expect(fitted.rows[0][3].contains("…") && fitted.rows[0][3].hasPrefix("hmac-s") && fitted.rows[0][3].count == 13)
+        #expect(table.fitted(to: 40).columns.map(\.title) == ["ID", "Status", "Subject"])
+        #expect(Table(columns: [.init("A")], rows: [[String(repeating: "x", count: 90)]]).fitted(to: 10).columns.count == 1)
+    }
+
     @Test func headerOnlyWhenEmpty() {
         #expect(Table(columns: [.init("A"), .init("B")]).render() == "A  B\n")
     }

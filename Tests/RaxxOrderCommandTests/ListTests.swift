@@ -24,6 +24,35 @@ import Testing
         #expect(world.api.operations == ["listOrders", "listOrders"])
     }
 
+    /// `raxx-order list` was 121 columns, so at 80 every row took two lines: on a terminal the
+    /// table fits its width, the least needed columns gone and long ids shortened; JSON keeps all.
+    @Test func theTableFitsTheTerminalAndJSONKeepsEverything() async throws {
+        let id = "ord_0mx5h82gt4y0tccsfi23xyz", client = "raxx-0f8e2c1d-aaaa-bbbb-cccc-000000000001"
+        func world(terminal: Bool) -> TestWorld {
+            let world = TestWorld()
+            world.clock = TestClock(Fixtures.now)
+            world.keystore = Fixtures.signedIn()
+            world.stores = MemoryStores()
+            world.stdoutIsTTY = terminal
+            world.terminalColumns = 80
+            world.environment["NO_COLOR"] = "1" // the width counted is what shows
+            world.api.onListOrders { _ in
+                .ok(.init(body: .json(.init(orders: [Fixtures.order(id: id, clientOrderID: client, symbol: "AAPL261218C00190000", type: .limit,
+                                                                    limitPrice: "3.5", status: .partiallyFilled, filled: 3)]))))
+            }
+            return world
+        }
+        let narrow = world(terminal: true)
+        #expect(try await narrow.run(RaxxOrder.List.self, []) == .ok)
+        let lines = narrow.stdout.contents.split(separator: "\n")
+        #expect(lines.count == 2 && lines.allSatisfy { $0.count <= 80 }, "\(narrow.stdout.contents)")
+        for title in ["ORDER ID", "SYMBOL", "SIDE", "QTY", "STATUS"] { #expect(lines[0].contains(title), "\(lines[0])") }
+        #expect(!lines[0].contains("CLIENT ORDER ID"))
+        let piped = world(terminal: false)
+        #expect(try await piped.run(RaxxOrder.List.self, []) == .ok)
+        #expect(piped.jsonLines.first?["id"] as? String == id && piped.jsonLines.first?["client_order_id"] as? String == client)
+    }
+
     /// 2,500 orders, 1,000 a page: the default shows 100 and says there are more; --limit up to
     /// 10,000; --all pages to the end.
     @Test func allPagesToTheEndAndALimitSaysThereAreMore() async throws {
