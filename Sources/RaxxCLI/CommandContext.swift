@@ -245,6 +245,13 @@ public struct CommandContext: Sendable {
         io.stdout.flush()
     }
 
+    /// One record for a person: FIELD/VALUE rows, a field a line (a detail view reads as a record,
+    /// not as a table one row high and wider than the terminal).
+    public func writeRecord(_ fields: [(field: String, value: String)]) {
+        writeTable(Table(columns: [.init("Field"), .init("Value", elidable: true)], rows: fields.map { [$0.field, $0.value] }))
+        io.stdout.flush()
+    }
+
     /// A text table on stdout: statuses in colour on a terminal (not with `NO_COLOR`, never into a
     /// pipe), and one longer than the terminal through the pager (`$PAGER`, `less -FRX`; not with
     /// `--no-pager`, never into a pipe). Every table of every tool goes through here, so one rule

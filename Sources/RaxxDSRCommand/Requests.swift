@@ -162,8 +162,7 @@ extension RaxxDSR {
                         ["verified_by", r.verifiedBy.map { "\($0): \(r.verificationMethod ?? "")" } ?? "-"],
                         ["plan_hash", r.planHash ?? "-"], ["closed_reason", r.closedReason ?? "-"],
                         ["completed_at", r.completedAt.map(context.peopleTime) ?? "-"]]
-            context.writeTable(Table(columns: [.init("Field"), .init("Value")], rows: rows))
-            context.io.stdout.flush()
+            context.writeRecord(rows.map { ($0[0], $0[1]) })
         }
     }
 

@@ -34,13 +34,20 @@ extension RaxxOrder {
                 var found: CachedOrder? = nil
                 try cache.store.orders(CacheQuery()) { if $0.id == id { found = $0 } }
                 guard let found else { throw RaxxError.failure(code: "not_found", "No order \(id) in the cache.") }
-                try context.emit([CachedRecord(found, asOf: cache.asOf)], columns: orderColumns) { $0.row }
-                return
+                let record = CachedRecord(found, asOf: cache.asOf)
+                guard context.format == .text else { return try context.emit([record], columns: orderColumns) { $0.row } }
+                return context.writeRecord(Self.fields(record.row))
             }
             let api = try context.signedInAPI()
             await context.tellSwitchCancellations(api: api)
             let order = try await api.getOrder(path: .init(orderId: id)).checked().ok.body.json
-            try context.emit([order], columns: orderColumns, row: orderRow)
+            guard context.format == .text else { return try context.emit([order], columns: orderColumns, row: orderRow) }
+            context.writeRecord(Self.fields(orderRow(order)))
+        }
+
+        /// An order's table row as FIELD/VALUE lines, named as the list's columns are.
+        static func fields(_ row: [String]) -> [(field: String, value: String)] {
+            zip(orderColumns, row).map { ($0.title, $1) }
         }
     }
 }

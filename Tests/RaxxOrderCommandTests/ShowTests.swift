@@ -16,6 +16,23 @@ import Testing
         #expect(world.jsonLines.first?["id"] as? String == "ord-7")
     }
 
+    /// On a terminal one order reads as a record, a field a line, as raxx-dsr show's does (it was
+    /// a table one row high, wider than the terminal).
+    @Test func anOrderOnATerminalReadsAsFieldAndValue() async throws {
+        let world = TestWorld()
+        world.clock = TestClock(Fixtures.now)
+        world.keystore = Fixtures.signedIn()
+        world.stdoutIsTTY = true
+        world.environment["NO_COLOR"] = "1"
+        world.api.onGetOrder { input in .ok(.init(body: .json(Fixtures.order(id: input.path.orderId, status: .open)))) }
+        #expect(try await world.run(RaxxOrder.Show.self, ["ord-7"]) == .ok)
+        let lines = world.stdout.contents.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("FIELD") == true && lines.first?.contains("VALUE") == true, "\(world.stdout.contents)")
+        #expect(lines.contains { $0.hasPrefix("Order ID") && $0.hasSuffix("ord-7") })
+        #expect(lines.contains { $0.hasPrefix("Status") && $0.hasSuffix("open") })
+        #expect(lines.count == 1 + 10, "the header and the list's ten fields")
+    }
+
     @Test func anUnknownOrderIsTheServersWord() async throws {
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now)
