@@ -51,7 +51,7 @@ extension RaxxAuth {
             }
             if let lapse = outcome.lapsesAt {
                 let why = outcome.unconfirmedBecause == .unreachable ? "The server could not be reached" : "The server did not confirm the sign-out"
-                context.say("Signed out on this device. \(why); its session will lapse by itself at \(RFC3339.string(from: lapse)).")
+                context.say("Signed out on this device. \(why); its session will lapse by itself at \(context.peopleMoment(lapse)).")
             } else if context.format == .text {
                 context.say(outcome.hadSession ? "Signed out of \(context.origin)." : "Not signed in to \(context.origin); nothing to revoke.")
             }

@@ -48,7 +48,7 @@ extension RaxxAuth {
             let current = contents[context.origin]
             guard let session = current.session, session.sessionExpiresAt > now else {
                 if let over = current.session {
-                    throw RaxxError(code: "sign_in_required", message: "The session at \(context.origin) ended at \(RFC3339.string(from: over.sessionExpiresAt)).",
+                    throw RaxxError(code: "sign_in_required", message: "The session at \(context.origin) ended at \(context.peopleMoment(over.sessionExpiresAt)).",
                                     hint: "Sign in again: raxx-auth login", status: .signInRequired)
                 }
                 throw RaxxError(code: "sign_in_required", message: "Not signed in to \(context.origin).",

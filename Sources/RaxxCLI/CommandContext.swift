@@ -293,6 +293,12 @@ public struct CommandContext: Sendable {
         warn(message)
     }
 
+    /// `date` as a sentence says it: local (`TZ`), compact, with how long ago or until when
+    /// within a day (`PeopleText.moment`). Every time a person reads is one of these or `peopleTime`.
+    public func peopleMoment(_ date: Date) -> String {
+        PeopleText.moment(date, now: clock(), timeZone: configuration.timeZone)
+    }
+
     /// `date` as a text table shows it: local (`TZ`), compact, relative when recent.
     public func peopleTime(_ date: Date) -> String {
         PeopleText.time(date, now: clock(), timeZone: configuration.timeZone)

@@ -1,4 +1,5 @@
 import Foundation
+import RaxxCore
 import RaxxDomain
 import RaxxWire
 
@@ -67,6 +68,32 @@ public enum PeopleText {
         if year == n.year, month == n.month, day == n.day { return hm }
         if year == n.year { return "\(months[month - 1]) \(day) \(hm)" }
         return "\(year)-\(pad(month))-\(pad(day))"
+    }
+
+    /// A time as a sentence says it (a banner, a deadline, when a session lapses): where it falls
+    /// in `timeZone`, compactly ("14:03" the same day, "Nov 27 14:03" the same year,
+    /// "2025-11-27 14:03" before), with how long ago or until when it is within a day ("14:03
+    /// (12m ago)", "09:30 (in 11h)"), from the same reading of the clock as `time` (the tables'
+    /// form), so that a banner and the rows below it agree.
+    public static func moment(_ date: Date, now: Date, timeZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let d = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        let n = calendar.dateComponents([.year, .month, .day], from: now)
+        guard let year = d.year, let month = d.month, let day = d.day, let hour = d.hour, let minute = d.minute else {
+            return RFC3339.string(from: date)
+        }
+        let hm = pad(hour) + ":" + pad(minute)
+        let at = year == n.year && month == n.month && day == n.day ? hm
+            : year == n.year ? "\(months[month - 1]) \(day) \(hm)"
+            : "\(year)-\(pad(month))-\(pad(day)) \(hm)"
+        let seconds = now.timeIntervalSince(date)
+        guard abs(seconds) < 86_400 else { return at }
+        // Exact within the hour (a 30-second deadline is "in 30s"), its largest unit beyond.
+        let span = RaxxDuration(seconds: abs(seconds).rounded())
+        let text = abs(seconds) < 3600 ? span.description : span.roughly
+        if seconds >= 0 { return at + (seconds < 1 ? " (just now)" : " (\(text) ago)") }
+        return at + " (in \(text))"
     }
 
     private static func pad(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }

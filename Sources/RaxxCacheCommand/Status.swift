@@ -84,11 +84,11 @@ extension RaxxCache {
                        retention: limits.retention.description, size_cap_bytes: limits.sizeCap, low_disk_space: limits.halved)
             }
             try context.emit(records, columns: [.init("Entity"), .init("Rows", .right), .init("Last refresh"), .init("Cursor", .right), .init("Last error")]) { r in
-                let error = r.last_error_kind.map { "\($0) at \(r.last_error_at.map(RFC3339.string) ?? "?")" } ?? "-"
-                return [r.entity, "\(r.rows)", r.last_success_at.map(RFC3339.string) ?? "never", "\(r.cursor)", error]
+                let error = r.last_error_kind.map { "\($0) at \(r.last_error_at.map(context.peopleTime) ?? "?")" } ?? "-"
+                return [r.entity, "\(r.rows)", r.last_success_at.map(context.peopleTime) ?? "never", "\(r.cursor)", error]
             }
             if context.format == .text {
-                context.say("Connectivity last observed: \(state.connectivity.rawValue)\(state.connectivityAt.map { " at " + RFC3339.string(from: $0) } ?? ""). "
+                context.say("Connectivity last observed: \(state.connectivity.rawValue)\(state.connectivityAt.map { " at " + context.peopleMoment($0) } ?? ""). "
                             + "Cache: \(path) (\(size >> 10) KiB). Limits: \(limits.retention) of history, \(limits.sizeCap >> 20) MiB"
                             + (limits.halved ? " (halved: the disk is low on space)." : "."))
                 switch state.rebuilding {
@@ -97,7 +97,7 @@ extension RaxxCache {
                     context.say("A first fill is under way or was interrupted (the next refresh carries on): reads show no data until it ends.")
                 case .shadow:
                     context.say("A full rebuild is under way or was interrupted (the next refresh carries on): reads show the copy of "
-                                + "\(state.lastSuccessAt.map(RFC3339.string) ?? "the last refresh") until it ends.")
+                                + "\(state.lastSuccessAt.map(context.peopleMoment) ?? "the last refresh") until it ends.")
                 }
             }
             if state.lastSuccessAt == nil { throw CacheReading.neverFilled }

@@ -59,6 +59,15 @@ public struct RaxxDuration: Sendable, Hashable, Comparable, CustomStringConverti
         return text
     }
 
+    /// Its largest unit alone, compactly, for a span beside a time: "12m", "3h", "2d".
+    public var roughly: String {
+        let s = milliseconds / 1000
+        if s < 60 { return "\(max(s, 0))s" }
+        if s < 3600 { return "\(s / 60)m" }
+        if s < 86400 { return "\(s / 3600)h" }
+        return "\(s / 86400)d"
+    }
+
     /// A person's reading of an age: "42 seconds", "5 minutes", "3 hours", "2 days".
     public var humanAge: String {
         let s = milliseconds / 1000

@@ -63,7 +63,7 @@ extension RaxxNotify {
                                     status: .stale)
                 }
                 if state.lastFetchFailed {
-                    context.say("No connection — data last updated at \(RFC3339.string(from: updated))")
+                    context.say("No connection — data last updated at \(context.peopleMoment(updated))")
                 }
             }
             let alerts = try store.alerts(after: cursor, since: since, types: type?.types, limit: limit)

@@ -26,7 +26,7 @@ extension RaxxOrder {
             await context.tellSwitchCancellations(api: api)
             let state = try await CancelAfterSwitch(api: api, journal: try context.stores.journal(), accountID: session.accountID,
                                                     clock: context.clock).disarm()
-            try context.emit([state], columns: switchColumns, row: switchRow)
+            try context.emit([state], columns: switchColumns) { switchRow($0, in: context) }
         }
     }
 }

@@ -46,15 +46,16 @@ extension RaxxOrder {
                 ?? last ?? CancelAfterSwitch.seconds(CancelAfterSwitch.heartbeatDefault)
             let state = try await CancelAfterSwitch(api: api, journal: journal, accountID: session.accountID, clock: context.clock)
                 .arm(timeout: timeout)
-            try context.emit([state], columns: switchColumns, row: switchRow)
+            try context.emit([state], columns: switchColumns) { switchRow($0, in: context) }
         }
     }
 }
 
 let switchColumns: [Table.Column] = [.init("Armed"), .init("Timeout", .right), .init("Fires at"), .init("Orders", .right)]
 
-func switchRow(_ s: Components.Schemas.CancelAfter) -> [String] {
-    [s.armed ? "yes" : "no", s.armed ? "\(s.timeoutS)s" : "-", s.firesAt.map { RFC3339.string(from: $0) } ?? "-", "\(s.orders)"]
+/// The switch as a row; its deadline as every sentence says a time (`peopleMoment`).
+func switchRow(_ s: Components.Schemas.CancelAfter, in context: CommandContext) -> [String] {
+    [s.armed ? "yes" : "no", s.armed ? "\(s.timeoutS)s" : "-", s.firesAt.map(context.peopleMoment) ?? "-", "\(s.orders)"]
 }
 
 extension CommandContext {

@@ -230,7 +230,7 @@ extension RaxxOrder {
                     try await followOrders(placed, timeout: timeout, keepArmed: keepArmed, api: api, accountID: session.accountID, context: context)
                 }
             } else if let firesAt = armed?.firesAt {
-                context.say("raxx-order: The dead man's switch is armed: the server cancels the open orders at \(RFC3339.string(from: firesAt)) "
+                context.say("raxx-order: The dead man's switch is armed: the server cancels the open orders at \(context.peopleMoment(firesAt)) "
                             + "unless it is renewed (raxx-order heartbeat) or disarmed (raxx-order disarm).")
             }
             let refused = results.filter { $0.outcome != .placed }.count

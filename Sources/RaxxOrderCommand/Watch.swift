@@ -99,7 +99,7 @@ func followOrders(_ ids: [String], timeout: Int, keepArmed: Bool, api: any APIPr
                             + "which fired because it was not renewed in time (the connection was gone).",
                         hint: "Nothing is placed again by itself: place the order again if you still want it.", status: .unavailable)
     case .interrupted(let firesAt):
-        let until = firesAt.map { RFC3339.string(from: $0) } ?? "its deadline"
+        let until = firesAt.map { context.peopleMoment($0) } ?? "its deadline"
         if keepArmed {
             display.say("raxx-order: Stopped watching. The dead man's switch stays armed (--keep-armed): the server cancels the open orders at "
                         + until + " unless it is renewed (raxx-order heartbeat) or disarmed (raxx-order disarm).")
@@ -154,9 +154,10 @@ final class WatchDisplay: @unchecked Sendable {
     /// The live table (on a terminal), redrawn in place, with the switch under it.
     private func draw() {
         let out = context.io.stdout
-        var table = Table(columns: orderColumns, rows: last.map(orderRow)).render(colour: context.configuration.colour)
+        var table = Table(columns: orderColumns, rows: last.map(orderRow)).render(colour: context.configuration.colour,
+                                                                                     width: context.io.terminalColumns)
         if let firesAt {
-            table += "Dead man's switch: armed; the server cancels the open orders at \(context.peopleTime(firesAt)) unless it is renewed\n"
+            table += "Dead man's switch: armed; the server cancels the open orders at \(context.peopleMoment(firesAt)) unless it is renewed\n"
         }
         if drawn > 0 { out.write("\u{1B}[\(drawn)A\u{1B}[J") }
         out.write(table)

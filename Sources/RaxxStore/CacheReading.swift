@@ -35,17 +35,18 @@ public struct CacheReading: Sendable {
 
     /// The staleness disclosure for stderr: after a failed refresh always, otherwise once the data
     /// is older than the freshness window; nil when there is nothing to say.
-    public func disclosure(now: Date, freshness: RaxxDuration) -> String? {
-        let when = RFC3339.string(from: asOf)
-        if state.lastRefreshFailedOffline { return "No connection — data last updated at \(when)" }
-        if age(now: now) > freshness { return "Data last updated at \(when) (\(age(now: now).humanAge) ago)" }
+    /// `time` says when, as every sentence does (`CommandContext.peopleMoment`).
+    public func disclosure(now: Date, freshness: RaxxDuration, time: (Date) -> String) -> String? {
+        if state.lastRefreshFailedOffline { return "No connection — data last updated at \(time(asOf))" }
+        if age(now: now) > freshness { return "Data last updated at \(time(asOf))" }
         return nil
     }
 
     /// Exit 3 (after the data was printed) when it is older than `maxAge`.
     public func enforce(maxAge: RaxxDuration?, now: Date) throws(RaxxError) {
         guard let maxAge, age(now: now) > maxAge else { return }
-        throw RaxxError(code: "stale", message: "The cached data is \(age(now: now).humanAge) old, older than --max-age \(maxAge).",
+        // Both durations exact, in one form: "1m12s old, older than --max-age 1m".
+        throw RaxxError(code: "stale", message: "The cached data is \(age(now: now)) old, older than --max-age \(maxAge).",
                         hint: "Refresh it while online: raxx-cache refresh", status: .stale)
     }
 }

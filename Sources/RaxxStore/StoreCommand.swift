@@ -31,6 +31,6 @@ extension CommandContext {
         // With --quiet the age is told by the JSON's as_of and, past --max-age, by exit 3: a cron
         // job reading every five minutes does not mail "No connection" each time.
         guard !quiet else { return }
-        if let line = cache.disclosure(now: clock(), freshness: configuration.cacheFreshness) { warn(line) }
+        if let line = cache.disclosure(now: clock(), freshness: configuration.cacheFreshness, time: peopleMoment) { warn(line) }
     }
 }

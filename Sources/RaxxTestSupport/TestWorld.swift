@@ -82,7 +82,7 @@ public final class TestWorld: Sendable {
         var accounts = MemoryLocalAccounts()
         var services: [Provided] = []
         var stores: (any LocalStores)?
-        var environment: [String: String] = ["RAXX_HOME": "/nonexistent/raxx-test-home"]
+        var environment: [String: String] = ["RAXX_HOME": "/nonexistent/raxx-test-home", "TZ": "UTC"]
         var nextID = 0
         var interruptActions: [@Sendable (Int32) -> Void] = []
         var slept: [Duration] = []

@@ -51,9 +51,10 @@ import Testing
         try stores.alerts().save([Fixtures.alert(1), Fixtures.alert(2, .orderRejected)], fetchedAt: Fixtures.now.addingTimeInterval(-3600))
         let world = world(stores)
         world.api.onListEvents { _ in throw TransportFailure(kind: .offlineHard, curlCode: 7, detail: "refused") }
+        world.environment["TZ"] = "UTC"
         #expect(try await world.run(RaxxNotify.List.self, ["--type", "order_rejected"]) == .ok)
         #expect(world.jsonLines.compactMap { $0["seq"] as? Int } == [2])
-        #expect(world.stderr.contents == "No connection — data last updated at 2026-11-21T09:00:00Z\n")
+        #expect(world.stderr.contents == "No connection — data last updated at 09:00 (1h ago)\n")
     }
 
     @Test func cachedNeverAsksAndNothingKeptExits3() async throws {
