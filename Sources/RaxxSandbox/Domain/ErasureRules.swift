@@ -156,13 +156,13 @@ public enum ErasureRule: String, CaseIterable, Sendable {
         case .fills:
             """
             SELECT (SELECT COUNT(*) FROM fills WHERE account_id = :account)
-                 - (SELECT COUNT(*) FROM fills JOIN orders ON orders.id = fills.order_id WHERE orders.account_id = :account AND orders.mode = 'live')
+                 - (SELECT COUNT(*) FROM fills JOIN orders ON orders.id = fills.order_id WHERE orders.account_id = :account AND orders.mode = \(Self.live))
             """
-        case .orders: "SELECT COUNT(*) FROM orders WHERE account_id = :account AND mode != 'live'"
+        case .orders: "SELECT COUNT(*) FROM orders WHERE account_id = :account AND mode != \(Self.live)"
         case .ordersLive:
             """
-            SELECT (SELECT COUNT(*) FROM orders WHERE account_id = :account AND mode = 'live')
-                 + (SELECT COUNT(*) FROM fills JOIN orders ON orders.id = fills.order_id WHERE orders.account_id = :account AND orders.mode = 'live')
+            SELECT (SELECT COUNT(*) FROM orders WHERE account_id = :account AND mode = \(Self.live))
+                 + (SELECT COUNT(*) FROM fills JOIN orders ON orders.id = fills.order_id WHERE orders.account_id = :account AND orders.mode = \(Self.live))
             """
         case .positions: "SELECT COUNT(*) FROM positions WHERE account_id = :account"
         case .changeLog: "SELECT COUNT(*) FROM change_log WHERE account_id = :account"
@@ -281,7 +281,7 @@ public enum ErasureRule: String, CaseIterable, Sendable {
         switch self {
         case .fills: .delete("DELETE FROM fills WHERE rowid IN (SELECT rowid FROM fills WHERE account_id = :account LIMIT :limit)")
         case .orders:
-            .delete("DELETE FROM orders WHERE rowid IN (SELECT rowid FROM orders WHERE account_id = :account AND mode != 'live' LIMIT :limit)")
+            .delete("DELETE FROM orders WHERE rowid IN (SELECT rowid FROM orders WHERE account_id = :account AND mode != \(Self.live) LIMIT :limit)")
         case .positions: .delete("DELETE FROM positions WHERE rowid IN (SELECT rowid FROM positions WHERE account_id = :account LIMIT :limit)")
         case .changeLog: .delete("DELETE FROM change_log WHERE seq IN (SELECT seq FROM change_log WHERE account_id = :account LIMIT :limit)")
         case .events: .delete("DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE user_id = :user LIMIT :limit)")
@@ -308,6 +308,9 @@ public enum ErasureRule: String, CaseIterable, Sendable {
              .events, .auditEvents: []
         }
     }
+
+    /// Live trading's mode in SQL (`TradingMode`), never spelt by hand.
+    static let live = Components.Schemas.TradingMode.live.sql
 
     /// Tables without a rule of their own, each with why none is needed: the schema test accepts
     /// a table holding personal data only when a rule covers it or it is here, and a table here

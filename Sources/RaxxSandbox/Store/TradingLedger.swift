@@ -49,8 +49,17 @@ struct TradingLedger {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT cash_ticks FROM accounts WHERE id = ?"), arguments: [account])
     }
 
-    func mode(account: String) throws -> String? {
-        try String.fetchOne(db.cachedStatement(sql: "SELECT mode FROM accounts WHERE id = ?"), arguments: [account])
+    /// The account's trading mode; a stored value that is no mode is an error naming it, never
+    /// read as paper.
+    func mode(account: String) throws -> Components.Schemas.TradingMode? {
+        try String.fetchOne(db.cachedStatement(sql: "SELECT mode FROM accounts WHERE id = ?"), arguments: [account]).map(Self.tradingMode)
+    }
+
+    static func tradingMode(_ text: String) throws -> Components.Schemas.TradingMode {
+        guard let mode = Components.Schemas.TradingMode(rawValue: text) else {
+            throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "accounts.mode holds '\(text)', which is no trading mode")
+        }
+        return mode
     }
 
     func addCash(account: String, _ delta: Int64) throws {
@@ -290,7 +299,8 @@ struct TradingLedger {
         let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT cash_ticks, mode FROM accounts WHERE id = ?"), arguments: [account])
         let holdings = try Row.fetchAll(db.cachedStatement(sql: "SELECT symbol, qty, avg_price_ticks FROM positions WHERE account_id = ?"), arguments: [account])
             .map { (symbol: $0["symbol"] as String, qty: $0["qty"] as Int64, averagePrice: $0["avg_price_ticks"] as Int64) }
-        return PortfolioState(cash: row?["cash_ticks"] ?? 0, mode: row?["mode"] ?? "paper", holdings: holdings)
+        return PortfolioState(cash: row?["cash_ticks"] ?? 0, mode: try (row?["mode"] as String?).map(Self.tradingMode) ?? .paper,
+                              holdings: holdings)
     }
 
     // MARK: Events and audit

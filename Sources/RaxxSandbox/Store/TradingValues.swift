@@ -128,7 +128,7 @@ struct ChangePage: Sendable {
 /// An account's cash, mode and holdings, for the portfolio.
 struct PortfolioState: Sendable {
     var cash: Int64
-    var mode: String
+    var mode: Components.Schemas.TradingMode
     var holdings: [(symbol: String, qty: Int64, averagePrice: Int64)]
 }
 

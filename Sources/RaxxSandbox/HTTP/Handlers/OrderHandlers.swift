@@ -166,7 +166,7 @@ struct OrderHandlers: Sendable {
             return (try order(ledger, id: existing.id), false)
         }
         let accountMode = try ledger.mode(account: caller.accountID)
-        guard r.mode == .paper, accountMode == "paper" else {
+        guard r.mode == .paper, accountMode == .paper else {
             throw AuditedRefusal(
                 ProblemError(403, code: .liveTradingRefused, title: "Live trading is not available; orders are paper only."),
                 AuditEntry(at: now, actor: caller.userID, action: .orderRefused, subject: caller.accountID,

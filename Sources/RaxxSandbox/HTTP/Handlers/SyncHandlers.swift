@@ -29,7 +29,7 @@ struct SyncHandlers: Sendable {
         }
         let cash = state.cash
         return .ok(.init(body: .json(.init(
-            accountId: caller.accountID, asOf: now, mode: .init(rawValue: state.mode) ?? .paper, cash: Money.string(ticks: cash),
+            accountId: caller.accountID, asOf: now, mode: state.mode, cash: Money.string(ticks: cash),
             marketValue: Money.string(ticks: marketValue), equity: Money.string(ticks: cash + marketValue),
             buyingPower: Money.string(ticks: max(cash, 0)), unrealizedPnl: Money.string(ticks: unrealized),
             positionsCount: state.holdings.count))))
