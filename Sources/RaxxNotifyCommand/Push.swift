@@ -43,8 +43,9 @@ extension RaxxNotify {
             --retry-for. SIGINT or SIGTERM stop the run: no more input is read, what is in flight has 5 \
             seconds to be answered, every line read is reported (unknown when sent and not answered, with \
             the apns_id to send it again with; not_sent when not sent), then the summary, and exit 130 or \
-            143. The summary on stderr counts what was delivered, unregistered, failed, not sent, unknown \
-            and malformed. On a terminal the results are a table with each answer's latency, and progress \
+            143. The summary on stderr (on a terminal the last progress line, into a pipe a line of its \
+            own; none with --quiet) counts what was delivered, unregistered, failed, not sent, unknown \
+            and malformed, every number grouped (100,000). On a terminal the results are a table with each answer's latency, and progress \
             goes to stderr. 
             """ + connectivity.helpLine
         )
@@ -703,16 +704,19 @@ final class PushOutput: @unchecked Sendable {
     }
 
     private func progressDetail() -> String {
-        "\(count(.delivered)) delivered, \(count(.unregistered)) unregistered, "
-            + "\(count(.failed)) failed, \(count(.notSent)) not sent, \(counts[.malformed, default: 0]) malformed"
+        "\(n(count(.delivered))) delivered, \(n(count(.unregistered))) unregistered, "
+            + "\(n(count(.failed))) failed, \(n(count(.notSent))) not sent, \(n(counts[.malformed, default: 0])) malformed"
     }
+
+    /// A count as every number of the summary is written: grouped (100,000), as the progress line's.
+    private func n(_ count: Int) -> String { ProgressLine.grouped(count) }
 
     /// Every count, and of how many lines: what really happened, in one sentence.
     private var tally: String {
         let unknown = count(.unknown)
-        return "\(count(.delivered)) delivered, \(count(.unregistered)) unregistered, "
-            + "\(count(.failed)) failed, \(count(.notSent)) not sent, "
-            + (unknown > 0 ? "\(unknown) unknown, " : "") + "\(counts[.malformed, default: 0]) malformed, of \(counts.values.reduce(0, +))"
+        return "\(n(count(.delivered))) delivered, \(n(count(.unregistered))) unregistered, "
+            + "\(n(count(.failed))) failed, \(n(count(.notSent))) not sent, "
+            + (unknown > 0 ? "\(n(unknown)) unknown, " : "") + "\(n(counts[.malformed, default: 0])) malformed, of \(n(counts.values.reduce(0, +)))"
     }
 
     /// The run was stopped by `signal`: what became of every line read, and exit 130 or 143.
@@ -729,8 +733,10 @@ final class PushOutput: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         context.io.stdout.flush()
-        // The last count stays on the screen (with a newline); with no input there is nothing to say.
+        // The last count stays on the screen (with a newline); into a pipe the same summary ends
+        // stderr, as a line of its own; with no input there is nothing to say.
         progress.finish(keep: inputLines > 0)
+        if !context.io.stderrIsTTY, inputLines > 0 { context.say("raxx-notify push: " + tally) }
     }
 
     /// The error the exit status comes from, or nil when every notification was delivered.
@@ -763,11 +769,11 @@ final class PushOutput: @unchecked Sendable {
             break
         }
         if malformed > 0 {
-            return RaxxError(code: "bad_input", message: "\(malformed) of \(total) lines were malformed (see their results): \(tally).",
+            return RaxxError(code: "bad_input", message: "\(n(malformed)) of \(n(total)) lines were malformed (see their results): \(tally).",
                              status: .dataError)
         }
         if undelivered + notSent > 0 {
-            return RaxxError.failure(code: "not_delivered", "\(undelivered + notSent) of \(total) notifications were not delivered (see their results).")
+            return RaxxError.failure(code: "not_delivered", "\(n(undelivered + notSent)) of \(n(total)) notifications were not delivered (see their results).")
         }
         return nil
     }

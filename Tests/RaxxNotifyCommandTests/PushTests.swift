@@ -96,6 +96,9 @@ import Testing
         #expect(rendered.priority == .conserve && rendered.collapseID == "fills" && rendered.expiration == 0 && rendered.topic == "app.raxx.ios")
         #expect(String(decoding: rendered.payload, as: UTF8.self).contains(#""body":"Bought 10 AAPL at 190.25""#))
         #expect(push.shutDown)
+        // Into a pipe the run ends with its summary on stderr, as on a terminal (it said nothing).
+        #expect(world.stderr.contents == "raxx-notify push: 2 delivered, 0 unregistered, 0 failed, 0 not sent, 0 malformed, of 2\n",
+                "\(world.stderr.contents)")
     }
 
     @Test func aMalformedLineIsRefusedNamingTheLineAndFieldAndTheStreamGoesOn() async throws {
