@@ -57,6 +57,12 @@ public enum PeopleText {
         if seconds >= 0, seconds < 60 { return "just now" }
         if seconds >= 60, seconds < 3600 { return "\(Int(seconds / 60))m ago" }
         if seconds < 0, seconds > -3600 { return "in \(max(1, Int((-seconds / 60).rounded(.up))))m" }
+        return clockFace(date, now: now, timeZone: timeZone, dayWithTime: false)
+    }
+
+    /// Where `date` falls in `timeZone`, seen from `now`: "14:03" the same day, "Nov 27 14:03"
+    /// the same year, before that the day ("2025-11-27"), with its time when `dayWithTime`.
+    private static func clockFace(_ date: Date, now: Date, timeZone: TimeZone, dayWithTime: Bool) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         let d = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
@@ -67,7 +73,7 @@ public enum PeopleText {
         let hm = pad(hour) + ":" + pad(minute)
         if year == n.year, month == n.month, day == n.day { return hm }
         if year == n.year { return "\(months[month - 1]) \(day) \(hm)" }
-        return "\(year)-\(pad(month))-\(pad(day))"
+        return "\(year)-\(pad(month))-\(pad(day))" + (dayWithTime ? " " + hm : "")
     }
 
     /// A time as a sentence says it (a banner, a deadline, when a session lapses): where it falls
@@ -76,17 +82,7 @@ public enum PeopleText {
     /// (12m ago)", "09:30 (in 11h)"), from the same reading of the clock as `time` (the tables'
     /// form), so that a banner and the rows below it agree.
     public static func moment(_ date: Date, now: Date, timeZone: TimeZone) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let d = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
-        let n = calendar.dateComponents([.year, .month, .day], from: now)
-        guard let year = d.year, let month = d.month, let day = d.day, let hour = d.hour, let minute = d.minute else {
-            return RFC3339.string(from: date)
-        }
-        let hm = pad(hour) + ":" + pad(minute)
-        let at = year == n.year && month == n.month && day == n.day ? hm
-            : year == n.year ? "\(months[month - 1]) \(day) \(hm)"
-            : "\(year)-\(pad(month))-\(pad(day)) \(hm)"
+        let at = clockFace(date, now: now, timeZone: timeZone, dayWithTime: true)
         let seconds = now.timeIntervalSince(date)
         guard abs(seconds) < 86_400 else { return at }
         // Exact within the hour (a 30-second deadline is "in 30s"), its largest unit beyond.

@@ -128,33 +128,26 @@ public struct Table: Sendable {
     /// columns shortened in the middle first, then the least needed columns dropped, one at a
     /// time, until it fits (one column is always kept).
     public func fitted(to width: Int) -> Table {
-        var table = self
-        guard table.width > width else { return table }
-        for i in table.columns.indices where table.columns[i].elidable {
-            table.rows = table.rows.map { row in
-                var row = row
-                if i < row.count { row[i] = Self.elided(row[i], to: max(Self.elidedWidth, TerminalText.columns(table.columns[i].title))) }
-                return row
+        guard self.width > width else { return self }
+        var elided = self
+        elided.rows = rows.map { row in
+            row.indices.map { i in
+                guard i < columns.count, columns[i].elidable else { return row[i] }
+                return Self.elided(row[i], to: max(Self.elidedWidth, TerminalText.columns(columns[i].title)))
             }
         }
         // The least needed first: by importance, then the later column.
-        let order = table.columns.indices.sorted { a, b in
-            let (x, y) = (table.columns[a].importance ?? -a, table.columns[b].importance ?? -b)
+        let order = columns.indices.sorted { a, b in
+            let (x, y) = (columns[a].importance ?? -a, columns[b].importance ?? -b)
             return x != y ? x < y : a > b
         }
+        var table = elided
         var dropped: Set<Int> = []
         for index in order where table.width > width && dropped.count < columns.count - 1 {
             dropped.insert(index)
             let kept = columns.indices.filter { !dropped.contains($0) }
             table.columns = kept.map { columns[$0] }
-            table.rows = self.rows.map { row in kept.map { k in k < row.count ? row[k] : "" } }
-            for (position, k) in kept.enumerated() where columns[k].elidable {
-                table.rows = table.rows.map { row in
-                    var row = row
-                    row[position] = Self.elided(row[position], to: max(Self.elidedWidth, TerminalText.columns(columns[k].title)))
-                    return row
-                }
-            }
+            table.rows = elided.rows.map { row in kept.map { k in k < row.count ? row[k] : "" } }
         }
         return table
     }

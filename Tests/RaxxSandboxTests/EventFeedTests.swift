@@ -268,7 +268,7 @@ extension HandlerRig {
         let clock = TestClock(Date())
         let grant = try await signedInGrant(database, email: "t@example.com", now: clock.now)
         // Another session, six minutes younger: the marker that later passes ran.
-        let later = try await signedInGrant(database, email: "u@example.com", now: clock.now.addingTimeInterval(6 * 60))
+        _ = try await signedInGrant(database, email: "u@example.com", now: clock.now.addingTimeInterval(6 * 60))
         var configuration = SandboxConfiguration(port: 0)
         configuration.sessionScanInterval = .init(milliseconds: 50)
         try await withSandbox(configuration: configuration, database: database, clock: clock.closure) { url in
@@ -298,7 +298,6 @@ extension HandlerRig {
             try await waitUntil { try await alerts().count >= 2 }
             let written = try await alerts()
             #expect(written.count == 2 && Set(written).count == 2, "\(written)")
-            _ = later
         }
     }
 
