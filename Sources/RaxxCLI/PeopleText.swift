@@ -45,6 +45,38 @@ public enum PeopleText {
         return (negative && !zero ? "-" : "") + grouped + (places > 0 ? "." + cents.map(String.init).joined() : "")
     }
 
+    /// Money with its sign always written, to the cent: "+1,234.50", "-0.75", "0.00".
+    public static func signedMoney(ticks: Int64) -> String {
+        let text = money(Money.cents(ticks: ticks))
+        return text.first == "-" || text == "0.00" ? text : "+" + text
+    }
+
+    /// A P&L with its share of the cost: "+1,234.50 (+2.1 %)"; without a cost, the money alone.
+    public static func pnl(ticks: Int64, percent: Double?) -> String {
+        let money = signedMoney(ticks: ticks)
+        guard let percent, percent.isFinite else { return money }
+        let tenths = (percent * 10).rounded()
+        let shown = tenths == 0 ? "0.0" : (tenths > 0 ? "+" : "-") + String(format: "%.1f", abs(tenths) / 10)
+        return money + " (" + shown + " %)"
+    }
+
+    /// An instrument as a trader reads it: an option contract as "AAPL 18 Dec 26 190 C ×100"
+    /// (underlying, expiry, strike, call or put, shares per contract), a ticker as it is.
+    public static func instrument(_ symbol: String) -> String {
+        guard case .option(let c) = InstrumentSymbol(parsing: symbol) else { return symbol }
+        let yy = c.expiry.year % 100
+        let expiry = "\(pad(c.expiry.day)) \(months[max(0, min(11, c.expiry.month - 1))]) \(pad(yy))"
+        var strike = String(c.strikeThousandths / 1000)
+        var fraction = c.strikeThousandths % 1000
+        if fraction != 0 {
+            var digits = 3
+            while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
+            let text = String(fraction)
+            strike += "." + String(repeating: "0", count: digits - text.count) + text
+        }
+        return "\(c.underlying) \(expiry) \(strike) \(c.right.rawValue) ×\(InstrumentSymbol.option(c).multiplier)"
+    }
+
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]

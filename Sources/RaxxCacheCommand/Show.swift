@@ -89,7 +89,7 @@ extension RaxxCache {
                 switch r.what {
                 case .portfolio:
                     if let p = try cache.store.portfolio() { out.write(Self.json(p)) }
-                case .positions: try cache.store.exportJSONLines(.positions, query, asOf: cache.asOf) { out.write(bytes: $0) }
+                case .positions: try cache.store.positions(query) { out.write(Self.json($0, asOf: cache.asOf)) }
                 case .fills: try cache.store.exportJSONLines(.fills, query, asOf: cache.asOf) { out.write(bytes: $0) }
                 case .orders: try cache.store.exportJSONLines(.orders, query, asOf: cache.asOf) { out.write(bytes: $0) }
                 }
@@ -110,23 +110,32 @@ extension RaxxCache {
                 var t = Table(columns: [.init("Equity", .right), .init("Cash", .right), .init("Market value", .right),
                                         .init("Unrealized P&L", .right), .init("Positions", .right), .init("As of")])
                 if let p = try store.portfolio() {
-                    t.rows.append([money(p.equity), money(p.cash), money(p.marketValue), money(p.unrealizedPnl), "\(p.positionsCount)",
-                                   time(p.asOf)])
+                    t.rows.append([money(p.equity), money(p.cash), money(p.marketValue), p.unrealized.map { PeopleText.pnl(ticks: $0.unrealizedTicks, percent: $0.percent) } ?? money(p.unrealizedPnl),
+                                   "\(p.positionsCount)", time(p.asOf)])
                 }
                 return t
             case .positions:
-                var t = Table(columns: [.init("Symbol"), .init("Qty", .right), .init("Avg price", .right), .init("Updated")])
-                try store.positions(query) { t.rows.append([$0.symbol, "\($0.qty)", PeopleText.price($0.avgPrice, of: $0.symbol), time($0.updatedAt)]) }
+                // Narrow, the symbol, the quantity and the P&L stay longest.
+                var t = Table(columns: [.init("Symbol", importance: 0), .init("Qty", .right, importance: -1), .init("Avg price", .right, importance: -5),
+                                        .init("Last", .right, importance: -4), .init("Market value", .right, importance: -3),
+                                        .init("Unrealized P&L", .right, importance: -2), .init("Updated", importance: -6)])
+                try store.positions(query) { p in
+                    let value = p.valuation
+                    t.rows.append([PeopleText.instrument(p.symbol), "\(p.qty)", PeopleText.price(p.avgPrice, of: p.symbol),
+                                   p.lastPrice.map { PeopleText.price($0, of: p.symbol) } ?? "-",
+                                   value.map { PeopleText.money(Money.cents(ticks: $0.marketValueTicks)) } ?? "-",
+                                   value.map { PeopleText.pnl(ticks: $0.unrealizedTicks, percent: $0.percent) } ?? "-", time(p.updatedAt)])
+                }
                 return t
             case .fills:
                 var t = Table(columns: [.init("Filled"), .init("Symbol"), .init("Side"), .init("Qty", .right), .init("Price", .right), .init("Order")])
-                try store.fills(query) { t.rows.append([time($0.filledAt), $0.symbol, $0.side, "\($0.qty)", PeopleText.price($0.price, of: $0.symbol), $0.orderID]) }
+                try store.fills(query) { t.rows.append([time($0.filledAt), PeopleText.instrument($0.symbol), $0.side, "\($0.qty)", PeopleText.price($0.price, of: $0.symbol), $0.orderID]) }
                 return t
             case .orders:
                 var t = Table(columns: [.init("Updated"), .init("Symbol"), .init("Side"), .init("Qty", .right), .init("Type"),
                                         .init("Limit", .right), .init("Status"), .init("Filled", .right), .init("Client order ID")])
                 try store.orders(query) { o in
-                    t.rows.append([time(o.updatedAt), o.symbol, o.side, "\(o.qty)", o.type, o.limitPrice.map { PeopleText.price($0, of: o.symbol) } ?? "-",
+                    t.rows.append([time(o.updatedAt), PeopleText.instrument(o.symbol), o.side, "\(o.qty)", o.type, o.limitPrice.map { PeopleText.price($0, of: o.symbol) } ?? "-",
                                    o.status, "\(o.filledQty)", o.clientOrderID])
                 }
                 return t
@@ -137,11 +146,26 @@ extension RaxxCache {
 
         static func json(_ p: CachedPortfolio) -> String {
             var w = JSONLineWriter()
-            w.add("account_id", p.accountID); w.add("as_of", p.asOf); w.add("buying_power", p.buyingPower); w.add("cash", p.cash)
-            w.add("equity", p.equity); w.add("market_value", p.marketValue); w.add("mode", p.mode)
-            w.add("positions_count", p.positionsCount); w.add("unrealized_pnl", p.unrealizedPnl)
+            w.add("account_id", p.accountID); w.add("as_of", p.asOf); w.add("buying_power", Money.cents(p.buyingPower)); w.add("cash", Money.cents(p.cash))
+            w.add("equity", Money.cents(p.equity)); w.add("market_value", Money.cents(p.marketValue)); w.add("mode", p.mode)
+            w.add("positions_count", p.positionsCount); w.add("unrealized_pnl", Money.cents(p.unrealizedPnl))
+            w.add("unrealized_pnl_percent", p.unrealized?.percent, decimals: 2)
             return w.line()
         }
 
+        /// A position as the wire has it, with what the last snapshot valued it at (`last_price`,
+        /// `market_value`, `unrealized_pnl` and its per cent of the cost) and an option's parts.
+        static func json(_ p: CachedPosition, asOf: Date) -> String {
+            let value = p.valuation
+            var w = JSONLineWriter()
+            w.add("as_of", asOf); w.add("avg_price", p.avgPrice); w.add("id", p.id); w.add("last_price", p.lastPrice)
+            w.add("market_value", value.map { Money.cents(ticks: $0.marketValueTicks) })
+            if let option = OptionJSON.object(p.symbol) { w.add("option", object: option) }
+            w.add("qty", p.qty); w.add("symbol", p.symbol)
+            w.add("unrealized_pnl", value.map { Money.cents(ticks: $0.unrealizedTicks) })
+            w.add("unrealized_pnl_percent", value?.percent, decimals: 2)
+            w.add("updated_at", p.updatedAt)
+            return w.line()
+        }
     }
 }

@@ -41,7 +41,7 @@ extension RaxxOrder {
             for id in ids {
                 cancelled.append(try await api.cancelOrder(path: .init(orderId: id)).checked().ok.body.json)
             }
-            try context.emit(cancelled, columns: orderColumns, row: orderRow)
+            try context.emit(cancelled, columns: orderColumns, row: { orderRow($0, time: context.peopleTime) })
             if all && cancelled.isEmpty && context.format == .text { context.say("No open orders.") }
         }
     }

@@ -215,10 +215,7 @@ extension RaxxOrder {
                 try stores.journal().recordBatch(fingerprint: fingerprint.value, accountID: session.accountID,
                                                  orders: reached.map { $0.order_id ?? $0.client_order_id }, at: context.clock())
             }
-            try context.emit(results, columns: resultColumns) {
-                ["\($0.line)", $0.client_order_id, $0.symbol, $0.side.rawValue, "\($0.qty)", $0.outcome.rawValue, $0.status?.rawValue ?? "-",
-                 $0.order_id ?? "-", $0.error_code ?? "-"]
-            }
+            try context.emit(results, columns: resultColumns) { resultRow($0) }
             if let stop { throw stop }
             let placed = results.filter { $0.outcome == .placed }.compactMap(\.order_id)
             if let timeout, watch {

@@ -1,7 +1,9 @@
 import ArgumentParser
+import Foundation
 import RaxxAPI
 import RaxxCLI
 import RaxxCore
+import RaxxOrders
 import RaxxStore
 
 /// `raxx-order`: paper order entry.
@@ -45,17 +47,24 @@ extension RaxxOrderVerb {
 /// The results table every verb that sends orders prints on a terminal.
 /// (On a narrow terminal the result, the order and its error stay longest; ids are shortened first.)
 let resultColumns: [Table.Column] = [.init("Line", .right, importance: 5), .init("Client order ID", importance: 1, elidable: true),
-                                     .init("Symbol", importance: 9), .init("Side", importance: 8), .init("Qty", .right, importance: 7),
-                                     .init("Result", importance: 10), .init("Status", importance: 6), .init("Order ID", importance: 2, elidable: true),
-                                     .init("Error", importance: 4)]
+                                     .init("Symbol", importance: 10), .init("Side", importance: 9), .init("Qty", .right, importance: 8),
+                                     .init("Result", importance: 11), .init("Status", importance: 7), .init("Fill price", .right, importance: 6),
+                                     .init("Order ID", importance: 2, elidable: true), .init("Error", importance: 4)]
 
-/// (On a narrow terminal the order's id, symbol, side, quantity and status stay longest.)
-let orderColumns: [Table.Column] = [.init("Order ID", importance: 10, elidable: true), .init("Symbol", importance: 9), .init("Side", importance: 8),
-                                    .init("Qty", .right, importance: 7), .init("Type", importance: 2), .init("Limit", .right, importance: 4),
-                                    .init("Status", importance: 6), .init("Filled", .right, importance: 5), .init("Avg fill", .right, importance: 3),
-                                    .init("Client order ID", importance: 1, elidable: true)]
+func resultRow(_ r: PlacementResult) -> [String] {
+    ["\(r.line)", r.client_order_id, PeopleText.instrument(r.symbol), r.side.rawValue, "\(r.qty)", r.outcome.rawValue, r.status?.rawValue ?? "-",
+     r.avg_fill_price.map { PeopleText.price($0, of: r.symbol) } ?? "-", r.order_id ?? "-", r.error_code ?? "-"]
+}
 
-func orderRow(_ o: Components.Schemas.Order) -> [String] {
-    [o.id, o.symbol, o.side.rawValue, "\(o.qty)", o._type.rawValue, o.limitPrice.map { PeopleText.price($0, of: o.symbol) } ?? "-",
+/// (On a narrow terminal the order's id, symbol, side, quantity, status and time stay longest.)
+let orderColumns: [Table.Column] = [.init("Order ID", importance: 11, elidable: true), .init("Updated", importance: 6), .init("Symbol", importance: 10),
+                                    .init("Side", importance: 9), .init("Qty", .right, importance: 8), .init("Type", importance: 2),
+                                    .init("Limit", .right, importance: 4), .init("Status", importance: 7), .init("Filled", .right, importance: 5),
+                                    .init("Avg fill", .right, importance: 3), .init("Client order ID", importance: 1, elidable: true)]
+
+/// An order's row under `orderColumns`, its time as `time` writes it for people.
+func orderRow(_ o: Components.Schemas.Order, time: (Date) -> String) -> [String] {
+    [o.id, time(o.updatedAt), PeopleText.instrument(o.symbol), o.side.rawValue, "\(o.qty)", o._type.rawValue,
+     o.limitPrice.map { PeopleText.price($0, of: o.symbol) } ?? "-",
      o.status.rawValue, "\(o.filledQty)", o.avgFillPrice.map { PeopleText.price($0, of: o.symbol) } ?? "-", o.clientOrderId]
 }

@@ -35,14 +35,14 @@ extension RaxxOrder {
                 try cache.store.orders(CacheQuery()) { if $0.id == id { found = $0 } }
                 guard let found else { throw RaxxError.failure(code: "not_found", "No order \(id) in the cache.") }
                 let record = CachedRecord(found, asOf: cache.asOf)
-                guard context.format == .text else { return try context.emit([record], columns: orderColumns) { $0.row } }
-                return context.writeRecord(Self.fields(record.row))
+                guard context.format == .text else { return try context.emit([record], columns: orderColumns) { $0.row(time: context.peopleMoment) } }
+                return context.writeRecord(Self.fields(record.row(time: context.peopleMoment)))
             }
             let api = try context.signedInAPI()
             await context.tellSwitchCancellations(api: api)
             let order = try await api.getOrder(path: .init(orderId: id)).checked().ok.body.json
-            guard context.format == .text else { return try context.emit([order], columns: orderColumns, row: orderRow) }
-            context.writeRecord(Self.fields(orderRow(order)))
+            guard context.format == .text else { return try context.emit([order], columns: orderColumns, row: { orderRow($0, time: context.peopleMoment) }) }
+            context.writeRecord(Self.fields(orderRow(order, time: context.peopleMoment)))
         }
 
         /// An order's table row as FIELD/VALUE lines, named as the list's columns are.

@@ -145,7 +145,7 @@ final class WatchDisplay: @unchecked Sendable {
                 last = all
                 draw()
             case .text:
-                for order in changed { out.write(TerminalText.printable(orderRow(order).joined(separator: "  ")) + "\n") }
+                for order in changed { out.write(TerminalText.printable(orderRow(order, time: context.peopleTime).joined(separator: "  ")) + "\n") }
             }
             out.flush()
         }
@@ -154,7 +154,7 @@ final class WatchDisplay: @unchecked Sendable {
     /// The live table (on a terminal), redrawn in place, with the switch under it.
     private func draw() {
         let out = context.io.stdout
-        var table = Table(columns: orderColumns, rows: last.map(orderRow)).render(colour: context.configuration.colour,
+        var table = Table(columns: orderColumns, rows: last.map { orderRow($0, time: context.peopleTime) }).render(colour: context.configuration.colour,
                                                                                      width: context.io.terminalColumns)
         if let firesAt {
             table += "Dead man's switch: armed; the server cancels the open orders at \(context.peopleMoment(firesAt)) unless it is renewed\n"

@@ -349,6 +349,8 @@ public struct PlacementResult: Encodable, Sendable, Equatable {
     public var outcome: Outcome
     public var order_id: String?
     public var status: OrderStatus?
+    /// The average price of what has filled so far; nil while nothing has.
+    public var avg_fill_price: String?
     public var error_code: String?
     public var message: String?
 
@@ -362,7 +364,7 @@ public struct PlacementResult: Encodable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case line, client_order_id, symbol, side, qty, outcome = "result", order_id, status, error_code, message
+        case line, client_order_id, symbol, side, qty, outcome = "result", order_id, status, avg_fill_price, error_code, message
     }
 
     /// An order not sent because the server's dry run said it would be rejected.
@@ -376,6 +378,7 @@ public struct PlacementResult: Encodable, Sendable, Equatable {
     mutating func settle(with order: Components.Schemas.Order) {
         order_id = order.id
         status = order.status
+        avg_fill_price = order.filledQty > 0 ? order.avgFillPrice : nil
         switch order.status {
         case .rejected:
             outcome = .rejected

@@ -1,38 +1,38 @@
 import Foundation
 import GRDBSQLite
 import RaxxCore
+import RaxxDomain
 import RaxxWire
 
 /// JSON Lines straight from SQLite's rows into an output buffer: `raxx-cache show --json` prints
 /// every row it reads (a million fills, say), so this path makes no Swift value per row.
 extension CacheStore {
-    public enum Exported: Sendable { case positions, fills, orders }
+    /// (Positions go out valued, through `positions(_:_:)`: there are thousands, not millions.)
+    public enum Exported: Sendable { case fills, orders }
 
-    enum Kind { case text, optionalText, integer, date, optionalDate }
+    /// `option`: the column holds a symbol, written as its option's parts (`OptionJSON`), or not
+    /// at all when it names no option.
+    enum Kind { case text, optionalText, integer, date, optionalDate, option }
 
     /// (JSON key, column) in key order, the keys the wire's (the cache keeps each entity as it came);
     /// `as_of` goes first.
     static func layout(_ what: Exported) -> (sql: String, columns: [(String, Kind)]) {
         func k(_ key: StaticString) -> String { key.description }
-        typealias P = WireKeys.Position
         typealias F = WireKeys.Fill
         typealias O = WireKeys.Order
         switch what {
-        case .positions:
-            return ("SELECT avg_price, id, qty, symbol, updated_at FROM positions",
-                    [(k(P.avgPrice), .text), (k(P.id), .text), (k(P.qty), .integer), (k(P.symbol), .text), (k(P.updatedAt), .date)])
         case .fills:
-            return ("SELECT filled_at, id, order_id, price, qty, side, symbol FROM fills",
-                    [(k(F.filledAt), .date), (k(F.id), .text), (k(F.orderID), .text), (k(F.price), .text), (k(F.qty), .integer),
-                     (k(F.side), .text), (k(F.symbol), .text)])
+            return ("SELECT filled_at, id, symbol, order_id, price, qty, side, symbol FROM fills",
+                    [(k(F.filledAt), .date), (k(F.id), .text), ("option", .option), (k(F.orderID), .text), (k(F.price), .text),
+                     (k(F.qty), .integer), (k(F.side), .text), (k(F.symbol), .text)])
         case .orders:
             return ("""
-                SELECT avg_fill_price, client_order_id, created_at, filled_qty, id, limit_price, mode, not_after, qty, reject_code, side,
-                status, symbol, tif, type, updated_at FROM orders
+                SELECT avg_fill_price, client_order_id, created_at, filled_qty, id, limit_price, mode, not_after, symbol, qty, reject_code,
+                side, status, symbol, tif, type, updated_at FROM orders
                 """,
                     [(k(O.avgFillPrice), .optionalText), (k(O.clientOrderID), .text), (k(O.createdAt), .date), (k(O.filledQty), .integer),
                      (k(O.id), .text), (k(O.limitPrice), .optionalText), (k(O.mode), .text), (k(O.notAfter), .optionalDate),
-                     (k(O.qty), .integer), (k(O.rejectCode), .optionalText), (k(O.side), .text), (k(O.status), .text),
+                     ("option", .option), (k(O.qty), .integer), (k(O.rejectCode), .optionalText), (k(O.side), .text), (k(O.status), .text),
                      (k(O.symbol), .text), (k(O.tif), .text), (k(O.type), .text), (k(O.updatedAt), .date)])
         }
     }
@@ -42,7 +42,6 @@ extension CacheStore {
         let (select, columns) = Self.layout(what)
         let (filter, arguments) = filters(q, time: what == .fills ? "filled_at" : "updated_at")
         let order = switch what {
-        case .positions: " ORDER BY symbol"
         case .fills: " ORDER BY filled_at DESC, id"
         case .orders: " ORDER BY updated_at DESC, id"
         }
@@ -60,6 +59,14 @@ extension CacheStore {
                     let c = Int32(i)
                     let isNull = sqlite3_column_type(handle, c) == SQLITE_NULL
                     if isNull && (kind == .optionalText || kind == .optionalDate) { continue }
+                    if kind == .option {
+                        // OCC symbols are 16 to 21 characters: shorter ones (tickers) are not parsed.
+                        guard Int(sqlite3_column_bytes(handle, c)) >= 16, let text = sqlite3_column_text(handle, c),
+                              let object = OptionJSON.object(String(cString: text)) else { continue }
+                        out += keys[i]
+                        out += Array(object.utf8)
+                        continue
+                    }
                     out += keys[i]
                     switch kind {
                     case .text, .optionalText:
@@ -75,6 +82,7 @@ extension CacheStore {
                         out.append(0x22)
                         RFC3339.append(Date(timeIntervalSince1970: sqlite3_column_double(handle, c)), to: &out)
                         out.append(0x22)
+                    case .option: break
                     }
                 }
                 out += [0x7D, 0x0A]

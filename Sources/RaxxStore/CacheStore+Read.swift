@@ -19,6 +19,14 @@ public struct CacheQuery: Sendable {
 
 public struct CachedPosition: Sendable, Equatable {
     public var id: String, symbol: String, qty: Int64, avgPrice: String, updatedAt: Date
+    /// The price the last portfolio snapshot valued it at; nil when that snapshot had none.
+    public var lastPrice: String? = nil
+
+    /// Its market value and unrealised P&L at `lastPrice`; nil without one.
+    public var valuation: Valuation? {
+        guard let lastPrice, let price = Money.ticks(parsing: lastPrice), let average = Money.ticks(parsing: avgPrice) else { return nil }
+        return Valuation(qty: qty, averagePriceTicks: average, priceTicks: price, multiplier: InstrumentSymbol(parsing: symbol)?.multiplier ?? 1)
+    }
 }
 
 public struct CachedFill: Sendable, Equatable {
@@ -34,6 +42,15 @@ public struct CachedOrder: Sendable, Equatable {
 public struct CachedPortfolio: Sendable, Equatable {
     public var accountID: String, asOf: Date, mode: String, cash: String, marketValue: String, equity: String
     public var buyingPower: String, unrealizedPnl: String, positionsCount: Int
+
+    /// The unrealised P&L with the cost it is made on (market value less P&L); nil when a figure
+    /// does not parse.
+    public var unrealized: Valuation? {
+        guard let value = Money.ticks(parsing: marketValue), let pnl = Money.ticks(parsing: unrealizedPnl) else { return nil }
+        let (cost, overflow) = value.subtractingReportingOverflow(pnl)
+        guard !overflow, cost != .min else { return nil }
+        return Valuation(marketValueTicks: value, unrealizedTicks: pnl, costTicks: abs(cost))
+    }
 }
 
 extension CacheStore {
@@ -52,11 +69,13 @@ extension CacheStore {
     public func positions(_ q: CacheQuery, _ each: (CachedPosition) throws -> Void) throws {
         let (filter, arguments) = filters(q, time: "updated_at")
         try readPlain { connection in
-            let r = try SQLiteStatement(connection, "SELECT id, symbol, qty, avg_price, updated_at FROM positions\(filter) ORDER BY symbol\(limitClause(q))",
-                                        arguments)
+            let r = try SQLiteStatement(connection, """
+                SELECT id, symbol, qty, avg_price, updated_at, (SELECT price FROM marks m WHERE m.symbol = positions.symbol)
+                FROM positions\(filter) ORDER BY symbol\(limitClause(q))
+                """, arguments)
             while try r.step() {
                 try each(CachedPosition(id: r.text(0), symbol: r.text(1), qty: r.int64(2), avgPrice: r.text(3),
-                                        updatedAt: Date(timeIntervalSince1970: r.double(4))))
+                                        updatedAt: Date(timeIntervalSince1970: r.double(4)), lastPrice: r.optionalText(5)))
             }
         }
     }

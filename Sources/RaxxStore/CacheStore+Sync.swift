@@ -234,6 +234,9 @@ extension CacheStore {
                 VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [p.accountId, p.asOf.timeIntervalSince1970, p.mode.rawValue, p.cash, p.marketValue, p.equity,
                                  p.buyingPower, p.unrealizedPnl, p.positionsCount])
+            try db.execute(sql: "DELETE FROM marks")
+            let mark = try db.cachedStatement(sql: "INSERT OR REPLACE INTO marks (symbol, price) VALUES (?, ?)")
+            for m in p.marks ?? [] { try mark.execute(arguments: [m.symbol, m.price]) }
         }
     }
 
@@ -297,7 +300,7 @@ extension CacheStore {
     }
 
     static func wipe(_ db: Database) throws {
-        for table in liveTables + entityTables.map({ "rebuild_" + $0 }) {
+        for table in liveTables + ["marks"] + entityTables.map({ "rebuild_" + $0 }) {
             try db.execute(sql: "DELETE FROM \(table)")
         }
         try restoreIndexes(db) // of empty tables: at once

@@ -92,6 +92,7 @@ public final class CacheStore: @unchecked Sendable {
         "v1: synced entities, rebuild shadows, portfolio, sync state",
         "v2: rebuilds staged in keyless logs, keyed and indexed once at the end",
         "v3: indexes set aside while a first rebuild fills the live tables",
+        "v4: the prices the portfolio was valued at",
     ]
 
     /// Why a cache could not be opened, as a person needs to hear it.
@@ -301,6 +302,10 @@ public final class CacheStore: @unchecked Sendable {
             if try Bool.fetchOne(db, sql: "SELECT rebuilding = 1 FROM sync_state WHERE id = 1") == true {
                 for table in entityColumns.keys.sorted() { try applyLog(db, table) }
             }
+        }
+        migrator.registerMigration("v4: the prices the portfolio was valued at") { db in
+            // One per symbol held, replaced with each portfolio snapshot: positions are valued at them.
+            try db.execute(sql: "CREATE TABLE marks (symbol TEXT PRIMARY KEY, price TEXT NOT NULL) WITHOUT ROWID")
         }
         return migrator
     }

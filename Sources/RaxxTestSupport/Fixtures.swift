@@ -63,7 +63,8 @@ public enum Fixtures {
     /// A portfolio snapshot.
     public static func portfolio(at now: Date = now) -> Components.Schemas.Portfolio {
         .init(accountId: accountID, asOf: now, mode: .paper, cash: "90000.00", marketValue: "10000.00", equity: "100000.00",
-              buyingPower: "90000.00", unrealizedPnl: "125.50", positionsCount: 2)
+              buyingPower: "90000.00", unrealizedPnl: "125.50", positionsCount: 2,
+              marks: [.init(symbol: "AAPL", price: "190.00"), .init(symbol: "AAPL261218C00190000", price: "4.25")])
     }
 
     /// One page of changes: two positions, a fill and its order, all new.

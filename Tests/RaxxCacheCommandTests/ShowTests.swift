@@ -27,6 +27,48 @@ import Testing
         #expect(world.api.calls.isEmpty)
     }
 
+    /// A trader reads what each position is worth and has made, options as options; JSON keeps
+    /// the OCC symbol, with its parts, and money to the cent.
+    @Test func positionsShowTheirValueAndPnL() async throws {
+        let world = world(now: Fixtures.now.addingTimeInterval(60), cache: try Fixtures.filledCache())
+        world.terminalColumns = 120
+        #expect(try await world.run(RaxxCache.Show.self, ["positions", "--format", "text"]) == .ok)
+        #expect(world.stdout.contents == """
+            SYMBOL                     QTY  AVG PRICE    LAST  MARKET VALUE     UNREALIZED P&L  UPDATED
+            AAPL                        10     187.25  190.00      1,900.00    +27.50 (+1.5 %)  1m ago
+            AAPL 18 Dec 26 190 C ×100    2       3.50    4.25        850.00  +150.00 (+21.4 %)  1m ago
+
+            """, "\(world.stdout.contents)")
+        let json = TestWorld()
+        json.clock = world.clock; json.stores = world.stores; json.keystore = world.keystore
+        #expect(try await json.run(RaxxCache.Show.self, ["positions"]) == .ok)
+        let option = try #require(json.jsonLines.first { $0["symbol"] as? String == "AAPL261218C00190000" })
+        #expect(option["last_price"] as? String == "4.25" && option["market_value"] as? String == "850.00")
+        #expect(option["unrealized_pnl"] as? String == "150.00" && option["unrealized_pnl_percent"] as? Double == 21.43)
+        let parts = try #require(option["option"] as? [String: Any])
+        #expect(parts["underlying"] as? String == "AAPL" && parts["expiry"] as? String == "2026-12-18" && parts["right"] as? String == "call")
+        #expect(parts["strike"] as? String == "190.00" && parts["multiplier"] as? Int == 100)
+        #expect(json.jsonLines.first { $0["symbol"] as? String == "AAPL" }?["option"] == nil)
+    }
+
+    @Test func thePortfolioSaysItsPnLSignedWithItsShareAndJSONMoneyToTheCent() async throws {
+        let store = try Fixtures.filledCache()
+        var p = Fixtures.portfolio()
+        p.unrealizedPnl = "-1.093"
+        p.marketValue = "1000.0"
+        try store.savePortfolio(p)
+        let world = world(now: Fixtures.now.addingTimeInterval(60), cache: store)
+        world.terminalColumns = 120
+        #expect(try await world.run(RaxxCache.Show.self, ["portfolio", "--format", "text"]) == .ok)
+        #expect(world.stdout.contents.contains("-1.09 (-0.1 %)"), "\(world.stdout.contents)")
+        let json = TestWorld()
+        json.clock = world.clock; json.stores = world.stores; json.keystore = world.keystore
+        #expect(try await json.run(RaxxCache.Show.self, ["portfolio"]) == .ok)
+        let line = try #require(json.jsonLines.first)
+        #expect(line["unrealized_pnl"] as? String == "-1.09" && line["market_value"] as? String == "1000.00")
+        #expect(line["unrealized_pnl_percent"] as? Double == -0.11)
+    }
+
     /// `show positions > full-disk.jsonl` in a cron job: the data never arrived, so it fails (1),
     /// saying why on stderr, rather than exiting 0 with nothing written.
     @Test func anOutputThatCouldNotBeWrittenFails() async throws {

@@ -46,7 +46,8 @@ import Testing
         #expect(try await narrow.run(RaxxOrder.List.self, []) == .ok)
         let lines = narrow.stdout.contents.split(separator: "\n")
         #expect(lines.count == 2 && lines.allSatisfy { $0.count <= 80 }, "\(narrow.stdout.contents)")
-        for title in ["ORDER ID", "SYMBOL", "SIDE", "QTY", "STATUS"] { #expect(lines[0].contains(title), "\(lines[0])") }
+        for title in ["ORDER ID", "UPDATED", "SYMBOL", "SIDE", "QTY", "STATUS"] { #expect(lines[0].contains(title), "\(lines[0])") }
+        #expect(lines[1].contains("just now  AAPL 18 Dec 26 190 C ×100  buy"), "an option reads as one: \(lines[1])")
         #expect(!lines[0].contains("CLIENT ORDER ID"))
         let piped = world(terminal: false)
         #expect(try await piped.run(RaxxOrder.List.self, []) == .ok)

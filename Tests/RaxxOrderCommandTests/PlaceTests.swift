@@ -60,6 +60,27 @@ import Testing
         #expect(world.api.operations == ["getSession", "checkOrders", "placeOrder"])
     }
 
+    /// A market order that filled at once says at what price, on a terminal and in JSON.
+    @Test func aFilledOrderSaysItsFillPrice() async throws {
+        for terminal in [true, false] {
+            let (world, _) = try world()
+            world.stdoutIsTTY = terminal
+            world.terminalColumns = 120
+            world.environment["NO_COLOR"] = "1"
+            world.api.onPlaceOrder { input in
+                guard case .json(let request) = input.body else { throw RaxxError.failure("no body") }
+                return .created(.init(body: .json(Fixtures.order(clientOrderID: request.clientOrderId, status: .filled))))
+            }
+            #expect(try await world.run(RaxxOrder.Place.self, ["--symbol", "AAPL", "--side", "buy", "--qty", "10"]) == .ok)
+            if terminal {
+                let lines = world.stdout.contents.split(separator: "\n")
+                #expect(lines.first?.contains("FILL PRICE") == true && lines.last?.contains("filled      187.25") == true, "\(world.stdout.contents)")
+            } else {
+                #expect(world.jsonLines.first?["avg_fill_price"] as? String == "187.25")
+            }
+        }
+    }
+
     /// A batch without ids placed in the last day: on a terminal the trader is asked, and only a
     /// yes sends it again; a no sends nothing (2); after a day it is a new batch.
     @Test func aRerunOnATerminalIsAskedAboutFirst() async throws {

@@ -105,6 +105,12 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         #expect(late?.code == .deadlinePassed && late?.status == 422)
         let unknown = await problem { _ = try await rig.orders.placeOrder(.init(body: .json(rig.order("u", symbol: "ZZZZ"))), caller: caller) }
         #expect(unknown?.code == .unknownSymbol)
+        // Contracts the market does not list: a strike off the grid, a Thursday expiry, a strike
+        // far from the price.
+        for symbol in ["AAPL261218C00190001", "AAPL261217C00190000", "AAPL261218C99999000"] {
+            let unlisted = await problem { _ = try await rig.orders.placeOrder(.init(body: .json(rig.order("u-" + symbol.suffix(9), symbol: symbol))), caller: caller) }
+            #expect(unlisted?.code == .unknownSymbol, "\(symbol)")
+        }
         // Above the notional threshold: a step-up bound to this very order's hash.
         let large = rig.order("big", symbol: "MSFT", qty: 100)
         let asked = await problem { _ = try await rig.orders.placeOrder(.init(body: .json(large)), caller: caller) }

@@ -29,6 +29,26 @@ import Testing
         #expect(market.instrument("AAPL261318C00190000") == nil) // month 13
     }
 
+    @Test func listsMonthlyContractsOnTheStrikeGridOnly() throws {
+        let market = Market()
+        #expect(market.instrument("AAPL261218C00192500") != nil) // 192.50: AAPL's strikes are 2.50 apart
+        #expect(market.instrument("AAPL261218C00190001") == nil) // off the grid
+        #expect(market.instrument("AAPL261218C00191000") == nil)
+        #expect(market.instrument("AAPL261217C00190000") == nil) // a Thursday
+        #expect(market.instrument("AAPL261211C00190000") == nil) // a Friday, but the second of the month
+        #expect(market.instrument("AAPL261218C99999000") == nil) // far from the price
+        #expect(market.instrument("AAPL261218C00090000") == nil)
+        #expect(market.instrument("AAPL270115P00190000") != nil) // 15 January 2027, a third Friday
+        // Every contract of a chain is listed, whatever the spot did meanwhile.
+        for u in market.underlyings {
+            for days in stride(from: 0, to: 400, by: 37) {
+                let chain = market.optionChain(u, from: now.addingTimeInterval(Double(days) * 86_400))
+                #expect(chain.count > 500, "\(u.symbol)")
+                #expect(chain.allSatisfy(market.lists))
+            }
+        }
+    }
+
     @Test func optionPricesBehave() throws {
         let market = Market()
         let chain = market.optionChain(market.underlyings[0], from: now, expiries: 1, strikesEachSide: 2)

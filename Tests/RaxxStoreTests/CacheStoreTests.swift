@@ -2,7 +2,9 @@ import Foundation
 import GRDB
 import RaxxAPI
 import RaxxCore
+import RaxxDomain
 @testable import RaxxStore
+import RaxxTestSupport
 import Testing
 
 func position(_ id: String, _ symbol: String, qty: Int64 = 1, seq: Int64) -> Components.Schemas.SyncChange {
@@ -10,9 +12,9 @@ func position(_ id: String, _ symbol: String, qty: Int64 = 1, seq: Int64) -> Com
           position: .init(id: id, symbol: symbol, qty: qty, avgPrice: "10.00", updatedAt: Date(timeIntervalSince1970: 1_790_000_000)))
 }
 
-func fill(_ id: String, at: TimeInterval, seq: Int64) -> Components.Schemas.SyncChange {
+func fill(_ id: String, _ symbol: String = "AAPL", at: TimeInterval, seq: Int64) -> Components.Schemas.SyncChange {
     .init(seq: seq, entity: .fill, op: .upsert, id: id,
-          fill: .init(id: id, orderId: "ord_1", symbol: "AAPL", side: .buy, qty: 1, price: "190.00", filledAt: Date(timeIntervalSince1970: at)))
+          fill: .init(id: id, orderId: "ord_1", symbol: symbol, side: .buy, qty: 1, price: "190.00", filledAt: Date(timeIntervalSince1970: at)))
 }
 
 func tombstone(_ entity: Components.Schemas.SyncEntity, _ id: String, seq: Int64) -> Components.Schemas.SyncChange {
@@ -282,14 +284,40 @@ func symbols(_ store: CacheStore) throws -> [String] {
     @Test func exportsJSONLinesStraightFromTheRows() throws {
         let store = try CacheStore.inMemory()
         try store.beginRebuild(accountID: "acc_1")
-        try store.apply(page([position("p\"1", "MSFT", qty: 3, seq: 1), position("p2", "AAPL", seq: 2)]))
+        try store.apply(page([fill("f\"1", "MSFT", at: 1_790_000_000, seq: 1), fill("f2", "AAPL261218C00192500", at: 1_790_000_000, seq: 2)]))
         try store.finishRebuild(accountID: "acc_1")
         var bytes: [UInt8] = []
-        try store.exportJSONLines(.positions, CacheQuery(), asOf: Date(timeIntervalSince1970: 1_790_000_000.5)) { bytes += $0 }
+        try store.exportJSONLines(.fills, CacheQuery(), asOf: Date(timeIntervalSince1970: 1_790_000_000.5)) { bytes += $0 }
+        // An option's parts beside its OCC symbol.
         #expect(String(decoding: bytes, as: UTF8.self) == """
-            {"as_of":"2026-09-21T14:13:20.500Z","avg_price":"10.00","id":"p2","qty":1,"symbol":"AAPL","updated_at":"2026-09-21T14:13:20Z"}
-            {"as_of":"2026-09-21T14:13:20.500Z","avg_price":"10.00","id":"p\\"1","qty":3,"symbol":"MSFT","updated_at":"2026-09-21T14:13:20Z"}\n
+            {"as_of":"2026-09-21T14:13:20.500Z","filled_at":"2026-09-21T14:13:20Z","id":"f\\"1","order_id":"ord_1","price":"190.00","qty":1,"side":"buy","symbol":"MSFT"}
+            {"as_of":"2026-09-21T14:13:20.500Z","filled_at":"2026-09-21T14:13:20Z","id":"f2",\
+            "option":{"expiry":"2026-12-18","multiplier":100,"right":"call","strike":"192.50","underlying":"AAPL"},\
+            "order_id":"ord_1","price":"190.00","qty":1,"side":"buy","symbol":"AAPL261218C00192500"}\n
             """)
+    }
+
+    @Test func positionsAreValuedAtTheSnapshotsPrices() throws {
+        let store = try CacheStore.inMemory()
+        try store.beginRebuild(accountID: "acc_1")
+        try store.apply(page([position("p1", "AAPL", qty: 10, seq: 1), position("p2", "AAPL261218C00192500", qty: -2, seq: 2),
+                              position("p3", "MSFT", qty: 1, seq: 3)]))
+        try store.finishRebuild(accountID: "acc_1")
+        var p = Fixtures.portfolio()
+        p.marks = [.init(symbol: "AAPL", price: "12.5"), .init(symbol: "AAPL261218C00192500", price: "9.00")]
+        try store.savePortfolio(p)
+        var values: [String: Valuation?] = [:]
+        try store.positions(CacheQuery()) { values[$0.symbol] = $0.valuation }
+        // 10 × (12.50 − 10.00); a short call: −2 × 100 × (9.00 − 10.00); MSFT was not in the snapshot.
+        #expect(values["AAPL"] == Valuation(marketValueTicks: 1_250_000, unrealizedTicks: 250_000, costTicks: 1_000_000))
+        #expect(values["AAPL261218C00192500"] == Valuation(marketValueTicks: -18_000_000, unrealizedTicks: 2_000_000, costTicks: 20_000_000))
+        #expect(values["MSFT"] == .some(nil))
+        // A newer snapshot replaces the prices; a purge drops them.
+        p.marks = [.init(symbol: "MSFT", price: "11")]
+        try store.savePortfolio(p)
+        values = [:]
+        try store.positions(CacheQuery()) { values[$0.symbol] = $0.valuation }
+        #expect(values["AAPL"] == .some(nil) && values["MSFT"]??.unrealizedTicks == 10_000)
     }
 
     /// Text is escaped as JSON wants it whatever it holds (runs without escapes are copied whole):
@@ -299,10 +327,10 @@ func symbols(_ store: CacheStore) throws -> [String] {
                        "é€😀 unicode", "\u{7f}del", "", "mixed \"a\\b\nc\u{02}d\" tail"]
         let store = try CacheStore.inMemory()
         try store.beginRebuild(accountID: "acc_1")
-        try store.apply(page(symbols.enumerated().map { position("p\($0.offset)", $0.element, seq: Int64($0.offset + 1)) }))
+        try store.apply(page(symbols.enumerated().map { fill("f\($0.offset)", $0.element, at: 1_790_000_000, seq: Int64($0.offset + 1)) }))
         try store.finishRebuild(accountID: "acc_1")
         var bytes: [UInt8] = []
-        try store.exportJSONLines(.positions, CacheQuery(), asOf: Date(timeIntervalSince1970: 1_790_000_000)) { bytes += $0 }
+        try store.exportJSONLines(.fills, CacheQuery(), asOf: Date(timeIntervalSince1970: 1_790_000_000)) { bytes += $0 }
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
         #expect(lines.count == symbols.count)
         var decoded: [String] = []

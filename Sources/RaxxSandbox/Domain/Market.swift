@@ -53,28 +53,48 @@ public struct Market: Sendable {
 
     // MARK: Instruments
 
-    /// The instrument a symbol names, or nil when the market has no such thing (an unknown ticker,
-    /// a malformed OCC symbol, an option on an unknown underlying).
+    /// The instrument a symbol names, or nil when the market has no such thing: an unknown ticker,
+    /// a malformed OCC symbol, or a contract it does not list (see `lists`).
     public func instrument(_ symbol: String) -> Instrument? {
         if let u = bySymbol[symbol.uppercased()] { return .equity(u) }
-        guard let contract = OptionContract(occ: symbol), bySymbol[contract.underlying] != nil else { return nil }
+        guard let contract = OptionContract(occ: symbol), lists(contract) else { return nil }
         return .option(contract)
     }
 
+    /// Whether the market lists `contract`: an option on one of its underlyings that expires on a
+    /// month's third Friday, at a strike on the underlying's grid (a whole number of steps, the
+    /// step set by its base price) within half its base price either way. The rule does not
+    /// move with the price, so a contract once listed stays listed (and expires).
+    public func lists(_ contract: OptionContract) -> Bool {
+        guard let u = bySymbol[contract.underlying], Self.isThirdFriday(contract.expiry) else { return false }
+        let step = Int64((Self.strikeStep(for: u.basePrice) * 1000).rounded())
+        let strike = contract.strikeThousandths
+        let base = Int64((u.basePrice * 1000).rounded())
+        return strike % step == 0 && strike * 2 >= base && strike * 2 <= base * 3
+    }
+
+    /// Whether `day` is the third Friday of its month (a day the calendar lacks is not).
+    static func isThirdFriday(_ day: OCCDate) -> Bool {
+        guard (15...21).contains(day.day), let date = day.date else { return false }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar.component(.weekday, from: date) == 6
+    }
+
     /// Listed contracts on `underlying` at `date`: monthly expiries (third Fridays) and strikes
-    /// around the spot, calls and puts.
+    /// on its grid around the spot, calls and puts.
     public func optionChain(_ underlying: Underlying, from date: Date, expiries: Int = 13, strikesEachSide: Int = 20) -> [OptionContract] {
         let spot = Double(equityPriceTicks(underlying, at: date)) / Double(Money.ticksPerUnit)
-        let step = Self.strikeStep(for: spot)
+        let step = Self.strikeStep(for: underlying.basePrice)
         let center = (spot / step).rounded() * step
         var contracts: [OptionContract] = []
         for expiry in Self.monthlyExpiries(after: date, count: expiries) {
             for k in -strikesEachSide...strikesEachSide {
                 let strike = center + Double(k) * step
-                guard strike > 0 else { continue }
                 for right in [OptionContract.Right.call, .put] {
-                    contracts.append(OptionContract(underlying: underlying.symbol, expiry: expiry, right: right,
-                                                    strikeThousandths: Int64((strike * 1000).rounded())))
+                    let contract = OptionContract(underlying: underlying.symbol, expiry: expiry, right: right,
+                                                  strikeThousandths: Int64((strike * 1000).rounded()))
+                    if lists(contract) { contracts.append(contract) }
                 }
             }
         }

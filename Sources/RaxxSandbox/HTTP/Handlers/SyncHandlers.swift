@@ -19,20 +19,24 @@ struct SyncHandlers: Sendable {
         let account = caller.accountID
         let state = try await trading.read { ledger in try ledger.portfolio(account: account) }
         var marketValue: Int64 = 0, unrealized: Int64 = 0
+        var marks: [String: Int64] = [:]
         let prices = market.snapshot(at: now)
         for (symbol, qty, average) in state.holdings {
             guard let instrument = market.instrument(symbol) else { continue }
             // An expired option is worth nothing.
             let price = prices.priceTicks(instrument) ?? 0
-            marketValue += qty * price * instrument.multiplier
-            unrealized += qty * (price - average) * instrument.multiplier
+            marks[instrument.symbol] = price
+            guard let value = Valuation(qty: qty, averagePriceTicks: average, priceTicks: price, multiplier: instrument.multiplier) else { continue }
+            marketValue += value.marketValueTicks
+            unrealized += value.unrealizedTicks
         }
         let cash = state.cash
         return .ok(.init(body: .json(.init(
-            accountId: caller.accountID, asOf: now, mode: state.mode, cash: Money.string(ticks: cash),
-            marketValue: Money.string(ticks: marketValue), equity: Money.string(ticks: cash + marketValue),
-            buyingPower: Money.string(ticks: max(cash, 0)), unrealizedPnl: Money.string(ticks: unrealized),
-            positionsCount: state.holdings.count))))
+            accountId: caller.accountID, asOf: now, mode: state.mode, cash: Money.cents(ticks: cash),
+            marketValue: Money.cents(ticks: marketValue), equity: Money.cents(ticks: cash + marketValue),
+            buyingPower: Money.cents(ticks: max(cash, 0)), unrealizedPnl: Money.cents(ticks: unrealized),
+            positionsCount: state.holdings.count,
+            marks: marks.sorted { $0.key < $1.key }.map { .init(symbol: $0.key, price: Money.string(ticks: $0.value)) }))))
     }
 
     // MARK: Delta sync
