@@ -25,6 +25,9 @@ public struct World: Sendable {
     /// Runs `action` with the signal when the person interrupts (SIGINT) or the system asks the
     /// process to end (SIGTERM), for as long as the answer is kept.
     public var onInterrupt: @Sendable (_ action: @escaping @Sendable (_ signal: Int32) -> Void) -> any Sendable
+    /// Ends the process at once with the status (what an interrupt at a prompt does, once it has
+    /// said what became of the work).
+    public var end: @Sendable (_ status: Int32) -> Void = { Foundation.exit($0) }
     /// The terminal's part: asking for a PIN, or reading it from `--pin-fd`.
     public var pinEntry: any PINEntry
     /// The Raptor API, with the given middlewares in front (the session's bearer token).

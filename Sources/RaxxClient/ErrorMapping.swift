@@ -93,12 +93,32 @@ public enum ErrorMapping {
             return RaxxError(code: problem.code, message: problem.title, hint: problem.detail, status: .dataError)
         case .badRequest?, .unknownSymbol?, .cursorInvalid?, .payloadTooLarge?:
             status = .dataError
+        // What the person does next, with the command that does it (the server, speaking to
+        // every client, names none).
+        case .identityUnverified?:
+            return RaxxError(code: problem.code, message: "Verify the requester's identity first: raxx-dsr verify-identity ID --method TEXT",
+                             hint: "TEXT says how it was verified (a reply from the account's email, say).", status: .failure)
+        case .planRequired?:
+            status = .failure
+            hint = "Plan the erasure first: raxx-dsr plan ID; then apply its plan_hash."
+        case .insufficientBuyingPower?:
+            status = .failure
+            hint = "See the buying power: raxx-cache show portfolio (after raxx-cache refresh)."
+        case .insufficientPosition?:
+            status = .failure
+            hint = "See what is held: raxx-cache show positions (after raxx-cache refresh)."
+        case .notCancellable?:
+            status = .failure
+            hint = "See where the order stands: raxx-order show ID."
+        case .extensionRefused?:
+            status = .failure
+            hint = "See the request's deadline: raxx-dsr show ID."
         case .notImplemented?:
             status = .unavailable
             hint = "This server does not offer that yet."
         case .accountExists?, .algorithmUnsupported?, .attestationUnsupported?, .challengeInvalid?, .conflict?, .counterInvalid?,
-             .credentialUnknown?, .deadlinePassed?, .extensionRefused?, .insufficientBuyingPower?, .insufficientPosition?, ._internal?,
-             .invalidState?, .methodNotAllowed?, .notAcceptable?, .notCancellable?, .notFound?, .originMismatch?, .planRequired?,
+             .credentialUnknown?, .deadlinePassed?, ._internal?,
+             .invalidState?, .methodNotAllowed?, .notAcceptable?, .notFound?, .originMismatch?,
              .rpMismatch?, .signatureInvalid?, .userPresenceRequired?, .userVerificationRequired?, nil:
             status = .failure
         }

@@ -56,4 +56,15 @@ public final class ControllingTerminal: Sendable {
         write(prompt)
         return try read(fd)
     }
+
+    /// Turns the terminal's echo back on (after a hidden prompt cut short), if there is one.
+    public static func echo() {
+        let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var state = termios()
+        guard tcgetattr(fd, &state) == 0, state.c_lflag & tcflag_t(ECHO) == 0 else { return }
+        state.c_lflag |= tcflag_t(ECHO)
+        tcsetattr(fd, TCSANOW, &state)
+    }
 }

@@ -87,6 +87,14 @@ extension RaxxDSR {
                       hint: "Plan again: raxx-dsr plan \(id); check the new plan, then apply its plan_hash.", status: .temporary)
         }
 
+        /// An apply stopped before it was sent (at the prompt, the PIN or the step-up): nothing
+        /// more was erased, and the request is as it was.
+        static func notStarted(_ id: String, status: Components.Schemas.DSRStatus, planHash: String) -> RaxxError {
+            let state = status == .erasing ? "still erasing, stopped part-way where it was" : "still \(status.rawValue), its plan unchanged"
+            return RaxxError(code: "cancelled", message: "Stopped before erasing anything: \(id) is \(state).",
+                             hint: "Apply again to finish it: raxx-dsr apply \(id) --plan-hash \(planHash)", status: .cancelled)
+        }
+
         /// An apply that stopped before its answer came: what state the request is in, and how
         /// to finish it.
         static func interrupted(_ id: String, planHash: String, why: String, status: ExitStatus) -> RaxxError {
@@ -134,13 +142,17 @@ extension RaxxDSR {
                     let now = try await api.checkDSRErasurePlan(path: .init(requestId: id)).checked().ok.body.json
                     guard now.planHash == planHash else { throw Self.stale(id) }
                 }
+                // Ctrl-C at the prompt, at the PIN or during the step-up says where the request stands.
+                let notYet = Self.notStarted(id, status: request.status, planHash: planHash)
+                var askingOrSteppingUp: (any Sendable)? = context.endOnInterrupt(with: notYet)
+                defer { withExtendedLifetime(askingOrSteppingUp) {} }
                 let typed: String
                 if let confirmed {
                     typed = confirmed
                 } else {
                     context.io.stderr.write("Type the subject's email to erase their data: ")
                     context.io.stderr.flush()
-                    guard let line = try context.io.stdin.readLine() else { throw RaxxError.cancelled }
+                    guard let line = try context.io.stdin.readLine() else { throw notYet }
                     typed = line.trimmingCharacters(in: .whitespaces).lowercased()
                 }
                 guard typed == request.subject.lowercased() else {
@@ -150,6 +162,7 @@ extension RaxxDSR {
                 }
                 grant = try await context.ceremonies().stepUp(for: ErasureApplyAction(requestID: id, planHash: planHash),
                                                               pin: context.pinPrompt(pin.source)).grant
+                askingOrSteppingUp = nil // from here, an interrupt stops the wait for the erasure (below)
             }
             // The answer comes when the last row is erased: a large account takes minutes, far past
             // an ordinary call's timeout (which would report a failure while the erasure goes on).

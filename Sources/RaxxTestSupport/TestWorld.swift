@@ -85,6 +85,7 @@ public final class TestWorld: Sendable {
         var environment: [String: String] = ["RAXX_HOME": "/nonexistent/raxx-test-home", "TZ": "UTC"]
         var nextID = 0
         var interruptActions: [@Sendable (Int32) -> Void] = []
+        var ended: [Int32] = []
         var slept: [Duration] = []
     }
 
@@ -103,6 +104,10 @@ public final class TestWorld: Sendable {
         for action in state.withLock({ $0.interruptActions }) { action(signal) }
     }
 
+    /// The statuses the command asked to end the process with at once (`World.end`), which a test
+    /// world records instead.
+    public var ended: [Int32] { state.withLock { $0.ended } }
+
     public init() {}
 
     /// The context a command runs in, for `tool` with `requirement`.
@@ -112,7 +117,7 @@ public final class TestWorld: Sendable {
                            stdoutIsTTY: stdoutIsTTY, stderrIsTTY: stderrIsTTY, stdinIsTTY: stdinIsTTY, terminalRows: terminalRows,
                            terminalColumns: terminalColumns,
                            page: { [self] text, command in self.state.withLock { $0.paged.append((command, text)) }; return true })
-        let world = World(
+        var world = World(
             now: { [clock] in
                 guard let clock else { recordUnplanned("Unplanned use of the wall clock"); return Date(timeIntervalSince1970: 0) }
                 return clock.now
@@ -143,6 +148,7 @@ public final class TestWorld: Sendable {
             keystore: keystore ?? MemoryKeystore(unplanned: true),
             accounts: accounts,
             services: services + (stores.map { [Provided($0, as: (any LocalStores).self)] } ?? []))
+        world.end = { [self] status in state.withLock { $0.ended.append(status) } }
         return CommandContext(tool: tool, io: io, format: format, configuration: try RaxxConfiguration(environment: environment),
                               requirement: requirement, world: world, quiet: quiet, noPager: noPager, errorFormat: errorFormat)
     }

@@ -376,6 +376,20 @@ enum DSRFixtures {
         #expect(world.stdout.contents.contains("plan_hash \(PH)"))
     }
 
+    /// The server says what is wrong; the tool adds the command that fixes it.
+    @Test func anUnverifiedRequestNamesTheCommandThatVerifiesIt() async throws {
+        let world = world()
+        world.api.onPlanDSRErasure { _ in
+            .default(statusCode: 409, Fixtures.problem(409, code: "identity_unverified", title: "Verify the requester's identity first."))
+        }
+        #expect(try await world.run(RaxxDSR.Plan.self, ["dsr_1", "--format", "text"]) == .failure)
+        #expect(world.stderr.contents == """
+            raxx-dsr: Verify the requester's identity first: raxx-dsr verify-identity ID --method TEXT
+            hint: TEXT says how it was verified (a reply from the account's email, say).
+
+            """, "\(world.stderr.contents)")
+    }
+
     @Test func applyWithoutATerminalNeedsConfirm() async throws {
         let world = world()
         #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", PH]) == .usage)
@@ -441,6 +455,32 @@ enum DSRFixtures {
         #expect(world.stderr.contents.contains("hint: Plan again: raxx-dsr plan dsr_1"))
         #expect(!world.stderr.contents.contains("Type the subject's email"))
         #expect(world.api.operations == [Operations.GetDSRRequest.id, Operations.CheckDSRErasurePlan.id])
+    }
+
+    /// Ctrl-C at the email prompt, at the PIN or during the step-up: nothing was sent to erase, and
+    /// the person hears where the request stands and how to finish it (before, it died silently).
+    @Test func ctrlCBeforeTheErasureSaysWhereTheRequestStands() async throws {
+        let world = world()
+        world.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .planned, planHash: PH)))) }
+        world.api.onCheckDSRErasurePlan(Self.currentPlan(PH))
+        world.api.onStepUpOptions { _ in
+            world.interrupt()
+            throw RaxxError.cancelled // the process has ended by now; the stub stops the command as well
+        }
+        _ = try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", PH, "--confirm", "subject@example.com", "--format", "text"])
+        #expect(world.ended == [ExitStatus.cancelled.rawValue])
+        #expect(world.stderr.contents.contains("raxx-dsr: Stopped before erasing anything: dsr_1 is still planned, its plan unchanged."),
+                "\(world.stderr.contents)")
+        #expect(world.stderr.contents.contains("hint: Apply again to finish it: raxx-dsr apply dsr_1 --plan-hash \(PH)"))
+        #expect(!world.api.operations.contains(Operations.ApplyDSRErasure.id))
+
+        // Ctrl-D at the prompt says the same.
+        let closed = self.world()
+        closed.stdinIsTTY = true
+        closed.stdin = ""
+        closed.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .erasing, planHash: PH)))) }
+        #expect(try await closed.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", PH, "--format", "text"]) == .cancelled)
+        #expect(closed.stderr.contents.contains("dsr_1 is still erasing, stopped part-way where it was."), "\(closed.stderr.contents)")
     }
 
     /// An apply stopped while the server erases (Ctrl-C, a lost connection) says what state the

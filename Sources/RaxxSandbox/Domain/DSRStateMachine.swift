@@ -70,7 +70,7 @@ enum DSRStateMachine {
         }
         guard s.status == .verified || s.status == .completed else {
             throw s.status == .identityUnverified
-                ? ProblemError(409, code: .invalidState, title: "Verify the requester's identity first.")
+                ? ProblemError(409, code: .identityUnverified, title: "Verify the requester's identity first.", detail: "\(s.id) is identity_unverified.")
                 : invalid(s, "be exported")
         }
     }
@@ -81,7 +81,7 @@ enum DSRStateMachine {
         }
         guard s.status == .verified || s.status == .planned else {
             throw s.status == .identityUnverified
-                ? ProblemError(409, code: .invalidState, title: "Verify the requester's identity first.")
+                ? ProblemError(409, code: .identityUnverified, title: "Verify the requester's identity first.", detail: "\(s.id) is identity_unverified.")
                 : invalid(s, "be planned")
         }
     }
