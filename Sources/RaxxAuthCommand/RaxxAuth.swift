@@ -3,7 +3,7 @@ import RaxxCLI
 import RaxxCore
 
 /// `raxx-auth`: passkey sign-in and the session's lifecycle.
-public struct RaxxAuth: AsyncParsableCommand {
+public struct RaxxAuth: AsyncParsableCommand, HasExamples {
     public static let configuration = CommandConfiguration(
         commandName: "raxx-auth",
         abstract: "Sign in to Raxx with a passkey and manage the session.",

@@ -25,6 +25,7 @@ extension AsyncParsableCommand {
                 let status = Reporter(tool: _commandName, format: UsageErrors.wantJSON(arguments) ? .json : .text).report(usage, to: .standard())
                 Glibc.exit(status.rawValue)
             }
+            exitShowingHelp(for: error)
             if exitCode(for: error) == .validationFailure && UsageErrors.wantJSON(arguments) {
                 let usage = RaxxError.usage(message(for: error), hint: UsageErrors.hint(fullMessage(for: error)))
                 let status = Reporter(tool: _commandName, format: .json).report(usage, to: .standard())
@@ -39,8 +40,22 @@ extension AsyncParsableCommand {
                 try command.run()
             }
         } catch {
+            exitShowingHelp(for: error) // --help and `help VERB` come as a command whose run throws the request
             exit(withError: error)
         }
+    }
+
+    /// When `error` is a request for help: the help, laid out as gh's (`HelpLayout`), and exit 0.
+    /// (The version, the completion scripts and every other error are left to the parser.)
+    static func exitShowingHelp(for error: any Error) {
+        guard exitCode(for: error) == .success else { return }
+        let text = fullMessage(for: error)
+        guard text.hasPrefix("OVERVIEW:") || text.hasPrefix("USAGE:") else { return }
+        let examples = (Self.self as? any HasExamples.Type)?.examples ?? []
+        let io = CommandIO.standard()
+        io.stdout.write(HelpLayout.arranged(text, examples: examples))
+        io.stdout.flush()
+        Glibc.exit(0)
     }
 }
 

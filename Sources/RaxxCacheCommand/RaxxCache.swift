@@ -4,7 +4,7 @@ import RaxxCore
 import RaxxStore
 
 /// `raxx-cache`: the read-only offline cache.
-public struct RaxxCache: AsyncParsableCommand {
+public struct RaxxCache: AsyncParsableCommand, HasExamples {
     public static let configuration = CommandConfiguration(
         commandName: "raxx-cache",
         abstract: "Keep a read-only local cache of portfolio, positions, fills and orders.",

@@ -6,7 +6,7 @@ import RaxxCore
 import RaxxDSR
 
 /// `raxx-dsr`: GDPR data-subject requests, run by hand by support staff.
-public struct RaxxDSR: AsyncParsableCommand {
+public struct RaxxDSR: AsyncParsableCommand, HasExamples {
     public static let configuration = CommandConfiguration(
         commandName: "raxx-dsr",
         abstract: "Handle GDPR data-subject requests (staff only).",

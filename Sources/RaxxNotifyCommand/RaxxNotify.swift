@@ -8,7 +8,7 @@ import RaxxStore
 import RaxxWire
 
 /// `raxx-notify`: the account's alerts, and opt-in push devices.
-public struct RaxxNotify: AsyncParsableCommand {
+public struct RaxxNotify: AsyncParsableCommand, HasExamples {
     public static let configuration = CommandConfiguration(
         commandName: "raxx-notify",
         abstract: "Receive Raxx alerts and manage push delivery.",

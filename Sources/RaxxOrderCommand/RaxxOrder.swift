@@ -7,7 +7,7 @@ import RaxxOrders
 import RaxxStore
 
 /// `raxx-order`: paper order entry.
-public struct RaxxOrder: AsyncParsableCommand {
+public struct RaxxOrder: AsyncParsableCommand, HasExamples {
     public static let configuration = CommandConfiguration(
         commandName: "raxx-order",
         abstract: "Enter paper-trading orders.",

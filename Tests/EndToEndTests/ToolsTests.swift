@@ -35,7 +35,8 @@ let tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr",
     func answersHelp(tool: String) throws {
         let r = try ToolRunner.run(tool, ["--help"])
         #expect(r.status == 0)
-        #expect(r.stdout.hasPrefix("OVERVIEW: "))
+        // The sandbox, a developer's stand-in, keeps the argument parser's own layout.
+        #expect(r.stdout.hasPrefix(tool == "raxx-sandbox" ? "OVERVIEW: " : "USAGE: \(tool) <subcommand>\n"), "\(r.stdout)")
         #expect(r.stdout.contains("USAGE: \(tool)"))
     }
 
@@ -82,6 +83,52 @@ let tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr",
         #expect(json.status == 64 && json.stderr.contains(#""code":"usage""#) && json.stderr.contains("Did you mean 'show'?"), "\(json.stderr)")
         let far = try ToolRunner.run("raxx-cache", ["frobnicate"])
         #expect(far.status == 64 && far.stderr.contains("frobnicate") && !far.stderr.contains("Did you mean"), "\(far.stderr)")
+    }
+
+    /// `--help` as gh lays it out: USAGE, the summary and whether it needs the network, the
+    /// options, the examples that run this verb, and where to learn more; the prose is the man
+    /// page's. (It began with OVERVIEW and a paragraph of prose, and verbs showed no examples.)
+    @Test func helpIsLaidOutAsGhUsersExpect() throws {
+        let r = try ToolRunner.run("raxx-cache", ["status", "--help"], environment: ["COLUMNS": "80"])
+        #expect(r.status == 0)
+        #expect(r.stdout == """
+            USAGE: raxx-cache status [--format <format>] [--json] [--quiet] [--no-pager]
+
+            Show what the cache holds and how its last refresh went.
+            Connectivity: offline-capable (never touches the network).
+
+            OPTIONS:
+              --format <format>       Output format: text (tables) or json (JSON Lines).
+                                      Default: text on a terminal, json otherwise. (values:
+                                      text, json)
+              --json                  Same as --format json.
+              --quiet                 Print on stderr only what needs a person: no
+                                      progress, no notes, and nothing when offline (exit
+                                      69), busy (exit 75) or older than --max-age (exit 3).
+                                      For cron.
+              --no-pager              Never page a long table on a terminal (see $PAGER).
+              --version               Show the version.
+              -h, --help              Show help information.
+
+            EXAMPLES:
+              # How old the cache is, and its limits
+              raxx-cache status
+
+            LEARN MORE:
+              man raxx-cache  every verb in full
+              man raxx        the conventions: output, errors, exit statuses, environment
+
+            """, "\(r.stdout)")
+        // A tool's help: its verbs, every example, and how to get a verb's help; `help VERB` is `VERB --help`.
+        let root = try ToolRunner.run("raxx-order", ["--help"])
+        #expect(root.stdout.hasPrefix("USAGE: raxx-order <subcommand>\n\nEnter paper-trading orders.\n"), "\(root.stdout)")
+        #expect(root.stdout.contains("\nSUBCOMMANDS:\n") && root.stdout.contains("\nEXAMPLES:\n"))
+        #expect(root.stdout.hasSuffix("  raxx-order <subcommand> --help  a verb's options\n"), "\(root.stdout)")
+        #expect(!root.stdout.contains("OVERVIEW"))
+        let verb = try ToolRunner.run("raxx-order", ["help", "place"])
+        #expect(verb.status == 0 && verb.stdout.hasPrefix("USAGE: raxx-order place <options>\n\nPlace paper orders"), "\(verb.stdout)")
+        #expect(verb.stdout.contains("raxx-order place --symbol AAPL --side buy --qty 10 --dry-run"))
+        #expect(!verb.stdout.contains("raxx-order watch ord_01HZX3"), "only the examples of this verb")
     }
 
     /// Offline commands never load the network stack: the dynamic loader's own account of what it

@@ -165,7 +165,7 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         let rig = try DSRRig()
         let (staff, _) = try await rig.signIn("staff@example.com", staff: true)
         let r = try await rig.open(staff, email: "s@example.com", kind: .erasure)
-        #expect(await problem { _ = try await rig.plan(staff, r.id) }?.code == .invalidState)
+        #expect(await problem { _ = try await rig.plan(staff, r.id) }?.code == .identityUnverified)
         let verified = try await rig.verify(staff, r.id)
         #expect(verified.status == .verified && verified.verifiedBy == "staff@example.com" && verified.verificationMethod == "email reply")
         #expect(await problem { _ = try await rig.verify(staff, r.id) }?.code == .invalidState)
