@@ -115,7 +115,10 @@ let package = Package(
 
         // Shared libraries: all the logic lives here. The README's Layout names each one's job and
         // what it may import; Scripts/check enforces it.
-        .target(name: "RaxxCore", dependencies: [crypto]),
+        // The commit the build is made from (the BuildStamp plugin), for --version.
+        .target(name: "RaxxBuildStamp", plugins: ["BuildStamp"]),
+        .plugin(name: "BuildStamp", capability: .buildTool(), path: "Scripts/plugins/BuildStamp"),
+        .target(name: "RaxxCore", dependencies: ["RaxxBuildStamp", crypto]),
         // The wire, beside the generated model: RFC 3339 and the date transcoder, JSON Lines and
         // canonical JSON, and the fast paths' readers and writers, each checked against the model.
         .target(name: "RaxxWire", dependencies: ["RaxxCore", "RaxxAPI", openAPIRuntime, crypto]),

@@ -11,8 +11,8 @@ public struct RaxxAuth: AsyncParsableCommand, HasExamples {
         Raxx accepts passkeys only: there are no passwords. Session tokens are sealed in a keystore \
         file that only this device can open.
         """, examples),
-        version: RaxxVersion.current,
-        subcommands: [Register.self, Login.self, Status.self, WhoAmI.self, Logout.self, Ping.self, Activity.self, Passkeys.self]
+        version: RaxxVersion.line(tool: "raxx-auth"),
+        subcommands: [Register.self, Login.self, Status.self, WhoAmI.self, Logout.self, Ping.self, Activity.self, Passkeys.self, Version.self]
     )
 
     public init() {}
@@ -27,4 +27,14 @@ public struct RaxxAuth: AsyncParsableCommand, HasExamples {
         Example("The account's recent sign-ins and changes", "raxx-auth activity --format text"),
         Example("Sign out, and forget this device's passkey and data", "raxx-auth logout --forget-device"),
     ]
+}
+
+extension RaxxAuth {
+    /// `raxx-auth version`.
+    public struct Version: VersionVerb {
+        public static let configuration = versionConfiguration
+        public static let tool = "raxx-auth"
+        @OptionGroup public var global: GlobalOptions
+        public init() {}
+    }
 }

@@ -12,8 +12,8 @@ public struct RaxxCache: AsyncParsableCommand, HasExamples {
         Every read works offline and says how old its data is; only refresh and verify touch the network. \
         From cron: */5 * * * * raxx-cache refresh --quiet
         """, examples),
-        version: RaxxVersion.current,
-        subcommands: [Refresh.self, Show.self, Status.self, Verify.self, Purge.self]
+        version: RaxxVersion.line(tool: "raxx-cache"),
+        subcommands: [Refresh.self, Show.self, Status.self, Verify.self, Purge.self, Version.self]
     )
 
     public init() {}
@@ -44,4 +44,14 @@ protocol RaxxCacheVerb: StoreCommand {}
 
 extension RaxxCacheVerb {
     public static var tool: String { "raxx-cache" }
+}
+
+extension RaxxCache {
+    /// `raxx-cache version`.
+    public struct Version: VersionVerb {
+        public static let configuration = versionConfiguration
+        public static let tool = "raxx-cache"
+        @OptionGroup public var global: GlobalOptions
+        public init() {}
+    }
 }

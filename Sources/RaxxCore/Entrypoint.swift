@@ -8,6 +8,15 @@ import Glibc
 /// and the concurrency runtime start (a version check in a script or a health probe costs what
 /// printing a line costs); anything else runs the command, asynchronously, and exits with its status.
 public enum Entrypoint {
+    /// The name the process was started by (the last component of argv[0]: the tool, through its
+    /// link to raxx-suite).
+    public static var invokedName: String {
+        guard let first = CommandLine.unsafeArgv[0] else { return "raxx" }
+        // strrchr rather than splitting a String: this runs before anything else is set up.
+        guard let slash = strrchr(first, 0x2F) else { return String(cString: first) }
+        return String(cString: slash + 1)
+    }
+
     public static func run(_ main: @escaping @Sendable () async -> Void) -> Never {
         run(onThisThread: { false }, main)
     }
@@ -20,7 +29,7 @@ public enum Entrypoint {
                            _ main: @escaping @Sendable () async -> Void) -> Never {
         // From argv itself: even `CommandLine.arguments` costs generic metadata at this point.
         if CommandLine.argc == 2, let argument = CommandLine.unsafeArgv[1], strcmp(argument, "--version") == 0 {
-            let line = RaxxVersion.current + "\n"
+            let line = RaxxVersion.line(tool: invokedName) + "\n"
             _ = line.withCString { write(1, $0, strlen($0)) }
             exit(0)
         }

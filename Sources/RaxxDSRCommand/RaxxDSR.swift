@@ -18,9 +18,9 @@ public struct RaxxDSR: AsyncParsableCommand, HasExamples {
         every verb but verify-receipt needs the network. From cron: \
         0 8 * * * raxx-dsr list --due-within 7d --format text; raxx-dsr list --overdue --format text
         """, examples),
-        version: RaxxVersion.current,
+        version: RaxxVersion.line(tool: "raxx-dsr"),
         subcommands: [Open.self, VerifyIdentity.self, Extend.self, List.self, Show.self, Cancel.self, Refuse.self,
-                      Export.self, Plan.self, Apply.self, Receipt.self, VerifyReceipt.self, Audit.self]
+                      Export.self, Plan.self, Apply.self, Receipt.self, VerifyReceipt.self, Audit.self, Version.self]
     )
 
     public init() {}
@@ -65,3 +65,13 @@ enum RequestOutput {
 
 extension Components.Schemas.DSRKind: ExpressibleByArgument {}
 extension Components.Schemas.DSRStatus: ExpressibleByArgument {}
+
+extension RaxxDSR {
+    /// `raxx-dsr version`.
+    public struct Version: VersionVerb {
+        public static let configuration = versionConfiguration
+        public static let tool = "raxx-dsr"
+        @OptionGroup public var global: GlobalOptions
+        public init() {}
+    }
+}

@@ -44,11 +44,13 @@ extension RaxxNotify.Devices {
 
         @Option(help: ArgumentHelp("The device's APNs token, in hex.", valueName: "hex"))
         var token: String
-        @Option(help: ArgumentHelp("The APNs environment the token belongs to: sandbox or production.", valueName: "environment"))
+        @Option(help: ArgumentHelp("The APNs environment the token belongs to: sandbox or production.", valueName: "environment"),
+                completion: .list(Components.Schemas.DeviceRegistration.EnvironmentPayload.allCases.map(\.rawValue)))
         var environment: String
         @Option(help: ArgumentHelp("A name for the device (at most 64 characters).", valueName: "label"))
         var label: String?
-        @Option(help: ArgumentHelp("The alert types it receives, comma-separated: \(AlertTypes.names) (default: all).", valueName: "types"))
+        @Option(help: ArgumentHelp("The alert types it receives, comma-separated: \(AlertTypes.names) (default: all).", valueName: "types"),
+                completion: AlertTypes.completion)
         var alerts: String?
         @OptionGroup public var global: GlobalOptions
 

@@ -26,7 +26,7 @@ extension RaxxNotify {
         var since: String?
         @Option(help: ArgumentHelp("Only alerts after this seq.", valueName: "n"))
         var cursor: Int64?
-        @Option(help: ArgumentHelp("Only these types, comma-separated: \(AlertTypes.names).", valueName: "types"))
+        @Option(help: ArgumentHelp("Only these types, comma-separated: \(AlertTypes.names).", valueName: "types"), completion: AlertTypes.completion)
         var type: AlertTypes?
         @Option(parsing: .unconditional, help: ArgumentHelp("At most this many alerts, the newest (default 100).", valueName: "n"))
         var limit = 100

@@ -19,8 +19,8 @@ public struct RaxxNotify: AsyncParsableCommand, HasExamples {
         raxx-notify devices add. Email is the only contact channel. From cron: \
         */5 * * * * raxx-notify watch --once --format text
         """, examples),
-        version: RaxxVersion.current,
-        subcommands: [List.self, Watch.self, Devices.self, Push.self]
+        version: RaxxVersion.line(tool: "raxx-notify"),
+        subcommands: [List.self, Watch.self, Devices.self, Push.self, Version.self]
     )
 
     public init() {}
@@ -46,6 +46,9 @@ extension RaxxNotifyVerb {
 /// `--type fill_confirmed,order_rejected`: alert types, comma-separated.
 struct AlertTypes: ExpressibleByArgument, Sendable {
     var types: Set<AlertType>
+
+    /// The shell completes each type (one; more are added after a comma by hand).
+    static var completion: CompletionKind { .list(AlertType.allCases.map(\.rawValue)) }
 
     init?(argument: String) {
         var types = Set<AlertType>()
@@ -79,5 +82,15 @@ enum AlertOutput {
         }
         context.io.stdout.flush()
         try context.io.checkOutput()
+    }
+}
+
+extension RaxxNotify {
+    /// `raxx-notify version`.
+    public struct Version: VersionVerb {
+        public static let configuration = versionConfiguration
+        public static let tool = "raxx-notify"
+        @OptionGroup public var global: GlobalOptions
+        public init() {}
     }
 }

@@ -25,7 +25,7 @@ extension RaxxNotify {
 
         @Flag(help: "Print what is new since the saved cursor, then exit.")
         var once = false
-        @Option(help: ArgumentHelp("Only these types, comma-separated: \(AlertTypes.names).", valueName: "types"))
+        @Option(help: ArgumentHelp("Only these types, comma-separated: \(AlertTypes.names).", valueName: "types"), completion: AlertTypes.completion)
         var type: AlertTypes?
         @OptionGroup public var global: GlobalOptions
 

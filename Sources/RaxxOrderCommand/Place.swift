@@ -46,15 +46,15 @@ extension RaxxOrder {
 
         @Option(help: ArgumentHelp("A ticker (AAPL) or an OCC option symbol (AAPL261218C00190000).", valueName: "symbol"))
         var symbol: String?
-        @Option(help: ArgumentHelp("buy or sell.", valueName: "side"))
+        @Option(help: ArgumentHelp("buy or sell.", valueName: "side"), completion: .list(Components.Schemas.Side.allCases.map(\.rawValue)))
         var side: String?
         @Option(parsing: .unconditional, help: ArgumentHelp("Whole shares or contracts.", valueName: "n"))
         var qty: Int64?
-        @Option(help: ArgumentHelp("market (default) or limit.", valueName: "type"))
+        @Option(help: ArgumentHelp("market (default) or limit.", valueName: "type"), completion: .list(Components.Schemas.OrderType.allCases.map(\.rawValue)))
         var type: String?
         @Option(name: .customLong("limit-price"), parsing: .unconditional, help: ArgumentHelp("The limit price, for a limit order.", valueName: "price"))
         var limitPrice: String?
-        @Option(help: ArgumentHelp("day (default) or gtc.", valueName: "tif"))
+        @Option(help: ArgumentHelp("day (default) or gtc.", valueName: "tif"), completion: .list(Components.Schemas.TimeInForce.allCases.map(\.rawValue)))
         var tif: String?
         @Option(name: .customLong("client-order-id"), help: ArgumentHelp("Your id for the order, for safe retries (default: generated).", valueName: "id"))
         var clientOrderID: String?

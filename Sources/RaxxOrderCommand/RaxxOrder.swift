@@ -19,8 +19,8 @@ public struct RaxxOrder: AsyncParsableCommand, HasExamples {
         --cancel-after with heartbeat): when the connection is lost the server cancels them, and the next \
         run of any raxx-order verb says which were cancelled and when.
         """, examples),
-        version: RaxxVersion.current,
-        subcommands: [Place.self, Watch.self, List.self, Show.self, Cancel.self, Reconcile.self, Heartbeat.self, Disarm.self]
+        version: RaxxVersion.line(tool: "raxx-order"),
+        subcommands: [Place.self, Watch.self, List.self, Show.self, Cancel.self, Reconcile.self, Heartbeat.self, Disarm.self, Version.self]
     )
 
     public init() {}
@@ -67,4 +67,14 @@ func orderRow(_ o: Components.Schemas.Order, time: (Date) -> String) -> [String]
     [o.id, time(o.updatedAt), PeopleText.instrument(o.symbol), o.side.rawValue, "\(o.qty)", o._type.rawValue,
      o.limitPrice.map { PeopleText.price($0, of: o.symbol) } ?? "-",
      o.status.rawValue, "\(o.filledQty)", o.avgFillPrice.map { PeopleText.price($0, of: o.symbol) } ?? "-", o.clientOrderId]
+}
+
+extension RaxxOrder {
+    /// `raxx-order version`.
+    public struct Version: VersionVerb {
+        public static let configuration = versionConfiguration
+        public static let tool = "raxx-order"
+        @OptionGroup public var global: GlobalOptions
+        public init() {}
+    }
 }

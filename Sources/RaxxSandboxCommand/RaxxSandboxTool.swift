@@ -11,8 +11,8 @@ public struct RaxxSandboxTool: AsyncParsableCommand {
         The sandbox implements the Raptor API from the same OpenAPI spec as the tools, on SQLite: it \
         keeps real accounts, sessions, orders, fills and a change log. It listens on loopback by default.
         """, examples),
-        version: RaxxVersion.current,
-        subcommands: [Serve.self, Seed.self, Churn.self, Staff.self, APNs.self, ErasureRules.self]
+        version: RaxxVersion.line(tool: "raxx-sandbox"),
+        subcommands: [Serve.self, Seed.self, Churn.self, Staff.self, APNs.self, ErasureRules.self, Version.self]
     )
 
     public init() {}
@@ -37,4 +37,13 @@ func printLine(_ text: String) {
 func printError(_ text: String) {
     let line = text + "\n"
     _ = line.withCString { write(2, $0, strlen($0)) }
+}
+
+extension RaxxSandboxTool {
+    /// `raxx-sandbox version`: what --version says.
+    struct Version: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "version",
+                                                        abstract: "Show the version, and the commit it was built from with its date.")
+        func run() { print(RaxxVersion.line(tool: "raxx-sandbox")) }
+    }
 }

@@ -26,6 +26,11 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("installed into \(prefix.path)"))
         #expect(r.stdout.contains("is not on PATH"))
+        // Each shell's one line that loads every tool's completions.
+        #expect(r.stdout.contains("  bash: add to ~/.bashrc:  for f in \"\(prefix.path)/share/bash-completion/completions\"/raxx-*; do . \"$f\"; done"),
+                "\(r.stdout)")
+        #expect(r.stdout.contains("  zsh:  add to ~/.zshrc, before compinit:  fpath=(\"\(prefix.path)/share/zsh/site-functions\" $fpath)"))
+        #expect(r.stdout.contains("  fish: add to ~/.config/fish/config.fish:  for f in \"\(prefix.path)/share/fish/vendor_completions.d\"/raxx-*.fish; source $f; end"))
         let suite = prefix.appendingPathComponent("lib/raxx/raxx-suite").path
         #expect(FileManager.default.isExecutableFile(atPath: suite))
         for tool in tools {
@@ -33,7 +38,7 @@ import Testing
             let link = prefix.appendingPathComponent("bin/\(tool)").path
             #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "../lib/raxx/raxx-suite")
             let version = try runToEnd(prefix.appendingPathComponent("bin/\(tool)"), ["--version"], environment: ["LANG": "C.UTF-8"])
-            #expect(version.status == 0 && version.stdout == RaxxVersion.current + "\n")
+            #expect(version.status == 0 && version.stdout == RaxxVersion.line(tool: tool) + "\n")
             let help = try runToEnd(prefix.appendingPathComponent("bin/\(tool)"), ["--help"], environment: ["LANG": "C.UTF-8"])
             #expect(help.status == 0 && help.stdout.contains("USAGE: \(tool) "), "\(tool): \(help.stdout.prefix(200))")
             let page = try String(contentsOf: prefix.appendingPathComponent("share/man/man1/\(tool).1"), encoding: .utf8)

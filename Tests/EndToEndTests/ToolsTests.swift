@@ -20,15 +20,24 @@ let tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr",
     @Test func aToolThatEndsWithoutReadingItsInputLeavesTheTestsRunning() throws {
         let r = try ToolRunner.run("raxx-auth", ["--version"], input: String(repeating: "246813\n", count: 150_000))
         #expect(r.status == 0)
-        #expect(r.stdout == RaxxVersion.current + "\n")
+        #expect(r.stdout == RaxxVersion.line(tool: "raxx-auth") + "\n")
     }
 
     @Test(arguments: tools)
     func answersVersion(tool: String) throws {
         let r = try ToolRunner.run(tool, ["--version"])
         #expect(r.status == 0)
-        #expect(r.stdout == RaxxVersion.current + "\n")
+        // The tool, its version, and the commit it was built from with its date.
+        #expect(r.stdout == "\(tool) \(RaxxVersion.current) (\(RaxxVersion.commit), \(RaxxVersion.commitDay))\n")
+        #expect(RaxxVersion.commit.count >= 7 && RaxxVersion.commitDay.count == 10, "built from a checkout")
         #expect(r.stderr.isEmpty)
+        // The version verb says the same; into a pipe, as JSON.
+        let verb = try ToolRunner.run(tool, ["version"] + (tool == "raxx-sandbox" ? [] : ["--format", "text"]))
+        #expect(verb.status == 0 && verb.stdout == r.stdout, "\(tool): \(verb.stdout) \(verb.stderr)")
+        if tool != "raxx-sandbox" {
+            let json = try ToolRunner.run(tool, ["version"])
+            #expect(json.stdout == #"{"commit":"\#(RaxxVersion.commit)","date":"\#(RaxxVersion.commitDay)","tool":"\#(tool)","version":"\#(RaxxVersion.current)"}"# + "\n")
+        }
     }
 
     @Test(arguments: tools)
@@ -129,6 +138,20 @@ let tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr",
         #expect(verb.status == 0 && verb.stdout.hasPrefix("USAGE: raxx-order place <options>\n\nPlace paper orders"), "\(verb.stdout)")
         #expect(verb.stdout.contains("raxx-order place --symbol AAPL --side buy --qty 10 --dry-run"))
         #expect(!verb.stdout.contains("raxx-order watch ord_01HZX3"), "only the examples of this verb")
+    }
+
+    /// Options that take one of a set of values complete those values in every shell (--side
+    /// completed nothing: it is read as text, so that a flag and a JSON line are checked alike).
+    @Test func enumValuedOptionsCompleteTheirValues() throws {
+        let bash = try ToolRunner.run("raxx-order", ["--generate-completion-script", "bash"]).stdout
+        for values in ["'buy'$'\\n''sell'", "'market'$'\\n''limit'", "'day'$'\\n''gtc'"] { #expect(bash.contains(values), "\(values)") }
+        let zsh = try ToolRunner.run("raxx-order", ["--generate-completion-script", "zsh"]).stdout
+        #expect(zsh.contains("___side=('buy' 'sell')"))
+        let fish = try ToolRunner.run("raxx-notify", ["--generate-completion-script", "fish"]).stdout
+        #expect(fish.contains("-l 'environment'") && fish.contains("-rfka 'sandbox production'"))
+        #expect(fish.contains("-rfka 'fill_confirmed order_rejected order_cancelled session_expiring security_alert'"))
+        let dsr = try ToolRunner.run("raxx-dsr", ["--generate-completion-script", "bash"]).stdout
+        #expect(dsr.contains("'access'$'\\n''erasure'"))
     }
 
     /// Offline commands never load the network stack: the dynamic loader's own account of what it

@@ -7,7 +7,7 @@ import Testing
 @Suite struct CommandNamesTests {
     @Test func everyCommandNamesItself() {
         #expect(CommandNames.paths(RaxxCache.self) == [
-            "raxx-cache", "raxx-cache refresh", "raxx-cache show", "raxx-cache status", "raxx-cache verify", "raxx-cache purge",
+            "raxx-cache", "raxx-cache refresh", "raxx-cache show", "raxx-cache status", "raxx-cache verify", "raxx-cache purge", "raxx-cache version",
         ])
     }
 }

@@ -9,7 +9,7 @@ import Testing
         #expect(CommandNames.paths(RaxxDSR.self) == [
             "raxx-dsr", "raxx-dsr open", "raxx-dsr verify-identity", "raxx-dsr extend", "raxx-dsr list", "raxx-dsr show",
             "raxx-dsr cancel", "raxx-dsr refuse", "raxx-dsr export", "raxx-dsr plan", "raxx-dsr apply", "raxx-dsr receipt",
-            "raxx-dsr verify-receipt", "raxx-dsr audit",
+            "raxx-dsr verify-receipt", "raxx-dsr audit", "raxx-dsr version",
         ])
     }
 }

@@ -8,7 +8,7 @@ import Testing
     @Test func everyCommandNamesItself() {
         #expect(CommandNames.paths(RaxxNotify.self) == [
             "raxx-notify", "raxx-notify list", "raxx-notify watch", "raxx-notify devices", "raxx-notify devices add",
-            "raxx-notify devices list", "raxx-notify devices remove", "raxx-notify push",
+            "raxx-notify devices list", "raxx-notify devices remove", "raxx-notify push", "raxx-notify version",
         ])
     }
 }

@@ -8,7 +8,7 @@ import Testing
     @Test func everyCommandNamesItself() {
         #expect(CommandNames.paths(RaxxOrder.self) == [
             "raxx-order", "raxx-order place", "raxx-order watch", "raxx-order list", "raxx-order show", "raxx-order cancel",
-            "raxx-order reconcile", "raxx-order heartbeat", "raxx-order disarm",
+            "raxx-order reconcile", "raxx-order heartbeat", "raxx-order disarm", "raxx-order version",
         ])
     }
 }
