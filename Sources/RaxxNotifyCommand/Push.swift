@@ -46,7 +46,13 @@ extension RaxxNotify {
             143. The summary on stderr (on a terminal the last progress line, into a pipe a line of its \
             own; none with --quiet) counts what was delivered, unregistered, failed, not sent, unknown \
             and malformed, every number grouped (100,000). On a terminal the results are a table with each answer's latency, and progress \
-            goes to stderr. 
+            goes to stderr. A real provider key comes from Apple's developer account (Certificates, \
+            Identifiers & Profiles, Keys), is downloaded once and never committed. Locally, in four \
+            commands: KEY=$(raxx-sandbox apns --make-key keys); raxx-sandbox apns --port 2197 --tls-dir \
+            tls --key-id $KEY --public-key keys/AuthKey_$KEY.pub.pem --team-id TEAM123456 --topic \
+            app.raxx.ios &; a pushes.jsonl of lines such as {"device_token":"1f1f…","payload":{"aps":{}}}; \
+            and raxx-notify push --endpoint https://127.0.0.1:2197 --ca-file tls/ca.pem --key-file \
+            keys/AuthKey_$KEY.p8 --key-id $KEY --team-id TEAM123456 --topic app.raxx.ios < pushes.jsonl. 
             """ + connectivity.helpLine
         )
 

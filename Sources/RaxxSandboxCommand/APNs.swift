@@ -49,8 +49,17 @@ extension RaxxSandboxTool {
             "kid","iat","connection","stream","time"} for a refused one (failed scripted pushes \
             included). Lines are buffered (at most 64 KiB, written at least every 0.2 s) and flushed \
             when the endpoint stops.
+
+            --make-key DIR makes a provider key for it and does nothing else: DIR/AuthKey_KEYID.p8 \
+            (PKCS #8, mode 0600, what raxx-notify push --key-file reads) and DIR/AuthKey_KEYID.pub.pem \
+            (for --public-key), and prints the key ID. A real key comes from Apple's developer \
+            account (Certificates, Identifiers & Profiles, Keys), is downloaded once, and is never \
+            committed.
             """
         )
+
+        @Option(name: .customLong("make-key"), help: ArgumentHelp("Make a provider key in this folder (AuthKey_KEYID.p8 at 0600, and its .pub.pem), print its ID, and exit.", valueName: "dir"))
+        var makeKey: String?
 
         @Option(help: ArgumentHelp("The address to listen on.", valueName: "address"))
         var host = "127.0.0.1"
@@ -59,7 +68,7 @@ extension RaxxSandboxTool {
         var port = 2197
 
         @Option(name: .customLong("tls-dir"), help: ArgumentHelp("The folder to write the CA certificate to, as ca.pem.", valueName: "dir"))
-        var tlsDirectory: String
+        var tlsDirectory: String?
 
         @Option(name: .customLong("key-id"), help: ArgumentHelp("A provider key's ID (the JWT's kid); repeat with --public-key for more keys.", valueName: "id"))
         var keyIDs: [String] = []
@@ -68,7 +77,7 @@ extension RaxxSandboxTool {
         var publicKeys: [String] = []
 
         @Option(name: .customLong("team-id"), help: ArgumentHelp("The team ID provider tokens must name (iss).", valueName: "id"))
-        var teamID: String
+        var teamID: String?
 
         @Option(help: ArgumentHelp("The app's topic (bundle ID); other topics answer DeviceTokenNotForTopic. Any topic when absent.", valueName: "topic"))
         var topic: String?
@@ -101,11 +110,19 @@ extension RaxxSandboxTool {
         public init() {}
 
         public func validate() throws {
+            if makeKey != nil {
+                guard tlsDirectory == nil, teamID == nil, keyIDs.isEmpty, publicKeys.isEmpty else {
+                    throw ValidationError("--make-key makes a key and exits: give it alone.")
+                }
+                return
+            }
+            guard tlsDirectory != nil else { throw ValidationError("Missing expected argument '--tls-dir <dir>'.") }
+            guard teamID != nil else { throw ValidationError("Missing expected argument '--team-id <id>'.") }
             guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
             guard !keyIDs.isEmpty, keyIDs.count == publicKeys.count else {
                 throw ValidationError("Give each --key-id with its --public-key (as many of one as of the other, at least one).")
             }
-            guard !teamID.isEmpty else { throw ValidationError("--team-id must not be empty.") }
+            guard teamID?.isEmpty == false else { throw ValidationError("--team-id must not be empty.") }
             guard (1...Int(Int32.max)).contains(maxConcurrentStreams) else { throw ValidationError("--max-concurrent-streams must be at least 1.") }
             guard (0...1).contains(failRate) else { throw ValidationError("--fail-rate must be between 0 and 1.") }
             guard (goAwayAfter ?? 1) >= 1 else { throw ValidationError("--goaway-after must be at least 1.") }
@@ -114,6 +131,19 @@ extension RaxxSandboxTool {
         }
 
         public func run() async throws {
+            if let makeKey {
+                do {
+                    let key = try LocalProviderKey.make(in: makeKey)
+                    printLine(key.keyID)
+                    printError("raxx-sandbox: wrote \(key.privateKeyPath) (0600: the private key, for raxx-notify push --key-file) "
+                               + "and \(key.publicKeyPath) (for --public-key); its key ID, \(key.keyID), is on stdout.")
+                    return
+                } catch {
+                    printError("raxx-sandbox: \(error)")
+                    throw ExitCode(ExitStatus.failure.rawValue)
+                }
+            }
+            guard let tlsDirectory, let teamID else { throw ExitCode(ExitStatus.usage.rawValue) } // validate() made sure
             var configuration = APNsEndpointConfiguration(tlsDirectory: tlsDirectory, teamID: teamID, keys: [:])
             configuration.host = host
             configuration.port = port

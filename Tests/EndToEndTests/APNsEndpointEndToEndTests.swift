@@ -51,6 +51,32 @@ import Testing
         #expect(refused.first?["timestamp"] as? Int == 1_700_000_000_000)
     }
 
+    /// `--make-key DIR` makes the provider key a local setup needs, as Apple's account gives one:
+    /// the .p8 the owner's alone, its public key for the endpoint, the key ID on stdout; a token
+    /// signed with it is accepted, and a second key never overwrites the first.
+    @Test func makeKeyMakesAProviderKeyTheEndpointAccepts() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("apns-keys-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let made = try ToolRunner.run("raxx-sandbox", ["apns", "--make-key", dir.path])
+        #expect(made.status == 0, "\(made.stderr)")
+        let keyID = made.stdout.trimmingCharacters(in: .newlines)
+        #expect(keyID.count == 10 && keyID.allSatisfy { $0.isASCII && ($0.isUppercase || $0.isNumber) }, "\(keyID)")
+        let p8 = dir.appendingPathComponent("AuthKey_\(keyID).p8").path, pub = dir.appendingPathComponent("AuthKey_\(keyID).pub.pem").path
+        #expect(try FileManager.default.attributesOfItem(atPath: p8)[.posixPermissions] as? Int == 0o600)
+        #expect(try FileManager.default.attributesOfItem(atPath: dir.path)[.posixPermissions] as? Int == 0o700)
+        let key = try P256.Signing.PrivateKey(pemRepresentation: try String(contentsOfFile: p8, encoding: .utf8))
+        let endpoint = try APNsEndpointProcess(keyID: keyID, teamID: teamID, publicKeyPEM: try String(contentsOfFile: pub, encoding: .utf8),
+                                               arguments: ["--topic", topic])
+        let jwt = try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: Int64(Date().timeIntervalSince1970), key: key).compact
+        #expect(try curl(endpoint, token: device, jwt: jwt, id: "6C5E3B1A-0000-4000-8000-000000000009") == "\n2 200")
+        #expect(endpoint.stop() == 0)
+        let again = try ToolRunner.run("raxx-sandbox", ["apns", "--make-key", dir.path])
+        #expect(again.status == 0 && again.stdout != made.stdout)
+        #expect(try String(contentsOfFile: p8, encoding: .utf8).contains("BEGIN PRIVATE KEY"))
+        let mixed = try ToolRunner.run("raxx-sandbox", ["apns", "--make-key", dir.path, "--team-id", teamID])
+        #expect(mixed.status == 64 && mixed.stderr.contains("--make-key makes a key and exits"))
+    }
+
     @Test func badKeyAndTokensFilesAreRefusedNamingTheFile() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("apns-bad-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
