@@ -263,9 +263,19 @@ public struct CommandContext: Sendable {
             return
         }
         // On a terminal the table fits its width (gh's way: the least needed columns go first).
-        let text = table.render(colour: io.stdoutIsTTY && configuration.colour, width: io.stdoutIsTTY ? io.terminalColumns : nil)
-        if io.stdoutIsTTY, !noPager, let command = configuration.pagerCommand, let rows = io.terminalRows,
-           text.utf8.reduce(0, { $1 == 10 ? $0 + 1 : $0 }) >= rows, let page = io.page {
+        writePaged(table.render(colour: io.stdoutIsTTY && configuration.colour, width: io.stdoutIsTTY ? io.terminalColumns : nil))
+    }
+
+    /// Whether text for stdout goes through the pager when longer than the terminal: on a
+    /// terminal, with a pager (`$PAGER`, `less -FRX`), not with `--no-pager`.
+    public var pagesLongText: Bool {
+        io.stdoutIsTTY && !noPager && configuration.pagerCommand != nil && io.terminalRows != nil && io.page != nil
+    }
+
+    /// `text` on stdout, through the pager when it is longer than the terminal (`pagesLongText`).
+    public func writePaged(_ text: String) {
+        if pagesLongText, let command = configuration.pagerCommand, let rows = io.terminalRows, let page = io.page,
+           text.utf8.reduce(0, { $1 == 10 ? $0 + 1 : $0 }) >= rows {
             io.stdout.flush()
             if page(text, command) { return }
         }

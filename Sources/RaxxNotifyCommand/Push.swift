@@ -45,8 +45,9 @@ extension RaxxNotify {
             the apns_id to send it again with; not_sent when not sent), then the summary, and exit 130 or \
             143. The summary on stderr (on a terminal the last progress line, into a pipe a line of its \
             own; none with --quiet) counts what was delivered, unregistered, failed, not sent, unknown \
-            and malformed, every number grouped (100,000). On a terminal the results are a table with each answer's latency, and progress \
-            goes to stderr. A real provider key comes from Apple's developer account (Certificates, \
+            and malformed, every number grouped (100,000). On a terminal the results are a table with each answer's latency, shown when \
+            the run ends and through the pager ($PAGER, less -FRX; not with --no-pager) when longer than \
+            the screen, while progress goes to stderr. A real provider key comes from Apple's developer account (Certificates, \
             Identifiers & Profiles, Keys), is downloaded once and never committed. Locally, in four \
             commands: KEY=$(raxx-sandbox apns --make-key keys); raxx-sandbox apns --port 2197 --tls-dir \
             tls --key-id $KEY --public-key keys/AuthKey_$KEY.pub.pem --team-id TEAM123456 --topic \
@@ -599,10 +600,16 @@ final class PushOutput: @unchecked Sendable {
     private var sealed = false
     /// The header of the text table is written once, before the first row.
     private var headerWritten = false
+    /// On a terminal with a pager, the table is kept and shown when the run ends, through the
+    /// pager when longer than the screen (the progress line counts meanwhile); else its rows are
+    /// written as they settle.
+    private let paging: Bool
+    private var kept = ""
 
     init(context: CommandContext) {
         self.context = context
         progress = context.progressLine("pushing", unit: "settled")
+        paging = context.format == .text && context.pagesLongText
     }
 
     var stopped: Stop? { lock.withLock { stop } }
@@ -700,11 +707,15 @@ final class PushOutput: @unchecked Sendable {
         }
         counts[status, default: 0] += 1
         inputLines += 1
-        context.io.stdout.write(text)
-        let now = ContinuousClock.now
-        if context.io.stdoutIsTTY || inFlight.isEmpty || now - lastFlush >= Self.flushInterval {
-            lastFlush = now
-            context.io.stdout.flush()
+        if paging {
+            kept += text
+        } else {
+            context.io.stdout.write(text)
+            let now = ContinuousClock.now
+            if context.io.stdoutIsTTY || inFlight.isEmpty || now - lastFlush >= Self.flushInterval {
+                lastFlush = now
+                context.io.stdout.flush()
+            }
         }
         if context.io.stderrIsTTY { progress.update(done: counts.values.reduce(0, +), detail: progressDetail()) }
     }
@@ -736,12 +747,21 @@ final class PushOutput: @unchecked Sendable {
     }
 
     func finish() {
+        // The kept table is shown after the last count (outside the lock: the pager is waited for).
+        let table = lock.withLock { () -> String in
+            context.io.stdout.flush()
+            // The last count stays on the screen (with a newline); with no input there is nothing to say.
+            progress.finish(keep: inputLines > 0)
+            defer { kept = "" }
+            return kept
+        }
+        if !table.isEmpty {
+            context.writePaged(table)
+            context.io.stdout.flush()
+        }
         lock.lock()
         defer { lock.unlock() }
-        context.io.stdout.flush()
-        // The last count stays on the screen (with a newline); into a pipe the same summary ends
-        // stderr, as a line of its own; with no input there is nothing to say.
-        progress.finish(keep: inputLines > 0)
+        // Into a pipe the same summary ends stderr, as a line of its own.
         if !context.io.stderrIsTTY, inputLines > 0 { context.say("raxx-notify push: " + tally) }
     }
 

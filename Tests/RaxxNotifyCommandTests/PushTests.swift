@@ -235,6 +235,28 @@ import Testing
             """)
     }
 
+    /// On a terminal a result table longer than the screen goes through the pager when the run
+    /// ends (its header once, every row); with --no-pager, or a shorter one, it is written as is.
+    @Test func aLongResultTableOnATerminalGoesThroughThePager() async throws {
+        func run(_ extra: [String] = [], rows: Int = 3) async throws -> TestWorld {
+            let (world, _) = world(Self.tokens.map { Self.line($0) }, ids: (1...4).map { "\($0)1111111-2222-3333-4444-555555555555" })
+            world.stdoutIsTTY = true
+            world.terminalRows = rows
+            #expect(try await world.run(RaxxNotify.Push.self, Self.arguments + extra) == .ok)
+            return world
+        }
+        let paged = try await run()
+        let text = try #require(paged.paged.first { $0.command == "less -FRX" }?.text)
+        #expect(paged.paged.count == 1 && paged.stdout.contents.isEmpty)
+        let lines = text.split(separator: "\n")
+        #expect(lines.count == 5 && lines[0].hasPrefix("LINE  TOKEN") && lines.dropFirst().allSatisfy { $0.contains("delivered") })
+        #expect(Set(lines.dropFirst().map { $0.prefix(1) }) == ["1", "2", "3", "4"])
+        let unpaged = try await run(["--no-pager"])
+        #expect(unpaged.paged.isEmpty && unpaged.stdout.contents.split(separator: "\n").count == 5)
+        let short = try await run(rows: 40)
+        #expect(short.paged.isEmpty && short.stdout.contents.hasPrefix("LINE  TOKEN"))
+    }
+
     @Test func thePayloadIsSentAsWrittenWithoutTheWhitespaceBetweenItsTokens() async throws {
         let lines = [
             // Key order kept; spaces between tokens dropped, those inside strings kept; escapes as written.
