@@ -303,8 +303,6 @@ public struct CommandContext: Sendable {
         warn(message)
     }
 
-    /// `date` as a sentence says it: local (`TZ`), compact, with how long ago or until when
-    /// within a day (`PeopleText.moment`). Every time a person reads is one of these or `peopleTime`.
     /// While the answer is kept, an interrupt (Ctrl-C at a prompt, where the command is waiting
     /// on the person) ends the command with `error`, reported as every error is, instead of
     /// dying without a word: for a step whose state a person must hear (`raxx-dsr apply`).
@@ -317,6 +315,8 @@ public struct CommandContext: Sendable {
         }
     }
 
+    /// `date` as a sentence says it: local (`TZ`), compact, with how long ago or until when
+    /// within a day (`PeopleText.moment`). Every time a person reads is one of these or `peopleTime`.
     public func peopleMoment(_ date: Date) -> String {
         PeopleText.moment(date, now: clock(), timeZone: configuration.timeZone)
     }

@@ -68,7 +68,7 @@ extension CommandContext {
         let report = SwitchReport(api: api, journal: journal, accountID: session.accountID, clock: clock)
         try? await report.run { alerts in
             say("raxx-order: The server cancelled \(alerts.count) order\(alerts.count == 1 ? "" : "s") while this device was away:")
-            for alert in alerts { say("raxx-order: " + SwitchReport.message(alert)) }
+            for alert in alerts { say("raxx-order: " + SwitchReport.message(alert, moment: peopleMoment)) }
         }
     }
 }

@@ -135,7 +135,7 @@ extension RaxxOrder {
             let raw = try context.signedInRaw()
             desk.rawOrders = raw
             // 5. What an earlier run left unknown, and freshness.
-            for settled in try await desk.reconcile() {
+            for settled in try await desk.reconcile(moment: context.peopleMoment) {
                 context.say("raxx-order: order \(settled.client_order_id): \(settled.message)")
             }
             try await desk.refreshIfStale(stores, accountID: session.accountID, freshness: Self.freshness,

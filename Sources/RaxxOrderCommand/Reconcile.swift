@@ -32,7 +32,7 @@ extension RaxxOrder {
             await context.tellSwitchCancellations(api: api)
             let desk = OrderDesk(client: api, journal: try stores.journal(), accountID: session.accountID,
                                  clock: context.clock, serverClock: context.world.serverNow, deadline: .seconds(10))
-            let settled = try await desk.reconcile()
+            let settled = try await desk.reconcile(moment: context.peopleMoment)
             try context.emit(settled, columns: [.init("Client order ID"), .init("Outcome"), .init("Order ID"), .init("Note")]) {
                 [$0.client_order_id, $0.outcome.name, $0.order_id ?? "-", $0.message]
             }

@@ -83,7 +83,8 @@ func followOrders(_ ids: [String], timeout: Int, keepArmed: Bool, api: any APIPr
     let cancelAfter = CancelAfterSwitch(api: api, journal: try context.stores.journal(), accountID: accountID, clock: context.clock)
     let display = WatchDisplay(context)
     var watcher = OrderWatcher(api: api, cancelAfter: cancelAfter, timeout: timeout, monotonic: context.world.monotonic,
-                               sleep: context.world.sleep, say: { display.say("raxx-order: " + $0) })
+                               sleep: context.world.sleep, say: { display.say("raxx-order: " + $0) },
+                               moment: { context.peopleMoment($0) })
     watcher.armed = { display.switchArmed(until: $0) }
     let following = Task { [watcher] in try await watcher.watch(ids) { changed, all in try display.show(changed, all: all) } }
     let interrupts = context.world.onInterrupt { _ in following.cancel() }

@@ -107,11 +107,11 @@ public struct SwitchReport: Sendable {
         try journal.noteSwitchReported(cursor: cursor, done: done)
     }
 
-    /// One line for a person about one cancelled order.
-    public static func message(_ alert: Components.Schemas.Event) -> String {
+    /// One line for a person about one cancelled order; `moment` writes its time.
+    public static func message(_ alert: Components.Schemas.Event, moment: (Date) -> String) -> String {
         let what = [alert.side?.rawValue, alert.qty.map { "\($0)" }, alert.symbol].compactMap { $0 }.joined(separator: " ")
         let why = alert.reason.flatMap(CancelAfter.Reason.init(rawValue:))?.why ?? alert.title
         return "order \(alert.orderId ?? "?")" + (what.isEmpty ? "" : " (\(what))")
-            + " was cancelled by the server at \(RFC3339.string(from: alert.createdAt)): \(why)."
+            + " was cancelled by the server at \(moment(alert.createdAt)): \(why)."
     }
 }

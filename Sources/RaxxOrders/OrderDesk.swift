@@ -265,7 +265,8 @@ public struct OrderDesk: Sendable {
 
     /// Looks up every order whose reply was lost: one still pending is cancelled (a late order can
     /// do harm), a filled one is reported, an absent one is marked not placed.
-    public func reconcile() async throws -> [Settled] {
+    /// `moment` writes a time as a person reads it (`CommandContext.peopleMoment`).
+    public func reconcile(moment: @Sendable (Date) -> String) async throws -> [Settled] {
         var settled: [Settled] = []
         for entry in try journal.unresolved(accountID: accountID) {
             let found = try await client.listOrders(query: .init(clientOrderId: entry.clientOrderID, limit: 1)).checked().ok.body.json.orders.first
@@ -275,7 +276,7 @@ public struct OrderDesk: Sendable {
                 // arrive: look again later rather than declare it lost.
                 if let notAfter = Self.notAfter(entry.request), notAfter > serverClock() {
                     settled.append(.init(client_order_id: entry.clientOrderID, outcome: .inFlight,
-                                         message: "Not at the server yet; it may still arrive until \(RFC3339.string(from: notAfter))."))
+                                         message: "Not at the server yet; it may still arrive until \(moment(notAfter))."))
                     continue
                 }
                 try journal.record(entry.clientOrderID, .notPlaced, message: "The server never received it.", at: now)

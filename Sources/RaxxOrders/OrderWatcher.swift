@@ -23,6 +23,8 @@ public struct OrderWatcher: Sendable {
     public let sleep: @Sendable (Duration) async throws -> Void
     /// Says something to a person (stderr).
     public let say: @Sendable (String) -> Void
+    /// Writes a time as a person reads it in those sentences (`CommandContext.peopleMoment`).
+    public let moment: @Sendable (Date) -> String
     /// How often the orders are read while nothing else is due.
     public let poll: Duration
     /// Hears when the switch is armed or renewed, with the instant it would fire (a live table
@@ -31,13 +33,14 @@ public struct OrderWatcher: Sendable {
 
     public init(api: any APIProtocol, cancelAfter: CancelAfterSwitch, timeout: Int, monotonic: @escaping @Sendable () -> Duration,
                 sleep: @escaping @Sendable (Duration) async throws -> Void, say: @escaping @Sendable (String) -> Void,
-                poll: Duration = .seconds(1)) {
+                moment: @escaping @Sendable (Date) -> String, poll: Duration = .seconds(1)) {
         self.api = api
         self.cancelAfter = cancelAfter
         self.timeout = timeout
         self.monotonic = monotonic
         self.sleep = sleep
         self.say = say
+        self.moment = moment
         self.poll = poll
     }
 
@@ -112,7 +115,7 @@ public struct OrderWatcher: Sendable {
             } catch where ErrorMapping.isOffline(error) {
                 let firesAt = state.firesAt
                 say("No connection — the server will cancel the watched orders at "
-                    + (firesAt.map { RFC3339.string(from: $0) } ?? "the switch's deadline") + " unless the connection returns. Still trying.")
+                    + (firesAt.map(moment) ?? "the switch's deadline") + " unless the connection returns. Still trying.")
                 // Back: the orders are read first, then their fate is told.
                 var fetched: [Components.Schemas.Order] = []
                 while true {
@@ -129,7 +132,7 @@ public struct OrderWatcher: Sendable {
                 try report(fetched)
                 let fired = fetched.filter { CancelAfter.cancelledBySwitch(status: $0.status, rejectCode: $0.rejectCode) != nil }
                 say("Connection back.")
-                for order in fetched { say(Self.fate(order)) }
+                for order in fetched { say(Self.fate(order, moment: moment)) }
                 if !fired.isEmpty { return .switchFired(fired) }
                 state = try await cancelAfter.arm(timeout: timeout)
                 known = state.firesAt
@@ -148,11 +151,11 @@ public struct OrderWatcher: Sendable {
         return fetched
     }
 
-    /// One line for a person about where an order stands.
-    public static func fate(_ order: Components.Schemas.Order) -> String {
+    /// One line for a person about where an order stands; `moment` writes its time.
+    public static func fate(_ order: Components.Schemas.Order, moment: (Date) -> String) -> String {
         let what = "order \(order.id) (\(order.side.rawValue) \(order.qty) \(order.symbol))"
         if let reason = CancelAfter.cancelledBySwitch(status: order.status, rejectCode: order.rejectCode) {
-            return "\(what) was cancelled by the server at \(RFC3339.string(from: order.updatedAt)): \(reason.why)"
+            return "\(what) was cancelled by the server at \(moment(order.updatedAt)): \(reason.why)"
                 + (order.filledQty > 0 ? " (\(order.filledQty) had filled)." : ".")
         }
         switch order.status {

@@ -1,5 +1,6 @@
 import Foundation
 import RaxxAPI
+import RaxxCLI
 import RaxxClient
 import RaxxCore
 import RaxxDomain
@@ -99,12 +100,14 @@ final class SwitchServer: @unchecked Sendable {
         }
         #expect(try await world.run(RaxxOrder.Watch.self, ["ord-1", "--format", "text"]) == .unavailable)
         let said = world.stderr.contents
-        let firesAt = RFC3339.string(from: Fixtures.now.addingTimeInterval(5))
-        #expect(said.components(separatedBy: "No connection — the server will cancel the watched orders at \(firesAt) unless the connection returns.")
+        // Local time as every sentence says it, with how long until or ago (the test's clock moves on).
+        let deadline = Fixtures.now.addingTimeInterval(5)
+        let firesAt = String(PeopleText.moment(deadline, now: deadline, timeZone: .gmt).prefix { $0 != " " }) + " ("
+        #expect(said.components(separatedBy: "No connection — the server will cancel the watched orders at \(firesAt)in ")
                     .count == 2, "\(said)")
         #expect(said.contains("raxx-order: Connection back.\n"))
-        #expect(said.contains("raxx-order: order ord-1 (buy 2 MSFT) was cancelled by the server at \(firesAt): "
-                              + "the dead man's switch fired because it was not renewed in time"))
+        #expect(said.contains("raxx-order: order ord-1 (buy 2 MSFT) was cancelled by the server at \(firesAt)"))
+        #expect(said.contains(" ago): the dead man's switch fired because it was not renewed in time"))
         #expect(said.contains("raxx-order: 1 order was cancelled by the server's dead man's switch, which fired because it was not renewed "
                               + "in time (the connection was gone).\nhint: "))
         // No renewal after the firing, and none while away (the switch was armed once, for 5 s).
@@ -250,9 +253,10 @@ final class SwitchServer: @unchecked Sendable {
         world.api.onListOrders { _ in .ok(.init(body: .json(.init(orders: [])))) }
         #expect(try await world.run(RaxxOrder.List.self) == .ok)
         let said = world.stderr.contents
+        let at = PeopleText.moment(Fixtures.now.addingTimeInterval(30), now: try #require(world.clock).now, timeZone: .gmt)
         #expect(said == """
             raxx-order: The server cancelled 1 order while this device was away:
-            raxx-order: order ord-9 (buy 2 MSFT) was cancelled by the server at \(RFC3339.string(from: Fixtures.now.addingTimeInterval(30))): \
+            raxx-order: order ord-9 (buy 2 MSFT) was cancelled by the server at \(at): \
             the dead man's switch fired because it was not renewed in time.
 
             """)
