@@ -42,12 +42,12 @@ extension RaxxSandboxTool {
             the connection once the streams below are answered; --expire-provider-tokens-after N \
             answers ExpiredProviderToken to a token once N pushes were accepted under it.
 
-            --log FILE appends one JSON line per request decided: {"event":"accepted","status":200, \
-            "apns_id","unique_id","device_token","topic","push_type","priority","expiration", \
-            "collapse_id","payload","kid","iat","connection","stream","time"} for an accepted push, \
-            {"event":"refused","status","reason"[,"timestamp"],"apns_id","device_token","topic", \
-            "kid","iat","connection","stream","time"} for a refused one (failed scripted pushes \
-            included). Lines are buffered (at most 64 KiB, written at least every 0.2 s) and flushed \
+            --log FILE appends one JSON line per request decided: for an accepted push, \
+            {"event":"accepted", "status":200} with apns_id, unique_id, device_token, topic, push_type, \
+            priority, expiration, collapse_id, payload, kid, iat, connection, stream and time; for a \
+            refused one (failed scripted pushes included), {"event":"refused"} with status, reason, \
+            timestamp (when there is one), apns_id, device_token, topic, kid, iat, connection, stream \
+            and time. Lines are buffered (at most 64 KiB, written at least every 0.2 s) and flushed \
             when the endpoint stops.
 
             --make-key DIR makes a provider key for it and does nothing else: DIR/AuthKey_KEYID.p8 \

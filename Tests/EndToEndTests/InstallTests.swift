@@ -47,6 +47,8 @@ import Testing
                                "share/fish/vendor_completions.d/\(tool).fish"] {
                 let text = try String(contentsOf: prefix.appendingPathComponent(completion), encoding: .utf8)
                 #expect(text.contains(tool) && text.count > 200, "\(completion)")
+                // Sourced, never run: no hashbang (lintian's bash-completion-with-hashbang).
+                #expect(!text.hasPrefix("#!"), "\(completion)")
             }
         }
         #expect(FileManager.default.fileExists(atPath: prefix.appendingPathComponent("share/man/man7/raxx.7").path))
@@ -62,27 +64,60 @@ import Testing
         #expect(try Self.script("install", ["--frobnicate"]).status == 64)
     }
 
+    /// What a package holds, laid out by `Scripts/package tree` from the tools as built for the
+    /// tests (a debug build, which `deb` refuses: its Swift runtime is found only in the toolchain).
     @Test func theDebianPackageHoldsTheSuiteAndNamesItsLibraries() throws {
         let out = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: out) }
-        let r = try Self.script("package", ["deb", "--out", out.path, "--no-build", "-c", "debug", "--bin", BuiltTools.directory.path])
+        let r = try Self.script("package", ["tree", "--out", out.path, "--no-build", "-c", "debug", "--bin", BuiltTools.directory.path])
         #expect(r.status == 0, "\(r.stderr)")
-        let debs = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasSuffix(".deb") }
-        let deb = try #require(debs.count == 1 ? out.appendingPathComponent(debs[0]).path : nil)
-        #expect(debs[0].hasPrefix("raxx_\(RaxxVersion.current)_"))
-        let info = try Self.run("/usr/bin/dpkg-deb", ["--field", deb, "Package", "Version", "Depends"])
-        #expect(info.contains("Package: raxx") && info.contains("Version: \(RaxxVersion.current)"))
-        for library in ["libcurl", "libsodium", "libsqlite3"] { #expect(info.contains(library), "\(info)") }
-        let contents = try Self.run("/usr/bin/dpkg-deb", ["--contents", deb])
-        for tool in tools { #expect(contents.contains(" ./usr/bin/\(tool) -> ../lib/raxx/raxx-suite\n"), "\(tool)") }
-        for path in ["./usr/lib/raxx/raxx-suite"] + tools.map({ "./usr/share/man/man1/\($0).1.gz" })
-            + ["./usr/share/man/man7/raxx.7.gz", "./usr/share/bash-completion/completions/raxx-cache",
-               "./usr/share/zsh/vendor-completions/_raxx-order", "./usr/share/fish/vendor_completions.d/raxx-dsr.fish",
-               "./usr/share/doc/raxx/examples/raxx-cache.cron", "./usr/share/doc/raxx/examples/raxx-cache-refresh.service",
-               "./usr/share/doc/raxx/copyright"] {
-            #expect(contents.contains(" \(path)\n"), "\(path)")
+        let tree = out.appendingPathComponent("raxx")
+        let control = try String(contentsOf: tree.appendingPathComponent("DEBIAN/control"), encoding: .utf8)
+        #expect(control.contains("Package: raxx\n") && control.contains("Version: \(RaxxVersion.current)\n"))
+        let depends = try #require(control.split(separator: "\n").first { $0.hasPrefix("Depends: ") })
+        for library in ["libcurl", "libsodium", "libsqlite3"] { #expect(depends.contains(library), "\(depends)") }
+        let files = FileManager.default
+        for tool in tools {
+            #expect(try files.destinationOfSymbolicLink(atPath: tree.path + "/usr/bin/\(tool)") == "../lib/raxx/raxx-suite", "\(tool)")
         }
-        #expect(!contents.contains("/lib/debug/") && !contents.contains("site-functions"))
+        for path in ["usr/lib/raxx/raxx-suite"] + tools.map({ "usr/share/man/man1/\($0).1.gz" })
+            + ["usr/share/man/man7/raxx.7.gz", "usr/share/bash-completion/completions/raxx-cache",
+               "usr/share/zsh/vendor-completions/_raxx-order", "usr/share/fish/vendor_completions.d/raxx-dsr.fish",
+               "usr/share/doc/raxx/examples/raxx-cache.cron", "usr/share/doc/raxx/examples/raxx-cache-refresh.service",
+               "usr/share/doc/raxx/copyright", "usr/share/doc/raxx/changelog.gz", "DEBIAN/md5sums"] {
+            #expect(files.fileExists(atPath: tree.path + "/" + path), "\(path)")
+        }
+        #expect(!files.fileExists(atPath: tree.path + "/usr/lib/debug") && !files.fileExists(atPath: tree.path + "/usr/share/zsh/site-functions"))
+        // A machine-readable copyright file with its copyright notice (lintian: copyright-without-copyright-notice).
+        let copyright = try String(contentsOf: tree.appendingPathComponent("usr/share/doc/raxx/copyright"), encoding: .utf8)
+        #expect(copyright.contains("\nFiles: *\nCopyright: ") && copyright.contains("\nLicense: "), "\(copyright)")
+    }
+
+    /// A package of a debug build would not run where it is installed: `deb` refuses it, naming
+    /// the libraries no package provides, and makes nothing.
+    @Test func aPackageOfADebugBuildIsRefused() throws {
+        let out = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: out) }
+        let named = try Self.script("package", ["deb", "--out", out.path + "/a", "--no-build", "-c", "debug", "--bin", BuiltTools.directory.path])
+        #expect(named.status == 65 && named.stderr.contains("a package is made from a release build, not a debug one"), "\(named.stderr)")
+        let found = try Self.script("package", ["deb", "--out", out.path + "/b", "--no-build", "--bin", BuiltTools.directory.path])
+        #expect(found.status == 65 && found.stderr.contains("libraries no installed package provides") && found.stderr.contains("libswiftCore.so"),
+                "\(found.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path + "/a") && !FileManager.default.fileExists(atPath: out.path + "/b"))
+    }
+
+    /// Every man page renders at 80 columns as man shows it, without a warning: no table wider
+    /// than the page, no line troff cannot set (what lintian's groff-message reports).
+    @Test func everyManPageRendersAt80ColumnsWithoutAWarning() throws {
+        let pages = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("man").path).sorted()
+        #expect(pages.contains("raxx.7") && pages.count == tools.count + 1)
+        for page in pages {
+            let path = Self.root.appendingPathComponent("man/\(page)").path
+            let r = try runToEnd(URL(fileURLWithPath: "/usr/bin/man"), ["--warnings", "-E", "UTF-8", "-l", "-Tutf8", "-Z", path],
+                                 environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "MANWIDTH": "80", "MANROFFSEQ": ""])
+            #expect(r.status == 0 && !r.stdout.isEmpty, "\(page): \(r.stderr)")
+            #expect(r.stderr.isEmpty, "\(page): \(r.stderr)")
+        }
     }
 
     /// The demo, on the tools as built: all three groups of users' jobs, end to end.

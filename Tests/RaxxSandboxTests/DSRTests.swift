@@ -687,10 +687,13 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
 
     @Test func raxx7PrintsTheErasureRulesTable() throws {
         let page = try String(contentsOfFile: #filePath.components(separatedBy: "/Tests/")[0] + "/man/raxx.7", encoding: .utf8)
+        // A row: the table, then what an erasure does, how long it keeps it and on what ground, and
+        // what the table holds, wrapped in one cell (five columns do not fit 80).
+        func row(_ table: String, _ action: String, _ retention: String, _ ground: String, _ what: String) -> String {
+            "\n\(table)|T{\n.na\n\\fB\(action)\\fR; kept: \(retention); \(ground)\n.br\n\(what)\nT}\n"
+        }
         for rule in ErasureRule.allCases {
-            let line = [rule.table, rule.action.rawValue, rule.retention, rule.ground].joined(separator: "|")
-            #expect(page.contains(line), "raxx.7 lacks the rule \(rule.id): \(line)")
-            #expect(page.contains(rule.what), "raxx.7 lacks what \(rule.id) is about")
+            #expect(page.contains(row(rule.table, rule.action.rawValue, rule.retention, rule.ground, rule.what)), "raxx.7 lacks the rule \(rule.id)")
         }
         // And every table that can hold a link to a person without a rule of its own: what an
         // erasure does to it (cancel_after and closed_account_tokens were missing).
@@ -698,8 +701,8 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         #expect(Set(companions).isSuperset(of: ["email_codes", "email_code_attempts", "spent_renewal_tokens", "cancel_after",
                                                  "closed_account_tokens"]))
         for companion in ErasureRule.companions {
-            let line = [companion.table, companion.action, companion.retention, companion.ground].joined(separator: "|")
-            #expect(page.contains(line), "raxx.7 lacks \(companion.table): \(line)")
+            #expect(page.contains(row(companion.table, companion.action, companion.retention, companion.ground, companion.what)),
+                    "raxx.7 lacks \(companion.table)")
         }
     }
 }
