@@ -48,12 +48,11 @@ extension AsyncParsableCommand {
     /// When `error` is a request for help: the help, laid out as gh's (`HelpLayout`), and exit 0.
     /// (The version, the completion scripts and every other error are left to the parser.)
     static func exitShowingHelp(for error: any Error) {
-        guard exitCode(for: error) == .success else { return }
-        let text = fullMessage(for: error)
-        guard text.hasPrefix("OVERVIEW:") || text.hasPrefix("USAGE:") else { return }
-        let examples = (Self.self as? any HasExamples.Type)?.examples ?? []
+        guard exitCode(for: error) == .success,
+              let help = HelpLayout.help(fullMessage(for: error), examples: (Self.self as? any HasExamples.Type)?.examples ?? [])
+        else { return }
         let io = CommandIO.standard()
-        io.stdout.write(HelpLayout.arranged(text, examples: examples))
+        io.stdout.write(help)
         io.stdout.flush()
         Glibc.exit(0)
     }

@@ -1,9 +1,12 @@
 import ArgumentParser
 import Foundation
 import RaxxCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `raxx-sandbox`: a local Raptor built from the same spec, with real state in SQLite.
-public struct RaxxSandboxTool: AsyncParsableCommand {
+public struct RaxxSandboxTool: AsyncParsableCommand, HasExamples {
     public static let configuration = CommandConfiguration(
         commandName: "raxx-sandbox",
         abstract: "Run a local Raptor server for demos, tests and benchmarks.",
@@ -25,6 +28,27 @@ public struct RaxxSandboxTool: AsyncParsableCommand {
         Example("A local APNs endpoint for raxx-notify push", "raxx-sandbox apns --tls-dir apns-tls --team-id DEF123GHIJ --key-id ABC123DEFG --public-key key.pem"),
         Example("The erasure rules, as raxx(7) shows them", "raxx-sandbox erasure-rules"),
     ]
+}
+
+extension RaxxSandboxTool {
+    /// What `main()` does, but `--help` and `help VERB` are laid out as the other tools' are (gh's:
+    /// USAGE, the summary, the options and verbs, EXAMPLES, where to learn more).
+    public static func mainLayingOutHelp() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .success, let help = HelpLayout.help(fullMessage(for: error), examples: examples) {
+                _ = help.withCString { write(1, $0, strlen($0)) }
+                Glibc.exit(0)
+            }
+            exit(withError: error)
+        }
+    }
 }
 
 /// Writes one line to stdout at once (the sandbox's stdout carries only data lines).

@@ -4,6 +4,6 @@ import RaxxSandboxCommand
 @main
 enum Main {
     static func main() {
-        Entrypoint.run { await RaxxSandboxTool.main() }
+        Entrypoint.run { await RaxxSandboxTool.mainLayingOutHelp() }
     }
 }

@@ -22,7 +22,7 @@ enum Main {
         case .order: Entrypoint.run { await RaxxOrder.mainReportingUsage() }
         case .notify: Entrypoint.run { await RaxxNotify.mainReportingUsage() }
         case .dsr: Entrypoint.run { await RaxxDSR.mainReportingUsage() }
-        case .sandbox: Entrypoint.run { await RaxxSandboxTool.main() }
+        case .sandbox: Entrypoint.run { await RaxxSandboxTool.mainLayingOutHelp() }
         case nil:
             let names = Tool.allCases.map(\.rawValue).joined(separator: ", ")
             let message = "raxx-suite: start it by one of its names (\(names)), through a link; Scripts/install makes them\n"

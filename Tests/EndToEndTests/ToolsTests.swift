@@ -138,6 +138,14 @@ let tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr",
         #expect(verb.status == 0 && verb.stdout.hasPrefix("USAGE: raxx-order place <options>\n\nPlace paper orders"), "\(verb.stdout)")
         #expect(verb.stdout.contains("raxx-order place --symbol AAPL --side buy --qty 10 --dry-run"))
         #expect(!verb.stdout.contains("raxx-order watch ord_01HZX3"), "only the examples of this verb")
+        // The sandbox's too (it kept the parser's layout: OVERVIEW, prose, then USAGE).
+        let sandbox = try ToolRunner.run("raxx-sandbox", ["--help"])
+        #expect(sandbox.status == 0 && sandbox.stdout.hasPrefix("USAGE: raxx-sandbox <subcommand>\n\nRun a local Raptor server"), "\(sandbox.stdout)")
+        #expect(sandbox.stdout.contains("\nEXAMPLES:\n  # A sandbox on a file, for the tools to use\n") && !sandbox.stdout.contains("OVERVIEW"))
+        #expect(sandbox.stdout.hasSuffix("  raxx-sandbox <subcommand> --help  a verb's options\n"), "\(sandbox.stdout)")
+        let serve = try ToolRunner.run("raxx-sandbox", ["help", "serve"])
+        #expect(serve.status == 0 && serve.stdout.hasPrefix("USAGE: raxx-sandbox serve "), "\(serve.stdout)")
+        #expect(serve.stdout.contains("raxx-sandbox serve --port 8080 --db sandbox.sqlite"))
     }
 
     /// Options that take one of a set of values complete those values in every shell (--side

@@ -1,6 +1,3 @@
-import ArgumentParser
-import RaxxCore
-
 /// A tool whose `--help` and man page show examples (each parsed by the tests).
 public protocol HasExamples {
     static var examples: [Example] { get }
@@ -11,6 +8,13 @@ public protocol HasExamples {
 /// command's discussion is the man page's (Scripts/gen-man renders it from the same command tree);
 /// help keeps to what a person scans for.
 public enum HelpLayout {
+    /// The argument parser's message for `--help` or `help VERB` (its full message for the request)
+    /// laid out again; nil for any other message (a version, a completion script, an error).
+    public static func help(_ message: String, examples: [Example]) -> String? {
+        guard message.hasPrefix("OVERVIEW:") || message.hasPrefix("USAGE:") else { return nil }
+        return arranged(message, examples: examples)
+    }
+
     /// `help` (the argument parser's, already wrapped to the terminal) laid out again, with those
     /// of `examples` that run the command it is for.
     public static func arranged(_ help: String, examples: [Example]) -> String {
