@@ -14,12 +14,12 @@ import Testing
     static let now = Date(timeIntervalSince1970: 1_795_000_000.25)
 
     /// An account whose rows carry awkward values: decimals of every length (and negative), NULL
-    /// optionals, strings needing escapes, unicode, values outside an enum, an upsert whose row is
+    /// optionals, strings needing escapes, unicode, an upsert whose row is
     /// gone and a tombstone.
     static func awkwardDatabase() throws -> (SandboxDatabase, String) {
         let database = try SandboxDatabase(path: ":memory:")
         let account = try database.writer.write { db -> String in
-            let account = try Accounts.findOrCreate(db, email: "awkward@example.com", at: now, actor: "test").accountID
+            let account = try Accounts.findOrCreate(db, email: "awkward@example.com", at: Self.now, actor: "test").accountID
             let t = now.timeIntervalSince1970
             let positions: [(String, String, Int64, Int64, Double)] = [
                 ("pos_1", "AAPL", 10, 1_872_500, t), ("pos_2", "Q\"uote\\back/slash", -3, 5, t + 0.125),
@@ -34,12 +34,12 @@ import Testing
                 INSERT INTO orders (id, account_id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status, filled_qty,
                 avg_fill_price_ticks, reject_code, mode, not_after, created_at, updated_at) VALUES
                 ('ord_1', ?, 'c-1', 'AAPL', 'buy', 5, 'limit', 42100, 'gtc', 'partially_filled', 2, 42050, NULL, 'paper', ?, ?, ?),
-                ('ord_2', ?, 'c:2.x_y-z', 'SPY', 'sell', 1, 'market', NULL, 'day', 'weird_status', 0, NULL, 'insufficient "funds" ✓', 'paper',
+                ('ord_2', ?, 'c:2.x_y-z', 'SPY', 'sell', 1, 'market', NULL, 'day', 'expired', 0, NULL, 'insufficient "funds" ✓', 'paper',
                  NULL, ?, ?)
                 """, arguments: [account, t + 10, t, t + 1.5, account, t - 0.75, t])
             try db.execute(sql: """
                 INSERT INTO fills (id, account_id, order_id, symbol, side, qty, price_ticks, filled_at) VALUES
-                ('fil_1', ?, 'ord_1', 'AAPL', 'buy', 2, 42050, ?), ('fil_2', ?, 'ord_2', 'SPY', 'short', 1, 1, ?)
+                ('fil_1', ?, 'ord_1', 'AAPL', 'buy', 2, 42050, ?), ('fil_2', ?, 'ord_2', 'SPY', 'sell', 1, 1, ?)
                 """, arguments: [account, t + 0.5, account, t + 2])
             for (entity, id) in [(ChangeEntity.order, "ord_1"), (.order, "ord_2"), (.fill, "fil_1"), (.fill, "fil_2")] {
                 try ChangeLog.record(db, account: account, entity, id, at: now)
@@ -47,7 +47,7 @@ import Testing
             try ChangeLog.record(db, account: account, .fill, "fil_gone", at: now)             // an upsert whose row is gone
             try ChangeLog.record(db, account: account, .position, "pos_closed", deleted: true, at: now) // a tombstone
             // Another account's change is never on this account's pages.
-            let other = try Accounts.findOrCreate(db, email: "other@example.com", at: now, actor: "test").accountID
+            let other = try Accounts.findOrCreate(db, email: "other@example.com", at: Self.now, actor: "test").accountID
             try ChangeLog.record(db, account: other, .fill, "fil_other", at: now)
             return account
         }
@@ -84,14 +84,24 @@ import Testing
     /// Random rows (any text, any numbers, values outside the enums, NULL optionals, upserts of
     /// rows gone, tombstones, another account's changes) and random page bounds: the page the
     /// sandbox writes reads, through the generated decoder and through the client's fast reader
-    /// (or its fallback), as the generated types would have carried those rows.
+    /// (or its fallback), as the generated types would have carried those rows; a page with a
+    /// value outside its enum is refused both ways.
     @Test func randomRowsReadAsTheGeneratedTypesWouldHaveCarriedThem() async throws {
         await propertyCheck(count: 60, input: Gen.uint64()) { seed throws in
             var random = ModelRandom(seed)
             let (database, account) = try Self.randomDatabase(&random)
             let after = Int64(random.int(0...4)), limit = random.int(1...40)
-            let json = try Self.page(database, account: account, after: after, limit: limit)
-            let expected = try Self.expectedChanges(database, account: account, after: after, limit: limit)
+            // A value outside its enum is an error both ways (the page names where it is).
+            let written = Result { try Self.page(database, account: account, after: after, limit: limit) }
+            let carried = Result { try Self.expectedChanges(database, account: account, after: after, limit: limit) }
+            guard case .success(let json) = written, case .success(let expected) = carried else {
+                if case .failure(let error) = written, case .failure = carried {
+                    #expect(error is UnknownStoredValue, "\(error)")
+                } else {
+                    Issue.record("one way read the page and the other refused it: \(written), \(carried)")
+                }
+                return
+            }
             let decoded = try SyncPageReader.decode(json)
             #expect(decoded.changes == expected)
             let fast = try json.withUnsafeBytes { bytes in
@@ -106,8 +116,8 @@ import Testing
     static func randomDatabase(_ random: inout ModelRandom) throws -> (SandboxDatabase, String) {
         let database = try SandboxDatabase(path: ":memory:")
         let account = try database.writer.write { db -> String in
-            let account = try Accounts.findOrCreate(db, email: "random@example.com", at: now, actor: "test").accountID
-            let other = try Accounts.findOrCreate(db, email: "other@example.com", at: now, actor: "test").accountID
+            let account = try Accounts.findOrCreate(db, email: "random@example.com", at: Self.now, actor: "test").accountID
+            let other = try Accounts.findOrCreate(db, email: "other@example.com", at: Self.now, actor: "test").accountID
             // Times the sandbox keeps (seconds as a Double) that RFC 3339 carries exactly: whole,
             // or a binary fraction of a second.
             func time() -> Double { Double(random.int(-1_000_000_000...4_000_000_000)) + random.pick([0, 0.5, 0.25, 0.125, 0.75]) }
@@ -150,6 +160,30 @@ import Testing
         return (database, account)
     }
 
+    /// A stored value outside its enum (an order status no case has: the column has no CHECK) is
+    /// an error naming the table, the column and the value, in the sync page and in the records
+    /// the handlers read: never a default (it read as pending).
+    @Test func aStoredValueOutsideItsEnumIsAnErrorNamingWhereItIs() throws {
+        let database = try SandboxDatabase(path: ":memory:")
+        let account = try database.writer.write { db -> String in
+            let account = try Accounts.findOrCreate(db, email: "odd@example.com", at: Self.now, actor: "test").accountID
+            try db.execute(sql: """
+                INSERT INTO orders (id, account_id, client_order_id, symbol, side, qty, type, tif, status, filled_qty, mode, created_at, updated_at)
+                VALUES ('o1', ?, 'c1', 'AAPL', 'buy', 1, 'market', 'day', 'suspended', 0, 'paper', 0, 0)
+                """, arguments: [account])
+            try ChangeLog.record(db, account: account, .order, "o1", at: Self.now)
+            return account
+        }
+        let said = "orders.status holds 'suspended', which is not one of OrderStatus's values ("
+            + Components.Schemas.OrderStatus.allCases.map(\.rawValue).joined(separator: ", ") + ")"
+        let page = #expect(throws: UnknownStoredValue.self) { try Self.page(database, account: account, after: 0, limit: 10) }
+        #expect(page?.description == said)
+        let record = #expect(throws: UnknownStoredValue.self) {
+            try database.writer.read { db in try OrderRecord.fetchOne(db, sql: "SELECT \(OrderRecord.columns) FROM orders") }
+        }
+        #expect(record?.description == said)
+    }
+
     @Test func aPageReadsAsTheGeneratedTypesWouldHaveCarriedIt() throws {
         let (database, account) = try Self.awkwardDatabase()
         let json = try Self.page(database, account: account, after: 0, limit: 100)
@@ -164,9 +198,9 @@ import Testing
         #expect(positions.map(\.symbol) == ["AAPL", "Q\"uote\\back/slash", "ÄÖÜ€😀\u{7}\n\t\r", "MSFT"])
         let orders = page.changes.compactMap(\.order)
         #expect(orders.map(\.limitPrice) == ["4.21", nil] && orders.map(\.avgFillPrice) == ["4.205", nil])
-        #expect(orders.map(\.status) == [.partiallyFilled, .pending] && orders.map(\.rejectCode) == [nil, "insufficient \"funds\" ✓"])
+        #expect(orders.map(\.status) == [.partiallyFilled, .expired] && orders.map(\.rejectCode) == [nil, "insufficient \"funds\" ✓"])
         #expect(orders.map(\.notAfter) == [Date(timeIntervalSince1970: Self.now.timeIntervalSince1970 + 10), nil])
-        #expect(page.changes.compactMap(\.fill).map(\.side) == [.buy, .buy])
+        #expect(page.changes.compactMap(\.fill).map(\.side) == [.buy, .sell])
         #expect(page.changes.suffix(2).map(\.op) == [.delete, .delete] && page.changes.suffix(2).allSatisfy { $0.fill == nil && $0.position == nil })
     }
 

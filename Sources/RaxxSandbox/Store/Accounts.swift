@@ -32,7 +32,7 @@ enum Accounts {
         try db.execute(sql: "INSERT INTO accounts (id, user_id, mode, cash_ticks, created_at) VALUES (?, ?, \(Components.Schemas.TradingMode.paper.sql), ?, ?)",
                        arguments: [accountID, userID, startingCashTicks, now.timeIntervalSince1970])
         try SandboxDatabase.audit(db, AuditEntry(at: now, actor: actor, action: .accountCreated, subject: userID,
-                                                 details: ["account_id": accountID, "mode": "paper", "cash": Money.string(ticks: startingCashTicks)]))
+                                                 details: ["account_id": accountID, "mode": Components.Schemas.TradingMode.paper.rawValue, "cash": Money.string(ticks: startingCashTicks)]))
         return AccountRecord(userID: userID, accountID: accountID, email: email, created: true)
     }
 
@@ -47,7 +47,7 @@ enum Accounts {
             SELECT accounts.id, users.email, accounts.mode, users.staff FROM users JOIN accounts ON accounts.user_id = users.id
             WHERE users.id = ?
             """), arguments: [userID]) else { return nil }
-        return .init(id: row["id"], email: row["email"], mode: Components.Schemas.TradingMode(rawValue: row["mode"]) ?? .paper,
+        return .init(id: row["id"], email: row["email"], mode: try .stored(row["mode"], table: "accounts", column: "mode"),
                      staff: (row["staff"] as Int) != 0)
     }
 }

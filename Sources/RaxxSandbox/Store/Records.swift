@@ -33,6 +33,12 @@ protocol PositionalRecord: SandboxRecord {
 extension PositionalRecord {
     init(row: Row) throws { try self.init(columns: row) }
 
+    /// The value of the enum `E` in column `index`, or an error naming the table, the column and
+    /// the value when it is not one of `E`'s.
+    static func stored<E: StoredVocabulary>(_ type: E.Type, _ row: some ColumnDecoding, atIndex index: Int) throws -> E {
+        try E.stored(row.decode(String?.self, atIndex: index), table: databaseTableName, column: columnNames[index])
+    }
+
     /// Read from `columns`, its columns first in `columnNames`' order.
     init(columns row: some ColumnDecoding) throws {
         try row.requireColumns(Self.columnNames.count, of: Self.self)
@@ -74,16 +80,16 @@ struct OrderRecord: PositionalRecord {
         accountId = try row.decode(String.self, atIndex: 1)
         clientOrderId = try row.decode(String.self, atIndex: 2)
         symbol = try row.decode(String.self, atIndex: 3)
-        side = try row.decode(OrderSide.self, atIndex: 4)
+        side = try Self.stored(OrderSide.self, row, atIndex: 4)
         qty = try row.decode(Int64.self, atIndex: 5)
-        type = try row.decode(OrderType.self, atIndex: 6)
+        type = try Self.stored(OrderType.self, row, atIndex: 6)
         limitPriceTicks = try row.decode(Int64?.self, atIndex: 7)
-        tif = try row.decode(TimeInForce.self, atIndex: 8)
-        status = try row.decode(OrderStatus.self, atIndex: 9)
+        tif = try Self.stored(TimeInForce.self, row, atIndex: 8)
+        status = try Self.stored(OrderStatus.self, row, atIndex: 9)
         filledQty = try row.decode(Int64.self, atIndex: 10)
         avgFillPriceTicks = try row.decode(Int64?.self, atIndex: 11)
         rejectCode = try row.decode(String?.self, atIndex: 12)
-        mode = try row.decode(Components.Schemas.TradingMode.self, atIndex: 13)
+        mode = try Self.stored(Components.Schemas.TradingMode.self, row, atIndex: 13)
         notAfter = try row.decode(Double?.self, atIndex: 14)
         createdAt = try row.decode(Double.self, atIndex: 15)
         updatedAt = try row.decode(Double.self, atIndex: 16)

@@ -10,9 +10,9 @@ import RaxxWire
 /// change log read by an index range (account, seq) and joined to each change's row, each value
 /// appended as bytes. No Codable value is made per change, so a page costs about what reading its
 /// rows does. The JSON is what the generated types encode (absent optionals left out, dates in
-/// RFC 3339, money as decimal strings, unknown enum values read as the generated mapping reads
-/// them), without the whitespace; its keys are sorted, but for the page's `changes`, which come
-/// last. `SyncPageJSONTests` holds it to the generated decoding.
+/// RFC 3339, money as decimal strings), without the whitespace; its keys are sorted, but for the
+/// page's `changes`, which come last; a stored value outside its enum is an error, as in the
+/// records. `SyncPageJSONTests` holds it to the generated decoding.
 enum SyncPageJSON {
     /// Appends the page's JSON to `out`; answers the page's cursor (the last change's sequence
     /// number, or `from` when there is none) and whether more changes follow.
@@ -31,7 +31,7 @@ enum SyncPageJSON {
             count += 1
             let s = row.sqliteStatement
             cursor = sqlite3_column_int64(s, 0)
-            change(s, to: &out)
+            try change(s, to: &out)
             return true
         }
         out += [UInt8(ascii: "]"), UInt8(ascii: "}")]
@@ -66,10 +66,9 @@ enum SyncPageJSON {
         """
 
     /// One `SyncChange`: keys entity, fill, id, op, order, position, seq.
-    private static func change(_ s: OpaquePointer, to out: inout [UInt8]) {
+    private static func change(_ s: OpaquePointer, to out: inout [UInt8]) throws {
         out += Keys.entity
-        // The generated mapping reads an unknown entity as a position.
-        let entity = Vocabulary.entity.pick(s, 1)
+        let entity = try Vocabulary.entity.pick(s, 1, of: "change_log")
         out += Vocabulary.entity.quoted[entity]
         let kind: Int32 = switch entity {
         case Vocabulary.fillEntity: 9
@@ -80,14 +79,14 @@ enum SyncPageJSON {
         let present = sqlite3_column_type(s, kind) != SQLITE_NULL
         if present, kind == 9 {
             out += Keys.fill
-            fill(s, to: &out)
+            try fill(s, to: &out)
         }
         out += Keys.id
         text(s, 2, to: &out)
         out += present ? Keys.opUpsert : Keys.opDelete
         if present, kind == 16 {
             out += Keys.order
-            order(s, to: &out)
+            try order(s, to: &out)
         }
         if present, kind == 4 {
             out += Keys.position
@@ -109,20 +108,20 @@ enum SyncPageJSON {
     }
 
     /// filled_at, id, order_id, price, qty, side, symbol.
-    private static func fill(_ s: OpaquePointer, to out: inout [UInt8]) {
+    private static func fill(_ s: OpaquePointer, to out: inout [UInt8]) throws {
         out += Keys.filledAt; date(s, 15, to: &out)
         out += Keys.fillID; text(s, 9, to: &out)
         out += Keys.orderID; text(s, 10, to: &out)
         out += Keys.price; money(s, 14, to: &out)
         out += Keys.fillQty; RFC3339.appendDigits(sqlite3_column_int64(s, 13), to: &out)
-        out += Keys.fillSide; out += Vocabulary.side.quoted[Vocabulary.side.pick(s, 12)]
+        out += Keys.fillSide; out += Vocabulary.side.quoted[try Vocabulary.side.pick(s, 12, of: "fills")]
         out += Keys.fillSymbol; text(s, 11, to: &out)
         out.append(UInt8(ascii: "}"))
     }
 
     /// avg_fill_price?, client_order_id, created_at, filled_qty, id, limit_price?, mode, not_after?,
     /// qty, reject_code?, side, status, symbol, tif, type, updated_at.
-    private static func order(_ s: OpaquePointer, to out: inout [UInt8]) {
+    private static func order(_ s: OpaquePointer, to out: inout [UInt8]) throws {
         out.append(UInt8(ascii: "{"))
         if sqlite3_column_type(s, 26) != SQLITE_NULL {
             out += Keys.avgFillPrice; money(s, 26, to: &out); out.append(UInt8(ascii: ","))
@@ -132,15 +131,15 @@ enum SyncPageJSON {
         out += Keys.filledQty; RFC3339.appendDigits(sqlite3_column_int64(s, 25), to: &out)
         out += Keys.orderKeyID; text(s, 16, to: &out)
         if sqlite3_column_type(s, 22) != SQLITE_NULL { out += Keys.limitPrice; money(s, 22, to: &out) }
-        out += Keys.mode; out += Vocabulary.mode.quoted[Vocabulary.mode.pick(s, 28)]
+        out += Keys.mode; out += Vocabulary.mode.quoted[try Vocabulary.mode.pick(s, 28, of: "orders")]
         if sqlite3_column_type(s, 29) != SQLITE_NULL { out += Keys.notAfter; date(s, 29, to: &out) }
         out += Keys.qty; RFC3339.appendDigits(sqlite3_column_int64(s, 20), to: &out)
         if sqlite3_column_type(s, 27) != SQLITE_NULL { out += Keys.rejectCode; text(s, 27, to: &out) }
-        out += Keys.side; out += Vocabulary.side.quoted[Vocabulary.side.pick(s, 19)]
-        out += Keys.status; out += Vocabulary.status.quoted[Vocabulary.status.pick(s, 24)]
+        out += Keys.side; out += Vocabulary.side.quoted[try Vocabulary.side.pick(s, 19, of: "orders")]
+        out += Keys.status; out += Vocabulary.status.quoted[try Vocabulary.status.pick(s, 24, of: "orders")]
         out += Keys.symbol; text(s, 18, to: &out)
-        out += Keys.tif; out += Vocabulary.tif.quoted[Vocabulary.tif.pick(s, 23)]
-        out += Keys.type; out += Vocabulary.type.quoted[Vocabulary.type.pick(s, 21)]
+        out += Keys.tif; out += Vocabulary.tif.quoted[try Vocabulary.tif.pick(s, 23, of: "orders")]
+        out += Keys.type; out += Vocabulary.type.quoted[try Vocabulary.type.pick(s, 21, of: "orders")]
         out += Keys.updatedAt; date(s, 31, to: &out)
         out.append(UInt8(ascii: "}"))
     }
@@ -180,27 +179,30 @@ enum SyncPageJSON {
         JSONEscaping.append(bytes, to: &out)
     }
 
-    /// Each enum's wire values (from the generated types) and the one an unknown value reads as
-    /// (its `storedFallback`, as in the records).
+    /// Each enum's wire values (from the generated types); a stored value outside them is an
+    /// error (`UnknownStoredValue`), as in the records.
     struct Vocabulary {
         /// Each value, quoted, as it goes on the wire.
         let quoted: [[UInt8]]
         private let raw: [[UInt8]]
-        private let fallback: Int
+        /// The error for a value outside the enum.
+        private let unknown: @Sendable (_ table: String, _ column: String, _ value: String) -> UnknownStoredValue
 
         init<E: StoredVocabulary>(_ type: E.Type) {
             let values = E.allCases.map(\.rawValue)
             raw = values.map { Array($0.utf8) }
             quoted = values.map { Array("\"\($0)\"".utf8) }
-            fallback = values.firstIndex(of: E.storedFallback.rawValue) ?? 0
+            unknown = { UnknownStoredValue(E.self, table: $0, column: $1, value: $2) }
         }
 
-        /// The index of the column's value, or of the fallback.
-        func pick(_ s: OpaquePointer, _ column: Int32) -> Int {
-            guard let p = sqlite3_column_text(s, column) else { return fallback }
+        /// The index of the column's value, or an error naming `table`, the column and the value.
+        func pick(_ s: OpaquePointer, _ column: Int32, of table: String) throws -> Int {
+            guard let p = sqlite3_column_text(s, column) else {
+                throw unknown(table, String(cString: sqlite3_column_name(s, column)), "NULL")
+            }
             let bytes = UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(s, column)))
             for (i, value) in raw.enumerated() where value.count == bytes.count && value.elementsEqual(bytes) { return i }
-            return fallback
+            throw unknown(table, String(cString: sqlite3_column_name(s, column)), String(decoding: bytes, as: UTF8.self))
         }
 
         static let entity = Vocabulary(Components.Schemas.SyncEntity.self)

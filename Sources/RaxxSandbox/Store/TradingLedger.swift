@@ -52,14 +52,12 @@ struct TradingLedger {
     /// The account's trading mode; a stored value that is no mode is an error naming it, never
     /// read as paper.
     func mode(account: String) throws -> Components.Schemas.TradingMode? {
-        try String.fetchOne(db.cachedStatement(sql: "SELECT mode FROM accounts WHERE id = ?"), arguments: [account]).map(Self.tradingMode)
+        try String.fetchOne(db.cachedStatement(sql: "SELECT mode FROM accounts WHERE id = ?"), arguments: [account])
+            .map { try Self.tradingMode($0) }
     }
 
     static func tradingMode(_ text: String) throws -> Components.Schemas.TradingMode {
-        guard let mode = Components.Schemas.TradingMode(rawValue: text) else {
-            throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "accounts.mode holds '\(text)', which is no trading mode")
-        }
-        return mode
+        try .stored(text, table: "accounts", column: "mode")
     }
 
     func addCash(account: String, _ delta: Int64) throws {

@@ -5,8 +5,8 @@ import RaxxAPI
 // the enum itself, never a string spelt out in a handler.
 //
 // A stored value that is not one of the enum's cases (a row from before a case was renamed, or
-// one written by hand) reads as the enum's `storedFallback`, the same in the records
-// (Records.swift) and in the sync page writer (SyncPageJSON): a read never fails on one.
+// one written by hand) is an error naming the table, the column and the value, in the records
+// (Records.swift) and in the sync page writer (SyncPageJSON) alike: a read never makes a value up.
 
 /// An enum of the spec that statements name: `sql` is its value as an SQL string literal, so a
 /// statement spells no value of the vocabulary by hand.
@@ -17,61 +17,53 @@ extension SQLVocabulary {
     var sql: String { "'" + rawValue + "'" }
 }
 
-/// An enum of the spec stored as its raw value, with the case an unknown value reads as.
-protocol StoredVocabulary: SQLVocabulary, CaseIterable, Sendable {
-    static var storedFallback: Self { get }
-}
+/// An enum of the spec stored as its raw value; a value outside it does not read (GRDB's
+/// `fromDatabaseValue` of a raw-representable type is nil for it, and the read throws).
+protocol StoredVocabulary: SQLVocabulary, CaseIterable, Sendable, DatabaseValueConvertible {}
 
 extension StoredVocabulary {
-    /// `text` as a case, or the fallback.
-    static func stored(_ text: String) -> Self { Self(rawValue: text) ?? storedFallback }
+    /// `text`, read from `table`.`column`, as a case; an error naming them and the value when it
+    /// is none of them (nil: NULL).
+    static func stored(_ text: String?, table: String, column: String) throws -> Self {
+        guard let text, let value = Self(rawValue: text) else {
+            throw UnknownStoredValue(Self.self, table: table, column: column, value: text ?? "NULL")
+        }
+        return value
+    }
 }
 
-extension Components.Schemas.Side: StoredVocabulary, DatabaseValueConvertible {
-    static var storedFallback: Self { .buy }
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> Self? { String.fromDatabaseValue(value).map(stored) }
+/// A stored value outside its enum, named where it was found.
+struct UnknownStoredValue: Error, CustomStringConvertible {
+    let table: String
+    let column: String
+    /// The value as stored (NULL when there was none).
+    let value: String
+    let type: String
+    /// The enum's values.
+    let values: [String]
+
+    init<E: StoredVocabulary>(_ type: E.Type, table: String, column: String, value: String) {
+        self.table = table
+        self.column = column
+        self.value = value
+        self.type = String(describing: E.self)
+        values = E.allCases.map(\.rawValue)
+    }
+
+    var description: String {
+        "\(table).\(column) holds '\(value)', which is not one of \(type)'s values (\(values.joined(separator: ", ")))"
+    }
 }
 
-extension Components.Schemas.OrderType: StoredVocabulary, DatabaseValueConvertible {
-    static var storedFallback: Self { .market }
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> Self? { String.fromDatabaseValue(value).map(stored) }
-}
-
-extension Components.Schemas.TimeInForce: StoredVocabulary, DatabaseValueConvertible {
-    static var storedFallback: Self { .day }
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> Self? { String.fromDatabaseValue(value).map(stored) }
-}
-
-extension Components.Schemas.OrderStatus: StoredVocabulary, DatabaseValueConvertible {
-    static var storedFallback: Self { .pending }
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> Self? { String.fromDatabaseValue(value).map(stored) }
-}
-
-extension Components.Schemas.TradingMode: StoredVocabulary, DatabaseValueConvertible {
-    static var storedFallback: Self { .paper }
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> Self? { String.fromDatabaseValue(value).map(stored) }
-}
-
-extension Components.Schemas.SyncEntity: StoredVocabulary, DatabaseValueConvertible {
-    static var storedFallback: Self { .position }
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> Self? { String.fromDatabaseValue(value).map(stored) }
-}
-
-extension Components.Schemas.DSRKind: StoredVocabulary, DatabaseValueConvertible {
-    static var storedFallback: Self { .access }
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> Self? { String.fromDatabaseValue(value).map(stored) }
-}
-
-extension Components.Schemas.DSRStatus: StoredVocabulary, DatabaseValueConvertible {
-    /// A request in a state this sandbox does not know is closed, never worked on.
-    static var storedFallback: Self { .refused }
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> Self? { String.fromDatabaseValue(value).map(stored) }
-}
-
-extension Components.Schemas.Device.EnvironmentPayload: StoredVocabulary, DatabaseValueConvertible {
-    static var storedFallback: Self { .production }
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> Self? { String.fromDatabaseValue(value).map(stored) }
-}
+extension Components.Schemas.Side: StoredVocabulary {}
+extension Components.Schemas.OrderType: StoredVocabulary {}
+extension Components.Schemas.TimeInForce: StoredVocabulary {}
+extension Components.Schemas.OrderStatus: StoredVocabulary {}
+extension Components.Schemas.TradingMode: StoredVocabulary {}
+extension Components.Schemas.SyncEntity: StoredVocabulary {}
+extension Components.Schemas.DSRKind: StoredVocabulary {}
+extension Components.Schemas.DSRStatus: StoredVocabulary {}
+extension Components.Schemas.Device.EnvironmentPayload: StoredVocabulary {}
 
 extension Components.Schemas.EventType: DatabaseValueConvertible, SQLVocabulary {}
 extension Components.Schemas.SyncChange.OpPayload: SQLVocabulary {}
