@@ -46,46 +46,17 @@ public enum InstrumentSymbol: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// A calendar date as OCC symbols write it (YYMMDD).
-public struct OCCDate: Sendable, Hashable, Comparable {
-    public var year: Int
-    public var month: Int
-    public var day: Int
-
-    public init(year: Int, month: Int, day: Int) {
-        self.year = year
-        self.month = month
-        self.day = day
-    }
-
-    /// Midnight UTC of the day; nil for a day the calendar does not have (31 February).
-    public var date: Date? {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(secondsFromGMT: 0) ?? calendar.timeZone
-        let components = DateComponents(year: year, month: month, day: day)
-        guard components.isValidDate(in: calendar) else { return nil }
-        return calendar.date(from: components)
-    }
-
-    public var yymmdd: String {
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return two(year % 100) + two(month) + two(day)
-    }
-
-    public static func < (a: OCCDate, b: OCCDate) -> Bool { (a.year, a.month, a.day) < (b.year, b.month, b.day) }
-}
-
 /// An option contract in OCC symbology: root, expiry YYMMDD, C or P, strike × 1000 in 8 digits.
 /// Written compactly (`AAPL261218C00190000`); the padded form (`AAPL  261218C00190000`) is read too.
 public struct OptionContract: Sendable, Hashable {
     public enum Right: String, Sendable { case call = "C", put = "P" }
 
     public var underlying: String
-    public var expiry: OCCDate
+    public var expiry: CalendarDay
     public var right: Right
     public var strikeThousandths: Int64
 
-    public init(underlying: String, expiry: OCCDate, right: Right, strikeThousandths: Int64) {
+    public init(underlying: String, expiry: CalendarDay, right: Right, strikeThousandths: Int64) {
         self.underlying = underlying
         self.expiry = expiry
         self.right = right
@@ -113,12 +84,11 @@ public struct OptionContract: Sendable, Hashable {
         }
         let t = rootCount
         guard let yy = number(t..<(t + 2)), let mm = number((t + 2)..<(t + 4)), let dd = number((t + 4)..<(t + 6)),
-              (1...12).contains(mm), (1...31).contains(dd),
+              case let expiry = CalendarDay(year: 2000 + Int(yy), month: Int(mm), day: Int(dd)), expiry.exists,
               let right = Right(rawValue: String(UnicodeScalar(bytes[t + 6]))),
               let strike = number((t + 7)..<(t + 15)), strike > 0
         else { return nil }
-        self.init(underlying: String(decoding: bytes[..<rootCount], as: UTF8.self),
-                  expiry: OCCDate(year: 2000 + Int(yy), month: Int(mm), day: Int(dd)), right: right, strikeThousandths: strike)
+        self.init(underlying: String(decoding: bytes[..<rootCount], as: UTF8.self), expiry: expiry, right: right, strikeThousandths: strike)
     }
 
     public var symbol: String {

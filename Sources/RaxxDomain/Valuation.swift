@@ -79,8 +79,7 @@ public enum OptionJSON {
     /// The object for `symbol`; nil when it is not an option contract.
     public static func object(_ symbol: String) -> String? {
         guard case .option(let c) = InstrumentSymbol(parsing: symbol) else { return nil }
-        func pad(_ n: Int, _ width: Int) -> String { let s = String(n); return String(repeating: "0", count: max(0, width - s.count)) + s }
-        let expiry = "\(pad(c.expiry.year, 4))-\(pad(c.expiry.month, 2))-\(pad(c.expiry.day, 2))"
+        let expiry = c.expiry.description
         let strike = Money.string(ticks: c.strikeThousandths * (Money.ticksPerUnit / 1000))
         return "{\"expiry\":\"\(expiry)\",\"multiplier\":\(InstrumentSymbol.option(c).multiplier),\"right\":\"\(c.right == .call ? "call" : "put")\",\"strike\":\"\(strike)\",\"underlying\":\"\(c.underlying)\"}"
     }

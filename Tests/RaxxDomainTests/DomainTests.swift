@@ -18,12 +18,12 @@ import Testing
         #expect(option.underlying == "AAPL")
         guard case .option(let contract) = option else { Issue.record("not an option"); return }
         #expect(contract.right == .call && contract.strikeThousandths == 190_000)
-        #expect(contract.expiry == OCCDate(year: 2026, month: 12, day: 18))
+        #expect(contract.expiry == CalendarDay(year: 2026, month: 12, day: 18))
     }
 
     @Test func aDayTheCalendarLacksHasNoDate() {
-        #expect(OCCDate(year: 2026, month: 2, day: 31).date == nil)
-        #expect(OCCDate(year: 2026, month: 2, day: 28).date != nil)
+        #expect(!CalendarDay(year: 2026, month: 2, day: 31).exists && OptionContract(occ: "AAPL260231C00190000") == nil)
+        #expect(CalendarDay(year: 2026, month: 2, day: 28).exists && OptionContract(occ: "AAPL260228C00190000") != nil)
     }
 }
 

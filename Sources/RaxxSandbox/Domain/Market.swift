@@ -74,8 +74,9 @@ public struct Market: Sendable {
     }
 
     /// Whether `day` is the third Friday of its month (a day the calendar lacks is not).
-    static func isThirdFriday(_ day: OCCDate) -> Bool {
-        guard (15...21).contains(day.day), let date = day.date else { return false }
+    static func isThirdFriday(_ day: CalendarDay) -> Bool {
+        guard (15...21).contains(day.day), day.exists else { return false }
+        let date = day.start
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         return calendar.component(.weekday, from: date) == 6
@@ -111,20 +112,20 @@ public struct Market: Sendable {
         }
     }
 
-    /// The third Friday of each of the next `count` months, as OCC dates (UTC midnight).
-    static func monthlyExpiries(after date: Date, count: Int) -> [OCCDate] {
+    /// The third Friday of each of the next `count` months (UTC days).
+    static func monthlyExpiries(after date: Date, count: Int) -> [CalendarDay] {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let c = calendar.dateComponents([.year, .month, .day], from: date)
         var (year, month) = (c.year!, c.month!)
-        var result: [OCCDate] = []
+        var result: [CalendarDay] = []
         while result.count < count {
             // The first Friday is day 1 + (Friday(6) - weekday of the 1st) mod 7; the third is 14 days later.
             let first = calendar.date(from: DateComponents(year: year, month: month, day: 1))!
             let weekday = calendar.component(.weekday, from: first)
             let day = 1 + (6 - weekday + 7) % 7 + 14
-            let expiry = OCCDate(year: year, month: month, day: day)
-            if let day = expiry.date, day > date { result.append(expiry) }
+            let expiry = CalendarDay(year: year, month: month, day: day)
+            if expiry.start > date { result.append(expiry) }
             month += 1
             if month > 12 { month = 1; year += 1 }
         }
@@ -171,7 +172,8 @@ public struct Market: Sendable {
 
     func optionPriceTicks(_ o: OptionContract, underlying u: Underlying, spotTicks: Int64, at date: Date) -> Int64? {
         // A day the calendar lacks (31 February) never trades.
-        guard let expiry = o.expiry.date else { return nil }
+        guard o.expiry.exists else { return nil }
+        let expiry = o.expiry.start
         let years = (expiry.addingTimeInterval(20 * 3600).timeIntervalSince(date)) / (365.25 * 86400)
         guard years > 0 else { return nil }
         let spot = Double(spotTicks) / Double(Money.ticksPerUnit)
