@@ -34,8 +34,8 @@ public enum AgeDecryptor {
         try decryptPayload(reader, header: header, fileKey: fileKey, to: sink)
     }
 
-    static func bad(_ code: String, _ message: String, hint: String? = nil) -> RaxxError {
-        RaxxError(code: code, message: message, hint: hint, status: .dataError)
+    static func bad(_ code: ErrorCode, _ message: String, hint: String? = nil) -> RaxxError {
+        RaxxError(code: code, message: message, hint: hint)
     }
 
     // MARK: header
@@ -47,7 +47,7 @@ public enum AgeDecryptor {
     }
 
     static func parseHeader(_ reader: Reader) throws(RaxxError) -> ParsedHeader {
-        func malformed(_ what: String) -> RaxxError { bad("age_header", "This is not a valid age file: \(what).") }
+        func malformed(_ what: String) -> RaxxError { bad(.ageHeader, "This is not a valid age file: \(what).") }
         var consumed: [UInt8] = []
         func line() throws(RaxxError) -> [UInt8] {
             guard let line = try reader.readLine(limit: maximumHeaderLength - consumed.count) else {
@@ -59,7 +59,7 @@ public enum AgeDecryptor {
         consumed += first + [0x0A]
         guard first == Array(AgeFormat.versionLine.utf8) else {
             if first.starts(with: Array("-----BEGIN AGE ENCRYPTED FILE-----".utf8)) {
-                throw bad("age_armored", "This age file is ASCII-armored; only the binary format is read here.",
+                throw bad(.ageArmored, "This age file is ASCII-armored; only the binary format is read here.",
                           hint: "Remove the armor first: age -d reads it, or decode the base64 between the BEGIN and END lines.")
             }
             if first.starts(with: Array("age-encryption.org/".utf8)) { throw malformed("its version is not v1") }
@@ -107,51 +107,51 @@ public enum AgeDecryptor {
 
     static func unwrapX25519(_ stanzas: [Stanza], identities: [AgeX25519Identity]) throws(RaxxError) -> SecretBuffer {
         if stanzas.contains(where: { $0.arguments.first == "scrypt" }) {
-            throw bad("age_passphrase_file", "This age file is encrypted with a passphrase, not to a key.")
+            throw bad(.agePassphraseFile, "This age file is encrypted with a passphrase, not to a key.")
         }
         for stanza in stanzas where stanza.arguments.first == "X25519" {
             guard stanza.arguments.count == 2, let share = RawBase64.decode(Array(stanza.arguments[1].utf8)), share.count == 32 else {
-                throw bad("age_header", "This is not a valid age file: an X25519 stanza's ephemeral share is malformed.")
+                throw bad(.ageHeader, "This is not a valid age file: an X25519 stanza's ephemeral share is malformed.")
             }
             guard stanza.body.count == AgeFormat.fileKeyLength + Primitives.aeadTagLength else {
-                throw bad("age_header", "This is not a valid age file: an X25519 stanza's body has the wrong length.")
+                throw bad(.ageHeader, "This is not a valid age file: an X25519 stanza's body has the wrong length.")
             }
             for identity in identities {
                 let shared = SecretBuffer(count: 32)
                 let ok = share.withUnsafeBytes { Primitives.x25519(scalar: identity.secret.readable, point: $0, into: shared.bytes) }
                 guard ok else {
-                    throw bad("age_header", "This is not a valid age file: an X25519 stanza's ephemeral share is a low-order point.")
+                    throw bad(.ageHeader, "This is not a valid age file: an X25519 stanza's ephemeral share is a low-order point.")
                 }
                 let wrapKey = Primitives.hkdf(key: shared.readable, salt: share + identity.recipient.publicKey, info: AgeFormat.x25519Label)
                 shared.wipe()
                 if let fileKey = unwrap(stanza.body, with: wrapKey) { return fileKey }
             }
         }
-        throw bad("age_no_identity", "None of the given identities opens this age file.",
+        throw bad(.ageNoIdentity, "None of the given identities opens this age file.",
                   hint: "It was encrypted to other recipients; use the secret key of the age1… it was encrypted to.")
     }
 
     static func unwrapScrypt(_ stanzas: [Stanza], passphrase: AgePassphrase, maximumWorkFactor: Int) throws(RaxxError) -> SecretBuffer {
         guard let stanza = stanzas.first(where: { $0.arguments.first == "scrypt" }) else {
-            throw bad("age_not_passphrase", "This age file is not passphrase-encrypted; it needs a secret key.")
+            throw bad(.ageNotPassphrase, "This age file is not passphrase-encrypted; it needs a secret key.")
         }
         guard stanzas.count == 1 else {
-            throw bad("age_header", "This is not a valid age file: a passphrase stanza must be its only stanza.")
+            throw bad(.ageHeader, "This is not a valid age file: a passphrase stanza must be its only stanza.")
         }
         let arguments = stanza.arguments
         guard arguments.count == 3, let salt = RawBase64.decode(Array(arguments[1].utf8)), salt.count == 16 else {
-            throw bad("age_header", "This is not a valid age file: its scrypt stanza is malformed.")
+            throw bad(.ageHeader, "This is not a valid age file: its scrypt stanza is malformed.")
         }
         let factor = Array(arguments[2].utf8)
         guard let firstDigit = factor.first, (0x31...0x39).contains(firstDigit), factor.allSatisfy({ (0x30...0x39).contains($0) }),
               factor.count <= 2, let logN = Int(arguments[2]) else {
-            throw bad("age_header", "This is not a valid age file: its scrypt work factor is malformed.")
+            throw bad(.ageHeader, "This is not a valid age file: its scrypt work factor is malformed.")
         }
         guard logN <= maximumWorkFactor else {
-            throw bad("age_work_factor", "This age file's scrypt work factor (\(logN)) is above the limit of \(maximumWorkFactor).")
+            throw bad(.ageWorkFactor, "This age file's scrypt work factor (\(logN)) is above the limit of \(maximumWorkFactor).")
         }
         guard stanza.body.count == AgeFormat.fileKeyLength + Primitives.aeadTagLength else {
-            throw bad("age_header", "This is not a valid age file: its scrypt stanza's body has the wrong length.")
+            throw bad(.ageHeader, "This is not a valid age file: its scrypt stanza's body has the wrong length.")
         }
         let key = SecretBuffer(count: 32)
         defer { key.wipe() }
@@ -159,7 +159,7 @@ public enum AgeDecryptor {
             try Primitives.scrypt(passphrase: bytes, salt: Array(AgeFormat.scryptLabel.utf8) + salt, logN: logN, into: key.bytes)
         }
         guard let fileKey = unwrap(stanza.body, with: key.readable) else {
-            throw bad("age_wrong_passphrase", "The passphrase is wrong (or the file was changed).")
+            throw bad(.ageWrongPassphrase, "The passphrase is wrong (or the file was changed).")
         }
         return fileKey
     }
@@ -182,7 +182,7 @@ public enum AgeDecryptor {
         defer { fileKey.wipe() }
         let macKey = Primitives.hkdf(key: fileKey.readable, salt: [], info: "header")
         guard Primitives.hmacIsValid(key: macKey, mac: header.mac, header.macInput) else {
-            throw bad("age_header_mac", "This age file's header was changed: its MAC does not match.")
+            throw bad(.ageHeaderMAC, "This age file's header was changed: its MAC does not match.")
         }
         var nonce = [UInt8](repeating: 0, count: AgeFormat.payloadNonceLength)
         let got = try nonce.withMutableRawBytes { (raw) throws(RaxxError) in try reader.readFull(into: raw) }
@@ -215,7 +215,7 @@ public enum AgeDecryptor {
                     throw corrupted(counter)
                 }
                 if out.count == 0 && counter > 0 {
-                    throw bad("age_payload", "This is not a valid age file: its final chunk is empty.")
+                    throw bad(.agePayload, "This is not a valid age file: its final chunk is empty.")
                 }
                 defer { plaintext.wipe() }
                 try sink.write(UnsafeRawBufferPointer(out))
@@ -224,7 +224,7 @@ public enum AgeDecryptor {
             guard open(false) else {
                 if open(true) {
                     Primitives.wipe(out)
-                    throw bad("age_trailing_data", "This age file has data after its final chunk.")
+                    throw bad(.ageTrailingData, "This age file has data after its final chunk.")
                 }
                 throw corrupted(counter)
             }
@@ -234,10 +234,10 @@ public enum AgeDecryptor {
         }
     }
 
-    static let truncated = bad("age_truncated", "This age file is truncated: its end is missing.")
+    static let truncated = bad(.ageTruncated, "This age file is truncated: its end is missing.")
 
     static func corrupted(_ chunk: UInt64) -> RaxxError {
-        bad("age_payload", "This age file was changed or damaged: chunk \(chunk + 1) does not authenticate.")
+        bad(.agePayload, "This age file was changed or damaged: chunk \(chunk + 1) does not authenticate.")
     }
 }
 
@@ -278,15 +278,15 @@ final class Reader {
             if let newline = buffer[start..<end].firstIndex(of: 0x0A) {
                 line += buffer[start..<newline]
                 start = newline + 1
-                guard line.count <= limit else { throw AgeDecryptor.bad("age_header", "This is not a valid age file: its header is too long.") }
+                guard line.count <= limit else { throw AgeDecryptor.bad(.ageHeader, "This is not a valid age file: its header is too long.") }
                 return line
             }
             line += buffer[start..<end]
             start = end
-            guard line.count <= limit else { throw AgeDecryptor.bad("age_header", "This is not a valid age file: its header is too long.") }
+            guard line.count <= limit else { throw AgeDecryptor.bad(.ageHeader, "This is not a valid age file: its header is too long.") }
             guard try refill() else {
                 if line.isEmpty { return nil }
-                throw AgeDecryptor.bad("age_header", "This is not a valid age file: its header ends early (truncated).")
+                throw AgeDecryptor.bad(.ageHeader, "This is not a valid age file: its header ends early (truncated).")
             }
         }
     }

@@ -99,10 +99,10 @@ public final class AgeEncryptor: AgeSink {
         plaintext.wipe()
     }
 
-    private static let closedError = RaxxError.failure(code: "age_closed", "The encrypted file was already finished or failed; nothing more can be written to it.")
+    private static let closedError = RaxxError(code: .ageClosed, message: "The encrypted file was already finished or failed; nothing more can be written to it.")
 
     private func sealChunk(final: Bool) throws(RaxxError) {
-        guard counter < UInt64.max else { throw RaxxError.failure(code: "age_too_long", "The file is too long for age's chunk counter.") }
+        guard counter < UInt64.max else { throw RaxxError(code: .ageTooLong, message: "The file is too long for age's chunk counter.") }
         let nonce = AgeFormat.chunkNonce(counter: counter, final: final)
         let input = UnsafeRawBufferPointer(rebasing: plaintext.readable[0..<filled])
         nonce.withUnsafeBytes { Primitives.seal(key: payloadKey.readable, nonce: $0, plaintext: input, into: sealed) }

@@ -211,7 +211,7 @@ public final class AgePassphrase: @unchecked Sendable {
     /// Uses the passphrase once, then wipes it.
     func spend<R>(_ body: (UnsafeRawBufferPointer) throws(RaxxError) -> R) throws(RaxxError) -> R {
         guard !spent else {
-            throw RaxxError.failure(code: "passphrase_spent", "This passphrase was already used and wiped; read it again.")
+            throw RaxxError(code: .passphraseSpent, message: "This passphrase was already used and wiped; read it again.")
         }
         defer { wipe() }
         return try body(secret.readable)

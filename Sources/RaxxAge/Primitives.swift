@@ -10,7 +10,7 @@ enum Primitives {
 
     static func ensureReady() throws(RaxxError) {
         guard ready else {
-            throw RaxxError.failure(code: "sodium_unavailable", "The cryptography library could not start on this machine.")
+            throw RaxxError(code: .sodiumUnavailable, message: "The cryptography library could not start on this machine.")
         }
     }
 
@@ -91,7 +91,7 @@ enum Primitives {
                 u8(out), out.count)
         }
         guard status == 0 else {
-            throw RaxxError.failure(code: "out_of_memory", "Not enough memory to derive the key from the passphrase (scrypt, work factor \(logN)).")
+            throw RaxxError(code: .outOfMemory, message: "Not enough memory to derive the key from the passphrase (scrypt, work factor \(logN)).")
         }
     }
 

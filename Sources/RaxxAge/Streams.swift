@@ -36,7 +36,7 @@ public struct AgeFileDescriptorSink: AgeSink, Sendable {
             #endif
             if n < 0 {
                 if errno == EINTR { continue }
-                throw RaxxError.failure(code: "write_failed", "Could not write the file: \(String(cString: strerror(errno))).")
+                throw RaxxError(code: .writeFailed, message: "Could not write the file: \(String(cString: strerror(errno))).")
             }
             offset += n
         }
@@ -58,7 +58,7 @@ public struct AgeFileDescriptorSource: AgeSource, Sendable {
             #endif
             if n < 0 {
                 if errno == EINTR { continue }
-                throw RaxxError.failure(code: "read_failed", "Could not read the file: \(String(cString: strerror(errno))).")
+                throw RaxxError(code: .readFailed, message: "Could not read the file: \(String(cString: strerror(errno))).")
             }
             return n
         }

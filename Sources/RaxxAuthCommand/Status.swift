@@ -48,13 +48,12 @@ extension RaxxAuth {
             let current = contents[context.origin]
             guard let session = current.session, session.sessionExpiresAt > now else {
                 if let over = current.session {
-                    throw RaxxError(code: "sign_in_required", message: "The session at \(context.origin) ended at \(context.peopleMoment(over.sessionExpiresAt)).",
-                                    hint: "Sign in again: raxx-auth login", status: .signInRequired)
+                    throw RaxxError(code: .signInRequired, message: "The session at \(context.origin) ended at \(context.peopleMoment(over.sessionExpiresAt)).",
+                                    hint: "Sign in again: raxx-auth login")
                 }
-                throw RaxxError(code: "sign_in_required", message: "Not signed in to \(context.origin).",
+                throw RaxxError(code: .signInRequired, message: "Not signed in to \(context.origin).",
                                 hint: current.credential == nil ? "Create a passkey: raxx-auth register --email you@example.com"
-                                                                : "Sign in: raxx-auth login",
-                                status: .signInRequired)
+                                                                : "Sign in: raxx-auth login")
             }
         }
     }

@@ -124,7 +124,7 @@ public struct CommandContext: Sendable {
         for service in world.services {
             if let found = service.value(as: Service.self) { return found }
         }
-        throw RaxxError.failure(code: "internal", "\(tool) has no \(Service.self).")
+        throw RaxxError(code: .internal, message: "\(tool) has no \(Service.self).")
     }
 
     /// The Raptor API without a session. Offline-capable commands may not have one: one that asks
@@ -212,7 +212,7 @@ public struct CommandContext: Sendable {
 
     private func checkNetworkAllowed() throws(RaxxError) {
         guard requirement != .offlineCapable else {
-            throw RaxxError.failure(code: "internal", "An offline-capable command tried to use the network.")
+            throw RaxxError(code: .internal, message: "An offline-capable command tried to use the network.")
         }
     }
 
@@ -224,7 +224,7 @@ public struct CommandContext: Sendable {
             do {
                 return try JSONLines.line(record)
             } catch {
-                throw RaxxError.failure(code: "internal", "Could not encode the output: \(error)")
+                throw RaxxError(code: .internal, message: "Could not encode the output: \(error)")
             }
         }
     }

@@ -139,7 +139,7 @@ public struct FileDescriptorSource: InputSource {
             let n = Foundation.read(fd, buffer.baseAddress, buffer.count)
             if n >= 0 { return n }
             if errno == EINTR { continue }
-            throw RaxxError.failure(code: "input_unreadable", "Could not read standard input: \(String(cString: strerror(errno))).")
+            throw RaxxError(code: .inputUnreadable, message: "Could not read standard input: \(String(cString: strerror(errno))).")
         }
     }
 
@@ -150,7 +150,7 @@ public struct FileDescriptorSource: InputSource {
             let n = chunk.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw RaxxError.failure(code: "input_unreadable", "Could not read standard input: \(String(cString: strerror(errno))).")
+                throw RaxxError(code: .inputUnreadable, message: "Could not read standard input: \(String(cString: strerror(errno))).")
             }
             if n == 0 { return bytes }
             bytes += chunk[..<n]
@@ -165,7 +165,7 @@ public struct FileDescriptorSource: InputSource {
             let n = Foundation.read(fd, &byte, 1)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw RaxxError.failure(code: "input_unreadable", "Could not read standard input: \(String(cString: strerror(errno))).")
+                throw RaxxError(code: .inputUnreadable, message: "Could not read standard input: \(String(cString: strerror(errno))).")
             }
             if n == 0 { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
             if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
@@ -228,7 +228,7 @@ public struct CommandIO: Sendable {
     /// first): a command must not report success, nor record as delivered, what never arrived.
     public func checkOutput() throws(RaxxError) {
         guard let failure = stdout.failure else { return }
-        throw RaxxError.failure(code: "output_unwritable", "Could not write to standard output: \(failure).",
+        throw RaxxError(code: .outputUnwritable, message: "Could not write to standard output: \(failure).",
                                 hint: "What the command did is done (orders placed stay placed); only its output is incomplete. "
                                     + "Check where it goes (a full disk, a closed descriptor) before running it again.")
     }

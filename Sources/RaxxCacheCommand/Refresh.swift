@@ -61,7 +61,7 @@ extension RaxxCache {
             do {
                 store = try stores.cache()
                 outcome = try await refresh(store, limits: limits, full: full, context)
-            } catch let error as RaxxError where error.code == "cache_damaged" {
+            } catch let error as RaxxError where error.is(.cacheDamaged) {
                 // It is only a cache: set the damaged file aside and build it again from the server.
                 let aside = try stores.setDamagedCacheAside()
                 context.say("The cache was damaged; it was set aside (\(aside)) and is being rebuilt.")

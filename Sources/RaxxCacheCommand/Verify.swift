@@ -59,7 +59,7 @@ extension RaxxCache {
             let drifted = records.filter { !$0.match }.map(\.entity)
             guard drifted.isEmpty else {
                 let behind = cache.state.cursor < remote.cursor
-                throw RaxxError.failure(code: "drift", "The cache differs from the server: \(drifted.joined(separator: ", ")).",
+                throw RaxxError(code: .drift, message: "The cache differs from the server: \(drifted.joined(separator: ", ")).",
                                         hint: behind ? "The server has changes the cache has not pulled yet: run raxx-cache refresh, then verify."
                                                      : "Rebuild it: raxx-cache refresh --full")
             }

@@ -35,8 +35,8 @@ public struct Ceremonies: Sendable {
 
     /// For a relying party that is known to send no code: asked for one, it fails.
     public static let noCode: CodePrompt = { email, _ in
-        throw RaxxError(code: "code_required", message: "The server emailed a one-time code to \(email).",
-                        hint: "Give it on a terminal, or with --code-fd N.", status: .usage)
+        throw RaxxError(code: .codeRequired, message: "The server emailed a one-time code to \(email).",
+                        hint: "Give it on a terminal, or with --code-fd N.")
     }
 
     public let keystore: any KeystoreAccess
@@ -62,15 +62,14 @@ public struct Ceremonies: Sendable {
     /// Refuses an RP ID this server's host does not permit (exit 77; nothing is signed).
     func checkRPID(_ rpID: String) throws(RaxxError) {
         guard endpoint.permits(rpID: rpID) else {
-            throw RaxxError.notPermitted(
-                code: "rp_id_refused", "\(origin) asked for a passkey of \(rpID), which is not its own site: nothing was signed.",
+            throw RaxxError(code: .rpIDRefused, message: "\(origin) asked for a passkey of \(rpID), which is not its own site: nothing was signed.",
                 hint: "A server may only ask for its own host or a parent domain of it (localhost for a loopback server).")
         }
     }
 
     static func bytes(_ text: String, _ what: String) throws(RaxxError) -> [UInt8] {
         guard let b = Base64URL.decode(text) else {
-            throw RaxxError.failure(code: "bad_response", "The server's \(what) is not base64url.")
+            throw RaxxError(code: .badResponse, message: "The server's \(what) is not base64url.")
         }
         return b
     }
@@ -86,8 +85,7 @@ public struct Ceremonies: Sendable {
         try await keystore.withLock {
             var contents = try keystore.load()
             if let existing = contents[origin].credential {
-                throw RaxxError.failure(
-                    code: "already_registered", "This device already holds a passkey for \(existing.email) at \(origin).",
+                throw RaxxError(code: .alreadyRegistered, message: "This device already holds a passkey for \(existing.email) at \(origin).",
                     hint: existing.email.caseInsensitiveCompare(email) == .orderedSame
                         ? "Sign in with it: raxx-auth login" : "Remove it first: raxx-auth logout --forget-device")
             }
@@ -124,7 +122,7 @@ public struct Ceremonies: Sendable {
                     digits = sent.digits
                     given = try checked({ try code(sent.email, sent.digits) }, email: sent.email)
                 case .accepted:
-                    throw RaxxError.failure(code: "bad_response", "The server sent a new code instead of taking the one given.")
+                    throw RaxxError(code: .badResponse, message: "The server sent a new code instead of taking the one given.")
                 case .default(_, let answer):
                     let refusal = try answer.raxxError
                     // Not the code emailed: on a terminal it is asked again, and sent with the same
@@ -136,12 +134,12 @@ public struct Ceremonies: Sendable {
                     given = try checked({ try retry(refusal, digits) }, email: email)
                 }
             }
-            guard let options else { throw RaxxError.failure(code: "bad_response", "The server sent no registration options.") }
+            guard let options else { throw RaxxError(code: .badResponse, message: "The server sent no registration options.") }
             guard options.pubKeyCredParams.contains(where: { $0.alg == SoftwareAuthenticator.coseAlgorithmES256 }) else {
-                throw RaxxError.failure(code: "algorithm_unsupported", "The server does not accept ES256 passkeys.")
+                throw RaxxError(code: .algorithmUnsupported, message: "The server does not accept ES256 passkeys.")
             }
             guard let rpID = options.rp.id else {
-                throw RaxxError.failure(code: "bad_response", "The server's registration options name no relying party.")
+                throw RaxxError(code: .badResponse, message: "The server's registration options name no relying party.")
             }
             try checkRPID(rpID)
             let secret = try pin.ask(true)
@@ -187,11 +185,11 @@ public struct Ceremonies: Sendable {
                 contents.unboundCredential = nil
             }
             guard var credential = contents[origin].credential else {
-                throw RaxxError(code: "no_passkey", message: "This device has no passkey for \(origin) yet.",
-                                hint: "Create one: raxx-auth register --email you@example.com", status: .signInRequired)
+                throw RaxxError(code: .noPasskey, message: "This device has no passkey for \(origin) yet.",
+                                hint: "Create one: raxx-auth register --email you@example.com")
             }
             if let email, email.caseInsensitiveCompare(credential.email) != .orderedSame {
-                throw RaxxError.failure(code: "other_account", "This device's passkey belongs to \(credential.email), not \(email).",
+                throw RaxxError(code: .otherAccount, message: "This device's passkey belongs to \(credential.email), not \(email).",
                                         hint: "To switch accounts: raxx-auth logout --forget-device, then raxx-auth register.")
             }
             let options: Components.Schemas.PublicKeyCredentialRequestOptionsJSON
@@ -200,9 +198,8 @@ public struct Ceremonies: Sendable {
             case .default(_, let answer): throw try answer.raxxError
             }
             if let allowed = options.allowCredentials, !allowed.contains(where: { $0.id == credential.credentialID }) {
-                throw RaxxError(code: "passkey_unknown", message: "The server does not know this device's passkey.",
-                                hint: "Register this device again: raxx-auth logout --forget-device, then raxx-auth register.",
-                                status: .signInRequired)
+                throw RaxxError(code: .passkeyUnknown, message: "The server does not know this device's passkey.",
+                                hint: "Register this device again: raxx-auth logout --forget-device, then raxx-auth register.")
             }
             let assertion = try assert(&contents, &credential, rpID: options.rpId ?? credential.rpID,
                                        type: "webauthn.get", challenge: options.challenge, pin: pin)
@@ -237,7 +234,7 @@ public struct Ceremonies: Sendable {
             }
             contents[origin].credential = credential
             try keystore.save(contents)
-            if case .failure(let refusal) = result, refusal.code == SoftwareAuthenticator.wrongPINCode, let wrong = pin.wrong {
+            if case .failure(let refusal) = result, refusal.is(SoftwareAuthenticator.wrongPINCode), let wrong = pin.wrong {
                 wrong(refusal)
                 continue
             }
@@ -266,7 +263,7 @@ public struct Ceremonies: Sendable {
         let assertion = try await keystore.withLock {
             var contents = try keystore.load()
             guard var credential = contents[origin].credential else {
-                throw RaxxError.notPermitted(code: "step_up_refused", "This device has no passkey for \(origin) to confirm the action with.")
+                throw RaxxError(code: .stepUpRefused, message: "This device has no passkey for \(origin) to confirm the action with.")
             }
             return try assert(&contents, &credential, rpID: options.rpId ?? credential.rpID, type: "webauthn.get",
                               challenge: options.challenge, pin: pin)
@@ -277,7 +274,7 @@ public struct Ceremonies: Sendable {
         case .default(_, let answer):
             let error = try answer.raxxError
             if error.status == .signInRequired { throw error }
-            throw RaxxError.notPermitted(code: "step_up_refused", "The step-up was refused: \(error.message)")
+            throw RaxxError(code: .stepUpRefused, message: "The step-up was refused: \(error.message)")
         }
     }
 

@@ -20,11 +20,10 @@ public enum ErrorMapping {
             case .tooLarge: return .answerTooLarge
             case .policy: return .usage("Refusing to connect: \(f.detail).", hint: "Check RAXX_API_URL.")
             case .tls:
-                return RaxxError(code: "tls_failure", message: "Could not verify the server's identity.",
-                                 hint: "The connection may be intercepted (for example by a captive portal). Try another network.",
-                                 status: .unavailable)
+                return RaxxError(code: .tlsFailure, message: "Could not verify the server's identity.",
+                                 hint: "The connection may be intercepted (for example by a captive portal). Try another network.")
             case .other:
-                return .failure(code: "transport", "The request could not be completed (\(f.detail)).")
+                return RaxxError(code: .transport, message: "The request could not be completed (\(f.detail)).")
             }
         case let u as UnhealthyServer:
             if u.status == 429 { return .rateLimited(retryAfter: u.retryAfter) }
@@ -32,10 +31,10 @@ public enum ErrorMapping {
         case is CancellationError:
             return .cancelled
         case is DecodingError:
-            return .failure(code: "bad_response", "The server's answer could not be read.",
+            return RaxxError(code: .badResponse, message: "The server's answer could not be read.",
                             hint: "The server may run another version of the API.")
         default:
-            return .failure(code: "internal", "Unexpected error: \(error).")
+            return RaxxError(code: .internal, message: "Unexpected error: \(error).")
         }
     }
 
@@ -82,21 +81,21 @@ public enum ErrorMapping {
         case .rateLimited?:
             return .rateLimited(retryAfter: problem.retryAfter)
         case .planStale?:
-            return RaxxError(code: problem.code, message: "The plan is stale.", hint: "The data changed since it was made: plan again (raxx-dsr plan).",
+            return RaxxError(server: problem.code, message: "The plan is stale.", hint: "The data changed since it was made: plan again (raxx-dsr plan).",
                              status: .temporary)
         case .unavailable?:
             return .offline(.offlineSoft)
         case .lastPasskey?:
-            return RaxxError(code: problem.code, message: problem.title, hint: problem.detail, status: .notPermitted)
+            return RaxxError(server: problem.code, message: problem.title, hint: problem.detail, status: .notPermitted)
         case .codeInvalid?, .codeExpired?:
             // What happened, then what to do (tries left, or ask for a new code).
-            return RaxxError(code: problem.code, message: problem.title, hint: problem.detail, status: .dataError)
+            return RaxxError(server: problem.code, message: problem.title, hint: problem.detail, status: .dataError)
         case .badRequest?, .unknownSymbol?, .cursorInvalid?, .payloadTooLarge?:
             status = .dataError
         // What the person does next, with the command that does it (the server, speaking to
         // every client, names none).
         case .identityUnverified?:
-            return RaxxError(code: problem.code, message: "Verify the requester's identity first: raxx-dsr verify-identity ID --method TEXT",
+            return RaxxError(server: problem.code, message: "Verify the requester's identity first: raxx-dsr verify-identity ID --method TEXT",
                              hint: "TEXT says how it was verified (a reply from the account's email, say).", status: .failure)
         case .planRequired?:
             status = .failure
@@ -122,7 +121,7 @@ public enum ErrorMapping {
              .rpMismatch?, .signatureInvalid?, .userPresenceRequired?, .userVerificationRequired?, nil:
             status = .failure
         }
-        return RaxxError(code: problem.code, message: message, hint: hint, status: status)
+        return RaxxError(server: problem.code, message: message, hint: hint, status: status)
     }
 }
 

@@ -64,7 +64,7 @@ public struct RawRaptor: Sendable {
         do {
             return ErrorMapping.raxxError(problem: try JSONDecoder().decode(Components.Schemas.Problem.self, from: Data(bytes)))
         } catch {
-            return RaxxError.failure(code: "unexpected_answer", "The server answered \(status.code) without saying why (\(operationID)).")
+            return RaxxError(code: .badResponse, message: "The server answered \(status.code) without saying why (\(operationID)).")
         }
     }
 

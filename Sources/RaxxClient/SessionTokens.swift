@@ -48,7 +48,7 @@ public struct SessionTokens: Sendable {
 
     /// "Not signed in to ORIGIN: raxx-auth login" (exit 4).
     public static func notSignedIn(_ origin: String) -> RaxxError {
-        RaxxError(code: "sign_in_required", message: "Not signed in to \(origin): raxx-auth login", status: .signInRequired)
+        RaxxError(code: .signInRequired, message: "Not signed in to \(origin): raxx-auth login")
     }
 
     public func accessToken() async throws -> String {

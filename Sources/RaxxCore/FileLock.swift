@@ -19,7 +19,7 @@ public final class FileLock: @unchecked Sendable {
     public static func acquire(path: String, in folders: PrivateFolders, wait: RaxxDuration?,
                                busy: @autoclosure () -> RaxxError) async throws -> FileLock {
         guard let fd = try folders.open(path, O_RDWR | O_CREAT) else {
-            throw RaxxError.failure(code: "lock_unavailable", "Could not open the lock file \(path).")
+            throw RaxxError(code: .lockUnavailable, message: "Could not open the lock file \(path).")
         }
         let deadline = ContinuousClock.now + .milliseconds(wait?.milliseconds ?? 0)
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {

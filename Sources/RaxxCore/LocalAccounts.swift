@@ -218,6 +218,6 @@ public struct FileLocalAccounts: LocalAccounts {
     }
 
     static func failure(_ what: String) -> RaxxError {
-        RaxxError.failure(code: "local_data_unwritable", "\(what): \(String(cString: strerror(errno))).")
+        RaxxError(code: .localDataUnwritable, message: "\(what): \(String(cString: strerror(errno))).")
     }
 }

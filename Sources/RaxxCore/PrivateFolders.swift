@@ -35,7 +35,7 @@ public struct PrivateFolders: Sendable, Equatable {
     /// The rule for `configuration`'s state and cache folders.
     public init(_ configuration: RaxxConfiguration) { self.init(roots: configuration.privateRootPaths) }
 
-    public static let code = "unsafe_folder"
+    public static let code = ErrorCode.unsafeFolder
 
     /// Checks the folder at `path` and every folder from its root down to it; missing ones are
     /// made (0700) when `create`. Answers whether the folder exists (false, with nothing made,
@@ -155,7 +155,7 @@ public struct PrivateFolders: Sendable, Equatable {
             do {
                 try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
-                throw RaxxError.failure(code: "local_data_unwritable", "Could not create \(root): \(error.localizedDescription)")
+                throw RaxxError(code: .localDataUnwritable, message: "Could not create \(root): \(error.localizedDescription)")
             }
             guard stat(root, &info) == 0 else { throw failure("Could not look at \(root)") }
         }
@@ -235,7 +235,7 @@ public struct PrivateFolders: Sendable, Equatable {
             guard !names.contains(where: { $0 == "." || $0 == ".." }) else { break }
             return (root, names)
         }
-        throw RaxxError.failure(code: "internal", "\(path) is not inside the tools' folders (\(roots.joined(separator: ", "))).")
+        throw RaxxError(code: .internal, message: "\(path) is not inside the tools' folders (\(roots.joined(separator: ", "))).")
     }
 
     static func parent(of path: String) -> String {
@@ -250,7 +250,7 @@ public struct PrivateFolders: Sendable, Equatable {
     // MARK: Errors
 
     static func unsafe(_ message: String, hint: String) -> RaxxError {
-        RaxxError.notPermitted(code: code, message, hint: hint)
+        RaxxError(code: .unsafeFolder, message: message, hint: hint)
     }
 
     static func link(_ path: String) -> RaxxError {
@@ -263,6 +263,6 @@ public struct PrivateFolders: Sendable, Equatable {
     }
 
     static func failure(_ what: String) -> RaxxError {
-        RaxxError.failure(code: "local_data_unwritable", "\(what): \(String(cString: strerror(errno))).")
+        RaxxError(code: .localDataUnwritable, message: "\(what): \(String(cString: strerror(errno))).")
     }
 }

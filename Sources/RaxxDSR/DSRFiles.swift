@@ -65,7 +65,7 @@ public struct FileDSRFiles: DSRFiles {
         let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
             let reason = errno == EEXIST ? "it exists already, and an export is never written over a file" : String(cString: strerror(errno))
-            throw RaxxError.failure(code: "export_unwritable", "Could not create \(path): \(reason).", hint: "Name a new file with --out.")
+            throw RaxxError(code: .exportUnwritable, message: "Could not create \(path): \(reason).", hint: "Name a new file with --out.")
         }
         defer { Glibc.close(fd) }
         // The mode asked for is subject to the umask: make sure it is 0600 whatever the umask.
@@ -84,11 +84,11 @@ public struct FileDSRFiles: DSRFiles {
         }
         if let failed {
             unlink(path)
-            throw RaxxError.failure(code: "export_unwritable", "Could not write \(path): \(String(cString: strerror(failed))).")
+            throw RaxxError(code: .exportUnwritable, message: "Could not write \(path): \(String(cString: strerror(failed))).")
         }
         guard fsync(fd) == 0 else {
             unlink(path)
-            throw RaxxError.failure(code: "export_unwritable", "Could not write \(path) to disk: \(String(cString: strerror(errno))).")
+            throw RaxxError(code: .exportUnwritable, message: "Could not write \(path) to disk: \(String(cString: strerror(errno))).")
         }
     }
 
@@ -122,25 +122,25 @@ public struct FileDSRFiles: DSRFiles {
         guard try folders.file(file.path, create: false), FileManager.default.fileExists(atPath: file.path) else { return nil }
         guard let data = try? Data(contentsOf: file), let key = try? JSONDecoder().decode(KeptReceiptKey.self, from: data),
               key.origin == origin else {
-            throw RaxxError.failure(code: "receipt_key_unreadable", "The receipt key kept for \(origin) cannot be read (\(file.path)).")
+            throw RaxxError(code: .receiptKeyUnreadable, message: "The receipt key kept for \(origin) cannot be read (\(file.path)).")
         }
         return key
     }
 
     public func keep(_ key: KeptReceiptKey) throws(RaxxError) {
-        guard key.origin == origin else { throw RaxxError.failure(code: "internal", "A receipt key of another server: \(key.origin).") }
+        guard key.origin == origin else { throw RaxxError(code: .internal, message: "A receipt key of another server: \(key.origin).") }
         let file = keyFile
         let directory = file.deletingLastPathComponent()
         try folders.folder(directory.path)
         let temporary = directory.appendingPathComponent(".dsr-receipt-key.\(getpid()).tmp")
         unlink(temporary.path)
         guard let data = try? JSONLines.encoder().encode(key) else {
-            throw RaxxError.failure(code: "internal", "Could not encode the receipt key.")
+            throw RaxxError(code: .internal, message: "Could not encode the receipt key.")
         }
         try writeNew(path: temporary.path, data: data)
         guard rename(temporary.path, file.path) == 0 else {
             unlink(temporary.path)
-            throw RaxxError.failure(code: "receipt_key_unwritable", "Could not keep the receipt key in \(file.path).")
+            throw RaxxError(code: .receiptKeyUnwritable, message: "Could not keep the receipt key in \(file.path).")
         }
     }
 }

@@ -32,8 +32,7 @@ public enum Receipts {
         }
         let text = data.last == UInt8(ascii: "\n") ? data.dropLast() : data[...]
         guard let canonical = try? CanonicalJSON.data(receipt), canonical.elementsEqual(text) else {
-            throw RaxxError.failure(code: "receipt_invalid",
-                                    "The file is not exactly the signed receipt: it has a field added, repeated or reordered, or content after it.",
+            throw RaxxError(code: .receiptInvalid, message: "The file is not exactly the signed receipt: it has a field added, repeated or reordered, or content after it.",
                                     hint: "Keep the receipt as raxx-dsr receipt printed it (a reformatted copy, say by jq, is refused too).")
         }
         return receipt
@@ -43,7 +42,7 @@ public enum Receipts {
     public static func keep(_ key: Components.Schemas.DSRReceiptKey, origin: String, now: Date) throws(RaxxError) -> KeptReceiptKey {
         guard let raw = Base64URL.decode(key.publicKey), raw.count == 32,
               String(Base64URL.encode(SHA256.hash(data: raw)).prefix(16)) == key.keyId else {
-            throw RaxxError.failure(code: "bad_response", "The server's receipt key does not match its key ID.")
+            throw RaxxError(code: .badResponse, message: "The server's receipt key does not match its key ID.")
         }
         return KeptReceiptKey(origin: origin, algorithm: key.algorithm.rawValue, keyID: key.keyId, publicKey: key.publicKey, keptAt: now)
     }
@@ -60,12 +59,12 @@ public enum ExportDocument {
             guard let rows = tables[entry.table], Int64(rows.count) == entry.rows,
                   let data = try? CanonicalJSON.data(rows),
                   ASCIIHex.lowercase(SHA256.hash(data: data)) == entry.sha256 else {
-                throw RaxxError.failure(code: "bad_response", "The export's table \(entry.table) does not match its manifest.")
+                throw RaxxError(code: .badResponse, message: "The export's table \(entry.table) does not match its manifest.")
             }
         }
         guard Set(tables.keys) == Set(export.manifest.tables.map(\.table)),
               var data = try? CanonicalJSON.data(export) else {
-            throw RaxxError.failure(code: "bad_response", "The export's tables do not match its manifest.")
+            throw RaxxError(code: .badResponse, message: "The export's tables do not match its manifest.")
         }
         data.append(UInt8(ascii: "\n"))
         return data

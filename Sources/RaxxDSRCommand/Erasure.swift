@@ -83,25 +83,25 @@ extension RaxxDSR {
 
         /// A plan whose data changed since it was made.
         static func stale(_ id: String) -> RaxxError {
-            RaxxError(code: "plan_stale", message: "The plan is stale: \(id)'s data changed since it was planned (an order filled, say).",
-                      hint: "Plan again: raxx-dsr plan \(id); check the new plan, then apply its plan_hash.", status: .temporary)
+            RaxxError(code: .planStale, message: "The plan is stale: \(id)'s data changed since it was planned (an order filled, say).",
+                      hint: "Plan again: raxx-dsr plan \(id); check the new plan, then apply its plan_hash.")
         }
 
         /// An apply stopped before it was sent (at the prompt, the PIN or the step-up): nothing
         /// more was erased, and the request is as it was.
         static func notStarted(_ id: String, status: Components.Schemas.DSRStatus, planHash: String) -> RaxxError {
             let state = status == .erasing ? "still erasing, stopped part-way where it was" : "still \(status.rawValue), its plan unchanged"
-            return RaxxError(code: "cancelled", message: "Stopped before erasing anything: \(id) is \(state).",
-                             hint: "Apply again to finish it: raxx-dsr apply \(id) --plan-hash \(planHash)", status: .cancelled)
+            return RaxxError(code: .cancelled, message: "Stopped before erasing anything: \(id) is \(state).",
+                             hint: "Apply again to finish it: raxx-dsr apply \(id) --plan-hash \(planHash)")
         }
 
         /// An apply that stopped before its answer came: what state the request is in, and how
         /// to finish it.
-        static func interrupted(_ id: String, planHash: String, why: String, status: ExitStatus) -> RaxxError {
-            RaxxError(code: "apply_interrupted",
+        static func interrupted(_ id: String, planHash: String, why: String, code: ErrorCode) -> RaxxError {
+            RaxxError(code: code,
                       message: "\(why). On the server the erasure goes on, or stopped part-way and waits: \(id) is erasing "
                           + "(raxx-dsr show \(id) says how far), and nothing is left half-erased for good.",
-                      hint: "Apply again to finish it: raxx-dsr apply \(id) --plan-hash \(planHash)", status: status)
+                      hint: "Apply again to finish it: raxx-dsr apply \(id) --plan-hash \(planHash)")
         }
 
         struct Record: Encodable {
@@ -129,7 +129,7 @@ extension RaxxDSR {
             var grant: String? = nil
             if request.status != .completed {
                 guard let current = request.planHash, [.planned, .erasing].contains(request.status) else {
-                    throw RaxxError.failure(code: "plan_required", "There is no plan to apply: \(id) is \(request.status.rawValue).",
+                    throw RaxxError(code: .planRequired, message: "There is no plan to apply: \(id) is \(request.status.rawValue).",
                                             hint: "Verify the identity, then: raxx-dsr plan \(id)")
                 }
                 guard current == planHash else {
@@ -157,7 +157,7 @@ extension RaxxDSR {
                 }
                 guard typed == request.subject.lowercased() else {
                     throw confirmed == nil
-                        ? RaxxError(code: "cancelled", message: "That is not the subject's email: nothing was erased.", status: .cancelled)
+                        ? RaxxError(code: .cancelled, message: "That is not the subject's email: nothing was erased.")
                         : RaxxError.badInput(field: "confirm", "is not the subject's email: nothing was erased")
                 }
                 grant = try await context.ceremonies().stepUp(for: ErasureApplyAction(requestID: id, planHash: planHash),
@@ -187,10 +187,11 @@ extension RaxxDSR {
                     outcome = try answer.get()
                 case .stopped:
                     applying.cancel()
-                    throw Self.interrupted(id, planHash: planHash, why: "Stopped waiting for the erasure of \(id)", status: .cancelled)
+                    throw Self.interrupted(id, planHash: planHash, why: "Stopped waiting for the erasure of \(id)", code: .applyInterrupted)
                 }
             } catch let error where ErrorMapping.isOffline(error) {
-                throw Self.interrupted(id, planHash: planHash, why: "The connection was lost while \(id) was being erased", status: .unavailable)
+                throw Self.interrupted(id, planHash: planHash, why: "The connection was lost while \(id) was being erased",
+                                       code: .applyConnectionLost)
             } catch let error as RaxxError where error.code == Components.Schemas.ProblemCode.planStale.rawValue {
                 throw Self.stale(id)
             }

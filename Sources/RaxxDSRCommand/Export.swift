@@ -89,9 +89,9 @@ extension RaxxDSR {
                 do {
                     try files.writeNew(path: out, data: bytes)
                 } catch {
-                    throw RaxxError(code: error.code, message: error.message,
-                                    hint: [error.hint, "\(id) is not completed: export it again."].compactMap { $0 }.joined(separator: " "),
-                                    status: error.status)
+                    var told = error
+                    told.hint = [error.hint, "\(id) is not completed: export it again."].compactMap { $0 }.joined(separator: " ")
+                    throw told
                 }
                 _ = try await api.confirmDSRExport(path: .init(requestId: id)).checked().ok
                 try context.emit([Record(request_id: id, out: out, tables: export.manifest.tables.count, rows: rows, encryption: how)],

@@ -43,7 +43,7 @@ extension RaxxDSR {
                 key = kept
             }
             guard let key, Receipts.verifies(receipt, key: key) else {
-                throw RaxxError.failure(code: "receipt_invalid", "The receipt does not verify against \(context.origin)'s kept receipt key.",
+                throw RaxxError(code: .receiptInvalid, message: "The receipt does not verify against \(context.origin)'s kept receipt key.",
                                         hint: "The server's key may have changed; nothing was printed.")
             }
             context.io.stdout.write(try JSONLines.line(receipt) + "\n")
@@ -82,11 +82,11 @@ extension RaxxDSR {
             let files: any DSRFiles = try context.service()
             let receipt = try Receipts.parse(try files.read(path: file, limit: Receipts.maxFileBytes))
             guard let key = try files.keptReceiptKey(origin: context.origin) else {
-                throw RaxxError.failure(code: "no_receipt_key", "No receipt key is kept for \(context.origin).",
+                throw RaxxError(code: .noReceiptKey, message: "No receipt key is kept for \(context.origin).",
                                         hint: "raxx-dsr receipt ID fetches and keeps it (once, online).")
             }
             guard Receipts.verifies(receipt, key: key) else {
-                throw RaxxError.failure(code: "receipt_invalid", "The receipt's signature does not verify: it was changed, or \(context.origin)'s key did not sign it.")
+                throw RaxxError(code: .receiptInvalid, message: "The receipt's signature does not verify: it was changed, or \(context.origin)'s key did not sign it.")
             }
             try context.emit([Record(file: file, valid: true, request_id: receipt.receipt.requestId, key_id: key.key_id,
                                      completed_at: receipt.receipt.completedAt)],

@@ -133,7 +133,7 @@ extension RaxxDSR {
             if overdue { requests = requests.filter(\.overdue) }
             try RequestOutput.emit(requests, in: context)
             if overdue, !requests.isEmpty {
-                throw RaxxError.failure(code: "overdue", "\(requests.count) data-subject request\(requests.count == 1 ? " is" : "s are") overdue.")
+                throw RaxxError(code: .overdue, message: "\(requests.count) data-subject request\(requests.count == 1 ? " is" : "s are") overdue.")
             }
         }
     }

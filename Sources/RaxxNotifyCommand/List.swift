@@ -59,8 +59,7 @@ extension RaxxNotify {
             let state = try store.state()
             if answeredOffline {
                 guard let updated = state.lastSuccessAt else {
-                    throw RaxxError(code: "no_cached_data", message: "No alerts fetched yet — run raxx-notify list while online",
-                                    status: .stale)
+                    throw RaxxError(code: .noCachedData, message: "No alerts fetched yet — run raxx-notify list while online")
                 }
                 if state.lastFetchFailed {
                     context.say("No connection — data last updated at \(context.peopleMoment(updated))")

@@ -741,9 +741,9 @@ final class PushOutput: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let name = signal == SIGTERM ? "SIGTERM" : "SIGINT"
-        return RaxxError(code: "stopped", message: "Stopped by \(name): \(tally).",
+        return RaxxError(code: .stopped, message: "Stopped by \(name): \(tally).",
                          hint: "Send the not_sent and unknown lines again (their results carry the apns_id to keep); lines after them were not read.",
-                         status: signal == SIGTERM ? .terminated : .interrupted)
+                         stoppedBy: signal == SIGTERM ? .terminated : .interrupted)
     }
 
     func finish() {
@@ -775,31 +775,27 @@ final class PushOutput: @unchecked Sendable {
         let undelivered = count(.failed) + count(.unregistered)
         switch stop?.reason {
         case "Unreachable":
-            return RaxxError(code: "unavailable", message: "The APNs endpoint could not be reached: \(tally).",
-                             hint: "Check --endpoint and the network, then send the not_sent lines again (they keep their apns_id).",
-                             status: .unavailable, connectivity: .offlineHard)
+            return RaxxError(code: .unavailable, message: "The APNs endpoint could not be reached: \(tally).",
+                             hint: "Check --endpoint and the network, then send the not_sent lines again (they keep their apns_id).", connectivity: .offlineHard)
         case "TLS":
             let why = stop?.detail.map { " (\($0))" } ?? ""
-            return RaxxError(code: "tls_refused", message: "The APNs endpoint's certificate was refused\(why): \(tally).",
-                             hint: "Check --endpoint; a local endpoint's CA is trusted with --ca-file FILE. Then send the not_sent lines again.",
-                             status: .unavailable)
+            return RaxxError(code: .tlsRefused, message: "The APNs endpoint's certificate was refused\(why): \(tally).",
+                             hint: "Check --endpoint; a local endpoint's CA is trusted with --ca-file FILE. Then send the not_sent lines again.")
         case "NotHTTP2":
-            return RaxxError(code: "not_http2", message: "The endpoint does not speak HTTP/2, as APNs does: \(tally).",
-                             hint: "Check --endpoint.", status: .unavailable)
+            return RaxxError(code: .notHTTP2, message: "The endpoint does not speak HTTP/2, as APNs does: \(tally).",
+                             hint: "Check --endpoint.")
         case "ProviderToken":
-            return RaxxError(code: "provider_token_refused", message: "APNs refused the provider token (\(stop?.detail ?? "InvalidProviderToken")): \(tally).",
+            return RaxxError(code: .providerTokenRefused, message: "APNs refused the provider token (\(stop?.detail ?? "InvalidProviderToken")): \(tally).",
                              hint: "Check --key-id (the id of the key in --key-file), --team-id (the team the key belongs to) and that the key is "
-                                 + "enabled for APNs; then send the failed and not_sent lines again.",
-                             status: .notPermitted)
+                                 + "enabled for APNs; then send the failed and not_sent lines again.")
         default:
             break
         }
         if malformed > 0 {
-            return RaxxError(code: "bad_input", message: "\(n(malformed)) of \(n(total)) lines were malformed (see their results): \(tally).",
-                             status: .dataError)
+            return RaxxError(code: .badInput, message: "\(n(malformed)) of \(n(total)) lines were malformed (see their results): \(tally).")
         }
         if undelivered + notSent > 0 {
-            return RaxxError.failure(code: "not_delivered", "\(n(undelivered + notSent)) of \(n(total)) notifications were not delivered (see their results).")
+            return RaxxError(code: .notDelivered, message: "\(n(undelivered + notSent)) of \(n(total)) notifications were not delivered (see their results).")
         }
         return nil
     }

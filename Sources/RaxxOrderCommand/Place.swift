@@ -112,7 +112,7 @@ extension RaxxOrder {
             // 1. Input: the whole batch, before anything else.
             let intents = try intents(context)
             // 2. Mode.
-            if live { throw RaxxError.notPermitted(code: "live_trading_refused", OrderDesk.liveRefusal) }
+            if live { throw RaxxError(code: .liveTradingRefused, message: OrderDesk.liveRefusal) }
             // 3. Sign-in.
             let session = try context.storedSession()
             // 3b. A re-run: the same orders without ids of their own, placed in the last day.
@@ -124,7 +124,7 @@ extension RaxxOrder {
             let api = try context.signedInAPI()
             await context.tellSwitchCancellations(api: api)
             if try await api.getSession().checked().ok.body.json.account.mode == .live {
-                throw RaxxError.notPermitted(code: "live_trading_refused", OrderDesk.liveRefusal)
+                throw RaxxError(code: .liveTradingRefused, message: OrderDesk.liveRefusal)
             }
             // One raxx-order at a time settles and sends, or one would cancel the other's order in flight.
             let stores = try context.stores
@@ -151,7 +151,7 @@ extension RaxxOrder {
                 context.say("Dry run: nothing was placed.")
                 let failing = checks.filter { $0.verdict == .wouldReject }.count
                 if failing > 0 {
-                    throw RaxxError.failure(code: "would_reject", "\(failing) of \(checks.count) order\(checks.count == 1 ? "" : "s") would be rejected.")
+                    throw RaxxError(code: .wouldReject, message: "\(failing) of \(checks.count) order\(checks.count == 1 ? "" : "s") would be rejected.")
                 }
                 return
             }
@@ -232,7 +232,7 @@ extension RaxxOrder {
             }
             let refused = results.filter { $0.outcome != .placed }.count
             if refused > 0 {
-                throw RaxxError.failure(code: "rejected", "\(refused) of \(results.count) order\(results.count == 1 ? " was" : "s were") not placed.")
+                throw RaxxError(code: .rejected, message: "\(refused) of \(results.count) order\(results.count == 1 ? " was" : "s were") not placed.")
             }
         }
 
@@ -248,13 +248,12 @@ extension RaxxOrder {
             let placed = "\(what), without client_order_id, \(intents.count == 1 ? "was" : "were") placed already at "
                 + "\(context.peopleTime(earlier.placedAt)) (\(earlier.orders.count == 1 ? "order" : "orders") \(ids))"
             if context.io.stderrIsTTY, let yes = context.world.pinEntry.confirm(placed + ". Place \(intents.count == 1 ? "it" : "them") again? [y/N] ") {
-                guard yes else { throw RaxxError(code: "cancelled", message: "Nothing was sent.", status: .cancelled) }
+                guard yes else { throw RaxxError(code: .cancelled, message: "Nothing was sent.") }
                 return
             }
-            throw RaxxError(code: "already_placed", message: placed + "; nothing was sent.",
+            throw RaxxError(code: .alreadyPlaced, message: placed + "; nothing was sent.",
                             hint: "To place \(intents.count == 1 ? "it" : "them") again on purpose: raxx-order place --again "
-                                + "(or give each line its own client_order_id).",
-                            status: .dataError)
+                                + "(or give each line its own client_order_id).")
         }
 
         /// "3, 7 and 9" (the first ten, then how many more).
@@ -271,7 +270,7 @@ extension RaxxOrder {
             for (intent, check) in zip(intents, checks) where check.verdict == .refused {
                 switch check.code {
                 case Components.Schemas.ProblemCode.liveTradingRefused.rawValue:
-                    throw RaxxError.notPermitted(code: "live_trading_refused", OrderDesk.liveRefusal)
+                    throw RaxxError(code: .liveTradingRefused, message: OrderDesk.liveRefusal)
                 case Components.Schemas.ProblemCode.unknownSymbol.rawValue:
                     problems.append(.badInput(line: intent.line, field: "symbol", "'\(intent.symbol)' is not on the market (unknown or expired)"))
                 case Components.Schemas.ProblemCode.conflict.rawValue:

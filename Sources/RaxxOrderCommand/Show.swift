@@ -33,7 +33,7 @@ extension RaxxOrder {
                 context.disclose(cache)
                 var found: CachedOrder? = nil
                 try cache.store.orders(CacheQuery()) { if $0.id == id { found = $0 } }
-                guard let found else { throw RaxxError.failure(code: "not_found", "No order \(id) in the cache.") }
+                guard let found else { throw RaxxError(code: .notFound, message: "No order \(id) in the cache.") }
                 let record = CachedRecord(found, asOf: cache.asOf)
                 guard context.format == .text else { return try context.emit([record], columns: orderColumns) { $0.row(time: context.peopleMoment) } }
                 return context.writeRecord(Self.fields(record.row(time: context.peopleMoment)))

@@ -95,10 +95,10 @@ func followOrders(_ ids: [String], timeout: Int, keepArmed: Bool, api: any APIPr
     case .switchFired(let orders):
         // Told here: the next command does not tell it again.
         try? await SwitchReport(api: api, journal: try context.stores.journal(), accountID: accountID, clock: context.clock).run { _ in }
-        throw RaxxError(code: "cancelled_by_switch",
+        throw RaxxError(code: .cancelledBySwitch,
                         message: "\(orders.count) order\(orders.count == 1 ? " was" : "s were") cancelled by the server's dead man's switch, "
                             + "which fired because it was not renewed in time (the connection was gone).",
-                        hint: "Nothing is placed again by itself: place the order again if you still want it.", status: .unavailable)
+                        hint: "Nothing is placed again by itself: place the order again if you still want it.")
     case .interrupted(let firesAt):
         let until = firesAt.map { context.peopleMoment($0) } ?? "its deadline"
         if keepArmed {
@@ -139,7 +139,7 @@ final class WatchDisplay: @unchecked Sendable {
             case .json:
                 for order in changed {
                     do { out.write(try JSONLines.line(order) + "\n") } catch {
-                        throw RaxxError.failure(code: "internal", "Could not encode the output: \(error)")
+                        throw RaxxError(code: .internal, message: "Could not encode the output: \(error)")
                     }
                 }
             case .text where context.io.stdoutIsTTY:

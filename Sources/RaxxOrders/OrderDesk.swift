@@ -92,7 +92,7 @@ public struct OrderDesk: Sendable {
             let answer = try await client.checkOrders(body: .json(.init(orders: chunk.map { $0.request(notAfter: notAfter) })))
             let got = try answer.checked().ok.body.json.checks
             guard got.count == chunk.count, zip(got, chunk).allSatisfy({ $0.clientOrderId == $1.clientOrderID }) else {
-                throw RaxxError.failure(code: "bad_answer", "The server's check did not answer for each order of the batch.")
+                throw RaxxError(code: .badResponse, message: "The server's check did not answer for each order of the batch.")
             }
             checks += got
         }
@@ -159,7 +159,7 @@ public struct OrderDesk: Sendable {
                 if case .default(_, let answer) = output, let problem = try? answer.body.applicationProblemJson, problem.code == Components.Schemas.ProblemCode.stepUpRequired.rawValue {
                     let expected = intent.action.hash
                     guard problem.actionHash == expected else {
-                        throw RaxxError.notPermitted(code: "step_up_mismatch", "The server asked to confirm a different order than this one.")
+                        throw RaxxError(code: .stepUpMismatch, message: "The server asked to confirm a different order than this one.")
                     }
                     let grant: String
                     do {
@@ -183,7 +183,7 @@ public struct OrderDesk: Sendable {
                     result.message = problem.detail ?? problem.title
                     let error = ErrorMapping.raxxError(problem: problem)
                     if problem.code == Components.Schemas.ProblemCode.liveTradingRefused.rawValue {
-                        stop = RaxxError.notPermitted(code: problem.code, Self.liveRefusal)
+                        stop = RaxxError(code: .liveTradingRefused, message: Self.liveRefusal)
                     } else if error.status == .signInRequired || error.status == .notPermitted {
                         stop = error
                     }
@@ -196,7 +196,7 @@ public struct OrderDesk: Sendable {
                 stop = e
             } catch {
                 let e = ErrorMapping.raxxError(from: error)
-                if e.code == "journal_unwritable" {
+                if e.is(.journalUnwritable) {
                     // The entry could not be written, so the order was not sent: send no more.
                     result.outcome = .notSent
                     result.error_code = e.code
@@ -216,9 +216,8 @@ public struct OrderDesk: Sendable {
                     result.error_code = e.code
                     result.message = delivered ? "The connection was lost after sending; the order will be looked up (raxx-order reconcile)."
                                                : "Not sent: " + e.message
-                    stop = delivered ? RaxxError(code: "order_unknown", message: "The connection was lost while an order was in flight; its outcome is unknown.",
-                                                 hint: "Run raxx-order reconcile when online: it looks the order up and cancels it if it is still pending.",
-                                                 status: .unavailable) : e
+                    stop = delivered ? RaxxError(code: .orderUnknown, message: "The connection was lost while an order was in flight; its outcome is unknown.",
+                                                 hint: "Run raxx-order reconcile when online: it looks the order up and cancels it if it is still pending.") : e
                 }
             }
             unwritten.append(OrderJournal.Outcome(result.client_order_id, result.outcome.journalState, orderID: result.order_id,
@@ -257,7 +256,7 @@ public struct OrderDesk: Sendable {
     public static let liveRefusal = "Live trading is not available from the command line; orders are paper only."
 
     static func journalFailure(_ error: any Error) -> RaxxError {
-        RaxxError.failure(code: "journal_unwritable", "The order journal could not be written: \(error).",
+        RaxxError(code: .journalUnwritable, message: "The order journal could not be written: \(error).",
                           hint: "Nothing more was sent. Check the state folder's free space and permissions, then run raxx-order reconcile.")
     }
 

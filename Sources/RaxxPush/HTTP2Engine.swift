@@ -116,20 +116,19 @@ public final class HTTP2Engine: @unchecked Sendable {
     public init(options: Options) throws(RaxxError) {
         guard raxx_curl_multi_available() == 1 else {
             let why = String(cString: raxx_curl_load_error())
-            throw RaxxError.failure(code: "libcurl_unavailable",
-                                    "libcurl's multi interface could not be loaded\(why.isEmpty ? " (libcurl 7.68 or later is needed)" : ": \(why)").")
+            throw RaxxError(code: .libcurlUnavailable, message: "libcurl's multi interface could not be loaded\(why.isEmpty ? " (libcurl 7.68 or later is needed)" : ": \(why)").")
         }
         var tail: UnsafeMutablePointer<curl_slist>? = nil
         for line in ["Content-Type:", "Accept:", "Expect:"] {
             guard let list = raxx_curl_slist_append(tail, line) else {
                 raxx_curl_slist_free_all(tail)
-                throw RaxxError.failure(code: "libcurl_unavailable", "libcurl could not make a header list.")
+                throw RaxxError(code: .libcurlUnavailable, message: "libcurl could not make a header list.")
             }
             tail = list
         }
         guard let tail, let multi = raxx_curl_multi_init() else {
             raxx_curl_slist_free_all(tail)
-            throw RaxxError.failure(code: "libcurl_unavailable", "libcurl could not create a multi handle.")
+            throw RaxxError(code: .libcurlUnavailable, message: "libcurl could not create a multi handle.")
         }
         postDefaultsOff = tail
         var options = options
@@ -150,8 +149,7 @@ public final class HTTP2Engine: @unchecked Sendable {
             guard code == CURLM_OK else {
                 raxx_curl_multi_cleanup(multi)
                 raxx_curl_slist_free_all(tail)
-                throw RaxxError.failure(code: "libcurl_unavailable",
-                                        "libcurl refused \(what): \(String(cString: raxx_curl_multi_strerror(code))).")
+                throw RaxxError(code: .libcurlUnavailable, message: "libcurl refused \(what): \(String(cString: raxx_curl_multi_strerror(code))).")
             }
         }
         let thread = Thread { [self] in run() }

@@ -25,11 +25,11 @@ public enum ProviderKey {
             throw RaxxError.badInput(field: "--key-file", "\(path) is not a file")
         }
         guard st.st_mode & 0o077 == 0 else {
-            throw RaxxError.notPermitted(code: "key_file_permissions", "The key file \(path) can be read by other users; refusing to use it.",
+            throw RaxxError(code: .keyFilePermissions, message: "The key file \(path) can be read by other users; refusing to use it.",
                                          hint: "Fix it with: chmod 600 \(path) (and consider the key exposed: rotate it).")
         }
         guard st.st_uid == getuid() else {
-            throw RaxxError.notPermitted(code: "key_file_permissions", "The key file \(path) belongs to another user; refusing to use it.")
+            throw RaxxError(code: .keyFilePermissions, message: "The key file \(path) belongs to another user; refusing to use it.")
         }
         let size = Int(st.st_size)
         guard size > 0, size <= 16 << 10 else { throw notAKey(path) }

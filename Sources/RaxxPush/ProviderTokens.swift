@@ -65,10 +65,10 @@ public struct TokenFile: TokenSharing {
         let held: FileLock
         do {
             held = try await FileLock.acquire(path: lockPath, in: folders, wait: lockWait,
-                                              busy: RaxxError(code: "token_lock_busy", message: "Another process held the provider token's lock for too long.",
-                                                              hint: "Look for a stuck raxx-notify push, or remove \(lockPath).", status: .temporary))
+                                              busy: RaxxError(code: .tokenLockBusy, message: "Another process held the provider token's lock for too long.",
+                                                              hint: "Look for a stuck raxx-notify push, or remove \(lockPath)."))
         } catch {
-            throw error as? RaxxError ?? RaxxError.failure(code: "token_lock", "Could not lock \(lockPath): \(error)")
+            throw error as? RaxxError ?? RaxxError(code: .tokenLock, message: "Could not lock \(lockPath): \(error)")
         }
         defer { held.release() }
         var current: KeptToken? = nil
@@ -80,7 +80,7 @@ public struct TokenFile: TokenSharing {
         let next = try body(current)
         if next != current {
             let data: Data
-            do { data = try JSONEncoder().encode(next) } catch { throw RaxxError.failure(code: "internal", "Could not encode the token: \(error)") }
+            do { data = try JSONEncoder().encode(next) } catch { throw RaxxError(code: .internal, message: "Could not encode the token: \(error)") }
             let secret = SecretBytes(copying: data)
             defer { secret.wipe() }
             try SecureFile.writeAtomically(secret, to: path, in: folders)
@@ -202,7 +202,7 @@ public actor ProviderTokens {
             outcome = try await task.value
         } catch {
             settle(task, nil)
-            throw error as? RaxxError ?? RaxxError.failure(code: "provider_token", "Could not get a provider token: \(error)")
+            throw error as? RaxxError ?? RaxxError(code: .providerToken, message: "Could not get a provider token: \(error)")
         }
         settle(task, outcome)
         return outcome.map { .token($0.token) } ?? .refused
@@ -247,7 +247,7 @@ public actor ProviderTokens {
             do {
                 token = try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: now, key: key)
             } catch {
-                throw RaxxError.failure(code: "token_signing", "Could not sign a provider token: \(error)")
+                throw RaxxError(code: .tokenSigning, message: "Could not sign a provider token: \(error)")
             }
             return KeptToken(token: token.compact, keyID: keyID, teamID: teamID, mintedAt: now, afterExpiry: afterExpiry)
         }

@@ -19,7 +19,7 @@ public final class AlertStore: Sendable {
         } catch let error as RaxxError {
             throw error
         } catch {
-            throw RaxxError.failure(code: "alerts_unreadable", "The alerts at \(url.path) cannot be opened: \(error).",
+            throw RaxxError(code: .alertsUnreadable, message: "The alerts at \(url.path) cannot be opened: \(error).",
                                     hint: "Move the file aside; the next raxx-notify list fetches the alerts again.")
         }
     }

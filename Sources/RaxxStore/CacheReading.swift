@@ -10,8 +10,7 @@ public struct CacheReading: Sendable {
     /// When the data was last brought up to date.
     public let asOf: Date
 
-    public static let neverFilled = RaxxError(code: "no_cached_data", message: "No cached data yet — run raxx-cache refresh while online",
-                                              status: .stale)
+    public static let neverFilled = RaxxError(code: .noCachedData, message: "No cached data yet — run raxx-cache refresh while online")
 
     /// Opens the cache of `stores`; with `accountID` (the account signed in to this server), a cache
     /// filled for another account reads as empty: it is never shown as this one's.
@@ -21,8 +20,7 @@ public struct CacheReading: Sendable {
         do { state = try store.syncState() } catch { throw CacheStore.readFailure(error, stores.cacheLocation) }
         guard let asOf = state.lastSuccessAt, state.rebuilding != .live else { throw Self.neverFilled }
         if let accountID, let cached = state.accountID, cached != accountID {
-            throw RaxxError(code: "no_cached_data", message: "No cached data for this account yet — run raxx-cache refresh while online",
-                            status: .stale)
+            throw RaxxError(code: .noCachedData, message: "No cached data for this account yet — run raxx-cache refresh while online")
         }
         self.store = store
         self.state = state
@@ -46,8 +44,8 @@ public struct CacheReading: Sendable {
     public func enforce(maxAge: RaxxDuration?, now: Date) throws(RaxxError) {
         guard let maxAge, age(now: now) > maxAge else { return }
         // Both durations exact, in one form: "1m12s old, older than --max-age 1m".
-        throw RaxxError(code: "stale", message: "The cached data is \(age(now: now)) old, older than --max-age \(maxAge).",
-                        hint: "Refresh it while online: raxx-cache refresh", status: .stale)
+        throw RaxxError(code: .stale, message: "The cached data is \(age(now: now)) old, older than --max-age \(maxAge).",
+                        hint: "Refresh it while online: raxx-cache refresh")
     }
 }
 
@@ -55,7 +53,7 @@ extension CacheStore {
     /// A read that SQLite refused, as the error a person sees.
     static func readFailure(_ error: any Error, _ location: String) -> RaxxError {
         if let e = error as? RaxxError { return e }
-        return RaxxError.failure(code: "cache_unreadable", "The cache at \(location) cannot be read: \(error).",
+        return RaxxError(code: .cacheUnreadable, message: "The cache at \(location) cannot be read: \(error).",
                                  hint: "Empty it and fill it again: raxx-cache purge --all, then raxx-cache refresh.")
     }
 }

@@ -230,7 +230,7 @@ public struct CacheRefresher: Sendable {
                 // outline does).
                 let header = outline.header
                 guard decoded.cursor == header.cursor, decoded.hasMore == header.hasMore, decoded.reset == header.reset else {
-                    throw RaxxError.failure(code: "bad_response", "The server's sync page says two different things about where it ends.",
+                    throw RaxxError(code: .badResponse, message: "The server's sync page says two different things about where it ends.",
                                             hint: "The server may run another version of the API.")
                 }
                 try store.apply(decoded)

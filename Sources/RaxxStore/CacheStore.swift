@@ -98,7 +98,7 @@ public final class CacheStore: @unchecked Sendable {
     /// Why a cache could not be opened, as a person needs to hear it.
     static func unreadable(_ error: any Error, _ url: URL) -> RaxxError {
         if let known = storeError(error, url) as? RaxxError { return known }
-        return RaxxError.failure(code: "cache_unreadable", "The cache at \(url.path) cannot be opened: \(error).",
+        return RaxxError(code: .cacheUnreadable, message: "The cache at \(url.path) cannot be opened: \(error).",
                                  hint: "Remove it with raxx-cache purge --all, then refresh.")
     }
 
@@ -109,11 +109,11 @@ public final class CacheStore: @unchecked Sendable {
         let path = url?.path ?? "(memory)"
         switch e.resultCode {
         case .SQLITE_CORRUPT, .SQLITE_NOTADB:
-            return RaxxError.failure(code: "cache_damaged", "The cache at \(path) is damaged and cannot be read.",
+            return RaxxError(code: .cacheDamaged, message: "The cache at \(path) is damaged and cannot be read.",
                                      hint: "raxx-cache refresh sets the damaged file aside and rebuilds the cache "
                                          + "(the keystore and the order journal are separate files and stay as they are).")
         case .SQLITE_FULL:
-            return RaxxError.failure(code: "disk_full", "There is no space left on the disk for the cache at \(path); it was left as it was.",
+            return RaxxError(code: .diskFull, message: "There is no space left on the disk for the cache at \(path); it was left as it was.",
                                      hint: "Free some space, or drop old history with raxx-cache purge --older-than 90d, then refresh again.")
         default:
             return error
@@ -398,7 +398,7 @@ extension CacheStore {
             """)
         guard try row.step() else {
             // The migration writes this row; a file without it was not written by us, or was damaged.
-            throw RaxxError.failure(code: "cache_damaged", "The cache has no sync state: it is damaged or was not written by raxx-cache.",
+            throw RaxxError(code: .cacheDamaged, message: "The cache has no sync state: it is damaged or was not written by raxx-cache.",
                                     hint: "Empty it and fill it again: raxx-cache purge --all, then raxx-cache refresh.")
         }
         func date(_ column: Int32) -> Date? { row.optionalDouble(column).map { Date(timeIntervalSince1970: $0) } }
@@ -420,7 +420,7 @@ extension CacheStore {
     public func counts(of tables: [String]) throws -> [Int] {
         guard !tables.isEmpty else { return [] }
         for table in tables where !Self.liveTables.contains(table) {
-            throw RaxxError.failure(code: "internal", "The cache has no table \(table) to count.")
+            throw RaxxError(code: .internal, message: "The cache has no table \(table) to count.")
         }
         return try readPlain { connection in
             // One statement for them all: each statement prepared is a parse and a plan.

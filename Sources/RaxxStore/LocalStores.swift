@@ -45,9 +45,9 @@ public enum StoreLock: Sendable, Hashable {
         let hint = wait.map { "It did not finish within \($0)." } ?? "Try again when it is done."
         switch self {
         case .refresh:
-            return RaxxError(code: "refresh_running", message: "Another refresh is running.", hint: hint, status: .temporary)
+            return RaxxError(code: .refreshRunning, message: "Another refresh is running.", hint: hint)
         case .orders:
-            return RaxxError(code: "busy", message: "Another raxx-order is placing or reconciling orders.", hint: hint, status: .temporary)
+            return RaxxError(code: .busy, message: "Another raxx-order is placing or reconciling orders.", hint: hint)
         }
     }
 }
@@ -93,7 +93,7 @@ public struct FileStores: LocalStores {
     /// The account's folders, or exit 4 when no account signed in here yet.
     private func accountPaths() throws(RaxxError) -> (state: String, cache: String) {
         guard let id = try account.value() else {
-            throw RaxxError(code: "sign_in_required", message: "Not signed in to \(origin): raxx-auth login", status: .signInRequired)
+            throw RaxxError(code: .signInRequired, message: "Not signed in to \(origin): raxx-auth login")
         }
         return (folders.statePath(id), folders.cachePath(id))
     }
@@ -128,8 +128,7 @@ public struct FileStores: LocalStores {
         try privateFolders.folder(cacheDirectoryPath, create: false)
         for suffix in ["", "-wal", "-shm"] where access(cacheFilePath + suffix, F_OK) == 0 {
             guard rename(cacheFilePath + suffix, aside + suffix) == 0 else {
-                throw RaxxError.failure(code: "cache_unwritable",
-                                        "Could not move the damaged cache aside: \(String(cString: strerror(errno))).",
+                throw RaxxError(code: .cacheUnwritable, message: "Could not move the damaged cache aside: \(String(cString: strerror(errno))).",
                                         hint: "Remove \(cacheFilePath) and its -wal and -shm by hand, then refresh.")
             }
         }

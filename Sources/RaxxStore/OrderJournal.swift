@@ -39,7 +39,7 @@ public final class OrderJournal: Sendable {
         } catch let error as RaxxError {
             throw error
         } catch {
-            throw RaxxError.failure(code: "journal_unreadable", "The order journal at \(url.path) cannot be opened: \(error).")
+            throw RaxxError(code: .journalUnreadable, message: "The order journal at \(url.path) cannot be opened: \(error).")
         }
     }
 

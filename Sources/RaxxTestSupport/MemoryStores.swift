@@ -54,7 +54,7 @@ public final class MemoryStores: LocalStores, Sendable {
             state.withLock { $0[keyPath: slot] = created }
             return created
         } catch {
-            throw RaxxError.failure(code: "internal", "Could not create an in-memory \(what): \(error)")
+            throw RaxxError(code: .internal, message: "Could not create an in-memory \(what): \(error)")
         }
     }
 

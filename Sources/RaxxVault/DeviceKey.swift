@@ -31,8 +31,7 @@ public struct DeviceKey: Sendable {
         guard let text = try? String(contentsOfFile: machineIDPath, encoding: .utf8),
               case let id = Self.trimmingWhitespace(text), !id.isEmpty
         else {
-            throw RaxxError.failure(code: "machine_id_missing",
-                                    "This machine has no identity (\(machineIDPath) is missing or empty), so the keystore cannot be bound to it.",
+            throw RaxxError(code: .machineIDMissing, message: "This machine has no identity (\(machineIDPath) is missing or empty), so the keystore cannot be bound to it.",
                                     hint: "Create it with systemd-machine-id-setup (or dbus-uuidgen --ensure).")
         }
         return id
@@ -62,8 +61,7 @@ public struct DeviceKey: Sendable {
             secret = try Sodium.randomBytes(32)
             try SecureFile.writeAtomically(secret, to: secretURL, in: folders)
         } else {
-            throw RaxxError.failure(code: "device_secret_missing",
-                                    "This device's secret (\(secretPath)) is missing, so the keystore cannot be opened.",
+            throw RaxxError(code: .deviceSecretMissing, message: "This device's secret (\(secretPath)) is missing, so the keystore cannot be opened.",
                                     hint: "Sign in again after: raxx-auth logout --forget-device")
         }
         let context = Array("raxx-keystore-v1\u{0}".utf8) + Array(try machineID().utf8)
@@ -84,7 +82,7 @@ public struct DeviceKey: Sendable {
         try SecureFile.checkPrivate(path: secretPath)
         let bytes = try SecureFile.read(path: secretPath)
         guard bytes.count == 32 else {
-            throw RaxxError.failure(code: "device_secret_damaged", "This device's secret (\(secretPath)) is damaged.",
+            throw RaxxError(code: .deviceSecretDamaged, message: "This device's secret (\(secretPath)) is damaged.",
                                     hint: "Sign in again after: raxx-auth logout --forget-device")
         }
         return bytes

@@ -225,8 +225,7 @@ public struct Keystore: KeystoreAccess {
         let key = try deviceKey.keystoreKey(create: false)
         defer { key.wipe() }
         guard DeviceKey.fingerprint(of: key) == fingerprint else {
-            throw RaxxError.failure(code: "keystore_other_machine",
-                                    "The keystore at \(path) was sealed on another machine and cannot be opened here.",
+            throw RaxxError(code: .keystoreOtherMachine, message: "The keystore at \(path) was sealed on another machine and cannot be opened here.",
                                     hint: "Keystores never move between machines: run raxx-auth logout --forget-device, then raxx-auth register on this one.")
         }
         let ad = Array(body[..<(Self.magic.count + 16)])
@@ -260,7 +259,7 @@ public struct Keystore: KeystoreAccess {
         defer { key.wipe() }
         var json: Data
         do { json = try Self.encoder.encode(contents) } catch {
-            throw RaxxError.failure(code: "internal", "Could not encode the keystore: \(error)")
+            throw RaxxError(code: .internal, message: "Could not encode the keystore: \(error)")
         }
         defer { json.withUnsafeMutableBytes { if let b = $0.baseAddress { sodium_memzero(b, $0.count) } } }
         var nonce = [UInt8](repeating: 0, count: 24)
@@ -283,7 +282,7 @@ public struct Keystore: KeystoreAccess {
     public func destroy() throws(RaxxError) {
         guard try folders.folder(directoryPath, create: false), exists else { return }
         guard unlink(path) == 0 else {
-            throw RaxxError.failure(code: "keystore_unwritable", "Could not remove \(path): \(String(cString: strerror(errno))).")
+            throw RaxxError(code: .keystoreUnwritable, message: "Could not remove \(path): \(String(cString: strerror(errno))).")
         }
     }
 
@@ -293,13 +292,13 @@ public struct Keystore: KeystoreAccess {
         try SecureFile.ensureDirectory(directory, in: folders)
         let lock = try await FileLock.acquire(
             path: RaxxConfiguration.joined(directoryPath, "keystore.lock"), in: folders, wait: lockWait,
-            busy: RaxxError(code: "keystore_busy", message: "Another raxx process is updating the keystore.", status: .temporary))
+            busy: RaxxError(code: .keystoreBusy, message: "Another raxx process is updating the keystore."))
         defer { lock.release() }
         return try await body()
     }
 
     private var damaged: RaxxError {
-        RaxxError.failure(code: "keystore_damaged", "The keystore at \(path) is damaged and cannot be opened.",
+        RaxxError(code: .keystoreDamaged, message: "The keystore at \(path) is damaged and cannot be opened.",
                           hint: "It was left as it is. Move it aside and sign in again: raxx-auth register or raxx-auth login.")
     }
 

@@ -146,7 +146,7 @@ public enum PIN {
             }
         }
         guard status == 0 else {
-            throw RaxxError.failure(code: "out_of_memory", "Not enough memory to derive the PIN key.")
+            throw RaxxError(code: .outOfMemory, message: "Not enough memory to derive the PIN key.")
         }
         return key
     }

@@ -30,12 +30,11 @@ public enum SecureFile {
         guard (isDirectory ? stat(path, &st) : lstat(path, &st)) == 0 else { return }
         if st.st_mode & 0o077 != 0 {
             let fix = isDirectory ? "chmod 700 \(path)" : "chmod 600 \(path)"
-            throw RaxxError.failure(code: "keystore_permissions",
-                                    "\(path) can be read or written by other users; refusing to use it.",
+            throw RaxxError(code: .keystorePermissions, message: "\(path) can be read or written by other users; refusing to use it.",
                                     hint: "Fix it with: \(fix)")
         }
         if st.st_uid != getuid() {
-            throw RaxxError.failure(code: "keystore_permissions", "\(path) belongs to another user; refusing to use it.")
+            throw RaxxError(code: .keystorePermissions, message: "\(path) belongs to another user; refusing to use it.")
         }
     }
 
@@ -51,13 +50,13 @@ public enum SecureFile {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
             if errno == ELOOP { try PrivateFolders.refuseLink(atFile: path) }
-            throw RaxxError.failure(code: "keystore_unreadable", "Could not read \(path): \(String(cString: strerror(errno))).")
+            throw RaxxError(code: .keystoreUnreadable, message: "Could not read \(path): \(String(cString: strerror(errno))).")
         }
         defer { close(fd) }
         var st = stat()
         fstat(fd, &st)
         let size = Int(st.st_size)
-        guard size <= 1 << 20 else { throw RaxxError.failure(code: "keystore_damaged", "\(path) is damaged (too large).") }
+        guard size <= 1 << 20 else { throw RaxxError(code: .keystoreDamaged, message: "\(path) is damaged (too large).") }
         let buffer = SecretBytes(count: size)
         var got = 0
         let ok = buffer.withUnsafeMutableBytes { b -> Bool in
@@ -69,7 +68,7 @@ public enum SecureFile {
             }
             return true
         }
-        guard ok else { throw RaxxError.failure(code: "keystore_unreadable", "Could not read \(path).") }
+        guard ok else { throw RaxxError(code: .keystoreUnreadable, message: "Could not read \(path).") }
         return buffer
     }
 
@@ -83,7 +82,7 @@ public enum SecureFile {
         unlink(temp.path)
         let fd = open(temp.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
-            throw RaxxError.failure(code: "keystore_unwritable", "Could not write \(url.path): \(String(cString: strerror(errno))).")
+            throw RaxxError(code: .keystoreUnwritable, message: "Could not write \(url.path): \(String(cString: strerror(errno))).")
         }
         let written = bytes.withUnsafeBytes { b -> Bool in
             var offset = 0
@@ -99,7 +98,7 @@ public enum SecureFile {
         close(fd)
         guard written, synced, rename(temp.path, url.path) == 0 else {
             unlink(temp.path)
-            throw RaxxError.failure(code: "keystore_unwritable", "Could not write \(url.path): \(String(cString: strerror(errno))).")
+            throw RaxxError(code: .keystoreUnwritable, message: "Could not write \(url.path): \(String(cString: strerror(errno))).")
         }
         let dirFD = open(dir.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
         if dirFD >= 0 { fsync(dirFD); close(dirFD) }

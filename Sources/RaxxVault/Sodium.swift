@@ -8,7 +8,7 @@ public enum Sodium {
     /// Initialises libsodium; fails only if the library cannot run on this machine.
     public static func ensureReady() throws(RaxxError) {
         guard ready else {
-            throw RaxxError.failure(code: "sodium_unavailable", "The cryptography library could not start on this machine.")
+            throw RaxxError(code: .sodiumUnavailable, message: "The cryptography library could not start on this machine.")
         }
     }
 

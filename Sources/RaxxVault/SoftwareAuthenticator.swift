@@ -69,26 +69,26 @@ public enum SoftwareAuthenticator {
                                     pin: SecretBytes) throws(RaxxError) -> Assertion {
         guard credential.failedPINAttempts < PIN.maximumAttempts else { throw pinLocked }
         guard rpID == credential.rpID else {
-            throw RaxxError.failure(code: "rp_mismatch", "This device's passkey is for \(credential.rpID), not \(rpID).")
+            throw RaxxError(code: .rpMismatch, message: "This device's passkey is for \(credential.rpID), not \(rpID).")
         }
         guard let credentialID = Base64URL.decode(credential.credentialID),
               let salt = Base64URL.decode(credential.pinSalt), let sealed = Base64URL.decode(credential.sealedPrivateKey),
               let userHandle = Base64URL.decode(credential.userHandle)
-        else { throw RaxxError.failure(code: "keystore_damaged", "The passkey in the keystore is damaged.") }
+        else { throw RaxxError(code: .keystoreDamaged, message: "The passkey in the keystore is damaged.") }
         let pinKey = try PIN.derivedKey(pin: pin, salt: salt, opsLimit: credential.pinOpsLimit, memLimit: credential.pinMemLimit)
         defer { pinKey.wipe() }
         guard let raw = open(sealed, key: pinKey, ad: credentialID) else {
             credential.failedPINAttempts += 1
             let left = PIN.maximumAttempts - credential.failedPINAttempts
             if left <= 0 { throw pinLocked }
-            throw RaxxError.notPermitted(code: wrongPINCode, "Wrong PIN.", hint: "\(left) attempt\(left == 1 ? "" : "s") left before the passkey locks.")
+            throw RaxxError(code: .wrongPIN, message: "Wrong PIN.", hint: "\(left) attempt\(left == 1 ? "" : "s") left before the passkey locks.")
         }
         defer { raw.wipe() }
         let privateKey: P256.Signing.PrivateKey
         do {
             privateKey = try raw.withUnsafeBytes { try P256.Signing.PrivateKey(rawRepresentation: $0) }
         } catch {
-            throw RaxxError.failure(code: "keystore_damaged", "The passkey in the keystore is damaged.")
+            throw RaxxError(code: .keystoreDamaged, message: "The passkey in the keystore is damaged.")
         }
         credential.failedPINAttempts = 0
         credential.signCount &+= 1
@@ -98,17 +98,16 @@ public enum SoftwareAuthenticator {
         do {
             signature = try privateKey.signature(for: authData + clientDataHash)
         } catch {
-            throw RaxxError.failure(code: "signing_failed", "The passkey could not sign: \(error).")
+            throw RaxxError(code: .signingFailed, message: "The passkey could not sign: \(error).")
         }
         return Assertion(credentialID: credentialID, authenticatorData: authData,
                          signature: Array(signature.derRepresentation), userHandle: userHandle)
     }
 
     /// The code of a wrong PIN's refusal (the attempts left are in its hint).
-    public static let wrongPINCode = "wrong_pin"
+    public static let wrongPINCode = ErrorCode.wrongPIN
 
-    public static let pinLocked = RaxxError.notPermitted(
-        code: "pin_locked", "Too many wrong PINs: this device's passkey is locked.",
+    public static let pinLocked = RaxxError(code: .pinLocked, message: "Too many wrong PINs: this device's passkey is locked.",
         hint: "Remove it with raxx-auth logout --forget-device, then raxx-auth register again: the code emailed to you makes a new passkey for the same account.")
 
     private static func seal(_ plain: SecretBytes, key: SecretBytes, ad: [UInt8]) throws(RaxxError) -> [UInt8] {

@@ -28,7 +28,7 @@ import Testing
         world.keystore = keystore
         world.api.onLoginOptions { _ in .ok(.init(body: .json(self.options(credential)))) }
         world.api.onLoginVerify { input in
-            guard case .json(let assertion) = input.body else { throw RaxxError.failure("no body") }
+            guard case .json(let assertion) = input.body else { throw RaxxError(code: .internal, message: "no body") }
             #expect(assertion.id == credential.credentialID)
             return .ok(.init(body: .json(Fixtures.grant())))
         }

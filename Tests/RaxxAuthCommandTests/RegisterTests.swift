@@ -20,11 +20,11 @@ import Testing
         let keystore = MemoryKeystore()
         world.keystore = keystore
         world.api.onRegisterOptions { input in
-            guard case .json(let start) = input.body, start.email == Fixtures.email else { throw RaxxError.failure("wrong email") }
+            guard case .json(let start) = input.body, start.email == Fixtures.email else { throw RaxxError(code: .internal, message: "wrong email") }
             return .ok(.init(body: .json(Self.options)))
         }
         world.api.onRegisterVerify { input in
-            guard case .json(let response) = input.body else { throw RaxxError.failure("no body") }
+            guard case .json(let response) = input.body else { throw RaxxError(code: .internal, message: "no body") }
             // What the server checks first: the client data names this challenge, the create type and the RP's origin.
             let clientData = try #require(Base64URL.decode(response.response.clientDataJSON))
             let text = String(decoding: clientData, as: UTF8.self)
@@ -50,7 +50,7 @@ import Testing
         world.codesTyped = ["", "1234", "00000000", "24681357"]
         let asks = Counter()
         world.api.onRegisterOptions { input in
-            guard case .json(let start) = input.body else { throw RaxxError.failure("no body") }
+            guard case .json(let start) = input.body else { throw RaxxError(code: .internal, message: "no body") }
             switch start.code {
             case nil:
                 asks.add()
@@ -73,7 +73,7 @@ import Testing
         fd.keystore = MemoryKeystore()
         fd.code = "00000000"
         fd.api.onRegisterOptions { input in
-            guard case .json(let start) = input.body else { throw RaxxError.failure("no body") }
+            guard case .json(let start) = input.body else { throw RaxxError(code: .internal, message: "no body") }
             if start.code == nil {
                 return .accepted(.init(body: .json(.init(email: Fixtures.email, digits: 8, expiresAt: Fixtures.now.addingTimeInterval(600)))))
             }

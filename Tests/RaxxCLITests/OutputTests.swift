@@ -72,7 +72,7 @@ import Testing
 }
 
 @Suite struct ReporterTests {
-    let error = RaxxError(code: "offline", message: RaxxError.offlineMessage, hint: "No route.", status: .unavailable)
+    let error = RaxxError(code: .offline, message: RaxxError.offlineMessage, hint: "No route.")
 
     @Test func textGoesToStderrWithToolAndHint() {
         #expect(Reporter(tool: "raxx-order", format: .text).render(error) == """
@@ -107,7 +107,7 @@ import Testing
             var error: Body
         }
         for (message, hint) in [(#"'a "b" \c' / é 🙂"# + "\n\t\u{0}\u{1f}\u{7f}\u{85}\u{9b}2J", Optional("see /tmp\u{2028}")), ("plain", nil)] {
-            let e = RaxxError(code: "bad_input", message: message, hint: hint, status: .dataError)
+            let e = RaxxError(code: .badInput, message: message, hint: hint)
             let encoded = try JSONLines.line(Envelope(error: .init(code: e.code, message: message, hint: hint))) + "\n"
             #expect(Reporter(tool: "t", format: .json).render(e) == encoded)
         }

@@ -7,7 +7,7 @@ import Testing
 
 /// The PIN prompts a command gives its ceremonies: who is asked again after a wrong PIN.
 @Suite struct PINPromptTests {
-    static let refusal = RaxxError.notPermitted(code: "wrong_pin", "Wrong PIN.", hint: "4 attempts left before the passkey locks.")
+    static let refusal = RaxxError(code: .wrongPIN, message: "Wrong PIN.", hint: "4 attempts left before the passkey locks.")
 
     static func text(_ pin: SecretBytes) -> String { pin.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
 

@@ -7,7 +7,7 @@ import Testing
 /// `--quiet` and empty tables: what a cron job prints is what needs a person.
 @Suite struct QuietTests {
     @Test(arguments: [RaxxError.offline(.offlineHard), .offline(.offlineSoft), .rateLimited(retryAfter: 30),
-                      RaxxError(code: "lock_busy", message: "Another refresh is running.", status: .temporary)])
+                      RaxxError(code: .refreshRunning, message: "Another refresh is running.")])
     func transientFailuresAreSilentWithQuiet(error: RaxxError) throws {
         for format in [OutputFormat.text, .json] {
             let world = TestWorld()
@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func whatNeedsAPersonStillPrintsWithQuiet() throws {
-        for error in [RaxxError.signInRequired, RaxxError.failure(code: "cache_damaged", "The cache is damaged."), RaxxError.usage("Bad.")] {
+        for error in [RaxxError.signInRequired, RaxxError(code: .cacheDamaged, message: "The cache is damaged."), RaxxError.usage("Bad.")] {
             let world = TestWorld()
             let io = try world.context(tool: "t", requirement: .offlineCapable, format: .text).io
             #expect(Reporter(tool: "t", format: .text, quiet: true).report(error, to: io) == error.status)

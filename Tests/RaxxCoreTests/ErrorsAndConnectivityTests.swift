@@ -74,3 +74,31 @@ import Testing
         #expect(RFC3339.date(from: "yesterday") == nil)
     }
 }
+
+/// One list of the codes a tool prints: each error of the tools' own takes its exit status from
+/// its code, and raxx(7) lists every code with that status and its meaning, as `Scripts/gen-man`
+/// renders them from ErrorCode.swift.
+@Suite struct ErrorCodeTests {
+    @Test func anErrorTakesItsStatusFromItsCode() {
+        for code in ErrorCode.allCases where code.status != .interrupted {
+            let error = RaxxError(code: code, message: "m")
+            #expect(error.code == code.rawValue && error.status == code.status && error.is(code), "\(code)")
+        }
+        let stopped = RaxxError(code: .stopped, message: "m", stoppedBy: .terminated)
+        #expect(stopped.status == .terminated && stopped.is(.stopped))
+        // A code the server answered with passes through as it came.
+        let served = RaxxError(server: "some_new_problem", message: "m", status: .notPermitted)
+        #expect(served.code == "some_new_problem" && served.status == .notPermitted)
+    }
+
+    @Test func raxx7ListsEveryCodeWithItsExitStatusAndMeaning() throws {
+        let page = try String(contentsOfFile: #filePath.components(separatedBy: "/Tests/")[0] + "/man/raxx.7", encoding: .utf8)
+        let section = try #require(page.components(separatedBy: ".SH ERROR CODES\n").dropFirst().first?.components(separatedBy: ".SH ").first)
+        let rows = section.components(separatedBy: "T}\n").filter { $0.contains("|T{\n.na\n") }
+        #expect(rows.count == ErrorCode.allCases.count)
+        for code in ErrorCode.allCases {
+            #expect(code.meaning.allSatisfy { $0.isASCII && $0 != "|" && $0 != "\\" }, "\(code)")
+            #expect(section.contains("\n\(code.rawValue)|\(code.status.rawValue)|T{\n.na\n\(code.meaning)\nT}\n"), "\(code)")
+        }
+    }
+}

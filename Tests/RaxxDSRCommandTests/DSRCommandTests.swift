@@ -23,7 +23,7 @@ final class MemoryDSRFiles: DSRFiles, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard written[path] == nil, files[path] == nil else {
-            throw RaxxError.failure(code: "export_unwritable", "Could not create \(path): it exists already.")
+            throw RaxxError(code: .exportUnwritable, message: "Could not create \(path): it exists already.")
         }
         written[path] = data
     }
@@ -120,7 +120,7 @@ enum DSRFixtures {
     @Test func openSendsTheRequestAsReceived() async throws {
         let world = world()
         world.api.onCreateDSRRequest { input in
-            guard case .json(let body) = input.body else { throw RaxxError.failure("no body") }
+            guard case .json(let body) = input.body else { throw RaxxError(code: .internal, message: "no body") }
             #expect(body.email == "subject@example.com" && body.kind == .erasure && body.ticket == "T-1")
             #expect(body.receivedAt.map(RFC3339.string(from:)) == "2026-01-31T12:00:00Z")
             return .created(.init(body: .json(DSRFixtures.request(kind: .erasure, due: "2026-02-28"))))
@@ -167,7 +167,7 @@ enum DSRFixtures {
     @Test func verifyExtendShowCancelAndRefuse() async throws {
         let world = world()
         world.api.onVerifyDSRIdentity { input in
-            guard case .json(let body) = input.body else { throw RaxxError.failure("no body") }
+            guard case .json(let body) = input.body else { throw RaxxError(code: .internal, message: "no body") }
             #expect(body.method == "reply from the account's email")
             return .ok(.init(body: .json(DSRFixtures.request(status: .verified))))
         }
@@ -177,7 +177,7 @@ enum DSRFixtures {
         }
         world.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(status: .verified)))) }
         world.api.onCloseDSRRequest { input in
-            guard case .json(let body) = input.body else { throw RaxxError.failure("no body") }
+            guard case .json(let body) = input.body else { throw RaxxError(code: .internal, message: "no body") }
             return .ok(.init(body: .json(DSRFixtures.request(status: body.status == .refused ? .refused : .cancelled))))
         }
         #expect(try await world.run(RaxxDSR.VerifyIdentity.self, ["dsr_1", "--method", "reply from the account's email"]) == .ok)

@@ -21,7 +21,7 @@ import Testing
     @Test func addsADeviceAndShowsOnlyTheTokensSuffix() async throws {
         let world = world()
         world.api.onRegisterAPNsDevice { input in
-            guard case .json(let registration) = input.body else { throw RaxxError.failure("no body") }
+            guard case .json(let registration) = input.body else { throw RaxxError(code: .internal, message: "no body") }
             #expect(registration.token == Self.token && registration.alerts == [.fillConfirmed, .orderRejected])
             return .created(.init(body: .json(.init(id: "dev-1", environment: .sandbox, tokenSuffix: String(Self.token.suffix(8)),
                                                     label: registration.label, alerts: registration.alerts ?? [], createdAt: Fixtures.now))))

@@ -26,7 +26,7 @@ import Testing
     /// The server's dry run as the sandbox answers it, for AAPL and MSFT at 200: another symbol is
     /// refused, an order above 100,000 needs a step-up, a buy above 500,000 would be rejected.
     @Sendable static func checks(_ input: Operations.CheckOrders.Input) throws -> Operations.CheckOrders.Output {
-        guard case .json(let request) = input.body else { throw RaxxError.failure("no body") }
+        guard case .json(let request) = input.body else { throw RaxxError(code: .internal, message: "no body") }
         return .ok(.init(body: .json(.init(checks: request.orders.map { order in
             guard ["AAPL", "MSFT"].contains(order.symbol) else {
                 return .init(clientOrderId: order.clientOrderId, verdict: .refused, code: "unknown_symbol",
@@ -44,7 +44,7 @@ import Testing
     @Test func placesOneOrderFromFlagsJournalledFirst() async throws {
         let (world, stores) = try world()
         world.api.onPlaceOrder { input in
-            guard case .json(let request) = input.body else { throw RaxxError.failure("no body") }
+            guard case .json(let request) = input.body else { throw RaxxError(code: .internal, message: "no body") }
             #expect(request.clientOrderId == "raxx-0f8e2c1d-aaaa-bbbb")
             #expect(request.mode == .paper && request.side == .buy && request._type == .limit && request.limitPrice == "187.5")
             #expect(request.notAfter == Fixtures.now.addingTimeInterval(15))
@@ -68,7 +68,7 @@ import Testing
             world.terminalColumns = 120
             world.environment["NO_COLOR"] = "1"
             world.api.onPlaceOrder { input in
-                guard case .json(let request) = input.body else { throw RaxxError.failure("no body") }
+                guard case .json(let request) = input.body else { throw RaxxError(code: .internal, message: "no body") }
                 return .created(.init(body: .json(Fixtures.order(clientOrderID: request.clientOrderId, status: .filled))))
             }
             #expect(try await world.run(RaxxOrder.Place.self, ["--symbol", "AAPL", "--side", "buy", "--qty", "10"]) == .ok)
@@ -87,7 +87,7 @@ import Testing
         let (world, stores) = try world()
         world.ids = (1...6).map { "0f8e2c1d-aaaa-bbbb-cccc-00000000000\($0)" }
         world.api.onPlaceOrder { input in
-            guard case .json(let request) = input.body else { throw RaxxError.failure("no body") }
+            guard case .json(let request) = input.body else { throw RaxxError(code: .internal, message: "no body") }
             return .created(.init(body: .json(Fixtures.order(clientOrderID: request.clientOrderId, status: .filled))))
         }
         let order = ["--symbol", "AAPL", "--side", "buy", "--qty", "1"]
@@ -221,7 +221,7 @@ import Testing
     @Test func aStepUpThisDeviceCannotGiveIsRefusedAndNothingIsPlaced() async throws {
         let (world, _) = try world()
         world.api.onPlaceOrder { input in
-            guard case .json(let request) = input.body else { throw RaxxError.failure("no body") }
+            guard case .json(let request) = input.body else { throw RaxxError(code: .internal, message: "no body") }
             guard let grant = input.headers.raxxStepUpGrant else {
                 let hash = OrderAction(clientOrderID: request.clientOrderId, symbol: request.symbol, side: request.side, qty: request.qty,
                                        type: request._type, limitPrice: request.limitPrice, tif: request.tif, mode: request.mode).hash
@@ -254,7 +254,7 @@ import Testing
         world.stdin = (1...4).map { #"{"symbol":"AAPL","side":"buy","qty":1,"client_order_id":"c-\#($0)"}"# }.joined(separator: "\n")
         let seen = Recorder<[String]>()
         world.api.onPlaceOrder { input in
-            guard case .json(let request) = input.body else { throw RaxxError.failure("no body") }
+            guard case .json(let request) = input.body else { throw RaxxError(code: .internal, message: "no body") }
             seen.append(try stores.journal().unresolved(accountID: Fixtures.accountID).map(\.clientOrderID))
             switch request.clientOrderId {
             case "c-2":
@@ -284,7 +284,7 @@ import Testing
         let (world, stores) = try world()
         world.stdin = (1...2).map { #"{"symbol":"AAPL","side":"sell","qty":1,"client_order_id":"c-\#($0)"}"# }.joined(separator: "\n")
         world.api.onPlaceOrder { input in
-            guard case .json(let request) = input.body else { throw RaxxError.failure("no body") }
+            guard case .json(let request) = input.body else { throw RaxxError(code: .internal, message: "no body") }
             return .created(.init(body: .json(Fixtures.order(clientOrderID: request.clientOrderId, side: .sell, status: .open))))
         }
         #expect(try await world.run(RaxxOrder.Place.self) == .ok)
@@ -295,7 +295,7 @@ import Testing
         let (world, _) = try world()
         world.serverSkew = 3600 // the server's clock is an hour ahead of this machine's
         world.api.onPlaceOrder { input in
-            guard case .json(let request) = input.body else { throw RaxxError.failure("no body") }
+            guard case .json(let request) = input.body else { throw RaxxError(code: .internal, message: "no body") }
             // 10 s from now by the server's clock, which judges it; by this machine's it would have
             // passed an hour before it arrived.
             #expect(request.notAfter == Fixtures.now.addingTimeInterval(5 + 3600 + 10))

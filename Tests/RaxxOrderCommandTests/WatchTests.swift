@@ -25,7 +25,7 @@ final class SwitchServer: @unchecked Sendable {
 
     /// The answer to an arm, renewal or disarm.
     func answer(_ input: Operations.CancelOrdersAfter.Input) throws -> Operations.CancelOrdersAfter.Output {
-        guard case .json(let body) = input.body else { throw RaxxError.failure("no body") }
+        guard case .json(let body) = input.body else { throw RaxxError(code: .internal, message: "no body") }
         lock.withLock {
             _timeouts.append(body.timeoutS)
             _orderIDs.append(body.orderIds ?? [])

@@ -49,7 +49,7 @@ import Testing
         // next one's entry is written while it is there.
         let seen = Mutex<[String: (written: Bool, nextAhead: Bool?)]>([:])
         api.onPlaceOrder { input in
-            guard case .json(let request) = input.body else { throw RaxxError.failure("no body") }
+            guard case .json(let request) = input.body else { throw RaxxError(code: .internal, message: "no body") }
             let id = request.clientOrderId
             let number = try #require(Int(id.dropFirst(2)))
             let written = entryAppears(journal, commits, id)
@@ -58,7 +58,7 @@ import Testing
             return .created(.init(body: .json(Fixtures.order(clientOrderID: id, status: .filled))))
         }
         let desk = OrderDesk(client: api.api(middlewares: []), journal: journal, accountID: Fixtures.accountID, clock: { Fixtures.now }, deadline: .seconds(10))
-        let (results, stop) = await desk.place(try intents(3)) { _, _ in throw RaxxError.failure("no step-up expected") }
+        let (results, stop) = await desk.place(try intents(3)) { _, _ in throw RaxxError(code: .internal, message: "no step-up expected") }
 
         #expect(stop == nil)
         #expect(results.map(\.outcome) == [PlacementResult.Outcome.placed, .placed, .placed])
@@ -74,7 +74,7 @@ import Testing
         let api = StubAPI()
         let broken = Mutex(false)
         api.onPlaceOrder { input in
-            guard case .json(let request) = input.body else { throw RaxxError.failure("no body") }
+            guard case .json(let request) = input.body else { throw RaxxError(code: .internal, message: "no body") }
             // Once the first order is at the server and the second one's entry is written (ahead),
             // the journal can no longer be written.
             if !broken.withLock({ $0 }) {
@@ -85,7 +85,7 @@ import Testing
             return .created(.init(body: .json(Fixtures.order(clientOrderID: request.clientOrderId, status: .filled))))
         }
         let desk = OrderDesk(client: api.api(middlewares: []), journal: journal, accountID: Fixtures.accountID, clock: { Fixtures.now }, deadline: .seconds(10))
-        let (results, stop) = await desk.place(try intents(3)) { _, _ in throw RaxxError.failure("no step-up expected") }
+        let (results, stop) = await desk.place(try intents(3)) { _, _ in throw RaxxError(code: .internal, message: "no step-up expected") }
 
         #expect(stop?.code == "journal_unwritable")
         // The second order was in the journal before it went out; the third one's entry could not
@@ -106,7 +106,7 @@ import Testing
         let journal = try OrderJournal.inMemory()
         let api = StubAPI()
         api.onPlaceOrder { input in
-            guard case .json(let request) = input.body else { throw RaxxError.failure("no body") }
+            guard case .json(let request) = input.body else { throw RaxxError(code: .internal, message: "no body") }
             let hash = OrderAction(clientOrderID: request.clientOrderId, symbol: request.symbol, side: request.side, qty: request.qty,
                                    type: request._type, limitPrice: request.limitPrice, tif: request.tif, mode: request.mode).hash
             return .default(statusCode: 403, Fixtures.problem(403, code: "step_up_required", actionHash: hash))

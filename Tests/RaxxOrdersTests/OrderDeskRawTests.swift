@@ -29,7 +29,7 @@ import Testing
         var desk = OrderDesk(client: StubAPI().api(middlewares: []), journal: journal, accountID: Fixtures.accountID, clock: { Fixtures.now },
                              deadline: .seconds(10))
         desk.rawOrders = RaptorClient.makeRaw(tool: "raxx-test", configuration: configuration)
-        let (results, stop) = await desk.place([intent]) { _, _ in throw RaxxError.failure("no step-up expected") }
+        let (results, stop) = await desk.place([intent]) { _, _ in throw RaxxError(code: .internal, message: "no step-up expected") }
         return (results, stop, journal, listener)
     }
 
