@@ -16,27 +16,19 @@ let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 /// call). A tool that holds an unsealed keystore and a PIN-derived key in memory does not give that
 /// up for start-up time: `Scripts/check-hardening` (run by `Scripts/check`, `Scripts/bench` and
 /// `Scripts/package`) fails a build that lacks either.
-/// Release executables are linked with lld. `--no-export-dynamic` takes back the
-/// `-export-dynamic` of the static stdlib's link arguments: otherwise every public symbol of every
-/// module (22,000 in raxx-cache) lands in the dynamic symbol table, which nothing looks up but which
-/// the Swift runtime's start-up `dladdr` walks whole (0.7 M instructions, a fifth of a `--version`).
-/// libstdc++ (which the Swift runtime needs) is linked statically: loading libstdc++.so.6 took
-/// about 1 ms of every start, a third of a `--version`. The runtime's link arguments say
-/// `-lstdc++`; `Scripts/link/libstdc++.so`, a linker script first on the library path, answers it
-/// with the static archive.
-/// `Scripts/link/startup.order` lists the symbols that the start-ups touch (each tool's
-/// `--version`, the status reads, `raxx-cache show portfolio`), in the order they first touch them
-/// (`Scripts/gen-startup-order`, tracing every instruction and data access under valgrind). lld
-/// places the sections holding them first, so that what a start-up needs shares pages instead of
-/// being spread over the suite's 35 MiB of code and 2 MiB of data. A symbol the file names that no
-/// longer exists is skipped (`--no-warn-symbol-ordering`).
+/// Release executables are linked with lld, their relative relocations packed (RELR), and two
+/// start-up savings that the start-up goals need (every `--version` <= 2x `sqlite3 :memory:
+/// 'select 1'`, the status reads and `show portfolio` <= 3x; `Scripts/bench startup`, 2026-12-02:
+/// without the first the slowest `--version` took 2.95x, without both 3.66x, with both 1.93x):
+/// `--no-export-dynamic` takes back the `-export-dynamic` of the static stdlib's link arguments
+/// (otherwise every public symbol of every module lands in the dynamic symbol table, which the
+/// Swift runtime's start-up `dladdr` walks whole); and libstdc++, which the runtime needs, is
+/// linked statically: the runtime's link arguments say `-lstdc++`, and `Scripts/link/libstdc++.so`,
+/// a linker script first on the library path, answers it with the static archive.
 let hardening: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now"])]
 let releaseLinking: [LinkerSetting] = hardening + [
     .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
-                  "-L\(Context.packageDirectory)/Scripts/link",
-                  "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Scripts/link/startup.order",
-                  "-Xlinker", "--no-warn-symbol-ordering"],
-                 .when(configuration: .release)),
+                  "-L\(Context.packageDirectory)/Scripts/link"], .when(configuration: .release)),
 ]
 let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
 

@@ -37,8 +37,7 @@ reference = statistics.median(results[0]["times"]) * 1000
 
 def page_faults(command, runs=20):
     """The median of a command's page faults (minor and major, from its rusage) over `runs` runs:
-    how much of the executable and its libraries a start-up brings in. Scripts/link/startup.order
-    keeps the suite's low; a rise says it has gone stale (Scripts/gen-startup-order)."""
+    how much of the executable and its libraries a start-up brings in."""
     argv = shlex.split(command)
     devnull = os.open(os.devnull, os.O_WRONLY)
     counts = []

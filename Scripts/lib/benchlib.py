@@ -131,9 +131,8 @@ def order_spans(rows):
     return spans
 
 
-# The tools a person starts most, as the start-up benchmark times them and as
-# Scripts/gen-startup-order traces them: each tool's --version, then the offline reads (on a
-# signed-in home with a filled cache, `filled_home`).
+# The tools a person starts most, as the start-up benchmark times them: each tool's --version,
+# then the offline reads (on a signed-in home with a filled cache, `filled_home`).
 STARTUP_TOOLS = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr", "raxx-sandbox"]
 STARTUP_READS = [["raxx-auth", "status", "--json"], ["raxx-cache", "status", "--json"],
                  ["raxx-cache", "show", "portfolio", "--json"]]
