@@ -114,7 +114,9 @@ let package = Package(
         // The wire, beside the generated model: RFC 3339 and the date transcoder, JSON Lines and
         // canonical JSON, and the fast paths' readers and writers, each checked against the model.
         .target(name: "RaxxWire", dependencies: ["RaxxCore", "RaxxAPI", openAPIRuntime, crypto]),
-        .target(name: "RaxxDomain", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", crypto, argumentParser]),
+        .target(name: "RaxxDomain", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", crypto]),
+        // Domain values as command-line arguments, for the tools' commands and the sandbox's.
+        .target(name: "RaxxArguments", dependencies: ["RaxxCore", "RaxxAPI", argumentParser]),
         // The client layer: the libcurl transport, failures and answers, and the session (passkey
         // ceremonies, silent renewal, step-up) riding on it.
         .target(name: "RaxxClient", dependencies: ["RaxxWire", "CCurl", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxWebAuthn", openAPIRuntime, httpTypes,
@@ -130,7 +132,8 @@ let package = Package(
         .target(name: "RaxxOrders", dependencies: ["RaxxWire", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxClient", "RaxxStore"]),
         .target(name: "RaxxAPNs", dependencies: ["RaxxWire", "RaxxCore", crypto]),
         .target(name: "RaxxPush", dependencies: ["RaxxWire", "CCurl", "RaxxCore", "RaxxAPNs", "RaxxAPI", "RaxxClient", "RaxxVault", crypto]),
-        .target(name: "RaxxCLI", dependencies: ["RaxxWire", "RaxxCore", "RaxxDomain", "RaxxClient", "RaxxVault", "RaxxAPI", openAPIRuntime, argumentParser]),
+        .target(name: "RaxxCLI", dependencies: ["RaxxWire", "RaxxCore", "RaxxDomain", "RaxxArguments", "RaxxClient", "RaxxVault", "RaxxAPI", openAPIRuntime,
+                                                argumentParser]),
         .target(name: "RaxxDSR", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxAge", crypto]),
 
         // The sandbox: a local Raptor built from the same spec, with real state in SQLite.
@@ -167,7 +170,7 @@ let package = Package(
             ],
             swiftSettings: sandboxWarnings
         ),
-        .target(name: "RaxxSandboxCommand", dependencies: ["RaxxWire", "RaxxSandbox", "RaxxAPNsEndpoint", "RaxxCore", "RaxxDomain", argumentParser,
+        .target(name: "RaxxSandboxCommand", dependencies: ["RaxxWire", "RaxxSandbox", "RaxxAPNsEndpoint", "RaxxCore", "RaxxDomain", "RaxxArguments", argumentParser,
                                                            .product(name: "Hummingbird", package: "hummingbird"),
                                                            .product(name: "Logging", package: "swift-log"),
                                                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import RaxxArguments
 import RaxxCore
 import RaxxSandbox
 
