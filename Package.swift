@@ -119,11 +119,13 @@ let package = Package(
         .target(name: "RaxxArguments", dependencies: ["RaxxCore", "RaxxAPI", argumentParser]),
         // The client layer: the libcurl transport, failures and answers, and the session (passkey
         // ceremonies, silent renewal, step-up) riding on it.
-        .target(name: "RaxxClient", dependencies: ["RaxxWire", "CCurl", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxWebAuthn", openAPIRuntime, httpTypes,
+        .target(name: "RaxxClient", dependencies: ["RaxxWire", "CCurl", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxSecrets", "RaxxWebAuthn", openAPIRuntime, httpTypes,
                                                    crypto]),
         .target(name: "RaxxWebAuthn", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", crypto]),
-        .target(name: "RaxxVault", dependencies: ["CSodium", "RaxxCore", "RaxxWire", "RaxxWebAuthn", crypto]),
-        .target(name: "RaxxAge", dependencies: ["CSodium", "RaxxCore", crypto]),
+        // Secret bytes wiped with libsodium, and the files that hold secrets (0600 in 0700 folders).
+        .target(name: "RaxxSecrets", dependencies: ["CSodium", "RaxxCore"]),
+        .target(name: "RaxxVault", dependencies: ["CSodium", "RaxxCore", "RaxxSecrets", "RaxxWire", "RaxxWebAuthn", crypto]),
+        .target(name: "RaxxAge", dependencies: ["CSodium", "RaxxCore", "RaxxSecrets", crypto]),
         // What the client's stores and the sandbox's database share of SQLite: its log checkpointed
         // off the writer.
         .target(name: "RaxxSQLite", dependencies: [grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]),
@@ -131,8 +133,8 @@ let package = Package(
                                                   .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         .target(name: "RaxxOrders", dependencies: ["RaxxWire", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxClient", "RaxxStore"]),
         .target(name: "RaxxAPNs", dependencies: ["RaxxWire", "RaxxCore", crypto]),
-        .target(name: "RaxxPush", dependencies: ["RaxxWire", "CCurl", "RaxxCore", "RaxxAPNs", "RaxxAPI", "RaxxClient", "RaxxVault", crypto]),
-        .target(name: "RaxxCLI", dependencies: ["RaxxWire", "RaxxCore", "RaxxDomain", "RaxxArguments", "RaxxClient", "RaxxVault", "RaxxAPI", openAPIRuntime,
+        .target(name: "RaxxPush", dependencies: ["RaxxWire", "CCurl", "RaxxCore", "RaxxAPNs", "RaxxAPI", "RaxxClient", "RaxxSecrets", crypto]),
+        .target(name: "RaxxCLI", dependencies: ["RaxxWire", "RaxxCore", "RaxxDomain", "RaxxArguments", "RaxxClient", "RaxxVault", "RaxxSecrets", "RaxxAPI", openAPIRuntime,
                                                 argumentParser]),
         .target(name: "RaxxDSR", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxAge", crypto]),
 
@@ -182,25 +184,25 @@ let package = Package(
                                                              "RaxxDSRCommand", "RaxxSandboxCommand", "RaxxCore"],
                           linkerSettings: releaseLinking),
 
-        .target(name: "RaxxTestSupport", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxClient", "RaxxAPI", "RaxxVault", "RaxxStore", "RaxxSandbox",
+        .target(name: "RaxxTestSupport", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxClient", "RaxxAPI", "RaxxVault", "RaxxSecrets", "RaxxStore", "RaxxSandbox",
                                                         openAPIRuntime, httpTypes, argumentParser,
                                                         .product(name: "Logging", package: "swift-log")]),
 
         .testTarget(name: "RaxxWireTests", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", "RaxxTestSupport", openAPIRuntime, httpTypes,
                                                          .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "RaxxCoreTests", dependencies: ["RaxxWire", "RaxxCore", .product(name: "PropertyBased", package: "swift-property-based")]),
-        .testTarget(name: "RaxxVaultTests", dependencies: ["RaxxVault", "RaxxCore", "RaxxWebAuthn", "RaxxTestSupport", crypto,
+        .testTarget(name: "RaxxVaultTests", dependencies: ["RaxxVault", "RaxxSecrets", "RaxxCore", "RaxxWebAuthn", "RaxxTestSupport", crypto,
                                                        .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "RaxxWebAuthnTests", dependencies: ["RaxxWebAuthn", "RaxxCore", crypto]),
         .testTarget(name: "RaxxAgeTests", dependencies: ["RaxxAge", "RaxxCore", "RaxxTestSupport"]),
-        .testTarget(name: "RaxxClientTests", dependencies: ["RaxxWire", "RaxxClient", "CCurl", "RaxxVault", "RaxxWebAuthn", "RaxxSandbox", "RaxxCore",
+        .testTarget(name: "RaxxClientTests", dependencies: ["RaxxWire", "RaxxClient", "CCurl", "RaxxVault", "RaxxSecrets", "RaxxWebAuthn", "RaxxSandbox", "RaxxCore",
                                                            "RaxxDomain", "RaxxAPI", "RaxxTestSupport", openAPIRuntime, httpTypes,
                                                            .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RaxxStoreTests", dependencies: ["RaxxWire", "RaxxStore", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxTestSupport", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
                                                           .product(name: "GRDBSQLite", package: "GRDB.swift")]),
-        .testTarget(name: "RaxxSyncTests", dependencies: ["RaxxStore", "RaxxClient", "RaxxVault", "RaxxSandbox", "RaxxCore",
+        .testTarget(name: "RaxxSyncTests", dependencies: ["RaxxStore", "RaxxClient", "RaxxVault", "RaxxSecrets", "RaxxSandbox", "RaxxCore",
                                                          "RaxxAPI", "RaxxTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "RaxxCLITests", dependencies: ["RaxxCLI", "RaxxCore", "RaxxWire", "RaxxAPI", "RaxxVault", "RaxxTestSupport", argumentParser]),
+        .testTarget(name: "RaxxCLITests", dependencies: ["RaxxCLI", "RaxxCore", "RaxxWire", "RaxxAPI", "RaxxVault", "RaxxSecrets", "RaxxTestSupport", argumentParser]),
         .testTarget(
             name: "RaxxSandboxTests",
             dependencies: [
@@ -220,11 +222,11 @@ let package = Package(
         .testTarget(name: "RaxxOrderCommandTests", dependencies: ["RaxxWire", "RaxxOrderCommand", "RaxxCLI", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxStore",
                                                                   "RaxxClient", "RaxxTestSupport"]),
         .testTarget(name: "RaxxNotifyCommandTests", dependencies: ["RaxxNotifyCommand", "RaxxAPNs", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxStore",
-                                                                   "RaxxClient", "RaxxPush", "RaxxVault", "RaxxWire", "RaxxTestSupport",
+                                                                   "RaxxClient", "RaxxPush", "RaxxVault", "RaxxSecrets", "RaxxWire", "RaxxTestSupport",
                                                                    .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "RaxxCacheCommandTests", dependencies: ["RaxxWire", "RaxxCacheCommand", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxStore", "RaxxVault",
                                                                   "RaxxClient", "RaxxTestSupport", argumentParser]),
-        .testTarget(name: "RaxxAuthCommandTests", dependencies: ["RaxxWire", "RaxxAuthCommand", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxClient",
+        .testTarget(name: "RaxxAuthCommandTests", dependencies: ["RaxxWire", "RaxxAuthCommand", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxSecrets", "RaxxClient",
                                                                  "RaxxTestSupport", argumentParser]),
         .testTarget(name: "RaxxDSRCommandTests", dependencies: ["RaxxWire", "RaxxDSRCommand", "RaxxDSR", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain",
                                                                 "RaxxClient", "RaxxAge", "RaxxTestSupport", crypto]),

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import RaxxCore
+import RaxxSecrets
 
 /// Reads an age v1 file (binary) and writes its plaintext to a sink, chunk by chunk, each chunk
 /// only once it authenticates. It checks the header's MAC and every chunk, and refuses with a clear
@@ -105,7 +106,7 @@ public enum AgeDecryptor {
 
     // MARK: file key
 
-    static func unwrapX25519(_ stanzas: [Stanza], identities: [AgeX25519Identity]) throws(RaxxError) -> SecretBuffer {
+    static func unwrapX25519(_ stanzas: [Stanza], identities: [AgeX25519Identity]) throws(RaxxError) -> SecretBytes {
         if stanzas.contains(where: { $0.arguments.first == "scrypt" }) {
             throw bad(.agePassphraseFile, "This age file is encrypted with a passphrase, not to a key.")
         }
@@ -117,7 +118,7 @@ public enum AgeDecryptor {
                 throw bad(.ageHeader, "This is not a valid age file: an X25519 stanza's body has the wrong length.")
             }
             for identity in identities {
-                let shared = SecretBuffer(count: 32)
+                let shared = SecretBytes(count: 32)
                 let ok = share.withUnsafeBytes { Primitives.x25519(scalar: identity.secret.readable, point: $0, into: shared.bytes) }
                 guard ok else {
                     throw bad(.ageHeader, "This is not a valid age file: an X25519 stanza's ephemeral share is a low-order point.")
@@ -131,7 +132,7 @@ public enum AgeDecryptor {
                   hint: "It was encrypted to other recipients; use the secret key of the age1… it was encrypted to.")
     }
 
-    static func unwrapScrypt(_ stanzas: [Stanza], passphrase: AgePassphrase, maximumWorkFactor: Int) throws(RaxxError) -> SecretBuffer {
+    static func unwrapScrypt(_ stanzas: [Stanza], passphrase: AgePassphrase, maximumWorkFactor: Int) throws(RaxxError) -> SecretBytes {
         guard let stanza = stanzas.first(where: { $0.arguments.first == "scrypt" }) else {
             throw bad(.ageNotPassphrase, "This age file is not passphrase-encrypted; it needs a secret key.")
         }
@@ -153,7 +154,7 @@ public enum AgeDecryptor {
         guard stanza.body.count == AgeFormat.fileKeyLength + Primitives.aeadTagLength else {
             throw bad(.ageHeader, "This is not a valid age file: its scrypt stanza's body has the wrong length.")
         }
-        let key = SecretBuffer(count: 32)
+        let key = SecretBytes(count: 32)
         defer { key.wipe() }
         try passphrase.spend { (bytes) throws(RaxxError) in
             try Primitives.scrypt(passphrase: bytes, salt: Array(AgeFormat.scryptLabel.utf8) + salt, logN: logN, into: key.bytes)
@@ -164,12 +165,12 @@ public enum AgeDecryptor {
         return fileKey
     }
 
-    private static func unwrap(_ body: [UInt8], with key: SymmetricKey) -> SecretBuffer? {
+    private static func unwrap(_ body: [UInt8], with key: SymmetricKey) -> SecretBytes? {
         key.withUnsafeBytes { unwrap(body, with: $0) }
     }
 
-    private static func unwrap(_ body: [UInt8], with key: UnsafeRawBufferPointer) -> SecretBuffer? {
-        let fileKey = SecretBuffer(count: AgeFormat.fileKeyLength)
+    private static func unwrap(_ body: [UInt8], with key: UnsafeRawBufferPointer) -> SecretBytes? {
+        let fileKey = SecretBytes(count: AgeFormat.fileKeyLength)
         let ok = body.withUnsafeBytes { ciphertext in
             AgeFormat.zeroNonce.withUnsafeBytes { Primitives.open(key: key, nonce: $0, ciphertext: ciphertext, into: fileKey.bytes) }
         }
@@ -178,7 +179,7 @@ public enum AgeDecryptor {
 
     // MARK: payload
 
-    static func decryptPayload(_ reader: Reader, header: ParsedHeader, fileKey: SecretBuffer, to sink: some AgeSink) throws(RaxxError) {
+    static func decryptPayload(_ reader: Reader, header: ParsedHeader, fileKey: SecretBytes, to sink: some AgeSink) throws(RaxxError) {
         defer { fileKey.wipe() }
         let macKey = Primitives.hkdf(key: fileKey.readable, salt: [], info: "header")
         guard Primitives.hmacIsValid(key: macKey, mac: header.mac, header.macInput) else {
@@ -187,14 +188,14 @@ public enum AgeDecryptor {
         var nonce = [UInt8](repeating: 0, count: AgeFormat.payloadNonceLength)
         let got = try nonce.withMutableRawBytes { (raw) throws(RaxxError) in try reader.readFull(into: raw) }
         guard got == AgeFormat.payloadNonceLength else { throw truncated }
-        let payloadKey = SecretBuffer(count: 32)
+        let payloadKey = SecretBytes(count: 32)
         defer { payloadKey.wipe() }
         Primitives.hkdf(key: fileKey.readable, salt: nonce, info: "payload").withUnsafeBytes { payloadKey.bytes.copyMemory(from: $0) }
         fileKey.wipe()
 
         let sealed = UnsafeMutableRawBufferPointer.allocate(byteCount: AgeFormat.sealedChunkLength, alignment: 16)
         defer { sealed.deallocate() }
-        let plaintext = SecretBuffer(count: AgeFormat.chunkLength)
+        let plaintext = SecretBytes(count: AgeFormat.chunkLength)
         var counter: UInt64 = 0
         while true {
             let n = try reader.readFull(into: sealed)

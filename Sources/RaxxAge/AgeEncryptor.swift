@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import RaxxCore
+import RaxxSecrets
 
 /// Writes an age v1 file (binary, not armored) to a sink as the plaintext streams in: the header
 /// at once, then each 64 KiB chunk as soon as it is known not to be the last, so memory stays at
@@ -18,8 +19,8 @@ public final class AgeEncryptor: AgeSink {
     public static let maximumWorkFactor = 22
 
     private let sink: any AgeSink
-    private let payloadKey = SecretBuffer(count: 32)
-    private let plaintext = SecretBuffer(count: AgeFormat.chunkLength)
+    private let payloadKey = SecretBytes(count: 32)
+    private let plaintext = SecretBytes(count: AgeFormat.chunkLength)
     private let sealed: UnsafeMutableRawBufferPointer
     private var filled = 0
     private var counter: UInt64 = 0
@@ -54,7 +55,7 @@ public final class AgeEncryptor: AgeSink {
         sealed = .allocate(byteCount: AgeFormat.sealedChunkLength, alignment: 16)
         sealed.initializeMemory(as: UInt8.self, repeating: 0)
 
-        let fileKey = SecretBuffer(count: AgeFormat.fileKeyLength)
+        let fileKey = SecretBytes(count: AgeFormat.fileKeyLength)
         defer { fileKey.wipe() }
         Primitives.random(into: fileKey.bytes)
         let header = Header(stanzas: try makeStanzas(fileKey.readable))
@@ -126,11 +127,11 @@ public final class AgeEncryptor: AgeSink {
     // MARK: stanzas
 
     static func x25519Stanza(_ recipient: AgeX25519Recipient, fileKey: UnsafeRawBufferPointer) throws(RaxxError) -> Stanza {
-        let ephemeral = SecretBuffer(count: 32)
+        let ephemeral = SecretBytes(count: 32)
         Primitives.random(into: ephemeral.bytes)
         var share = [UInt8](repeating: 0, count: 32)
         share.withUnsafeMutableBytes { Primitives.x25519Base(scalar: ephemeral.readable, into: $0) }
-        let shared = SecretBuffer(count: 32)
+        let shared = SecretBytes(count: 32)
         let ok = recipient.publicKey.withUnsafeBytes { Primitives.x25519(scalar: ephemeral.readable, point: $0, into: shared.bytes) }
         ephemeral.wipe()
         guard ok else {
@@ -144,7 +145,7 @@ public final class AgeEncryptor: AgeSink {
     static func scryptStanza(_ passphrase: AgePassphrase, workFactor: Int, fileKey: UnsafeRawBufferPointer) throws(RaxxError) -> Stanza {
         var salt = [UInt8](repeating: 0, count: 16)
         salt.withUnsafeMutableBytes { Primitives.random(into: $0) }
-        let key = SecretBuffer(count: 32)
+        let key = SecretBytes(count: 32)
         defer { key.wipe() }
         try passphrase.spend { (bytes) throws(RaxxError) in
             try Primitives.scrypt(passphrase: bytes, salt: Array(AgeFormat.scryptLabel.utf8) + salt, logN: workFactor, into: key.bytes)

@@ -1,6 +1,7 @@
 import CSodium
 import Foundation
 import RaxxCore
+import RaxxSecrets
 
 /// An age X25519 recipient: the public key a file is encrypted to, written `age1…` (lowercase
 /// Bech32). Public: safe to print and to log.
@@ -54,11 +55,11 @@ public struct AgeX25519Recipient: Sendable, Hashable, CustomStringConvertible {
 /// An age X25519 identity: the secret key that opens files encrypted to its recipient, written
 /// `AGE-SECRET-KEY-1…`. The key's bytes are wiped when the identity is freed.
 public final class AgeX25519Identity: @unchecked Sendable {
-    let secret: SecretBuffer
+    let secret: SecretBytes
     /// The recipient that encrypts to this identity.
     public let recipient: AgeX25519Recipient
 
-    init(secret: SecretBuffer) {
+    init(secret: SecretBytes) {
         self.secret = secret
         var point = [UInt8](repeating: 0, count: 32)
         point.withUnsafeMutableBytes { Primitives.x25519Base(scalar: secret.readable, into: $0) }
@@ -68,7 +69,7 @@ public final class AgeX25519Identity: @unchecked Sendable {
     /// A new identity from the system's secure random source.
     public static func generate() throws(RaxxError) -> AgeX25519Identity {
         try Primitives.ensureReady()
-        let secret = SecretBuffer(count: 32)
+        let secret = SecretBytes(count: 32)
         Primitives.random(into: secret.bytes)
         return AgeX25519Identity(secret: secret)
     }
@@ -89,7 +90,7 @@ public final class AgeX25519Identity: @unchecked Sendable {
         defer { Primitives.wipe(&decoded.bytes) }
         guard decoded.hrp == "age-secret-key-" else { throw bad("This is not an age X25519 secret key (AGE-SECRET-KEY-1…).") }
         guard decoded.bytes.count == 32 else { throw bad("The age secret key has the wrong length (\(decoded.bytes.count) bytes, not 32).") }
-        let secret = decoded.bytes.withUnsafeBytes { SecretBuffer(copying: $0) }
+        let secret = decoded.bytes.withUnsafeBytes { SecretBytes(copying: $0) }
         self.init(secret: secret)
     }
 
@@ -129,10 +130,10 @@ public final class AgeX25519Identity: @unchecked Sendable {
 /// descriptor or a terminal); they are copied once, wiped with `sodium_memzero` as soon as the key
 /// is derived from them (the passphrase is then spent), and at the latest when freed.
 public final class AgePassphrase: @unchecked Sendable {
-    let secret: SecretBuffer
+    let secret: SecretBytes
     private(set) var spent = false
 
-    private init(secret: SecretBuffer) { self.secret = secret }
+    private init(secret: SecretBytes) { self.secret = secret }
 
     /// Its length in characters (UTF-8 sequences), counted without copying it out.
     public var characters: Int { secret.bytes.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) } }
@@ -140,14 +141,14 @@ public final class AgePassphrase: @unchecked Sendable {
     /// Copies `bytes`; wipe the caller's copy too. An empty passphrase is bad input.
     public convenience init(copying bytes: UnsafeRawBufferPointer) throws(RaxxError) {
         guard bytes.count > 0 else { throw RaxxError.badInput(field: "passphrase", "The passphrase is empty.") }
-        self.init(secret: SecretBuffer(copying: bytes))
+        self.init(secret: SecretBytes(copying: bytes))
     }
 
     /// Takes the bytes of `bytes` and wipes the array (with `sodium_memzero`) before returning.
     public convenience init(wiping bytes: inout [UInt8]) throws(RaxxError) {
         defer { Primitives.wipe(&bytes) }
         guard !bytes.isEmpty else { throw RaxxError.badInput(field: "passphrase", "The passphrase is empty.") }
-        let secret = bytes.withUnsafeBytes { SecretBuffer(copying: $0) }
+        let secret = bytes.withUnsafeBytes { SecretBytes(copying: $0) }
         self.init(secret: secret)
     }
 
@@ -160,7 +161,7 @@ public final class AgePassphrase: @unchecked Sendable {
     /// bad input.
     public static func read(fromFileDescriptor fd: Int32, what: String? = nil) throws(RaxxError) -> AgePassphrase {
         let source = what ?? "file descriptor \(fd)"
-        let buffer = SecretBuffer(count: maximumLength + 1)
+        let buffer = SecretBytes(count: maximumLength + 1)
         var count = 0
         var byte: UInt8 = 0
         defer { byte = 0 }
@@ -180,7 +181,7 @@ public final class AgePassphrase: @unchecked Sendable {
             throw RaxxError.badInput(field: "passphrase", "The passphrase on \(source) is longer than \(maximumLength) bytes.")
         }
         guard count > 0 else { throw RaxxError.badInput(field: "passphrase", "No passphrase was given on \(source).") }
-        return AgePassphrase(secret: SecretBuffer(copying: UnsafeRawBufferPointer(rebasing: buffer.readable[0..<count])))
+        return AgePassphrase(secret: SecretBytes(copying: UnsafeRawBufferPointer(rebasing: buffer.readable[0..<count])))
     }
 
     /// Asks on `terminal`, hidden, twice (`prompt`, then `again`): the two must match, or it is

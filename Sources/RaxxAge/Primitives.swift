@@ -2,17 +2,12 @@ import CSodium
 import Crypto
 import Foundation
 import RaxxCore
+import RaxxSecrets
 
 /// The primitives age is made of, each from a library: X25519, ChaCha20-Poly1305, scrypt, random
 /// bytes and wiping from libsodium; HKDF-SHA-256 and HMAC-SHA-256 from swift-crypto.
 enum Primitives {
-    private static let ready: Bool = { sodium_init() >= 0 }()
-
-    static func ensureReady() throws(RaxxError) {
-        guard ready else {
-            throw RaxxError(code: .sodiumUnavailable, message: "The cryptography library could not start on this machine.")
-        }
-    }
+    static func ensureReady() throws(RaxxError) { try Sodium.ensureReady() }
 
     static let aeadTagLength = 16
 
@@ -107,33 +102,6 @@ enum Primitives {
     /// Constant-time comparison of an expected MAC with a received one.
     static func hmacIsValid(key: SymmetricKey, mac: [UInt8], _ message: [UInt8]) -> Bool {
         HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: message, using: key)
-    }
-}
-
-/// Fixed-size secret bytes (a key, a passphrase): wiped with `sodium_memzero` when done with, and
-/// at the latest when freed.
-final class SecretBuffer: @unchecked Sendable {
-    private(set) var bytes: UnsafeMutableRawBufferPointer
-
-    init(count: Int) {
-        bytes = .allocate(byteCount: max(count, 1), alignment: 16)
-        bytes.initializeMemory(as: UInt8.self, repeating: 0)
-        bytes = UnsafeMutableRawBufferPointer(start: bytes.baseAddress, count: count)
-    }
-
-    convenience init(copying source: UnsafeRawBufferPointer) {
-        self.init(count: source.count)
-        if source.count > 0 { bytes.copyMemory(from: source) }
-    }
-
-    var count: Int { bytes.count }
-    var readable: UnsafeRawBufferPointer { UnsafeRawBufferPointer(bytes) }
-
-    func wipe() { Primitives.wipe(bytes) }
-
-    deinit {
-        wipe()
-        UnsafeMutableRawBufferPointer(start: bytes.baseAddress, count: max(bytes.count, 1)).deallocate()
     }
 }
 

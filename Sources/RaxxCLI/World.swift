@@ -3,6 +3,7 @@ import OpenAPIRuntime
 import RaxxAPI
 import RaxxClient
 import RaxxCore
+import RaxxSecrets
 import RaxxVault
 import Synchronization
 

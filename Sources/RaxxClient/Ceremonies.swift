@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import RaxxAPI
 import RaxxCore
+import RaxxSecrets
 import RaxxVault
 import RaxxWebAuthn
 import RaxxWire

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import RaxxCore
-import RaxxVault
+import RaxxSecrets
 
 #if canImport(Glibc)
 import Glibc

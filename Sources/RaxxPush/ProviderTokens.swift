@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import RaxxAPNs
 import RaxxCore
-import RaxxVault
+import RaxxSecrets
 import Synchronization
 
 /// A provider token as it is kept and shared: the token and when it was minted (by the minting

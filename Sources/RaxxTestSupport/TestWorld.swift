@@ -3,6 +3,7 @@ import OpenAPIRuntime
 import RaxxAPI
 import RaxxCLI
 import RaxxCore
+import RaxxSecrets
 import RaxxStore
 import RaxxVault
 import Synchronization

@@ -1,6 +1,7 @@
 import CSodium
 import Foundation
 import RaxxCore
+import RaxxSecrets
 
 /// The key that seals the keystore: bound to a device secret kept in a file of its own (apart from
 /// the keystore) and to the machine's identity, so the same files on another machine do not open.

@@ -4,6 +4,7 @@ import RaxxCore
 
 #if canImport(Glibc)
 import Glibc
+import RaxxSecrets
 #endif
 
 /// What the keystore holds, for each server by its origin (scheme, host, port): this device's

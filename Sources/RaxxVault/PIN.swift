@@ -4,6 +4,7 @@ import RaxxCore
 
 #if canImport(Glibc)
 import Glibc
+import RaxxSecrets
 #endif
 
 /// Where a PIN comes from: a prompt on the controlling terminal, or a file descriptor the caller

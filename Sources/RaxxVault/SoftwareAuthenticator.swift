@@ -2,6 +2,7 @@ import CSodium
 import Crypto
 import Foundation
 import RaxxCore
+import RaxxSecrets
 import RaxxWebAuthn
 
 /// A WebAuthn authenticator in software: ES256 (P-256) credentials whose private keys are sealed

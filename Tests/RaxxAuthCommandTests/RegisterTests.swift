@@ -2,6 +2,7 @@ import Foundation
 import RaxxAPI
 import RaxxAuthCommand
 import RaxxCore
+import RaxxSecrets
 import RaxxTestSupport
 import RaxxVault
 import Synchronization

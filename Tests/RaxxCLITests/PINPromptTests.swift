@@ -1,6 +1,7 @@
 import Foundation
 import RaxxCLI
 import RaxxCore
+import RaxxSecrets
 import RaxxTestSupport
 import RaxxVault
 import Testing

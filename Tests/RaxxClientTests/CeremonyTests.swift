@@ -1,4 +1,5 @@
 import Foundation
+import RaxxSecrets
 import Synchronization
 import GRDB
 import HTTPTypes

@@ -3,6 +3,7 @@ import RaxxAPI
 import RaxxClient
 import RaxxCore
 import RaxxNotifyCommand
+import RaxxSecrets
 import RaxxStore
 import RaxxTestSupport
 import RaxxVault

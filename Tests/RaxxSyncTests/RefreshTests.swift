@@ -4,6 +4,7 @@ import RaxxAPI
 import RaxxClient
 import RaxxCore
 import RaxxSandbox
+import RaxxSecrets
 import RaxxStore
 import RaxxTestSupport
 import RaxxVault

@@ -1,3 +1,4 @@
+import RaxxSecrets
 import RaxxVault
 import Testing
 

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import RaxxCore
+import RaxxSecrets
 import RaxxWebAuthn
 import RaxxVault
 import Testing

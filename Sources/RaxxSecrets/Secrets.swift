@@ -1,7 +1,8 @@
 import CSodium
 import RaxxCore
 
-/// libsodium, initialised once per process before any use.
+/// libsodium, initialised once per process before any use (the keystore, age files and provider keys
+/// share it).
 public enum Sodium {
     private static let ready: Bool = { sodium_init() >= 0 }()
 
@@ -42,6 +43,12 @@ public final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
     }
 
     public var count: Int { storage.count }
+
+    /// The bytes themselves, for a C call or a copy into them; valid while this value lives.
+    public var bytes: UnsafeMutableRawBufferPointer { storage }
+
+    /// The bytes, read-only; valid while this value lives.
+    public var readable: UnsafeRawBufferPointer { UnsafeRawBufferPointer(storage) }
 
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(storage))
