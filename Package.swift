@@ -46,8 +46,9 @@ let directMetadata: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-conc
 /// for good (two threads here, both waiting for readers held by tasks that needed a thread).
 let sandboxWarnings: [SwiftSetting] = [.unsafeFlags(["-warnings-as-errors"])]
 
-/// A tool is a command library (one file per verb) plus a few-line entrypoint; each names only
-/// the libraries it uses, so a tool that never touches the cache does not link GRDB.
+/// A tool is a command library (one file per verb) plus a few-line entrypoint; each names the
+/// libraries it uses. The tools ship as one executable (raxx-suite), so modules are cut by concept,
+/// not by what a tool links.
 func tool(_ executable: String, library: String, dependencies: [Target.Dependency]) -> [Target] {
     [
         .target(name: library, dependencies: dependencies + [argumentParser]),
@@ -129,12 +130,13 @@ let package = Package(
         // What the client's stores and the sandbox's database share of SQLite: its log checkpointed
         // off the writer.
         .target(name: "RaxxSQLite", dependencies: [grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]),
-        .target(name: "RaxxStore", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxClient", "RaxxSQLite", "CSQLite", grdb,
+        .target(name: "RaxxStore", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxClient", "RaxxSQLite", "CSQLite", grdb,
                                                   .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         .target(name: "RaxxOrders", dependencies: ["RaxxWire", "RaxxCore", "RaxxDomain", "RaxxAPI", "RaxxClient", "RaxxStore"]),
         .target(name: "RaxxAPNs", dependencies: ["RaxxWire", "RaxxCore", crypto]),
         .target(name: "RaxxPush", dependencies: ["RaxxWire", "CCurl", "RaxxCore", "RaxxAPNs", "RaxxAPI", "RaxxClient", "RaxxSecrets", crypto]),
-        .target(name: "RaxxCLI", dependencies: ["RaxxWire", "RaxxCore", "RaxxDomain", "RaxxArguments", "RaxxClient", "RaxxVault", "RaxxSecrets", "RaxxAPI", openAPIRuntime,
+        .target(name: "RaxxCLI", dependencies: ["RaxxWire", "RaxxCore", "RaxxDomain", "RaxxArguments", "RaxxClient", "RaxxVault", "RaxxSecrets", "RaxxStore",
+                                                "RaxxAPI", openAPIRuntime,
                                                 argumentParser]),
         .target(name: "RaxxDSR", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxAge", crypto]),
 

@@ -37,8 +37,9 @@ public struct World: Sendable {
     public var keystore: any KeystoreAccess
     /// Whose data this device keeps for the server: the account folders of the local stores.
     public var accounts: any LocalAccounts
-    /// What only some tools have (the cache and the order journal), found by type with
-    /// `CommandContext.service()`: so a tool that does not use them does not link them.
+    /// What only some tools have (the cache and the order journal, the push service), found by type
+    /// with `CommandContext.service()`: a tool's world holds what its verbs use, and a test world
+    /// what the test plans.
     public var services: [Provided]
 
     public init(now: @escaping @Sendable () -> Date, serverNow: (@Sendable () -> Date)? = nil, monotonic: @escaping @Sendable () -> Duration,

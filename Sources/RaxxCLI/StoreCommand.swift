@@ -1,4 +1,4 @@
-import RaxxCLI
+import RaxxStore
 import RaxxCore
 
 /// A verb of a tool that keeps local stores (raxx-cache, raxx-order): its live world has the cache
