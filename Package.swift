@@ -186,9 +186,11 @@ let package = Package(
                                                              "RaxxDSRCommand", "RaxxSandboxCommand", "RaxxCore"],
                           linkerSettings: releaseLinking),
 
-        .target(name: "RaxxTestSupport", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxClient", "RaxxAPI", "RaxxVault", "RaxxSecrets", "RaxxStore", "RaxxSandbox",
-                                                        openAPIRuntime, httpTypes, argumentParser,
-                                                        .product(name: "Logging", package: "swift-log")]),
+        .target(name: "RaxxTestSupport", dependencies: ["RaxxWire", "RaxxCLI", "RaxxCore", "RaxxAPI", "RaxxVault", "RaxxSecrets", "RaxxStore",
+                                                        openAPIRuntime, httpTypes, argumentParser]),
+        // What only the tests that run a sandbox in-process need: a test that runs none builds no Hummingbird.
+        .target(name: "RaxxSandboxTestSupport", dependencies: ["RaxxSandbox", "RaxxTestSupport", "RaxxAPI", "RaxxClient", "RaxxCore", openAPIRuntime,
+                                                               .product(name: "Logging", package: "swift-log")]),
 
         .testTarget(name: "RaxxWireTests", dependencies: ["RaxxWire", "RaxxCore", "RaxxAPI", "RaxxTestSupport", openAPIRuntime, httpTypes,
                                                          .product(name: "PropertyBased", package: "swift-property-based")]),
@@ -197,18 +199,18 @@ let package = Package(
                                                        .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "RaxxWebAuthnTests", dependencies: ["RaxxWebAuthn", "RaxxCore", crypto]),
         .testTarget(name: "RaxxAgeTests", dependencies: ["RaxxAge", "RaxxCore", "RaxxTestSupport"]),
-        .testTarget(name: "RaxxClientTests", dependencies: ["RaxxWire", "RaxxClient", "CCurl", "RaxxVault", "RaxxSecrets", "RaxxWebAuthn", "RaxxSandbox", "RaxxCore",
+        .testTarget(name: "RaxxClientTests", dependencies: ["RaxxSandboxTestSupport", "RaxxWire", "RaxxClient", "CCurl", "RaxxVault", "RaxxSecrets", "RaxxWebAuthn", "RaxxSandbox", "RaxxCore",
                                                            "RaxxDomain", "RaxxAPI", "RaxxTestSupport", openAPIRuntime, httpTypes,
                                                            .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RaxxStoreTests", dependencies: ["RaxxWire", "RaxxStore", "RaxxCore", "RaxxAPI", "RaxxDomain", "RaxxTestSupport", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
                                                           .product(name: "GRDBSQLite", package: "GRDB.swift")]),
-        .testTarget(name: "RaxxSyncTests", dependencies: ["RaxxStore", "RaxxClient", "RaxxVault", "RaxxSecrets", "RaxxSandbox", "RaxxCore",
+        .testTarget(name: "RaxxSyncTests", dependencies: ["RaxxSandboxTestSupport", "RaxxStore", "RaxxClient", "RaxxVault", "RaxxSecrets", "RaxxSandbox", "RaxxCore",
                                                          "RaxxAPI", "RaxxTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RaxxCLITests", dependencies: ["RaxxCLI", "RaxxCore", "RaxxWire", "RaxxAPI", "RaxxVault", "RaxxSecrets", "RaxxTestSupport", argumentParser]),
         .testTarget(
             name: "RaxxSandboxTests",
             dependencies: [
-                "RaxxWire", "RaxxSandbox", "RaxxSandboxCommand", "RaxxAPI", "RaxxClient", "RaxxCore", "RaxxDomain", "RaxxSQLite", "RaxxTestSupport", openAPIRuntime,
+                "RaxxWire", "RaxxSandbox", "RaxxSandboxCommand", "RaxxAPI", "RaxxClient", "RaxxCore", "RaxxDomain", "RaxxSQLite", "RaxxTestSupport", "RaxxSandboxTestSupport", openAPIRuntime,
                 httpTypes,
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),

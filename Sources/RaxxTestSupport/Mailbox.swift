@@ -1,5 +1,4 @@
 import Foundation
-import RaxxSandbox
 
 /// A sandbox's Maildir, read as a person reads their email: what was sent to whom, and the
 /// one-time code in a message.
@@ -69,9 +68,4 @@ extension Mailbox {
             return code
         }
     }
-}
-
-extension SandboxDatabase {
-    /// Where this database's sandbox sends email.
-    public var mailbox: Mailbox { Mailbox(directory: mailer.directory) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RaxxSandboxTestSupport
 import RaxxSecrets
 import Synchronization
 import GRDB

@@ -5,6 +5,7 @@ import RaxxAPI
 import RaxxCore
 import RaxxDomain
 @testable import RaxxSandbox
+import RaxxSandboxTestSupport
 import RaxxTestSupport
 import Testing
 

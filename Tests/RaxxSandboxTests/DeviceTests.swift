@@ -4,6 +4,7 @@ import HTTPTypes
 import RaxxAPI
 import RaxxCore
 @testable import RaxxSandbox
+import RaxxSandboxTestSupport
 import RaxxTestSupport
 import Testing
 

@@ -6,6 +6,7 @@ import RaxxAPI
 import RaxxClient
 import RaxxCore
 @testable import RaxxSandbox
+import RaxxSandboxTestSupport
 import RaxxTestSupport
 import ServiceLifecycle
 import Testing

@@ -5,6 +5,7 @@ import RaxxAPI
 import RaxxDomain
 import RaxxCore
 @testable import RaxxSandbox
+import RaxxSandboxTestSupport
 import RaxxTestSupport
 import Testing
 

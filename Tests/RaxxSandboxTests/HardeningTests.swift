@@ -7,6 +7,7 @@ import RaxxAPI
 import RaxxClient
 import RaxxCore
 @testable import RaxxSandbox
+import RaxxSandboxTestSupport
 import RaxxTestSupport
 import Testing
 

@@ -5,6 +5,7 @@ import RaxxAPI
 import RaxxClient
 import RaxxCore
 @testable import RaxxSandbox
+import RaxxSandboxTestSupport
 import RaxxTestSupport
 import Testing
 

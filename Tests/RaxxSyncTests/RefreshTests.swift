@@ -4,6 +4,7 @@ import RaxxAPI
 import RaxxClient
 import RaxxCore
 import RaxxSandbox
+import RaxxSandboxTestSupport
 import RaxxSecrets
 import RaxxStore
 import RaxxTestSupport

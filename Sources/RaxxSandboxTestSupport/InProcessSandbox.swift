@@ -5,6 +5,7 @@ import RaxxAPI
 import RaxxClient
 import RaxxCore
 import RaxxSandbox
+import RaxxTestSupport
 
 /// Runs an in-process sandbox on 127.0.0.1, port 0, and hands `body` its URL.
 public func withSandbox(configuration: SandboxConfiguration = SandboxConfiguration(port: 0), database: SandboxDatabase? = nil,
@@ -42,4 +43,9 @@ public func withSandbox(configuration: SandboxConfiguration = SandboxConfigurati
 public func generatedClient(_ url: URL, middlewares: [any ClientMiddleware] = []) throws -> Client {
     let configuration = try RaxxConfiguration(environment: ["HOME": "/tmp", "RAXX_API_URL": url.absoluteString, "RAXX_TIMEOUT": "60s"])
     return RaptorClient.make(tool: "raxx-test", configuration: configuration, middlewares: middlewares)
+}
+
+extension SandboxDatabase {
+    /// Where this database's sandbox sends email.
+    public var mailbox: Mailbox { Mailbox(directory: mailer.directory) }
 }
