@@ -28,7 +28,7 @@ public enum APNs {
     }
 
     /// True for a device token APNs could accept: hex, an even number of digits, 64 to 200 of them.
-    @inlinable // specialised in the caller: unspecialised, this was a sizeable share of a push's cost
+    @inlinable  // specialised in the caller: unspecialised, this was a sizeable share of a push's cost
     public static func isWellFormedDeviceToken(_ token: some StringProtocol) -> Bool {
         let count = token.utf8.count
         guard (64...200).contains(count), count.isMultiple(of: 2) else { return false }
@@ -118,11 +118,11 @@ public enum APNsReason: String, Sendable, CaseIterable, Codable {
     public var status: Int {
         switch self {
         case .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
-             .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
-             .missingTopic, .payloadEmpty, .topicDisallowed:
+            .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
+            .missingTopic, .payloadEmpty, .topicDisallowed:
             400
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden, .invalidProviderToken,
-             .missingProviderToken, .unrelatedKeyIdInToken:
+            .missingProviderToken, .unrelatedKeyIdInToken:
             403
         case .badPath: 404
         case .methodNotAllowed: 405

@@ -23,8 +23,9 @@ public struct ProviderToken: Sendable, Equatable {
         let claims = try CanonicalJSON.data(Claims(iss: teamID, iat: issuedAt))
         let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(claims)
         let signature = try key.signature(for: Data(signingInput.utf8))
-        return ProviderToken(keyID: keyID, teamID: teamID, issuedAt: issuedAt,
-                             compact: signingInput + "." + Base64URL.encode(signature.rawRepresentation))
+        return ProviderToken(
+            keyID: keyID, teamID: teamID, issuedAt: issuedAt,
+            compact: signingInput + "." + Base64URL.encode(signature.rawRepresentation))
     }
 
     private struct Header: Encodable { var alg: String; var kid: String }
@@ -42,19 +43,19 @@ public struct ProviderToken: Sendable, Equatable {
     public static func verify(_ compact: String, publicKey: (String) -> P256.Signing.PublicKey?) throws(Refusal) -> ProviderToken {
         let parts = compact.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let headerBytes = Base64URL.decode(String(parts[0])),
-              let claimBytes = Base64URL.decode(String(parts[1])),
-              let signatureBytes = Base64URL.decode(String(parts[2])),
-              let header = try? JSONSerialization.jsonObject(with: Data(headerBytes)) as? [String: Any],
-              let claims = try? JSONSerialization.jsonObject(with: Data(claimBytes)) as? [String: Any],
-              header["alg"] as? String == "ES256",
-              let kid = header["kid"] as? String,
-              let iss = claims["iss"] as? String,
-              let iat = (claims["iat"] as? NSNumber)?.int64Value
+            let headerBytes = Base64URL.decode(String(parts[0])),
+            let claimBytes = Base64URL.decode(String(parts[1])),
+            let signatureBytes = Base64URL.decode(String(parts[2])),
+            let header = try? JSONSerialization.jsonObject(with: Data(headerBytes)) as? [String: Any],
+            let claims = try? JSONSerialization.jsonObject(with: Data(claimBytes)) as? [String: Any],
+            header["alg"] as? String == "ES256",
+            let kid = header["kid"] as? String,
+            let iss = claims["iss"] as? String,
+            let iat = (claims["iat"] as? NSNumber)?.int64Value
         else { throw .malformed }
         guard let key = publicKey(kid) else { throw .unknownKey }
         guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
-              key.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8))
+            key.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8))
         else { throw .badSignature }
         return ProviderToken(keyID: kid, teamID: iss, issuedAt: iat, compact: compact)
     }

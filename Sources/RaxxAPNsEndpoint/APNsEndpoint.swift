@@ -68,8 +68,9 @@ public final class APNsEndpoint: Service, Sendable {
         let log = try configuration.logPath.map { try PushLog(path: $0) }
         desk = PushDesk(
             checks: PushChecks(topic: configuration.topic),
-            gate: ProviderTokenGate(teamID: configuration.teamID, keys: configuration.keys,
-                                    expireAfter: configuration.expireProviderTokensAfter),
+            gate: ProviderTokenGate(
+                teamID: configuration.teamID, keys: configuration.keys,
+                expireAfter: configuration.expireProviderTokensAfter),
             script: FailureScript(unregistered: configuration.unregistered, failRate: configuration.failRate, seed: configuration.seed),
             log: log, clock: clock
         )
@@ -102,7 +103,7 @@ public final class APNsEndpoint: Service, Sendable {
         let goAwayAfter = configuration.goAwayAfter
         let desk = self.desk
 
-        let (http2Connection, http2Stream) = (connectionConfiguration, streamConfiguration) // immutable copies for the channels
+        let (http2Connection, http2Stream) = (connectionConfiguration, streamConfiguration)  // immutable copies for the channels
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 256)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -205,7 +206,8 @@ extension APNsEndpointConfiguration {
             throw FileError(path: path, message: "cannot read the public key file")
         }
         guard let text = String(data: data, encoding: .utf8),
-              let key = try? P256.Signing.PublicKey(pemRepresentation: text) else {
+            let key = try? P256.Signing.PublicKey(pemRepresentation: text)
+        else {
             throw FileError(path: path, message: "not a PEM P-256 public key (-----BEGIN PUBLIC KEY-----)")
         }
         keys[keyID] = key

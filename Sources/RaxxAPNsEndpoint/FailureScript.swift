@@ -56,7 +56,7 @@ public final class FailureScript: Sendable {
                 }
                 timestamp = value
             }
-            tokens[fields[0].lowercased()] = .some(timestamp) // .some: a nil timestamp still lists the token
+            tokens[fields[0].lowercased()] = .some(timestamp)  // .some: a nil timestamp still lists the token
         }
         return tokens
     }

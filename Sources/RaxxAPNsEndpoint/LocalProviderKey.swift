@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A provider key for the local endpoint, made as Apple's developer account makes one: a P-256
@@ -31,8 +31,9 @@ public struct LocalProviderKey: Sendable {
         let key = P256.Signing.PrivateKey()
         if !FileManager.default.fileExists(atPath: directory) {
             do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
+                try FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700])
             } catch {
                 throw Failure.cannotWrite(directory, "\(error.localizedDescription)")
             }
@@ -49,7 +50,7 @@ public struct LocalProviderKey: Sendable {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard fd >= 0 else { throw Failure.cannotWrite(path, String(cString: strerror(errno))) }
         defer { close(fd) }
-        fchmod(fd, mode) // whatever the umask
+        fchmod(fd, mode)  // whatever the umask
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         guard written == bytes.count else { throw Failure.cannotWrite(path, String(cString: strerror(errno))) }

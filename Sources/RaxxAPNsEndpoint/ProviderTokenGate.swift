@@ -107,7 +107,8 @@ public final class ProviderTokenGate: @unchecked Sendable {
                 // A new token for its key: at most one every 20 minutes, unless the key's token was
                 // just answered ExpiredProviderToken.
                 if let key = state.keyState[token.keyID], !key.refreshExempt,
-                   now - key.adoptedAt < ProviderToken.minRefreshInterval {
+                    now - key.adoptedAt < ProviderToken.minRefreshInterval
+                {
                     return .failure(.init(.tooManyProviderTokenUpdates))
                 }
                 record.adopted = true

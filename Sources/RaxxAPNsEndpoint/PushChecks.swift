@@ -68,8 +68,10 @@ public struct PushChecks: Sendable {
     }
 
     /// Topic suffixes Apple defines for push types other than alert and background.
-    static let topicSuffixes = [".voip", ".complication", ".pushkit.fileprovider", ".push-type.liveactivity",
-                                ".push-type.pushtotalk", ".push-type.widgets"]
+    static let topicSuffixes = [
+        ".voip", ".complication", ".pushkit.fileprovider", ".push-type.liveactivity",
+        ".push-type.pushtotalk", ".push-type.widgets",
+    ]
 
     /// The request's `apns-id` when it is well formed; nil when absent or malformed.
     public static func requestedID(_ request: PushRequest) -> String? {
@@ -108,7 +110,8 @@ public struct PushChecks: Sendable {
         guard let topic = request.header(APNs.Header.topic), !topic.isEmpty else { return .failure(.init(.missingTopic)) }
         guard topic.utf8.allSatisfy(Self.isTopicByte) else { return .failure(.init(.badTopic)) }
         if let served = self.topic, topic != served,
-           !Self.topicSuffixes.contains(where: { topic == served + $0 }) {
+            !Self.topicSuffixes.contains(where: { topic == served + $0 })
+        {
             // With token-based authentication a team's key may push to any of the team's apps, so a
             // wrong topic is not refused for the key (TopicDisallowed): the devices here registered
             // with the served app, so Apple's answer is that the token is not for this topic.
@@ -149,8 +152,10 @@ public struct PushChecks: Sendable {
             return .failure(.init(.payloadEmpty))
         }
 
-        return .success(CheckedNotification(topic: topic, pushType: pushType, priority: priority, expiration: expiration,
-                                            collapseID: collapseID, payload: request.body))
+        return .success(
+            CheckedNotification(
+                topic: topic, pushType: pushType, priority: priority, expiration: expiration,
+                collapseID: collapseID, payload: request.body))
     }
 
     /// Letters, digits, '.', '-' and '_': what a bundle ID and its topic suffixes are made of.

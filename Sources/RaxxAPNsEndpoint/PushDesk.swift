@@ -32,8 +32,10 @@ public final class PushDesk: Sendable {
     public let log: PushLog?
     private let clock: @Sendable () -> Date
 
-    public init(checks: PushChecks, gate: ProviderTokenGate, script: FailureScript = FailureScript(), log: PushLog? = nil,
-                clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        checks: PushChecks, gate: ProviderTokenGate, script: FailureScript = FailureScript(), log: PushLog? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.checks = checks
         self.gate = gate
         self.script = script

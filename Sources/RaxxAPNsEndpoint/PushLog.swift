@@ -59,7 +59,8 @@ public struct PushLogEntry: Sendable {
         guard let payload else { return "null" }
         if !payload.contains(10), !payload.contains(13) { return String(decoding: payload, as: UTF8.self) }
         guard let object = try? JSONSerialization.jsonObject(with: Data(payload)),
-              let data = try? JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes]) else { return "null" }
+            let data = try? JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes])
+        else { return "null" }
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -77,8 +78,9 @@ public struct PushLogEntry: Sendable {
         var seconds = time_t(milliseconds / 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-                      Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(milliseconds % 1000))
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(milliseconds % 1000))
     }
 }
 
@@ -146,7 +148,7 @@ public final class PushLog: @unchecked Sendable {
                 let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    return // a full disk loses log lines, never the endpoint
+                    return  // a full disk loses log lines, never the endpoint
                 }
                 offset += written
             }

@@ -25,8 +25,10 @@ public enum AgeDecryptor {
     }
 
     /// Decrypts a passphrase-encrypted file. The passphrase is wiped once used.
-    public static func decrypt(from source: some AgeSource, to sink: some AgeSink, passphrase: AgePassphrase,
-                               maximumWorkFactor: Int = defaultMaximumWorkFactor) throws(RaxxError) {
+    public static func decrypt(
+        from source: some AgeSource, to sink: some AgeSink, passphrase: AgePassphrase,
+        maximumWorkFactor: Int = defaultMaximumWorkFactor
+    ) throws(RaxxError) {
         defer { passphrase.wipe() }
         try Primitives.ensureReady()
         let reader = Reader(source)
@@ -60,8 +62,9 @@ public enum AgeDecryptor {
         consumed += first + [0x0A]
         guard first == Array(AgeFormat.versionLine.utf8) else {
             if first.starts(with: Array("-----BEGIN AGE ENCRYPTED FILE-----".utf8)) {
-                throw bad(.ageArmored, "This age file is ASCII-armored; only the binary format is read here.",
-                          hint: "Remove the armor first: age -d reads it, or decode the base64 between the BEGIN and END lines.")
+                throw bad(
+                    .ageArmored, "This age file is ASCII-armored; only the binary format is read here.",
+                    hint: "Remove the armor first: age -d reads it, or decode the base64 between the BEGIN and END lines.")
             }
             if first.starts(with: Array("age-encryption.org/".utf8)) { throw malformed("its version is not v1") }
             throw malformed("it does not start with age-encryption.org/v1")
@@ -128,8 +131,9 @@ public enum AgeDecryptor {
                 if let fileKey = unwrap(stanza.body, with: wrapKey) { return fileKey }
             }
         }
-        throw bad(.ageNoIdentity, "None of the given identities opens this age file.",
-                  hint: "It was encrypted to other recipients; use the secret key of the age1… it was encrypted to.")
+        throw bad(
+            .ageNoIdentity, "None of the given identities opens this age file.",
+            hint: "It was encrypted to other recipients; use the secret key of the age1… it was encrypted to.")
     }
 
     static func unwrapScrypt(_ stanzas: [Stanza], passphrase: AgePassphrase, maximumWorkFactor: Int) throws(RaxxError) -> SecretBytes {
@@ -145,7 +149,8 @@ public enum AgeDecryptor {
         }
         let factor = Array(arguments[2].utf8)
         guard let firstDigit = factor.first, (0x31...0x39).contains(firstDigit), factor.allSatisfy({ (0x30...0x39).contains($0) }),
-              factor.count <= 2, let logN = Int(arguments[2]) else {
+            factor.count <= 2, let logN = Int(arguments[2])
+        else {
             throw bad(.ageHeader, "This is not a valid age file: its scrypt work factor is malformed.")
         }
         guard logN <= maximumWorkFactor else {

@@ -100,7 +100,8 @@ public final class AgeEncryptor: AgeSink {
         plaintext.wipe()
     }
 
-    private static let closedError = RaxxError(code: .ageClosed, message: "The encrypted file was already finished or failed; nothing more can be written to it.")
+    private static let closedError = RaxxError(
+        code: .ageClosed, message: "The encrypted file was already finished or failed; nothing more can be written to it.")
 
     private func sealChunk(final: Bool) throws(RaxxError) {
         guard counter < UInt64.max else { throw RaxxError(code: .ageTooLong, message: "The file is too long for age's chunk counter.") }

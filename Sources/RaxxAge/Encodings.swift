@@ -44,7 +44,7 @@ enum RawBase64 {
             }
             out.append(v[0] << 2 | v[1] >> 4)
             if group == 2 {
-                guard v[1] & 0x0F == 0 else { return nil } // non-canonical trailing bits
+                guard v[1] & 0x0F == 0 else { return nil }  // non-canonical trailing bits
             } else {
                 out.append(v[1] << 4 | v[2] >> 2)
                 if group == 3 {

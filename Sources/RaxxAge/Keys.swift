@@ -30,8 +30,10 @@ public struct AgeX25519Recipient: Sendable, Hashable, CustomStringConvertible {
             switch error {
             case .empty: throw bad("The age recipient is empty.")
             case .mixedCase, .tooShort, .noSeparator:
-                throw bad(error == .mixedCase ? "The age recipient mixes upper and lower case; it is all lowercase (age1…)."
-                                              : "The age recipient is too short to be one.")
+                throw bad(
+                    error == .mixedCase
+                        ? "The age recipient mixes upper and lower case; it is all lowercase (age1…)."
+                        : "The age recipient is too short to be one.")
             case .invalidCharacter(let position):
                 throw bad("The age recipient has a character Bech32 does not use at position \(position) (b, i, o and 1 after the prefix never occur).")
             case .checksum: throw bad("The age recipient's checksum does not match: a character is wrong, missing or swapped.")
@@ -172,7 +174,7 @@ public final class AgePassphrase: @unchecked Sendable {
                 throw RaxxError.usage("Could not read the passphrase from \(source): \(String(cString: strerror(errno))).")
             }
             if n == 0 || byte == UInt8(ascii: "\n") { break }
-            if count > maximumLength { continue } // too long: drain the line, refuse below
+            if count > maximumLength { continue }  // too long: drain the line, refuse below
             buffer.bytes[count] = byte
             count += 1
         }

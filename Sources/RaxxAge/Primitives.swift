@@ -40,14 +40,17 @@ enum Primitives {
     /// X25519(scalar, point); false when the result is all zeroes (a low-order point), which age
     /// must refuse.
     static func x25519(scalar: UnsafeRawBufferPointer, point: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) -> Bool {
-        let status = crypto_scalarmult(u8(out), u8(scalar),
-                                       u8(point))
+        let status = crypto_scalarmult(
+            u8(out), u8(scalar),
+            u8(point))
         return status == 0 && sodium_is_zero(u8(out), out.count) == 0
     }
 
     /// ChaCha20-Poly1305 (RFC 7539): `out` holds plaintext.count + 16 bytes.
-    static func seal(key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, plaintext: UnsafeRawBufferPointer,
-                     into out: UnsafeMutableRawBufferPointer) {
+    static func seal(
+        key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, plaintext: UnsafeRawBufferPointer,
+        into out: UnsafeMutableRawBufferPointer
+    ) {
         precondition(key.count == 32 && nonce.count == 12 && out.count >= plaintext.count + aeadTagLength)
         var length: UInt64 = 0
         _ = crypto_aead_chacha20poly1305_ietf_encrypt(
@@ -59,8 +62,10 @@ enum Primitives {
 
     /// Opens a ChaCha20-Poly1305 box into `out` (ciphertext.count - 16 bytes); false when it does
     /// not authenticate.
-    static func open(key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, ciphertext: UnsafeRawBufferPointer,
-                     into out: UnsafeMutableRawBufferPointer) -> Bool {
+    static func open(
+        key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, ciphertext: UnsafeRawBufferPointer,
+        into out: UnsafeMutableRawBufferPointer
+    ) -> Bool {
         precondition(key.count == 32 && nonce.count == 12)
         guard ciphertext.count >= aeadTagLength, out.count >= ciphertext.count - aeadTagLength else { return false }
         var length: UInt64 = 0

@@ -2,9 +2,9 @@ import Foundation
 import RaxxCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Where encrypted (or decrypted) bytes go. `AgeEncryptor` is one too, so a writer can be pointed
@@ -30,9 +30,9 @@ public struct AgeFileDescriptorSink: AgeSink, Sendable {
         var offset = 0
         while offset < bytes.count {
             #if canImport(Glibc)
-            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
             #else
-            let n = Darwin.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                let n = Darwin.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
             #endif
             if n < 0 {
                 if errno == EINTR { continue }
@@ -52,9 +52,9 @@ public struct AgeFileDescriptorSource: AgeSource, Sendable {
         guard buffer.count > 0 else { return 0 }
         while true {
             #if canImport(Glibc)
-            let n = Glibc.read(fd, buffer.baseAddress!, buffer.count)
+                let n = Glibc.read(fd, buffer.baseAddress!, buffer.count)
             #else
-            let n = Darwin.read(fd, buffer.baseAddress!, buffer.count)
+                let n = Darwin.read(fd, buffer.baseAddress!, buffer.count)
             #endif
             if n < 0 {
                 if errno == EINTR { continue }

@@ -14,10 +14,10 @@ extension RaxxAuth {
             commandName: "activity",
             abstract: "Show your account's audit trail, oldest first.",
             discussion: """
-            Sign-ins, renewals refused, step-ups, device changes, order state changes, and staff \
-            actions on your data-subject requests: JSON Lines (a table on a terminal), fetched page \
-            by page; --cursor continues after an event's seq. 
-            """ + connectivity.helpLine
+                Sign-ins, renewals refused, step-ups, device changes, order state changes, and staff \
+                actions on your data-subject requests: JSON Lines (a table on a terminal), fetched page \
+                by page; --cursor continues after an event's seq. 
+                """ + connectivity.helpLine
         )
 
         @Option(help: ArgumentHelp("Start after this event (its seq).", valueName: "seq"))

@@ -12,11 +12,11 @@ extension RaxxAuth {
             commandName: "login",
             abstract: "Sign in with this device's passkey.",
             discussion: """
-            Signs a fresh challenge with the passkey, which the PIN unlocks (asked on the terminal, or read \
-            with --pin-fd). The session's tokens are sealed in the keystore: a 15-minute access token, \
-            renewed silently while the session lives, so scheduled jobs keep working. After five wrong PINs \
-            the passkey locks. 
-            """ + connectivity.helpLine
+                Signs a fresh challenge with the passkey, which the PIN unlocks (asked on the terminal, or read \
+                with --pin-fd). The session's tokens are sealed in the keystore: a 15-minute access token, \
+                renewed silently while the session lives, so scheduled jobs keep working. After five wrong PINs \
+                the passkey locks. 
+                """ + connectivity.helpLine
         )
 
         @Option(help: ArgumentHelp("The account to sign in to (default: the one this device's passkey belongs to).", valueName: "email"))

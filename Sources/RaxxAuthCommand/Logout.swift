@@ -13,13 +13,13 @@ extension RaxxAuth {
             commandName: "logout",
             abstract: "Sign out: revoke the session and wipe its tokens from this device.",
             discussion: """
-            Signs out of the server RAXX_API_URL names (sessions of other servers stay). Online, the server \
-            revokes the session, and only its confirmation is reported as revoked. Offline, or when the \
-            server does not confirm, the tokens are wiped here all the same and the server's session lapses \
-            by itself at its expiry, which is shown. --forget-device also destroys this device's passkey for \
-            that server and everything the device keeps of the account there: its cache, order journal and \
-            alerts. 
-            """ + connectivity.helpLine
+                Signs out of the server RAXX_API_URL names (sessions of other servers stay). Online, the server \
+                revokes the session, and only its confirmation is reported as revoked. Offline, or when the \
+                server does not confirm, the tokens are wiped here all the same and the server's session lapses \
+                by itself at its expiry, which is shown. --forget-device also destroys this device's passkey for \
+                that server and everything the device keeps of the account there: its cache, order journal and \
+                alerts. 
+                """ + connectivity.helpLine
         )
 
         @Flag(name: .customLong("forget-device"), help: "Also destroy this device's passkey and the account's local data (sign-in then needs register).")
@@ -43,9 +43,10 @@ extension RaxxAuth {
             let account = forgetDevice ? try context.localAccount() : nil
             let outcome = try await context.ceremonies().logout(forgetDevice: forgetDevice)
             if let account { try context.world.accounts.forget(account) }
-            let record = Record(signed_out: outcome.hadSession, revoked_on_server: outcome.revokedOnServer,
-                                server_session_lapses_at: outcome.lapsesAt, forgot_device: outcome.forgotDevice,
-                                local_data_removed: account != nil)
+            let record = Record(
+                signed_out: outcome.hadSession, revoked_on_server: outcome.revokedOnServer,
+                server_session_lapses_at: outcome.lapsesAt, forgot_device: outcome.forgotDevice,
+                local_data_removed: account != nil)
             if context.format == .json {
                 try context.emit([record], columns: []) { _ in [] }
             }
@@ -56,8 +57,9 @@ extension RaxxAuth {
                 context.say(outcome.hadSession ? "Signed out of \(context.origin)." : "Not signed in to \(context.origin); nothing to revoke.")
             }
             if outcome.forgotDevice && context.format == .text {
-                context.say("This device's passkey for \(context.origin) is destroyed"
-                            + (account == nil ? "." : ", with the account's cache, order journal and alerts on this device."))
+                context.say(
+                    "This device's passkey for \(context.origin) is destroyed"
+                        + (account == nil ? "." : ", with the account's cache, order journal and alerts on this device."))
             }
         }
     }

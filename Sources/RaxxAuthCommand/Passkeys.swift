@@ -14,10 +14,10 @@ extension RaxxAuth {
             commandName: "passkeys",
             abstract: "List the account's passkeys and remove one.",
             discussion: """
-            Every passkey of the account, on every device: one is added by raxx-auth register (with \
-            the code emailed to the account), removed by passkeys remove (confirmed with a passkey). \
-            Each change is audited, raises a security alert and is emailed.
-            """,
+                Every passkey of the account, on every device: one is added by raxx-auth register (with \
+                the code emailed to the account), removed by passkeys remove (confirmed with a passkey). \
+                Each change is audited, raises a security alert and is emailed.
+                """,
             subcommands: [List.self, Remove.self]
         )
 
@@ -52,8 +52,9 @@ extension RaxxAuth.Passkeys {
             let mine = try context.keystore.load()[context.origin].credential?.credentialID
             let passkeys = try await context.signedInAPI().listPasskeys().checked().ok.body.json.passkeys
             let records = passkeys.map {
-                Record(id: $0.id, created_at: RFC3339.string(from: $0.createdAt), last_used_at: $0.lastUsedAt.map(RFC3339.string(from:)),
-                       this_device: $0.id == mine)
+                Record(
+                    id: $0.id, created_at: RFC3339.string(from: $0.createdAt), last_used_at: $0.lastUsedAt.map(RFC3339.string(from:)),
+                    this_device: $0.id == mine)
             }
             try context.emit(records, columns: [.init("ID"), .init("Created"), .init("Last used"), .init("This device")]) {
                 [$0.id, $0.created_at, $0.last_used_at ?? "never", $0.this_device ? "yes" : ""]
@@ -69,11 +70,11 @@ extension RaxxAuth.Passkeys {
             commandName: "remove",
             abstract: "Remove one of the account's passkeys (confirmed with this device's passkey and PIN).",
             discussion: """
-            The removal is a step-up: this device's passkey signs for exactly that passkey's removal \
-            (the PIN is asked on the terminal, or read from --pin-fd). The account's last passkey is \
-            not removed: register another first. Removing this device's own passkey leaves the \
-            session as it is; sign out with raxx-auth logout --forget-device. 
-            """ + connectivity.helpLine
+                The removal is a step-up: this device's passkey signs for exactly that passkey's removal \
+                (the PIN is asked on the terminal, or read from --pin-fd). The account's last passkey is \
+                not removed: register another first. Removing this device's own passkey leaves the \
+                session as it is; sign out with raxx-auth logout --forget-device. 
+                """ + connectivity.helpLine
         )
 
         @Argument(help: ArgumentHelp("The passkey's id (from passkeys list).", valueName: "id"))

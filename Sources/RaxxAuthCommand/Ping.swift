@@ -37,8 +37,9 @@ extension RaxxAuth {
             case .ok(let ok):
                 let health = try ok.body.json
                 let millis = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
-                let record = Record(api_url: context.configuration.endpoint.description, status: health.status.rawValue,
-                                    server_version: health.version, server_time: health.time, latency_ms: millis)
+                let record = Record(
+                    api_url: context.configuration.endpoint.description, status: health.status.rawValue,
+                    server_version: health.version, server_time: health.time, latency_ms: millis)
                 try context.emit([record], columns: [.init("Server"), .init("Status"), .init("Version"), .init("Latency", .right)]) {
                     [$0.api_url, $0.status, $0.server_version, "\($0.latency_ms) ms"]
                 }

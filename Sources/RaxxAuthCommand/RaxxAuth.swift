@@ -7,10 +7,11 @@ public struct RaxxAuth: AsyncParsableCommand, HasExamples {
     public static let configuration = CommandConfiguration(
         commandName: "raxx-auth",
         abstract: "Sign in to Raxx with a passkey and manage the session.",
-        discussion: Example.discussion("""
-        Raxx accepts passkeys only: there are no passwords. Session tokens are sealed in a keystore \
-        file that only this device can open.
-        """, examples),
+        discussion: Example.discussion(
+            """
+            Raxx accepts passkeys only: there are no passwords. Session tokens are sealed in a keystore \
+            file that only this device can open.
+            """, examples),
         version: RaxxVersion.line(tool: "raxx-auth"),
         subcommands: [Register.self, Login.self, Status.self, WhoAmI.self, Logout.self, Ping.self, Activity.self, Passkeys.self, Version.self]
     )

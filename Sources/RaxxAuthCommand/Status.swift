@@ -14,11 +14,11 @@ extension RaxxAuth {
             commandName: "status",
             abstract: "Show whether this device is signed in.",
             discussion: """
-            Reads the keystore alone: one record per server this device holds a passkey or session for, the \
-            configured one (RAXX_API_URL) first: the account, when the access token and the session expire, \
-            where the keystore is and which authenticator holds the passkey. Exits 0 when signed in to the \
-            configured server and 4 when not. 
-            """ + connectivity.helpLine
+                Reads the keystore alone: one record per server this device holds a passkey or session for, the \
+                configured one (RAXX_API_URL) first: the account, when the access token and the session expire, \
+                where the keystore is and which authenticator holds the passkey. Exits 0 when signed in to the \
+                configured server and 4 when not. 
+                """ + connectivity.helpLine
         )
 
         @OptionGroup public var global: GlobalOptions
@@ -48,12 +48,15 @@ extension RaxxAuth {
             let current = contents[context.origin]
             guard let session = current.session, session.sessionExpiresAt > now else {
                 if let over = current.session {
-                    throw RaxxError(code: .signInRequired, message: "The session at \(context.origin) ended at \(context.peopleMoment(over.sessionExpiresAt)).",
-                                    hint: "Sign in again: raxx-auth login")
+                    throw RaxxError(
+                        code: .signInRequired, message: "The session at \(context.origin) ended at \(context.peopleMoment(over.sessionExpiresAt)).",
+                        hint: "Sign in again: raxx-auth login")
                 }
-                throw RaxxError(code: .signInRequired, message: "Not signed in to \(context.origin).",
-                                hint: current.credential == nil ? "Create a passkey: raxx-auth register --email you@example.com"
-                                                                : "Sign in: raxx-auth login")
+                throw RaxxError(
+                    code: .signInRequired, message: "Not signed in to \(context.origin).",
+                    hint: current.credential == nil
+                        ? "Create a passkey: raxx-auth register --email you@example.com"
+                        : "Sign in: raxx-auth login")
             }
         }
     }
@@ -71,8 +74,10 @@ struct SessionRecord: Encodable, JSONLineWritable {
     var passkey: Bool
     var authenticator: String?
 
-    init(server: String, signedIn: Bool, account: String?, accountID: String?, accessExpiresAt: Date?, sessionExpiresAt: Date?,
-         keystore: String, passkey: Bool, authenticator: String?) {
+    init(
+        server: String, signedIn: Bool, account: String?, accountID: String?, accessExpiresAt: Date?, sessionExpiresAt: Date?,
+        keystore: String, passkey: Bool, authenticator: String?
+    ) {
         self.server = server
         signed_in = signedIn
         self.account = account
@@ -85,9 +90,10 @@ struct SessionRecord: Encodable, JSONLineWritable {
     }
 
     init(_ session: StoredSession, context: CommandContext) {
-        self.init(server: context.origin, signedIn: true, account: session.email, accountID: session.accountID, accessExpiresAt: session.accessExpiresAt,
-                  sessionExpiresAt: session.sessionExpiresAt, keystore: context.keystore.location, passkey: true,
-                  authenticator: SoftwareAuthenticator.kind)
+        self.init(
+            server: context.origin, signedIn: true, account: session.email, accountID: session.accountID, accessExpiresAt: session.accessExpiresAt,
+            sessionExpiresAt: session.sessionExpiresAt, keystore: context.keystore.location, passkey: true,
+            authenticator: SoftwareAuthenticator.kind)
     }
 
     func emit(in context: CommandContext) throws { try Self.emit([self], in: context) }
@@ -106,8 +112,10 @@ struct SessionRecord: Encodable, JSONLineWritable {
 
     static func emit(_ records: [SessionRecord], in context: CommandContext) throws {
         try context.emit(records, columns: [.init("Server"), .init("Signed in"), .init("Account"), .init("Access until"), .init("Session until")]) {
-            [$0.server, $0.signed_in ? "yes" : "no", $0.account ?? "-",
-             $0.access_expires_at.map(context.peopleTime) ?? "-", $0.session_expires_at.map(context.peopleTime) ?? "-"]
+            [
+                $0.server, $0.signed_in ? "yes" : "no", $0.account ?? "-",
+                $0.access_expires_at.map(context.peopleTime) ?? "-", $0.session_expires_at.map(context.peopleTime) ?? "-",
+            ]
         }
     }
 }

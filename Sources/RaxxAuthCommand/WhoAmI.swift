@@ -15,9 +15,9 @@ extension RaxxAuth {
             commandName: "whoami",
             abstract: "Ask the server which account this device's session belongs to.",
             discussion: """
-            Unlike status, this checks the session with the server, renewing an expired access token on \
-            the way. Exits 4 when the session is over or was revoked. 
-            """ + connectivity.helpLine
+                Unlike status, this checks the session with the server, renewing an expired access token on \
+                the way. Exits 4 when the session is over or was revoked. 
+                """ + connectivity.helpLine
         )
 
         @OptionGroup public var global: GlobalOptions
@@ -37,8 +37,9 @@ extension RaxxAuth {
             switch try await context.signedInAPI().getSession() {
             case .ok(let ok):
                 let s = try ok.body.json
-                let record = Record(account: s.account.email, account_id: s.account.id, mode: s.account.mode.rawValue,
-                                    staff: s.account.staff ?? false, access_expires_at: s.expiresAt, session_expires_at: s.sessionExpiresAt)
+                let record = Record(
+                    account: s.account.email, account_id: s.account.id, mode: s.account.mode.rawValue,
+                    staff: s.account.staff ?? false, access_expires_at: s.expiresAt, session_expires_at: s.sessionExpiresAt)
                 try context.emit([record], columns: [.init("Account"), .init("Mode"), .init("Session until")]) {
                     [$0.account, $0.mode, context.peopleTime($0.session_expires_at)]
                 }

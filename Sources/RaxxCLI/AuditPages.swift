@@ -5,8 +5,10 @@ import RaxxWire
 
 /// An audit trail, page by page, as JSON Lines or one table.
 public enum AuditPages {
-    public static let columns: [Table.Column] = [.init("Seq", .right), .init("Time"), .init("Actor"), .init("Action"), .init("Subject"),
-                                                 .init("About")]
+    public static let columns: [Table.Column] = [
+        .init("Seq", .right), .init("Time"), .init("Actor"), .init("Action"), .init("Subject"),
+        .init("About"),
+    ]
 
     /// What an event is about, from its details: the order (with what it was) or the device
     /// (with its token's last 8 characters), the ticket, or nothing more to say.
@@ -25,8 +27,10 @@ public enum AuditPages {
 
     /// Prints every page from `start`; answers how many events there were.
     @discardableResult
-    public static func print(in context: CommandContext, from start: Int64,
-                      page: (Int64) async throws -> Components.Schemas.AuditPage) async throws -> Int {
+    public static func print(
+        in context: CommandContext, from start: Int64,
+        page: (Int64) async throws -> Components.Schemas.AuditPage
+    ) async throws -> Int {
         var cursor = start
         var all: [Components.Schemas.AuditEvent] = []
         var count = 0
@@ -43,9 +47,12 @@ public enum AuditPages {
             cursor = p.cursor
         }
         if context.format == .text {
-            context.writeTable(Table(columns: columns, rows: all.map {
-                ["\($0.seq)", context.peopleTime($0.at), $0.actor, $0.action, $0.subject, about($0)]
-            }))
+            context.writeTable(
+                Table(
+                    columns: columns,
+                    rows: all.map {
+                        ["\($0.seq)", context.peopleTime($0.at), $0.actor, $0.action, $0.subject, about($0)]
+                    }))
             context.io.stdout.flush()
         }
         return count

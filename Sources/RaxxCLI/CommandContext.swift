@@ -27,9 +27,11 @@ public struct CommandContext: Sendable {
     public let errorFormat: OutputFormat
 
     /// `errorFormat`: how errors are written (`OutputRequest.errorFormat`); `format` when not given.
-    public init(tool: String, io: CommandIO, format: OutputFormat, configuration: RaxxConfiguration,
-                requirement: ConnectivityRequirement, world: World, quiet: Bool = false, noPager: Bool = false,
-                errorFormat: OutputFormat? = nil) {
+    public init(
+        tool: String, io: CommandIO, format: OutputFormat, configuration: RaxxConfiguration,
+        requirement: ConnectivityRequirement, world: World, quiet: Bool = false, noPager: Bool = false,
+        errorFormat: OutputFormat? = nil
+    ) {
         self.tool = tool
         self.io = io
         self.format = format
@@ -43,10 +45,12 @@ public struct CommandContext: Sendable {
 
     /// The live context for `tool`, from the process's streams and environment, with the output
     /// the global options asked for.
-    public static func live(tool: String, requirement: ConnectivityRequirement, output: OutputRequest,
-                            io: CommandIO = .standard(),
-                            environment: EnvironmentVariables = .process,
-                            services: (RaxxConfiguration) -> [Provided] = { _ in [] }) throws(RaxxError) -> CommandContext {
+    public static func live(
+        tool: String, requirement: ConnectivityRequirement, output: OutputRequest,
+        io: CommandIO = .standard(),
+        environment: EnvironmentVariables = .process,
+        services: (RaxxConfiguration) -> [Provided] = { _ in [] }
+    ) throws(RaxxError) -> CommandContext {
         let configuration = try RaxxConfiguration(environment: environment)
         return CommandContext(
             tool: tool, io: io, format: output.resolved(stdoutIsTTY: io.stdoutIsTTY),
@@ -163,13 +167,17 @@ public struct CommandContext: Sendable {
     public func pinPrompt(_ source: PINSource) -> Ceremonies.PINPrompt {
         let entry = world.pinEntry
         let ask: @Sendable (Bool) throws -> SecretBytes = { confirm in
-            try entry.read(from: source, prompt: confirm ? "Choose a PIN for this device's passkey (\(PIN.minimumNewLength) to \(PIN.maximumLength) characters): " : "PIN: ", confirm: confirm)
+            try entry.read(
+                from: source,
+                prompt: confirm ? "Choose a PIN for this device's passkey (\(PIN.minimumNewLength) to \(PIN.maximumLength) characters): " : "PIN: ",
+                confirm: confirm)
         }
         guard source == .terminal else { return Ceremonies.PINPrompt(ask) }
         let warn: @Sendable (String) -> Void = { [self] in self.warn($0) }
-        return Ceremonies.PINPrompt(wrong: { refusal in
-            warn([refusal.message, refusal.hint].compactMap { $0 }.joined(separator: " "))
-        }, ask)
+        return Ceremonies.PINPrompt(
+            wrong: { refusal in
+                warn([refusal.message, refusal.hint].compactMap { $0 }.joined(separator: " "))
+            }, ask)
     }
 
     /// `pinPrompt(_:)`, asked at most once: later asks answer a copy of the PIN given first (a
@@ -235,8 +243,10 @@ public struct CommandContext: Sendable {
         try emit(records, columns: columns, row: row) { record throws(RaxxError) in JSONLines.line(written: record) }
     }
 
-    private func emit<Record>(_ records: [Record], columns: [Table.Column], row: (Record) -> [String],
-                              line: (Record) throws(RaxxError) -> String) throws(RaxxError) {
+    private func emit<Record>(
+        _ records: [Record], columns: [Table.Column], row: (Record) -> [String],
+        line: (Record) throws(RaxxError) -> String
+    ) throws(RaxxError) {
         switch format {
         case .json:
             for record in records { io.stdout.write(try line(record) + "\n") }
@@ -276,7 +286,8 @@ public struct CommandContext: Sendable {
     /// `text` on stdout, through the pager when it is longer than the terminal (`pagesLongText`).
     public func writePaged(_ text: String) {
         if pagesLongText, let command = configuration.pagerCommand, let rows = io.terminalRows, let page = io.page,
-           text.utf8.reduce(0, { $1 == 10 ? $0 + 1 : $0 }) >= rows {
+            text.utf8.reduce(0, { $1 == 10 ? $0 + 1 : $0 }) >= rows
+        {
             io.stdout.flush()
             if page(text, command) { return }
         }
@@ -310,7 +321,7 @@ public struct CommandContext: Sendable {
     public func endOnInterrupt(with error: RaxxError) -> any Sendable {
         let reporter = Reporter(tool: tool, format: errorFormat, quiet: quiet), io = io, world = world
         return world.onInterrupt { _ in
-            ControllingTerminal.echo() // a hidden prompt's, given back
+            ControllingTerminal.echo()  // a hidden prompt's, given back
             io.stderr.write("\n")
             world.end(reporter.report(error, to: io).rawValue)
         }

@@ -3,9 +3,9 @@ import RaxxCore
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Somewhere text goes: a file descriptor, or a buffer in tests.
@@ -190,9 +190,11 @@ public struct CommandIO: Sendable {
     /// false when it could not be started (the caller writes the text itself).
     public var page: (@Sendable (_ text: String, _ command: String) -> Bool)?
 
-    public init(stdin: any InputSource, stdout: any TextSink, stderr: any TextSink, stdoutIsTTY: Bool, stderrIsTTY: Bool,
-                stdinIsTTY: Bool, terminalRows: Int? = nil, terminalColumns: Int? = nil,
-                page: (@Sendable (_ text: String, _ command: String) -> Bool)? = nil) {
+    public init(
+        stdin: any InputSource, stdout: any TextSink, stderr: any TextSink, stdoutIsTTY: Bool, stderrIsTTY: Bool,
+        stdinIsTTY: Bool, terminalRows: Int? = nil, terminalColumns: Int? = nil,
+        page: (@Sendable (_ text: String, _ command: String) -> Bool)? = nil
+    ) {
         self.stdin = stdin
         self.stdout = stdout
         self.stderr = stderr
@@ -228,9 +230,10 @@ public struct CommandIO: Sendable {
     /// first): a command must not report success, nor record as delivered, what never arrived.
     public func checkOutput() throws(RaxxError) {
         guard let failure = stdout.failure else { return }
-        throw RaxxError(code: .outputUnwritable, message: "Could not write to standard output: \(failure).",
-                                hint: "What the command did is done (orders placed stay placed); only its output is incomplete. "
-                                    + "Check where it goes (a full disk, a closed descriptor) before running it again.")
+        throw RaxxError(
+            code: .outputUnwritable, message: "Could not write to standard output: \(failure).",
+            hint: "What the command did is done (orders placed stay placed); only its output is incomplete. "
+                + "Check where it goes (a full disk, a closed descriptor) before running it again.")
     }
 }
 
@@ -312,9 +315,10 @@ public final class InputLines: @unchecked Sendable {
     private func fill() async throws(RaxxError) -> Int {
         let result: Result<Int, RaxxError> = await withCheckedContinuation { continuation in
             queue.async { [self] in
-                continuation.resume(returning: chunk.withUnsafeMutableBytes { b in
-                    Result { () throws(RaxxError) -> Int in try source.read(into: b) }
-                })
+                continuation.resume(
+                    returning: chunk.withUnsafeMutableBytes { b in
+                        Result { () throws(RaxxError) -> Int in try source.read(into: b) }
+                    })
             }
         }
         let n = try result.get()

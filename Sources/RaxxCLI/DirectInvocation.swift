@@ -2,7 +2,7 @@ import ArgumentParser
 import RaxxCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The offline reads people and scripts run most (`raxx-auth status`, `raxx-cache status`,
@@ -30,8 +30,10 @@ public struct DirectCommand {
     public let body: (CommandContext) async throws -> Void
 
     /// `Command` with `output`, its logic needing none of the parsed options.
-    public init<Command: RaxxCommand>(_ command: Command.Type, output: OutputRequest,
-                                      body: @escaping (CommandContext) async throws -> Void) {
+    public init<Command: RaxxCommand>(
+        _ command: Command.Type, output: OutputRequest,
+        body: @escaping (CommandContext) async throws -> Void
+    ) {
         live = LiveRun(tool: Command.tool, requirement: Command.connectivity, output: output, services: Command.liveServices)
         self.command = command
         parsed = nil
@@ -40,8 +42,9 @@ public struct DirectCommand {
 
     /// `command`, built as the parser would have built it (its `global` too).
     public init<Command: RaxxCommand>(_ command: Command) {
-        live = LiveRun(tool: Command.tool, requirement: command.requirement, output: command.global.request,
-                       services: Command.liveServices)
+        live = LiveRun(
+            tool: Command.tool, requirement: command.requirement, output: command.global.request,
+            services: Command.liveServices)
         self.command = Command.self
         parsed = command
         body = { context in try await command.run(context) }

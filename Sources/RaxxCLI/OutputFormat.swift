@@ -20,14 +20,21 @@ public enum OutputFormat: String, Sendable, CaseIterable, ExpressibleByArgument 
 
 /// The options every Raxx subcommand takes.
 public struct GlobalOptions: ParsableArguments, Sendable {
-    @Option(name: .long, help: ArgumentHelp("Output format: text (tables) or json (JSON Lines). Default: text on a terminal, json otherwise.", valueName: "format"))
+    @Option(
+        name: .long, help: ArgumentHelp("Output format: text (tables) or json (JSON Lines). Default: text on a terminal, json otherwise.", valueName: "format"))
     public var format: OutputFormat?
 
     @Flag(name: .long, help: "Same as --format json.")
     public var json = false
 
-    @Flag(name: .long, help: ArgumentHelp(
-        "Print on stderr only what needs a person: no progress, no notes, and nothing when offline (exit 69), busy (exit 75) or older than --max-age (exit 3). For cron."))
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            """
+            Print on stderr only what needs a person: no progress, no notes, and nothing when offline (exit 69), busy (exit 75) or older \
+            than --max-age (exit 3). For cron.
+            """
+        ))
     public var quiet = false
 
     @Flag(name: .customLong("no-pager"), help: "Never page a long table on a terminal (see $PAGER).")

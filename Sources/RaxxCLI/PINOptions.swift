@@ -3,8 +3,9 @@ import RaxxVault
 
 /// `--pin-fd N`: where a PIN comes from when there is no terminal to ask on.
 public struct PINOptions: ParsableArguments, Sendable {
-    @Option(name: .customLong("pin-fd"),
-            help: ArgumentHelp("Read the PIN from this open file descriptor instead of asking on the terminal.", valueName: "n"))
+    @Option(
+        name: .customLong("pin-fd"),
+        help: ArgumentHelp("Read the PIN from this open file descriptor instead of asking on the terminal.", valueName: "n"))
     public var pinFD: Int32?
 
     public init() {}
@@ -21,9 +22,11 @@ public struct PINOptions: ParsableArguments, Sendable {
 /// `--code-fd N`: where the one-time code a registration's server emails comes from, when there
 /// is no terminal to ask on.
 public struct CodeOptions: ParsableArguments, Sendable {
-    @Option(name: .customLong("code-fd"),
-            help: ArgumentHelp("Read the emailed one-time code (a line) from this open file descriptor instead of asking on the terminal.",
-                               valueName: "n"))
+    @Option(
+        name: .customLong("code-fd"),
+        help: ArgumentHelp(
+            "Read the emailed one-time code (a line) from this open file descriptor instead of asking on the terminal.",
+            valueName: "n"))
     public var codeFD: Int32?
 
     public init() {}

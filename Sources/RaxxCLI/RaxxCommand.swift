@@ -47,8 +47,10 @@ public struct LiveRun {
     public let output: OutputRequest
     public let services: (RaxxConfiguration) -> [Provided]
 
-    public init(tool: String, requirement: ConnectivityRequirement, output: OutputRequest,
-                services: @escaping (RaxxConfiguration) -> [Provided]) {
+    public init(
+        tool: String, requirement: ConnectivityRequirement, output: OutputRequest,
+        services: @escaping (RaxxConfiguration) -> [Provided]
+    ) {
         self.tool = tool
         self.requirement = requirement
         self.output = output

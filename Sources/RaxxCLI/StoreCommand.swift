@@ -1,5 +1,5 @@
-import RaxxStore
 import RaxxCore
+import RaxxStore
 
 /// A verb of a tool that keeps local stores (raxx-cache, raxx-order): its live world has the cache
 /// and the order journal on disk.

@@ -3,7 +3,7 @@ import Foundation
 import RaxxCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension AsyncParsableCommand {
@@ -20,8 +20,9 @@ extension AsyncParsableCommand {
         } catch {
             // A mistyped verb, as gh answers one: what it may have meant.
             if exitCode(for: error) == .validationFailure, let typo = UsageErrors.mistypedVerb(arguments, root: Self.self) {
-                let usage = RaxxError.usage("Unknown command '\(typo.word)' for '\(typo.path)'.",
-                                            hint: "Did you mean '\(typo.suggestion)'? See '\(typo.path) --help'.")
+                let usage = RaxxError.usage(
+                    "Unknown command '\(typo.word)' for '\(typo.path)'.",
+                    hint: "Did you mean '\(typo.suggestion)'? See '\(typo.path) --help'.")
                 let status = Reporter(tool: _commandName, format: UsageErrors.wantJSON(arguments) ? .json : .text).report(usage, to: .standard())
                 Glibc.exit(status.rawValue)
             }
@@ -40,7 +41,7 @@ extension AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            exitShowingHelp(for: error) // --help and `help VERB` come as a command whose run throws the request
+            exitShowingHelp(for: error)  // --help and `help VERB` come as a command whose run throws the request
             exit(withError: error)
         }
     }
@@ -49,7 +50,7 @@ extension AsyncParsableCommand {
     /// (The version, the completion scripts and every other error are left to the parser.)
     static func exitShowingHelp(for error: any Error) {
         guard exitCode(for: error) == .success,
-              let help = HelpLayout.help(fullMessage(for: error), examples: (Self.self as? any HasExamples.Type)?.examples ?? [])
+            let help = HelpLayout.help(fullMessage(for: error), examples: (Self.self as? any HasExamples.Type)?.examples ?? [])
         else { return }
         let io = CommandIO.standard()
         io.stdout.write(help)
@@ -90,7 +91,7 @@ enum UsageErrors {
         var verbs = Verbs(root)
         var path = verbs.name
         for word in arguments {
-            if word.hasPrefix("-") { return nil } // options come after the verbs they belong to
+            if word.hasPrefix("-") { return nil }  // options come after the verbs they belong to
             guard !verbs.children.isEmpty else { return nil }
             if let next = verbs.children.first(where: { $0.names.contains(word) }) {
                 verbs = next

@@ -10,8 +10,9 @@ extension VersionVerb {
     public static var connectivity: ConnectivityRequirement { .offlineCapable }
 
     public static var versionConfiguration: CommandConfiguration {
-        CommandConfiguration(commandName: "version", abstract: "Show the version, and the commit it was built from with its date.",
-                             discussion: "The same as --version. " + ConnectivityRequirement.offlineCapable.helpLine)
+        CommandConfiguration(
+            commandName: "version", abstract: "Show the version, and the commit it was built from with its date.",
+            discussion: "The same as --version. " + ConnectivityRequirement.offlineCapable.helpLine)
     }
 
     public func run(_ context: CommandContext) async throws {

@@ -42,12 +42,14 @@ public struct World: Sendable {
     /// what the test plans.
     public var services: [Provided]
 
-    public init(now: @escaping @Sendable () -> Date, serverNow: (@Sendable () -> Date)? = nil, monotonic: @escaping @Sendable () -> Duration,
-                newID: @escaping @Sendable () -> String,
-                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
-                onInterrupt: @escaping @Sendable (_ action: @escaping @Sendable (_ signal: Int32) -> Void) -> any Sendable = { _ in 0 },
-                pinEntry: any PINEntry, raptor: any RaptorConnection,
-                keystore: any KeystoreAccess, accounts: any LocalAccounts, services: [Provided] = []) {
+    public init(
+        now: @escaping @Sendable () -> Date, serverNow: (@Sendable () -> Date)? = nil, monotonic: @escaping @Sendable () -> Duration,
+        newID: @escaping @Sendable () -> String,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        onInterrupt: @escaping @Sendable (_ action: @escaping @Sendable (_ signal: Int32) -> Void) -> any Sendable = { _ in 0 },
+        pinEntry: any PINEntry, raptor: any RaptorConnection,
+        keystore: any KeystoreAccess, accounts: any LocalAccounts, services: [Provided] = []
+    ) {
         self.now = now
         self.serverNow = serverNow ?? now
         self.monotonic = monotonic
@@ -77,8 +79,9 @@ public struct World: Sendable {
             raptor: CurlRaptorConnection(tool: tool, configuration: configuration, serverClock: serverClock),
             // A process holding the keystore's lock is renewing over the network: no wait outlasts
             // the transport's own bound for a request.
-            keystore: Keystore(directoryPath: configuration.stateDirectoryPath, machineIDPath: configuration.machineIDPath,
-                               lockWait: configuration.totalTimeout, folders: PrivateFolders(configuration)),
+            keystore: Keystore(
+                directoryPath: configuration.stateDirectoryPath, machineIDPath: configuration.machineIDPath,
+                lockWait: configuration.totalTimeout, folders: PrivateFolders(configuration)),
             accounts: FileLocalAccounts(configuration),
             services: services)
     }

@@ -12,11 +12,11 @@ extension RaxxCache {
             commandName: "purge",
             abstract: "Remove old history from the cache, or empty it.",
             discussion: """
-            --older-than D removes fills, and orders that can no longer change, older than D; --all \
-            empties the cache (the next refresh is a full one). Every refresh applies the same policy \
-            with RAXX_CACHE_RETENTION (default 365d), and warns when the cache outgrows \
-            RAXX_CACHE_MAX_SIZE (MiB, default 1024). 
-            """ + connectivity.helpLine
+                --older-than D removes fills, and orders that can no longer change, older than D; --all \
+                empties the cache (the next refresh is a full one). Every refresh applies the same policy \
+                with RAXX_CACHE_RETENTION (default 365d), and warns when the cache outgrows \
+                RAXX_CACHE_MAX_SIZE (MiB, default 1024). 
+                """ + connectivity.helpLine
         )
 
         @Option(name: .customLong("older-than"), help: ArgumentHelp("Remove history older than this (e.g. 90d).", valueName: "duration"))

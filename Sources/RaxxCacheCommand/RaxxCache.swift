@@ -8,10 +8,11 @@ public struct RaxxCache: AsyncParsableCommand, HasExamples {
     public static let configuration = CommandConfiguration(
         commandName: "raxx-cache",
         abstract: "Keep a read-only local cache of portfolio, positions, fills and orders.",
-        discussion: Example.discussion("""
-        Every read works offline and says how old its data is; only refresh and verify touch the network. \
-        From cron: */5 * * * * raxx-cache refresh --quiet
-        """, examples),
+        discussion: Example.discussion(
+            """
+            Every read works offline and says how old its data is; only refresh and verify touch the network. \
+            From cron: */5 * * * * raxx-cache refresh --quiet
+            """, examples),
         version: RaxxVersion.line(tool: "raxx-cache"),
         subcommands: [Refresh.self, Show.self, Status.self, Verify.self, Purge.self, Version.self]
     )

@@ -12,12 +12,12 @@ extension RaxxCache {
             commandName: "refresh",
             abstract: "Bring the cache up to date with Raptor (a delta pull).",
             discussion: """
-            Applies the changes since the stored cursor, page by page, each page in one transaction with \
-            its cursor; deletions arrive as tombstones; when the server's change log no longer reaches back \
-            to the cursor, the cache is rebuilt without readers ever seeing a half-built copy. Two refreshes \
-            never run at once: a second one waits up to a minute, or with --no-wait exits 75 at once. \
-            Offline it exits 69, leaves the cache as it was and records the failure for status and for reads. 
-            """ + connectivity.helpLine
+                Applies the changes since the stored cursor, page by page, each page in one transaction with \
+                its cursor; deletions arrive as tombstones; when the server's change log no longer reaches back \
+                to the cursor, the cache is rebuilt without readers ever seeing a half-built copy. Two refreshes \
+                never run at once: a second one waits up to a minute, or with --no-wait exits 75 at once. \
+                Offline it exits 69, leaves the cache as it was and records the failure for status and for reads. 
+                """ + connectivity.helpLine
         )
 
         @Flag(help: "Rebuild the whole cache instead of pulling a delta.")
@@ -49,8 +49,9 @@ extension RaxxCache {
             let lock = try await stores.lock(.refresh, wait: noWait ? nil : .seconds(60))
             defer { lock.release() }
             // The storage policy: half the history, and half the size, while the disk is low on space.
-            let limits = StorageLimits(retention: configuration.cacheRetention, sizeCap: configuration.cacheSizeCap,
-                                       freeBytes: stores.freeBytes())
+            let limits = StorageLimits(
+                retention: configuration.cacheRetention, sizeCap: configuration.cacheSizeCap,
+                freeBytes: stores.freeBytes())
             if limits.halved {
                 context.say("Low disk space: the cache keeps half its usual history for now (\(limits.retention), at most \(limits.sizeCap >> 20) MiB).")
             }
@@ -70,14 +71,16 @@ extension RaxxCache {
             }
             let size = store.fileSize
             if size > limits.sizeCap {
-                context.warn("warning: the cache is \(size >> 20) MiB, over its \(limits.sizeCap >> 20) MiB cap; "
-                            + "consider raxx-cache purge --older-than 90d (or set RAXX_CACHE_MAX_SIZE).")
+                context.warn(
+                    "warning: the cache is \(size >> 20) MiB, over its \(limits.sizeCap >> 20) MiB cap; "
+                        + "consider raxx-cache purge --older-than 90d (or set RAXX_CACHE_MAX_SIZE).")
             }
             // --quiet: nothing on success either (cron mails only what needs a person).
             guard !context.quiet else { return }
-            let record = Record(changes: outcome.changes, full: outcome.full, reset: outcome.reset, cursor: outcome.cursor,
-                                evicted: outcome.evicted, seconds: ((monotonic() - started) / .milliseconds(1)).rounded() / 1000,
-                                cache: stores.cacheLocation, size_bytes: size)
+            let record = Record(
+                changes: outcome.changes, full: outcome.full, reset: outcome.reset, cursor: outcome.cursor,
+                evicted: outcome.evicted, seconds: ((monotonic() - started) / .milliseconds(1)).rounded() / 1000,
+                cache: stores.cacheLocation, size_bytes: size)
             try context.emit([record], columns: [.init("Changes", .right), .init("Full"), .init("Cursor", .right), .init("Seconds", .right)]) {
                 ["\($0.changes)", $0.full ? ($0.reset ? "yes (reset)" : "yes") : "no", "\($0.cursor)", String(format: "%.2f", $0.seconds)]
             }
@@ -92,8 +95,9 @@ extension RaxxCache {
                 try? store.recordFailure(kind: "signed-out", message: error.message, connectivity: nil, at: context.clock())
                 throw error
             }
-            var refresher = CacheRefresher(store: store, client: try context.signedInAPI(), accountID: accountID,
-                                           retention: limits.retention, clock: context.clock)
+            var refresher = CacheRefresher(
+                store: store, client: try context.signedInAPI(), accountID: accountID,
+                retention: limits.retention, clock: context.clock)
             refresher.rawPages = try context.signedInRaw()
             // On a terminal, a progress line: changes applied, of the rows a rebuild brings, with the
             // rate and the time left; cleared at the end, so the summary or the prompt starts clean.

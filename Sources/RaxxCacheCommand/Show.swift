@@ -14,12 +14,12 @@ extension RaxxCache {
             commandName: "show",
             abstract: "Show cached portfolio, positions, fills or orders.",
             discussion: """
-            Reads the local cache only and answers at once, online or not. Every JSON record carries \
-            as_of, when its data was last brought up to date. After a failed refresh stderr says \
-            "No connection — data last updated at TIME"; data older than the freshness window (10m, \
-            RAXX_CACHE_FRESHNESS) says its age. With --max-age, older data is printed and the exit \
-            status is 3, so scripts can fail closed; so is an empty cache. 
-            """ + connectivity.helpLine
+                Reads the local cache only and answers at once, online or not. Every JSON record carries \
+                as_of, when its data was last brought up to date. After a failed refresh stderr says \
+                "No connection — data last updated at TIME"; data older than the freshness window (10m, \
+                RAXX_CACHE_FRESHNESS) says its age. With --max-age, older data is printed and the exit \
+                status is 3, so scripts can fail closed; so is an empty cache. 
+                """ + connectivity.helpLine
         )
 
         enum What: String, CaseIterable, ExpressibleByArgument {
@@ -36,7 +36,13 @@ extension RaxxCache {
         @Option(help: ArgumentHelp("Only this symbol (positions, fills, orders).", valueName: "symbol"))
         var symbol: String?
 
-        @Option(help: ArgumentHelp("Only since this time: RFC 3339, a date (2026-11-21: from its midnight here), or a duration back from now such as 2h (fills, orders, positions).", valueName: "time"))
+        @Option(
+            help: ArgumentHelp(
+                """
+                Only since this time: RFC 3339, a date (2026-11-21: from its midnight here), or a duration back from now such as 2h (fills, \
+                orders, positions).
+                """,
+                valueName: "time"))
         var since: String?
 
         @Option(help: ArgumentHelp("Only orders in this status (pending, open, partially_filled, filled, cancelled, rejected, expired).", valueName: "status"))
@@ -79,8 +85,9 @@ extension RaxxCache {
 
         static func read(_ r: Reading, _ context: CommandContext) async throws {
             // A mistaken --since is a usage error whatever the cache holds (an empty one included).
-            let query = CacheQuery(symbol: r.symbol, since: try SinceArgument.parse(r.since, now: context.clock(), timeZone: context.configuration.timeZone),
-                                   status: r.status, limit: r.limit)
+            let query = CacheQuery(
+                symbol: r.symbol, since: try SinceArgument.parse(r.since, now: context.clock(), timeZone: context.configuration.timeZone),
+                status: r.status, limit: r.limit)
             let cache = try context.cacheReading()
             context.disclose(cache)
             switch context.format {
@@ -107,36 +114,54 @@ extension RaxxCache {
             let money = { (text: String) in PeopleText.money(text) }
             switch what {
             case .portfolio:
-                var t = Table(columns: [.init("Equity", .right), .init("Cash", .right), .init("Market value", .right),
-                                        .init("Unrealized P&L", .right), .init("Positions", .right), .init("As of")])
+                var t = Table(columns: [
+                    .init("Equity", .right), .init("Cash", .right), .init("Market value", .right),
+                    .init("Unrealized P&L", .right), .init("Positions", .right), .init("As of"),
+                ])
                 if let p = try store.portfolio() {
-                    t.rows.append([money(p.equity), money(p.cash), money(p.marketValue), p.unrealized.map { PeopleText.pnl(ticks: $0.unrealizedTicks, percent: $0.percent) } ?? money(p.unrealizedPnl),
-                                   "\(p.positionsCount)", time(p.asOf)])
+                    t.rows.append([
+                        money(p.equity), money(p.cash), money(p.marketValue),
+                        p.unrealized.map { PeopleText.pnl(ticks: $0.unrealizedTicks, percent: $0.percent) } ?? money(p.unrealizedPnl),
+                        "\(p.positionsCount)", time(p.asOf),
+                    ])
                 }
                 return t
             case .positions:
                 // Narrow, the symbol, the quantity and the P&L stay longest.
-                var t = Table(columns: [.init("Symbol", importance: 0), .init("Qty", .right, importance: -1), .init("Avg price", .right, importance: -5),
-                                        .init("Last", .right, importance: -4), .init("Market value", .right, importance: -3),
-                                        .init("Unrealized P&L", .right, importance: -2), .init("Updated", importance: -6)])
+                var t = Table(columns: [
+                    .init("Symbol", importance: 0), .init("Qty", .right, importance: -1), .init("Avg price", .right, importance: -5),
+                    .init("Last", .right, importance: -4), .init("Market value", .right, importance: -3),
+                    .init("Unrealized P&L", .right, importance: -2), .init("Updated", importance: -6),
+                ])
                 try store.positions(query) { p in
                     let value = p.valuation
-                    t.rows.append([PeopleText.instrument(p.symbol), "\(p.qty)", PeopleText.price(p.avgPrice, of: p.symbol),
-                                   p.lastPrice.map { PeopleText.price($0, of: p.symbol) } ?? "-",
-                                   value.map { PeopleText.money(Money.cents(ticks: $0.marketValueTicks)) } ?? "-",
-                                   value.map { PeopleText.pnl(ticks: $0.unrealizedTicks, percent: $0.percent) } ?? "-", time(p.updatedAt)])
+                    t.rows.append([
+                        PeopleText.instrument(p.symbol), "\(p.qty)", PeopleText.price(p.avgPrice, of: p.symbol),
+                        p.lastPrice.map { PeopleText.price($0, of: p.symbol) } ?? "-",
+                        value.map { PeopleText.money(Money.cents(ticks: $0.marketValueTicks)) } ?? "-",
+                        value.map { PeopleText.pnl(ticks: $0.unrealizedTicks, percent: $0.percent) } ?? "-", time(p.updatedAt),
+                    ])
                 }
                 return t
             case .fills:
                 var t = Table(columns: [.init("Filled"), .init("Symbol"), .init("Side"), .init("Qty", .right), .init("Price", .right), .init("Order")])
-                try store.fills(query) { t.rows.append([time($0.filledAt), PeopleText.instrument($0.symbol), $0.side, "\($0.qty)", PeopleText.price($0.price, of: $0.symbol), $0.orderID]) }
+                try store.fills(query) {
+                    t.rows.append([
+                        time($0.filledAt), PeopleText.instrument($0.symbol), $0.side, "\($0.qty)", PeopleText.price($0.price, of: $0.symbol), $0.orderID,
+                    ])
+                }
                 return t
             case .orders:
-                var t = Table(columns: [.init("Updated"), .init("Symbol"), .init("Side"), .init("Qty", .right), .init("Type"),
-                                        .init("Limit", .right), .init("Status"), .init("Filled", .right), .init("Client order ID")])
+                var t = Table(columns: [
+                    .init("Updated"), .init("Symbol"), .init("Side"), .init("Qty", .right), .init("Type"),
+                    .init("Limit", .right), .init("Status"), .init("Filled", .right), .init("Client order ID"),
+                ])
                 try store.orders(query) { o in
-                    t.rows.append([time(o.updatedAt), PeopleText.instrument(o.symbol), o.side, "\(o.qty)", o.type, o.limitPrice.map { PeopleText.price($0, of: o.symbol) } ?? "-",
-                                   o.status, "\(o.filledQty)", o.clientOrderID])
+                    t.rows.append([
+                        time(o.updatedAt), PeopleText.instrument(o.symbol), o.side, "\(o.qty)", o.type,
+                        o.limitPrice.map { PeopleText.price($0, of: o.symbol) } ?? "-",
+                        o.status, "\(o.filledQty)", o.clientOrderID,
+                    ])
                 }
                 return t
             }

@@ -13,9 +13,9 @@ extension RaxxCache {
             commandName: "status",
             abstract: "Show what the cache holds and how its last refresh went.",
             discussion: """
-            One record per entity: rows, last successful refresh, cursor, the last error (kind, time, \
-            message), the connectivity last observed, and the cache file and its size. 
-            """ + connectivity.helpLine
+                One record per entity: rows, last successful refresh, cursor, the last error (kind, time, \
+                message), the connectivity last observed, and the cache file and its size. 
+                """ + connectivity.helpLine
         )
 
         @OptionGroup public var global: GlobalOptions
@@ -74,30 +74,35 @@ extension RaxxCache {
             // A first fill under way writes the live tables, but reads show none of it until it ends.
             let counts = state.rebuilding == .live ? CacheStore.liveTables.map { _ in 0 } : try store.counts(of: CacheStore.liveTables)
             let size = store.fileSize
-            let limits = StorageLimits(retention: context.configuration.cacheRetention, sizeCap: context.configuration.cacheSizeCap,
-                                       freeBytes: stores.freeBytes())
+            let limits = StorageLimits(
+                retention: context.configuration.cacheRetention, sizeCap: context.configuration.cacheSizeCap,
+                freeBytes: stores.freeBytes())
             let records = zip(CacheStore.liveTables, counts).map { entity, rows in
-                Record(entity: entity, rows: rows, last_success_at: state.lastSuccessAt, cursor: state.cursor,
-                       rebuilding: state.rebuilding != .none, last_error_kind: state.lastErrorKind, last_error_at: state.lastErrorAt,
-                       last_error_message: state.lastErrorMessage, connectivity: state.connectivity.rawValue,
-                       connectivity_at: state.connectivityAt, evicted_before: state.evictedBefore, cache: path, size_bytes: size,
-                       retention: limits.retention.description, size_cap_bytes: limits.sizeCap, low_disk_space: limits.halved)
+                Record(
+                    entity: entity, rows: rows, last_success_at: state.lastSuccessAt, cursor: state.cursor,
+                    rebuilding: state.rebuilding != .none, last_error_kind: state.lastErrorKind, last_error_at: state.lastErrorAt,
+                    last_error_message: state.lastErrorMessage, connectivity: state.connectivity.rawValue,
+                    connectivity_at: state.connectivityAt, evicted_before: state.evictedBefore, cache: path, size_bytes: size,
+                    retention: limits.retention.description, size_cap_bytes: limits.sizeCap, low_disk_space: limits.halved)
             }
-            try context.emit(records, columns: [.init("Entity"), .init("Rows", .right), .init("Last refresh"), .init("Cursor", .right), .init("Last error")]) { r in
+            try context.emit(records, columns: [.init("Entity"), .init("Rows", .right), .init("Last refresh"), .init("Cursor", .right), .init("Last error")]) {
+                r in
                 let error = r.last_error_kind.map { "\($0) at \(r.last_error_at.map(context.peopleTime) ?? "?")" } ?? "-"
                 return [r.entity, "\(r.rows)", r.last_success_at.map(context.peopleTime) ?? "never", "\(r.cursor)", error]
             }
             if context.format == .text {
-                context.say("Connectivity last observed: \(state.connectivity.rawValue)\(state.connectivityAt.map { " at " + context.peopleMoment($0) } ?? ""). "
-                            + "Cache: \(path) (\(size >> 10) KiB). Limits: \(limits.retention) of history, \(limits.sizeCap >> 20) MiB"
-                            + (limits.halved ? " (halved: the disk is low on space)." : "."))
+                context.say(
+                    "Connectivity last observed: \(state.connectivity.rawValue)\(state.connectivityAt.map { " at " + context.peopleMoment($0) } ?? ""). "
+                        + "Cache: \(path) (\(size >> 10) KiB). Limits: \(limits.retention) of history, \(limits.sizeCap >> 20) MiB"
+                        + (limits.halved ? " (halved: the disk is low on space)." : "."))
                 switch state.rebuilding {
                 case .none: break
                 case .live:
                     context.say("A first fill is under way or was interrupted (the next refresh carries on): reads show no data until it ends.")
                 case .shadow:
-                    context.say("A full rebuild is under way or was interrupted (the next refresh carries on): reads show the copy of "
-                                + "\(state.lastSuccessAt.map(context.peopleMoment) ?? "the last refresh") until it ends.")
+                    context.say(
+                        "A full rebuild is under way or was interrupted (the next refresh carries on): reads show the copy of "
+                            + "\(state.lastSuccessAt.map(context.peopleMoment) ?? "the last refresh") until it ends.")
                 }
             }
             if state.lastSuccessAt == nil { throw CacheReading.neverFilled }

@@ -117,7 +117,7 @@ public struct APITrace: Sendable {
     /// A body as it shows: JSON with its secrets redacted (cut at `bodyLimit`), or its size.
     static func render(_ body: [UInt8]) -> String {
         guard let json = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]),
-              let data = try? JSONSerialization.data(withJSONObject: redacted(json), options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
+            let data = try? JSONSerialization.data(withJSONObject: redacted(json), options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
         else { return "[\(body.count) bytes, not JSON]\n" }
         guard data.count > bodyLimit else { return String(decoding: data, as: UTF8.self) + "\n" }
         return String(decoding: data.prefix(bodyLimit), as: UTF8.self) + "… (\(data.count - bodyLimit) more bytes)\n"

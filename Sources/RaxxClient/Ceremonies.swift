@@ -36,8 +36,9 @@ public struct Ceremonies: Sendable {
 
     /// For a relying party that is known to send no code: asked for one, it fails.
     public static let noCode: CodePrompt = { email, _ in
-        throw RaxxError(code: .codeRequired, message: "The server emailed a one-time code to \(email).",
-                        hint: "Give it on a terminal, or with --code-fd N.")
+        throw RaxxError(
+            code: .codeRequired, message: "The server emailed a one-time code to \(email).",
+            hint: "Give it on a terminal, or with --code-fd N.")
     }
 
     public let keystore: any KeystoreAccess
@@ -49,8 +50,10 @@ public struct Ceremonies: Sendable {
     public let endpoint: APIEndpoint
     public let clock: @Sendable () -> Date
 
-    public init(keystore: any KeystoreAccess, client: any APIProtocol, authenticatedClient: any APIProtocol,
-                endpoint: APIEndpoint, clock: @escaping @Sendable () -> Date) {
+    public init(
+        keystore: any KeystoreAccess, client: any APIProtocol, authenticatedClient: any APIProtocol,
+        endpoint: APIEndpoint, clock: @escaping @Sendable () -> Date
+    ) {
         self.keystore = keystore
         self.client = client
         self.authenticatedClient = authenticatedClient
@@ -63,7 +66,8 @@ public struct Ceremonies: Sendable {
     /// Refuses an RP ID this server's host does not permit (exit 77; nothing is signed).
     func checkRPID(_ rpID: String) throws(RaxxError) {
         guard endpoint.permits(rpID: rpID) else {
-            throw RaxxError(code: .rpIDRefused, message: "\(origin) asked for a passkey of \(rpID), which is not its own site: nothing was signed.",
+            throw RaxxError(
+                code: .rpIDRefused, message: "\(origin) asked for a passkey of \(rpID), which is not its own site: nothing was signed.",
                 hint: "A server may only ask for its own host or a parent domain of it (localhost for a loopback server).")
         }
     }
@@ -81,12 +85,15 @@ public struct Ceremonies: Sendable {
     /// The server asks for a one-time code emailed to the address first (it answers 202); only
     /// then is `code` asked, and the options asked for again with it. A server that sends no code
     /// answers the options at once.
-    public func register(email: String, displayName: String? = nil, pin: PINPrompt, code: CodePrompt = noCode,
-                         retry: CodeRetry? = nil) async throws -> StoredSession {
+    public func register(
+        email: String, displayName: String? = nil, pin: PINPrompt, code: CodePrompt = noCode,
+        retry: CodeRetry? = nil
+    ) async throws -> StoredSession {
         try await keystore.withLock {
             var contents = try keystore.load()
             if let existing = contents[origin].credential {
-                throw RaxxError(code: .alreadyRegistered, message: "This device already holds a passkey for \(existing.email) at \(origin).",
+                throw RaxxError(
+                    code: .alreadyRegistered, message: "This device already holds a passkey for \(existing.email) at \(origin).",
                     hint: existing.email.caseInsensitiveCompare(email) == .orderedSame
                         ? "Sign in with it: raxx-auth login" : "Remove it first: raxx-auth logout --forget-device")
             }
@@ -100,7 +107,7 @@ public struct Ceremonies: Sendable {
                 do {
                     text = try read().trimmingCharacters(in: .whitespaces)
                 } catch let nothing as RaxxError where nothing.status == .dataError && retry != nil {
-                    text = "" // an empty Enter: a slip like any other
+                    text = ""  // an empty Enter: a slip like any other
                 }
                 while !(text.count == digits && text.allSatisfy(\.isASCIIDigitCharacter)) {
                     let slip = RaxxError.badInput(field: "code", "the code is \(digits) digits, as the email to \(email) shows")
@@ -155,11 +162,12 @@ public struct Ceremonies: Sendable {
             let id = Base64URL.encode(registration.credentialID)
             let response = Components.Schemas.RegistrationResponseJSON(
                 id: id, rawId: id, _type: .publicKey,
-                response: .init(clientDataJSON: Base64URL.encode(clientData),
-                                attestationObject: Base64URL.encode(registration.attestationObject),
-                                authenticatorData: Base64URL.encode(registration.authenticatorData),
-                                transports: ["internal"], publicKeyAlgorithm: Int(SoftwareAuthenticator.coseAlgorithmES256),
-                                publicKey: Base64URL.encode(registration.publicKeyDER)),
+                response: .init(
+                    clientDataJSON: Base64URL.encode(clientData),
+                    attestationObject: Base64URL.encode(registration.attestationObject),
+                    authenticatorData: Base64URL.encode(registration.authenticatorData),
+                    transports: ["internal"], publicKeyAlgorithm: Int(SoftwareAuthenticator.coseAlgorithmES256),
+                    publicKey: Base64URL.encode(registration.publicKeyDER)),
                 authenticatorAttachment: .platform, clientExtensionResults: .init())
             switch try await client.registerVerify(body: .json(response)) {
             case .ok(let ok):
@@ -186,12 +194,14 @@ public struct Ceremonies: Sendable {
                 contents.unboundCredential = nil
             }
             guard var credential = contents[origin].credential else {
-                throw RaxxError(code: .noPasskey, message: "This device has no passkey for \(origin) yet.",
-                                hint: "Create one: raxx-auth register --email you@example.com")
+                throw RaxxError(
+                    code: .noPasskey, message: "This device has no passkey for \(origin) yet.",
+                    hint: "Create one: raxx-auth register --email you@example.com")
             }
             if let email, email.caseInsensitiveCompare(credential.email) != .orderedSame {
-                throw RaxxError(code: .otherAccount, message: "This device's passkey belongs to \(credential.email), not \(email).",
-                                        hint: "To switch accounts: raxx-auth logout --forget-device, then raxx-auth register.")
+                throw RaxxError(
+                    code: .otherAccount, message: "This device's passkey belongs to \(credential.email), not \(email).",
+                    hint: "To switch accounts: raxx-auth logout --forget-device, then raxx-auth register.")
             }
             let options: Components.Schemas.PublicKeyCredentialRequestOptionsJSON
             switch try await client.loginOptions(body: .json(.init(email: credential.email))) {
@@ -199,11 +209,13 @@ public struct Ceremonies: Sendable {
             case .default(_, let answer): throw try answer.raxxError
             }
             if let allowed = options.allowCredentials, !allowed.contains(where: { $0.id == credential.credentialID }) {
-                throw RaxxError(code: .passkeyUnknown, message: "The server does not know this device's passkey.",
-                                hint: "Register this device again: raxx-auth logout --forget-device, then raxx-auth register.")
+                throw RaxxError(
+                    code: .passkeyUnknown, message: "The server does not know this device's passkey.",
+                    hint: "Register this device again: raxx-auth logout --forget-device, then raxx-auth register.")
             }
-            let assertion = try assert(&contents, &credential, rpID: options.rpId ?? credential.rpID,
-                                       type: "webauthn.get", challenge: options.challenge, pin: pin)
+            let assertion = try assert(
+                &contents, &credential, rpID: options.rpId ?? credential.rpID,
+                type: "webauthn.get", challenge: options.challenge, pin: pin)
             switch try await client.loginVerify(body: .json(assertion)) {
             case .ok(let ok):
                 let session = StoredSession(grant: try ok.body.json, signedInAt: clock(), receivedAt: clock())
@@ -220,8 +232,10 @@ public struct Ceremonies: Sendable {
     /// the outcome, so a wrong PIN counts and the counter never goes back. A person at a terminal
     /// is asked again after a wrong PIN, until the passkey locks; nothing reaches the server
     /// before the PIN is right.
-    private func assert(_ contents: inout KeystoreContents, _ credential: inout StoredCredential, rpID: String,
-                        type: String, challenge: String, pin: PINPrompt) throws -> Components.Schemas.AuthenticationResponseJSON {
+    private func assert(
+        _ contents: inout KeystoreContents, _ credential: inout StoredCredential, rpID: String,
+        type: String, challenge: String, pin: PINPrompt
+    ) throws -> Components.Schemas.AuthenticationResponseJSON {
         try checkRPID(rpID)
         let clientData = ClientData.json(type: type, challenge: challenge, origin: APIEndpoint.clientOrigin(rpID: rpID))
         let assertion: SoftwareAuthenticator.Assertion
@@ -230,8 +244,9 @@ public struct Ceremonies: Sendable {
             let secret = try pin.ask(false)
             defer { secret.wipe() }
             let result = Result { () throws(RaxxError) in
-                try SoftwareAuthenticator.getAssertion(credential: &credential, rpID: rpID,
-                                                       clientDataHash: ClientData.hash(clientData), pin: secret)
+                try SoftwareAuthenticator.getAssertion(
+                    credential: &credential, rpID: rpID,
+                    clientDataHash: ClientData.hash(clientData), pin: secret)
             }
             contents[origin].credential = credential
             try keystore.save(contents)
@@ -243,12 +258,14 @@ public struct Ceremonies: Sendable {
             break
         }
         let id = Base64URL.encode(assertion.credentialID)
-        return .init(id: id, rawId: id, _type: .publicKey,
-                     response: .init(clientDataJSON: Base64URL.encode(clientData),
-                                     authenticatorData: Base64URL.encode(assertion.authenticatorData),
-                                     signature: Base64URL.encode(assertion.signature),
-                                     userHandle: Base64URL.encode(assertion.userHandle)),
-                     authenticatorAttachment: .platform, clientExtensionResults: .init())
+        return .init(
+            id: id, rawId: id, _type: .publicKey,
+            response: .init(
+                clientDataJSON: Base64URL.encode(clientData),
+                authenticatorData: Base64URL.encode(assertion.authenticatorData),
+                signature: Base64URL.encode(assertion.signature),
+                userHandle: Base64URL.encode(assertion.userHandle)),
+            authenticatorAttachment: .platform, clientExtensionResults: .init())
     }
 
     // MARK: Step-up
@@ -266,8 +283,9 @@ public struct Ceremonies: Sendable {
             guard var credential = contents[origin].credential else {
                 throw RaxxError(code: .stepUpRefused, message: "This device has no passkey for \(origin) to confirm the action with.")
             }
-            return try assert(&contents, &credential, rpID: options.rpId ?? credential.rpID, type: "webauthn.get",
-                              challenge: options.challenge, pin: pin)
+            return try assert(
+                &contents, &credential, rpID: options.rpId ?? credential.rpID, type: "webauthn.get",
+                challenge: options.challenge, pin: pin)
         }
         switch try await authenticatedClient.stepUpVerify(body: .json(assertion)) {
         case .ok(let ok):
@@ -318,7 +336,7 @@ public struct Ceremonies: Sendable {
                     outcome.revokedOnServer = true
                 case .default(_, let answer):
                     if (try? answer.raxxError)?.status == .signInRequired {
-                        outcome.revokedOnServer = true // already over on the server
+                        outcome.revokedOnServer = true  // already over on the server
                     } else {
                         outcome.lapsesAt = session.sessionExpiresAt
                         outcome.unconfirmedBecause = .refused
@@ -327,7 +345,7 @@ public struct Ceremonies: Sendable {
             } catch {
                 let e = ErrorMapping.raxxError(from: error)
                 if e.status == .signInRequired {
-                    outcome.revokedOnServer = true // the renewal was refused: the session is over
+                    outcome.revokedOnServer = true  // the renewal was refused: the session is over
                 } else {
                     outcome.lapsesAt = session.sessionExpiresAt
                     outcome.unconfirmedBecause = e.connectivity?.isOffline == true ? .unreachable : .refused

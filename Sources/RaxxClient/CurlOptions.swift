@@ -18,15 +18,18 @@ public enum CurlOptions {
     /// timeout or its protocol limit is not the request the transport promises.
     public static func check(_ result: CURLcode, _ what: String) throws {
         guard result == CURLE_OK else {
-            throw TransportFailure(kind: .other, curlCode: Int(result.rawValue),
-                                   detail: "libcurl refused \(what): \(String(cString: raxx_curl_easy_strerror(result)))")
+            throw TransportFailure(
+                kind: .other, curlCode: Int(result.rawValue),
+                detail: "libcurl refused \(what): \(String(cString: raxx_curl_easy_strerror(result)))")
         }
     }
 
     /// The options of every request: its URL and the protocols it may use, no redirects, no
     /// signals, the connect and total timeouts, the User-Agent and the error buffer.
-    public static func setBaseline(_ handle: UnsafeMutableRawPointer, url: String, protocols: String, connectTimeout: RaxxDuration,
-                                   totalTimeoutMilliseconds: Int, userAgent: String, errorBuffer: UnsafeMutableRawPointer?) throws {
+    public static func setBaseline(
+        _ handle: UnsafeMutableRawPointer, url: String, protocols: String, connectTimeout: RaxxDuration,
+        totalTimeoutMilliseconds: Int, userAgent: String, errorBuffer: UnsafeMutableRawPointer?
+    ) throws {
         try check(raxx_curl_set_string(handle, CURLOPT_URL, url), "the URL")
         try check(raxx_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, protocols), "the protocol limit")
         try check(raxx_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0), "no redirects")
@@ -60,7 +63,8 @@ public enum CurlHeaderLine: Equatable, Sendable {
     public init(_ bytes: UnsafeRawBufferPointer, keeping names: [String]?) {
         // Byte by byte: the generic starts(with:) was a fifth of a push answer's header lines.
         if bytes.count >= 5, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"), bytes[2] == UInt8(ascii: "T"),
-           bytes[3] == UInt8(ascii: "P"), bytes[4] == UInt8(ascii: "/") {
+            bytes[3] == UInt8(ascii: "P"), bytes[4] == UInt8(ascii: "/")
+        {
             self = .status
             return
         }
@@ -78,8 +82,9 @@ public enum CurlHeaderLine: Equatable, Sendable {
         func string(_ range: Range<Int>) -> String {
             guard !range.isEmpty, let base = bytes.baseAddress else { return "" }
             // As typed UTF-8 (decoding a raw slice went through the generic, slow path).
-            return String(decoding: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self) + range.lowerBound, count: range.count),
-                          as: UTF8.self)
+            return String(
+                decoding: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self) + range.lowerBound, count: range.count),
+                as: UTF8.self)
         }
         let nameRange = trimmedRange(bytes.startIndex..<colon)
         let name: String

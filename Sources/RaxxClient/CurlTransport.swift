@@ -23,11 +23,13 @@ public final class CurlTransport: ClientTransport, Sendable {
         /// Where each exchange is traced (`RAXX_DEBUG=api`), if anywhere.
         public var trace: APITrace?
 
-        public init(connectTimeout: RaxxDuration = RaxxConfiguration.defaultConnectTimeout,
-                    totalTimeout: RaxxDuration = RaxxConfiguration.defaultTotalTimeout,
-                    userAgent: String,
-                    maxRequestBytes: Int = 16 << 20,
-                    trace: APITrace? = nil) {
+        public init(
+            connectTimeout: RaxxDuration = RaxxConfiguration.defaultConnectTimeout,
+            totalTimeout: RaxxDuration = RaxxConfiguration.defaultTotalTimeout,
+            userAgent: String,
+            maxRequestBytes: Int = 16 << 20,
+            trace: APITrace? = nil
+        ) {
             self.connectTimeout = connectTimeout
             self.totalTimeout = totalTimeout
             self.userAgent = userAgent
@@ -80,8 +82,9 @@ public final class CurlTransport: ClientTransport, Sendable {
         var options = self.options
         // A request that says how long it may take (a long poll) is not cut by the default.
         if let total = RequestTimeout.total { options.totalTimeout = total }
-        let exchange = Exchange(request: request, url: url, bypassesProxy: bypassesProxy, body: bodyBytes, options: options,
-                                operationID: operationID)
+        let exchange = Exchange(
+            request: request, url: url, bypassesProxy: bypassesProxy, body: bodyBytes, options: options,
+            operationID: operationID)
         let pool = self.pool
         return try await withTaskCancellationHandler {
             // A task on a lane of its own (InPlaceRequests.run) blocks its own thread, which nothing
@@ -256,8 +259,9 @@ final class Exchange: @unchecked Sendable {
         let started = ContinuousClock.now
         do {
             let answer = try performUntraced(using: pool)
-            trace.response(operationID: operationID, status: answer.0.status.code, fields: headerFields, body: responseBody,
-                           elapsed: .now - started)
+            trace.response(
+                operationID: operationID, status: answer.0.status.code, fields: headerFields, body: responseBody,
+                elapsed: .now - started)
             return answer
         } catch let failure as TransportFailure {
             trace.failure(failure.detail, elapsed: .now - started)
@@ -281,9 +285,10 @@ final class Exchange: @unchecked Sendable {
         let me = Unmanaged.passUnretained(self).toOpaque()
         let code: CURLcode = try errorBuffer.withUnsafeMutableBufferPointer { errbuf in
             func set(_ result: CURLcode, _ option: String) throws { try CurlOptions.check(result, option) }
-            try CurlOptions.setBaseline(handle, url: url, protocols: "http,https", connectTimeout: options.connectTimeout,
-                                        totalTimeoutMilliseconds: Int(options.totalTimeout.milliseconds), userAgent: options.userAgent,
-                                        errorBuffer: errbuf.baseAddress)
+            try CurlOptions.setBaseline(
+                handle, url: url, protocols: "http,https", connectTimeout: options.connectTimeout,
+                totalTimeoutMilliseconds: Int(options.totalTimeout.milliseconds), userAgent: options.userAgent,
+                errorBuffer: errbuf.baseAddress)
             // Plain http goes to loopback only, and never through a proxy (http_proxy would carry the
             // bearer token in the clear to it); https keeps honouring the proxy variables.
             if bypassesProxy { try set(raxx_curl_set_string(handle, CURLOPT_PROXY, ""), "no proxy for loopback") }
@@ -295,10 +300,11 @@ final class Exchange: @unchecked Sendable {
                 try set(raxx_curl_set_long(handle, CURLOPT_POST, 1), "POST")
                 try set(raxx_curl_set_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)), "the body size")
                 // COPYPOSTFIELDS copies, so the buffer need not outlive this call.
-                try set(body.withUnsafeBufferPointer { b in
-                    b.baseAddress.map { raxx_curl_set_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0)) }
-                        ?? raxx_curl_set_string(handle, CURLOPT_COPYPOSTFIELDS, "")
-                }, "the body")
+                try set(
+                    body.withUnsafeBufferPointer { b in
+                        b.baseAddress.map { raxx_curl_set_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0)) }
+                            ?? raxx_curl_set_string(handle, CURLOPT_COPYPOSTFIELDS, "")
+                    }, "the body")
                 if method != "POST" { try set(raxx_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, method), "the method") }
             } else if method == "HEAD" {
                 try set(raxx_curl_set_long(handle, CURLOPT_NOBODY, 1), "HEAD")
@@ -321,39 +327,42 @@ final class Exchange: @unchecked Sendable {
             try set(raxx_curl_set_off(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(ceiling)), "the answer's ceiling")
 
             // Callbacks.
-            try set(raxx_curl_set_data_fn(handle, CURLOPT_WRITEFUNCTION) { ptr, size, count, user in
-                let exchange = Unmanaged<Exchange>.fromOpaque(user!).takeUnretainedValue()
-                let n = size * count
-                if exchange.responseBody.count + n > exchange.ceiling {
-                    // Fewer bytes taken than given: libcurl stops the transfer (CURLE_WRITE_ERROR).
-                    exchange.tooLarge = true
-                    return 0
-                }
-                if let ptr { exchange.responseBody.append(contentsOf: UnsafeRawBufferPointer(start: ptr, count: n)) }
-                return n
-            }, "the body callback")
-            try set(raxx_curl_set_pointer(handle, CURLOPT_WRITEDATA, me), "the body callback's data")
-            try set(raxx_curl_set_data_fn(handle, CURLOPT_HEADERFUNCTION) { ptr, size, count, user in
-                let exchange = Unmanaged<Exchange>.fromOpaque(user!).takeUnretainedValue()
-                let n = size * count
-                guard let ptr else { return n }
-                switch CurlHeaderLine(UnsafeRawBufferPointer(start: ptr, count: n)) {
-                case .status: exchange.headerFields.removeAll()
-                case .field(let name, let value):
-                    exchange.headerFields.append((name, value))
-                    // A large answer's buffer is sized once, not doubled (and copied) as it arrives.
-                    if name.lowercased() == "content-length", let length = Int(value), length > 0, length <= exchange.ceiling {
-                        exchange.responseBody.reserveCapacity(length)
+            try set(
+                raxx_curl_set_data_fn(handle, CURLOPT_WRITEFUNCTION) { ptr, size, count, user in
+                    let exchange = Unmanaged<Exchange>.fromOpaque(user!).takeUnretainedValue()
+                    let n = size * count
+                    if exchange.responseBody.count + n > exchange.ceiling {
+                        // Fewer bytes taken than given: libcurl stops the transfer (CURLE_WRITE_ERROR).
+                        exchange.tooLarge = true
+                        return 0
                     }
-                case .other: break
-                }
-                return n
-            }, "the header callback")
+                    if let ptr { exchange.responseBody.append(contentsOf: UnsafeRawBufferPointer(start: ptr, count: n)) }
+                    return n
+                }, "the body callback")
+            try set(raxx_curl_set_pointer(handle, CURLOPT_WRITEDATA, me), "the body callback's data")
+            try set(
+                raxx_curl_set_data_fn(handle, CURLOPT_HEADERFUNCTION) { ptr, size, count, user in
+                    let exchange = Unmanaged<Exchange>.fromOpaque(user!).takeUnretainedValue()
+                    let n = size * count
+                    guard let ptr else { return n }
+                    switch CurlHeaderLine(UnsafeRawBufferPointer(start: ptr, count: n)) {
+                    case .status: exchange.headerFields.removeAll()
+                    case .field(let name, let value):
+                        exchange.headerFields.append((name, value))
+                        // A large answer's buffer is sized once, not doubled (and copied) as it arrives.
+                        if name.lowercased() == "content-length", let length = Int(value), length > 0, length <= exchange.ceiling {
+                            exchange.responseBody.reserveCapacity(length)
+                        }
+                    case .other: break
+                    }
+                    return n
+                }, "the header callback")
             try set(raxx_curl_set_pointer(handle, CURLOPT_HEADERDATA, me), "the header callback's data")
             try set(raxx_curl_set_long(handle, CURLOPT_NOPROGRESS, 0), "progress callbacks")
-            try set(raxx_curl_set_xferinfo_fn(handle) { user, _, _, _, _ in
-                Unmanaged<Exchange>.fromOpaque(user!).takeUnretainedValue().isCancelled ? 1 : 0
-            }, "the cancellation callback")
+            try set(
+                raxx_curl_set_xferinfo_fn(handle) { user, _, _, _, _ in
+                    Unmanaged<Exchange>.fromOpaque(user!).takeUnretainedValue().isCancelled ? 1 : 0
+                }, "the cancellation callback")
             try set(raxx_curl_set_pointer(handle, CURLOPT_XFERINFODATA, me), "the cancellation callback's data")
 
             if isCancelled { return CURLE_ABORTED_BY_CALLBACK }
@@ -362,8 +371,9 @@ final class Exchange: @unchecked Sendable {
 
         guard code == CURLE_OK else {
             if tooLarge || code == CURLE_FILESIZE_EXCEEDED {
-                throw TransportFailure(kind: .tooLarge, curlCode: Int(code.rawValue),
-                                       detail: "the answer is larger than \(ceiling) bytes, the most read of \(operationID)'s")
+                throw TransportFailure(
+                    kind: .tooLarge, curlCode: Int(code.rawValue),
+                    detail: "the answer is larger than \(ceiling) bytes, the most read of \(operationID)'s")
             }
             let message = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let detail = message.isEmpty ? String(cString: raxx_curl_easy_strerror(code)) : message

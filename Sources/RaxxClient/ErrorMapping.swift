@@ -20,8 +20,9 @@ public enum ErrorMapping {
             case .tooLarge: return .answerTooLarge
             case .policy: return .usage("Refusing to connect: \(f.detail).", hint: "Check RAXX_API_URL.")
             case .tls:
-                return RaxxError(code: .tlsFailure, message: "Could not verify the server's identity.",
-                                 hint: "The connection may be intercepted (for example by a captive portal). Try another network.")
+                return RaxxError(
+                    code: .tlsFailure, message: "Could not verify the server's identity.",
+                    hint: "The connection may be intercepted (for example by a captive portal). Try another network.")
             case .other:
                 return RaxxError(code: .transport, message: "The request could not be completed (\(f.detail)).")
             }
@@ -31,8 +32,9 @@ public enum ErrorMapping {
         case is CancellationError:
             return .cancelled
         case is DecodingError:
-            return RaxxError(code: .badResponse, message: "The server's answer could not be read.",
-                            hint: "The server may run another version of the API.")
+            return RaxxError(
+                code: .badResponse, message: "The server's answer could not be read.",
+                hint: "The server may run another version of the API.")
         default:
             return RaxxError(code: .internal, message: "Unexpected error: \(error).")
         }
@@ -81,8 +83,9 @@ public enum ErrorMapping {
         case .rateLimited?:
             return .rateLimited(retryAfter: problem.retryAfter)
         case .planStale?:
-            return RaxxError(server: problem.code, message: "The plan is stale.", hint: "The data changed since it was made: plan again (raxx-dsr plan).",
-                             status: .temporary)
+            return RaxxError(
+                server: problem.code, message: "The plan is stale.", hint: "The data changed since it was made: plan again (raxx-dsr plan).",
+                status: .temporary)
         case .unavailable?:
             return .offline(.offlineSoft)
         case .lastPasskey?:
@@ -95,8 +98,9 @@ public enum ErrorMapping {
         // What the person does next, with the command that does it (the server, speaking to
         // every client, names none).
         case .identityUnverified?:
-            return RaxxError(server: problem.code, message: "Verify the requester's identity first: raxx-dsr verify-identity ID --method TEXT",
-                             hint: "TEXT says how it was verified (a reply from the account's email, say).", status: .failure)
+            return RaxxError(
+                server: problem.code, message: "Verify the requester's identity first: raxx-dsr verify-identity ID --method TEXT",
+                hint: "TEXT says how it was verified (a reply from the account's email, say).", status: .failure)
         case .planRequired?:
             status = .failure
             hint = "Plan the erasure first: raxx-dsr plan ID; then apply its plan_hash."
@@ -116,9 +120,9 @@ public enum ErrorMapping {
             status = .unavailable
             hint = "This server does not offer that yet."
         case .accountExists?, .algorithmUnsupported?, .attestationUnsupported?, .challengeInvalid?, .conflict?, .counterInvalid?,
-             .credentialUnknown?, .deadlinePassed?, ._internal?,
-             .invalidState?, .methodNotAllowed?, .notAcceptable?, .notFound?, .originMismatch?,
-             .rpMismatch?, .signatureInvalid?, .userPresenceRequired?, .userVerificationRequired?, nil:
+            .credentialUnknown?, .deadlinePassed?, ._internal?,
+            .invalidState?, .methodNotAllowed?, .notAcceptable?, .notFound?, .originMismatch?,
+            .rpMismatch?, .signatureInvalid?, .userPresenceRequired?, .userVerificationRequired?, nil:
             status = .failure
         }
         return RaxxError(server: problem.code, message: message, hint: hint, status: status)

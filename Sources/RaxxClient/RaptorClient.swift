@@ -8,20 +8,25 @@ import RaxxWire
 public enum RaptorClient {
     /// `transport`: one the client shares with others (their connections kept alive for each
     /// other); by default one of its own.
-    public static func make(tool: String, configuration: RaxxConfiguration,
-                            observer: @escaping ConnectivityMiddleware.Observer = { _ in },
-                            serverClock: ServerClock? = nil,
-                            middlewares: [any ClientMiddleware] = [], transport: CurlTransport? = nil) -> Client {
-        let raw = makeRaw(tool: tool, configuration: configuration, observer: observer, serverClock: serverClock, middlewares: middlewares,
-                          transport: transport)
+    public static func make(
+        tool: String, configuration: RaxxConfiguration,
+        observer: @escaping ConnectivityMiddleware.Observer = { _ in },
+        serverClock: ServerClock? = nil,
+        middlewares: [any ClientMiddleware] = [], transport: CurlTransport? = nil
+    ) -> Client {
+        let raw = makeRaw(
+            tool: tool, configuration: configuration, observer: observer, serverClock: serverClock, middlewares: middlewares,
+            transport: transport)
         return Client(serverURL: raw.serverURL, configuration: .raxxClient, transport: raw.transport, middlewares: raw.middlewares)
     }
 
     /// The same transport and middlewares, for answers read as bytes (`RawRaptor`).
-    public static func makeRaw(tool: String, configuration: RaxxConfiguration,
-                               observer: @escaping ConnectivityMiddleware.Observer = { _ in },
-                               serverClock: ServerClock? = nil,
-                               middlewares: [any ClientMiddleware] = [], transport: CurlTransport? = nil) -> RawRaptor {
+    public static func makeRaw(
+        tool: String, configuration: RaxxConfiguration,
+        observer: @escaping ConnectivityMiddleware.Observer = { _ in },
+        serverClock: ServerClock? = nil,
+        middlewares: [any ClientMiddleware] = [], transport: CurlTransport? = nil
+    ) -> RawRaptor {
         RawRaptor(
             serverURL: configuration.endpoint.url,
             transport: transport ?? Self.transport(tool: tool, configuration: configuration),
@@ -32,11 +37,12 @@ public enum RaptorClient {
 
     /// A libcurl transport with the configuration's timeouts.
     public static func transport(tool: String, configuration: RaxxConfiguration) -> CurlTransport {
-        CurlTransport(options: .init(
-            connectTimeout: configuration.connectTimeout,
-            totalTimeout: configuration.totalTimeout,
-            userAgent: CurlTransport.userAgent(tool: tool),
-            trace: configuration.debugAPI ? .standardError : nil
-        ))
+        CurlTransport(
+            options: .init(
+                connectTimeout: configuration.connectTimeout,
+                totalTimeout: configuration.totalTimeout,
+                userAgent: CurlTransport.userAgent(tool: tool),
+                trace: configuration.debugAPI ? .standardError : nil
+            ))
     }
 }

@@ -5,7 +5,7 @@ import RaxxCore
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The server's time as this process last saw it: the offset between the `Date` header of the

@@ -69,7 +69,8 @@ public struct SessionTokens: Sendable {
     public func renewed(since token: String) throws -> String? {
         memo.value = nil
         guard let session = try keystore.load()[origin].session, session.accessToken != token,
-              session.accessExpiresAt > clock(), session.sessionExpiresAt > clock() else { return nil }
+            session.accessExpiresAt > clock(), session.sessionExpiresAt > clock()
+        else { return nil }
         memo.value = session
         return session.accessToken
     }
@@ -93,7 +94,7 @@ public struct SessionTokens: Sendable {
                 let problem = try answer.body.applicationProblemJson
                 let error = ErrorMapping.raxxError(problem: problem)
                 if error.status == .signInRequired {
-                    contents[origin].session = nil // the server ended it: forget the dead tokens
+                    contents[origin].session = nil  // the server ended it: forget the dead tokens
                     try keystore.save(contents)
                 }
                 throw error
@@ -149,7 +150,8 @@ public struct BearerTokenMiddleware: ClientMiddleware {
         request.headerFields[.authorization] = "Bearer \(token)"
         let answer = try await next(request, body, baseURL)
         guard answer.0.status == .unauthorized, body.map({ $0.iterationBehavior == .multiple }) ?? true,
-              let newer = try tokens.renewed(since: token) else { return answer }
+            let newer = try tokens.renewed(since: token)
+        else { return answer }
         request.headerFields[.authorization] = "Bearer \(newer)"
         return try await next(request, body, baseURL)
     }
@@ -157,8 +159,9 @@ public struct BearerTokenMiddleware: ClientMiddleware {
 
 extension StoredSession {
     init(grant: Components.Schemas.SessionGrant, signedInAt: Date, receivedAt: Date) {
-        self.init(email: grant.account.email, accountID: grant.account.id, accessToken: grant.accessToken,
-                  accessExpiresAt: grant.expiresAt, renewalToken: grant.renewalToken,
-                  sessionExpiresAt: grant.sessionExpiresAt, signedInAt: signedInAt, accessIssuedAt: receivedAt)
+        self.init(
+            email: grant.account.email, accountID: grant.account.id, accessToken: grant.accessToken,
+            accessExpiresAt: grant.expiresAt, renewalToken: grant.renewalToken,
+            sessionExpiresAt: grant.sessionExpiresAt, signedInAt: signedInAt, accessIssuedAt: receivedAt)
     }
 }

@@ -45,11 +45,11 @@ public struct TransportFailure: Error, Sendable, Equatable, CustomStringConverti
     /// Classifies a CURLcode (by number, so the table is readable and testable without libcurl).
     public static func kind(forCurlCode code: Int) -> Kind {
         switch code {
-        case 5, 6, 7: .offlineHard            // couldn't resolve proxy / host, couldn't connect
-        case 16, 18, 28, 52, 55, 56, 92: .offlineSoft // HTTP/2 error, partial body, timeout, empty reply, send/recv error (reset)
+        case 5, 6, 7: .offlineHard  // couldn't resolve proxy / host, couldn't connect
+        case 16, 18, 28, 52, 55, 56, 92: .offlineSoft  // HTTP/2 error, partial body, timeout, empty reply, send/recv error (reset)
         case 35, 51, 53, 54, 58, 59, 60, 64, 66, 77, 80, 82, 83, 90, 91: .tls
-        case 1, 3: .policy                   // unsupported protocol, malformed URL
-        case 42: .cancelled                  // aborted by callback
+        case 1, 3: .policy  // unsupported protocol, malformed URL
+        case 42: .cancelled  // aborted by callback
         default: .other
         }
     }

@@ -28,7 +28,7 @@ public struct APIEndpoint: Sendable, Equatable, CustomStringConvertible {
     /// normal form (the usual case) is parsed once in all (every start reads the configured server).
     public init(parsing text: String) throws(RaxxError) {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-              let host = url.host, !host.isEmpty
+            let host = url.host, !host.isEmpty
         else {
             throw RaxxError.usage("RAXX_API_URL is not a valid URL: \(text)", hint: "Use e.g. https://api.raxx.app")
         }
@@ -102,7 +102,7 @@ public struct APIEndpoint: Sendable, Equatable, CustomStringConvertible {
         for byte in key.utf8 {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
                 out.append(byte)
             default:
                 out.append(UInt8(ascii: "-"))

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The controlling terminal (`/dev/tty`), for what a person types and nobody else should see: a

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A thread of its own, running the jobs of the tasks `run` hands it: for work that blocks its
@@ -28,14 +28,16 @@ public final class DedicatedThread: @unchecked Sendable {
     public init(name: String) {
         precondition(name.utf8.count <= 15, "a thread's name is at most 15 bytes")
         let start = Unmanaged.passRetained(Start(executor: executor, name: name)).toOpaque()
-        let created = pthread_create(&thread, nil, { context in
-            let start = Unmanaged<Start>.fromOpaque(context!).takeRetainedValue()
-            #if os(Linux)
-            _ = glibcSetThreadName(pthread_self(), start.name)
-            #endif
-            start.executor.runJobs(until: { false })
-            return nil
-        }, start)
+        let created = pthread_create(
+            &thread, nil,
+            { context in
+                let start = Unmanaged<Start>.fromOpaque(context!).takeRetainedValue()
+                #if os(Linux)
+                    _ = glibcSetThreadName(pthread_self(), start.name)
+                #endif
+                start.executor.runJobs(until: { false })
+                return nil
+            }, start)
         precondition(created == 0, "the system could not start a thread (\(created))")
         pthread_detach(thread)
     }
@@ -51,7 +53,7 @@ public final class DedicatedThread: @unchecked Sendable {
 }
 
 #if os(Linux)
-/// glibc's pthread_setname_np(3), which the Glibc module does not export (a GNU extension).
-@_silgen_name("pthread_setname_np")
-private func glibcSetThreadName(_ thread: pthread_t, _ name: UnsafePointer<CChar>) -> Int32
+    /// glibc's pthread_setname_np(3), which the Glibc module does not export (a GNU extension).
+    @_silgen_name("pthread_setname_np")
+    private func glibcSetThreadName(_ thread: pthread_t, _ name: UnsafePointer<CChar>) -> Int32
 #endif

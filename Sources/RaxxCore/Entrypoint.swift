@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What every tool's `main` does: `--version` alone is answered at once, before the argument parser
@@ -25,8 +25,10 @@ public enum Entrypoint {
     /// offline reads), the command's task runs on this thread instead of the concurrency runtime's
     /// thread pool, whose threads cost more to start than such a read costs. The allocator is set
     /// up for `arenas` before any other thread starts.
-    public static func run(onThisThread: () -> Bool, arenas: ProcessMemory.Arenas = .perThread,
-                           _ main: @escaping @Sendable () async -> Void) -> Never {
+    public static func run(
+        onThisThread: () -> Bool, arenas: ProcessMemory.Arenas = .perThread,
+        _ main: @escaping @Sendable () async -> Void
+    ) -> Never {
         // From argv itself: even `CommandLine.arguments` costs generic metadata at this point.
         if CommandLine.argc == 2, let argument = CommandLine.unsafeArgv[1], strcmp(argument, "--version") == 0 {
             let line = RaxxVersion.line(tool: invokedName) + "\n"

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An exclusive advisory lock (flock) on a file, held until released or deinitialised: one
@@ -16,8 +16,10 @@ public final class FileLock: @unchecked Sendable {
     /// Takes the lock on `path` (created 0600 if missing, its folders made and checked and a
     /// link at its name refused, as `folders` has them), waiting up to `wait` for its holder to
     /// let go; `busy` is thrown when it does not in time (nil: do not wait at all).
-    public static func acquire(path: String, in folders: PrivateFolders, wait: RaxxDuration?,
-                               busy: @autoclosure () -> RaxxError) async throws -> FileLock {
+    public static func acquire(
+        path: String, in folders: PrivateFolders, wait: RaxxDuration?,
+        busy: @autoclosure () -> RaxxError
+    ) async throws -> FileLock {
         guard let fd = try folders.open(path, O_RDWR | O_CREAT) else {
             throw RaxxError(code: .lockUnavailable, message: "Could not open the lock file \(path).")
         }

@@ -61,7 +61,7 @@ public enum HelpLayout {
             var body = lines
             if title == "SUBCOMMANDS" {
                 hasVerbs = true
-                body.removeAll { $0.hasPrefix("  See '") } // said under LEARN MORE
+                body.removeAll { $0.hasPrefix("  See '") }  // said under LEARN MORE
             }
             out.append("")
             out.append(title + ":")

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Whose data this device keeps for one server. Everything a device keeps of an account — the
@@ -99,7 +99,7 @@ public struct AccountFolders: Sendable, Equatable {
         for byte in accountID.utf8 {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"):
+                UInt8(ascii: "-"), UInt8(ascii: "_"):
                 name.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 name += "%" + ASCIIHex.lowercase(CollectionOfOne(byte)).uppercased()
@@ -109,7 +109,6 @@ public struct AccountFolders: Sendable, Equatable {
         guard name.utf8.count <= 128 else { return "sha256-" + ASCIIHex.lowercase(SHA256.hash(data: Array(accountID.utf8))) }
         return name
     }
-
 
     /// The files a version that kept one set per server left in the server folders, by the store
     /// they belong to: the journal and the cache carry the account of each of their rows and
@@ -176,8 +175,10 @@ public struct FileLocalAccounts: LocalAccounts {
     /// from its cursor instead of replaying every alert into a push pipeline), else removes them.
     /// A file already in the account's folder is never replaced, and a link is never moved.
     func takeOverUnkeyedFiles(for accountID: String, withAlerts: Bool) throws(RaxxError) {
-        var moves = [(folders.stateServerPath, folders.statePath(accountID), AccountFolders.unkeyedJournal),
-                     (folders.cacheServerPath, folders.cachePath(accountID), AccountFolders.unkeyedCache)]
+        var moves = [
+            (folders.stateServerPath, folders.statePath(accountID), AccountFolders.unkeyedJournal),
+            (folders.cacheServerPath, folders.cachePath(accountID), AccountFolders.unkeyedCache),
+        ]
         if withAlerts { moves.append((folders.stateServerPath, folders.statePath(accountID), AccountFolders.unkeyedAlerts)) }
         for (from, to, name) in moves {
             let source = RaxxConfiguration.joined(from, name), target = RaxxConfiguration.joined(to, name)

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The one rule for every folder and file the tools keep, as OpenSSH's StrictModes and GnuPG's
@@ -208,7 +208,7 @@ public struct PrivateFolders: Sendable, Equatable {
                 close(fd)
                 throw failure("Could not open \(path)")
             }
-            defer { closedir(listing) } // closes fd
+            defer { closedir(listing) }  // closes fd
             var names: [String] = []
             while let entry = readdir(listing) {
                 let entryName = withUnsafePointer(to: &entry.pointee.d_name) {
@@ -254,8 +254,9 @@ public struct PrivateFolders: Sendable, Equatable {
     }
 
     static func link(_ path: String) -> RaxxError {
-        unsafe("\(path) is a symbolic link; refusing to follow it.",
-               hint: "Remove the link (rm \(path)), and look at who made it: the tools never make one.")
+        unsafe(
+            "\(path) is a symbolic link; refusing to follow it.",
+            hint: "Remove the link (rm \(path)), and look at who made it: the tools never make one.")
     }
 
     static func moveAside(_ path: String) -> String {

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// How this process's allocator (glibc's malloc) keeps the memory its threads free: chosen once, by
 /// the tool's entrypoint, before any other thread allocates (`Entrypoint.run`), and asked by the
@@ -28,7 +29,7 @@ public enum ProcessMemory {
     static func setUp(_ arenas: Arenas) {
         guard arenas == .shared else { return }
         #if os(Linux)
-        _ = glibcMallopt(mArenaMax, 1)
+            _ = glibcMallopt(mArenaMax, 1)
         #endif
         sharing.store(true, ordering: .releasing)
     }
@@ -41,28 +42,28 @@ public enum ProcessMemory {
     /// thread, the freed buffers of several arenas add up to the peak.
     public static func mapLargeBuffersApart() {
         #if os(Linux)
-        _ = glibcMallopt(mMmapThreshold, 256 << 10)
+            _ = glibcMallopt(mMmapThreshold, 256 << 10)
         #endif
     }
 
     /// Hands the free memory at the end of each arena's heap back to the system (malloc_trim).
     public static func releaseFreedMemory() {
         #if os(Linux)
-        _ = glibcMallocTrim(0)
+            _ = glibcMallocTrim(0)
         #endif
     }
 }
 
 #if os(Linux)
-/// mallopt's parameters, from glibc's <malloc.h>.
-private let mMmapThreshold: Int32 = -3
-private let mArenaMax: Int32 = -8
+    /// mallopt's parameters, from glibc's <malloc.h>.
+    private let mMmapThreshold: Int32 = -3
+    private let mArenaMax: Int32 = -8
 
-/// glibc's malloc_trim(3), which the Glibc module does not export (it lives in <malloc.h>).
-@_silgen_name("malloc_trim")
-private func glibcMallocTrim(_ pad: Int) -> Int32
+    /// glibc's malloc_trim(3), which the Glibc module does not export (it lives in <malloc.h>).
+    @_silgen_name("malloc_trim")
+    private func glibcMallocTrim(_ pad: Int) -> Int32
 
-/// glibc's mallopt(3), from <malloc.h> too.
-@_silgen_name("mallopt")
-private func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32
+    /// glibc's mallopt(3), from <malloc.h> too.
+    @_silgen_name("mallopt")
+    private func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32
 #endif

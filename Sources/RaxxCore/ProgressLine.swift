@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One progress line on a terminal's stderr for long work: done of total, the percentage, the
@@ -42,9 +42,11 @@ public final class ProgressLine: Sendable {
     ///   - clock: a monotonic clock (elapsed time since some fixed point).
     ///   - minimumInterval: redraws closer together than this are skipped (the last state is still
     ///     drawn by `finish`).
-    public init(label: String, unit: String, total: Int? = nil, minimumInterval: Duration = .milliseconds(250),
-                clock: @escaping @Sendable () -> Duration = ProgressLine.monotonicNow,
-                write: (@Sendable (String) -> Void)?) {
+    public init(
+        label: String, unit: String, total: Int? = nil, minimumInterval: Duration = .milliseconds(250),
+        clock: @escaping @Sendable () -> Duration = ProgressLine.monotonicNow,
+        write: (@Sendable (String) -> Void)?
+    ) {
         self.label = label
         self.unit = unit
         self.minimumInterval = minimumInterval

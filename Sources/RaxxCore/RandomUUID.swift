@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension UUID {
@@ -13,8 +14,8 @@ extension UUID {
         var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &uuid) { bytes in
             RandomPool.fill(bytes)
-            bytes[6] = (bytes[6] & 0x0F) | 0x40 // version 4: random
-            bytes[8] = (bytes[8] & 0x3F) | 0x80 // variant 1 (RFC 9562)
+            bytes[6] = (bytes[6] & 0x0F) | 0x40  // version 4: random
+            bytes[8] = (bytes[8] & 0x3F) | 0x80  // variant 1 (RFC 9562)
         }
         return UUID(uuid: uuid)
     }

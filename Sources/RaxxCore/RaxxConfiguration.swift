@@ -70,8 +70,10 @@ public struct RaxxConfiguration: Sendable, Equatable {
         set { cacheDirectoryPath = newValue.path }
     }
 
-    public init(endpoint: APIEndpoint, stateDirectory: URL, cacheDirectory: URL,
-                connectTimeout: RaxxDuration = defaultConnectTimeout, totalTimeout: RaxxDuration = defaultTotalTimeout) {
+    public init(
+        endpoint: APIEndpoint, stateDirectory: URL, cacheDirectory: URL,
+        connectTimeout: RaxxDuration = defaultConnectTimeout, totalTimeout: RaxxDuration = defaultTotalTimeout
+    ) {
         self.endpoint = endpoint
         stateDirectoryPath = stateDirectory.path
         cacheDirectoryPath = cacheDirectory.path
@@ -89,9 +91,10 @@ public struct RaxxConfiguration: Sendable, Equatable {
 
     /// As `init(environment:)`, from `env`'s variables (the process's: `.process`).
     public init(environment env: EnvironmentVariables) throws(RaxxError) {
-        endpoint = try env["RAXX_API_URL"].flatMap { $0.isEmpty ? nil : $0 }.map { text throws(RaxxError) in
-            try APIEndpoint(parsing: text)
-        } ?? .production
+        endpoint =
+            try env["RAXX_API_URL"].flatMap { $0.isEmpty ? nil : $0 }.map { text throws(RaxxError) in
+                try APIEndpoint(parsing: text)
+            } ?? .production
         if let home = env["RAXX_HOME"], !home.isEmpty {
             let root = Self.absolute(home)
             stateDirectoryPath = Self.joined(root, "state")
@@ -99,8 +102,9 @@ public struct RaxxConfiguration: Sendable, Equatable {
             privateRootPaths = [root]
         } else {
             guard let userHome = env["HOME"], !userHome.isEmpty else {
-                throw RaxxError.usage("Neither RAXX_HOME nor HOME is set: there is nowhere to keep files.",
-                                      hint: "Set RAXX_HOME to a folder of your own.")
+                throw RaxxError.usage(
+                    "Neither RAXX_HOME nor HOME is set: there is nowhere to keep files.",
+                    hint: "Set RAXX_HOME to a folder of your own.")
             }
             func xdg(_ name: String, _ fallback: String) -> String {
                 if let dir = env[name], dir.hasPrefix("/") { return Self.absolute(dir) }

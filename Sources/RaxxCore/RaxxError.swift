@@ -45,14 +45,16 @@ extension RaxxError {
     public static let offlineMessage = "This action requires an internet connection. Try again when online."
 
     public static func offline(_ state: Connectivity, hint: String? = nil) -> RaxxError {
-        RaxxError(code: state == .offlineHard ? .offline : .unavailable, message: offlineMessage, hint: hint ?? state.hint,
-                  connectivity: state)
+        RaxxError(
+            code: state == .offlineHard ? .offline : .unavailable, message: offlineMessage, hint: hint ?? state.hint,
+            connectivity: state)
     }
 
     public static func rateLimited(retryAfter seconds: Int?) -> RaxxError {
-        RaxxError(code: .rateLimited, message: "The server asked us to slow down.",
-                  hint: seconds.map { "Try again in \(RaxxDuration.seconds(Int64($0)))." } ?? "Try again in a moment.",
-                  connectivity: .offlineSoft)
+        RaxxError(
+            code: .rateLimited, message: "The server asked us to slow down.",
+            hint: seconds.map { "Try again in \(RaxxDuration.seconds(Int64($0)))." } ?? "Try again in a moment.",
+            connectivity: .offlineSoft)
     }
 
     public static func usage(_ message: String, hint: String? = nil) -> RaxxError {
@@ -88,7 +90,12 @@ extension RaxxError {
     /// kept of it is removed before the error is reported (`LiveRun`).
     public static let accountClosed = RaxxError(
         code: .accountClosed, message: "This account no longer exists: its data was erased on request.",
-        hint: "What this device kept of it (passkey, session, cache, orders, alerts) is removed. To trade again, open a new account: raxx-auth register --email you@example.com")
+        hint:
+            """
+            What this device kept of it (passkey, session, cache, orders, alerts) is removed. To trade again, open a new account: raxx-auth \
+            register --email you@example.com
+            """
+    )
 
     public static let cancelled = RaxxError(code: .cancelled, message: "Cancelled.")
 

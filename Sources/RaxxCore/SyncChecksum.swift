@@ -13,8 +13,10 @@ public enum SyncChecksum {
         "\(id)\t\(orderID)\t\(symbol)\t\(side)\t\(qty)\t\(price)\n"
     }
 
-    public static func orderLine(id: String, clientOrderID: String, symbol: String, side: String, qty: Int64, type: String,
-                                 limitPrice: String?, status: String, filledQty: Int64, avgFillPrice: String?) -> String {
+    public static func orderLine(
+        id: String, clientOrderID: String, symbol: String, side: String, qty: Int64, type: String,
+        limitPrice: String?, status: String, filledQty: Int64, avgFillPrice: String?
+    ) -> String {
         "\(id)\t\(clientOrderID)\t\(symbol)\t\(side)\t\(qty)\t\(type)\t\(limitPrice ?? "")\t\(status)\t\(filledQty)\t\(avgFillPrice ?? "")\n"
     }
 

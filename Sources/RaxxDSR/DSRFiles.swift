@@ -4,7 +4,7 @@ import RaxxCore
 import RaxxWire
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A server's receipt key as raxx-dsr keeps it after first use (trust on first use, per server):
@@ -108,9 +108,10 @@ public struct FileDSRFiles: DSRFiles {
     }
 
     public func askPassphrase(prompt: String) throws(RaxxError) -> AgePassphrase {
-        let terminal = try ControllingTerminal(orElse: RaxxError.usage(
-            "A passphrase is needed, and there is no terminal to ask for it.",
-            hint: "Pass it on a file descriptor instead: --passphrase-fd N"))
+        let terminal = try ControllingTerminal(
+            orElse: RaxxError.usage(
+                "A passphrase is needed, and there is no terminal to ask for it.",
+                hint: "Pass it on a file descriptor instead: --passphrase-fd N"))
         return try AgePassphrase.ask(on: terminal, prompt: prompt, again: "Repeat the passphrase: ")
     }
 
@@ -121,7 +122,8 @@ public struct FileDSRFiles: DSRFiles {
         let file = keyFile
         guard try folders.file(file.path, create: false), FileManager.default.fileExists(atPath: file.path) else { return nil }
         guard let data = try? Data(contentsOf: file), let key = try? JSONDecoder().decode(KeptReceiptKey.self, from: data),
-              key.origin == origin else {
+            key.origin == origin
+        else {
             throw RaxxError(code: .receiptKeyUnreadable, message: "The receipt key kept for \(origin) cannot be read (\(file.path)).")
         }
         return key

@@ -13,8 +13,9 @@ public enum Receipts {
     /// Whether `receipt`'s signature verifies under `key`.
     public static func verifies(_ receipt: Components.Schemas.DSRReceipt, key: KeptReceiptKey) -> Bool {
         guard receipt.algorithm == .ed25519, key.algorithm == "Ed25519", receipt.keyId == key.key_id,
-              let raw = Base64URL.decode(key.public_key), let publicKey = try? Curve25519.Signing.PublicKey(rawRepresentation: raw),
-              let signature = Base64URL.decode(receipt.signature), let body = try? CanonicalJSON.data(receipt.receipt) else { return false }
+            let raw = Base64URL.decode(key.public_key), let publicKey = try? Curve25519.Signing.PublicKey(rawRepresentation: raw),
+            let signature = Base64URL.decode(receipt.signature), let body = try? CanonicalJSON.data(receipt.receipt)
+        else { return false }
         return publicKey.isValidSignature(Data(signature), for: body)
     }
 
@@ -32,8 +33,9 @@ public enum Receipts {
         }
         let text = data.last == UInt8(ascii: "\n") ? data.dropLast() : data[...]
         guard let canonical = try? CanonicalJSON.data(receipt), canonical.elementsEqual(text) else {
-            throw RaxxError(code: .receiptInvalid, message: "The file is not exactly the signed receipt: it has a field added, repeated or reordered, or content after it.",
-                                    hint: "Keep the receipt as raxx-dsr receipt printed it (a reformatted copy, say by jq, is refused too).")
+            throw RaxxError(
+                code: .receiptInvalid, message: "The file is not exactly the signed receipt: it has a field added, repeated or reordered, or content after it.",
+                hint: "Keep the receipt as raxx-dsr receipt printed it (a reformatted copy, say by jq, is refused too).")
         }
         return receipt
     }
@@ -41,7 +43,8 @@ public enum Receipts {
     /// The server's key as kept: `key`'s own ID is checked against its bytes.
     public static func keep(_ key: Components.Schemas.DSRReceiptKey, origin: String, now: Date) throws(RaxxError) -> KeptReceiptKey {
         guard let raw = Base64URL.decode(key.publicKey), raw.count == 32,
-              String(Base64URL.encode(SHA256.hash(data: raw)).prefix(16)) == key.keyId else {
+            String(Base64URL.encode(SHA256.hash(data: raw)).prefix(16)) == key.keyId
+        else {
             throw RaxxError(code: .badResponse, message: "The server's receipt key does not match its key ID.")
         }
         return KeptReceiptKey(origin: origin, algorithm: key.algorithm.rawValue, keyID: key.keyId, publicKey: key.publicKey, keptAt: now)
@@ -57,13 +60,15 @@ public enum ExportDocument {
         let tables = export.tables.additionalProperties
         for entry in export.manifest.tables {
             guard let rows = tables[entry.table], Int64(rows.count) == entry.rows,
-                  let data = try? CanonicalJSON.data(rows),
-                  ASCIIHex.lowercase(SHA256.hash(data: data)) == entry.sha256 else {
+                let data = try? CanonicalJSON.data(rows),
+                ASCIIHex.lowercase(SHA256.hash(data: data)) == entry.sha256
+            else {
                 throw RaxxError(code: .badResponse, message: "The export's table \(entry.table) does not match its manifest.")
             }
         }
         guard Set(tables.keys) == Set(export.manifest.tables.map(\.table)),
-              var data = try? CanonicalJSON.data(export) else {
+            var data = try? CanonicalJSON.data(export)
+        else {
             throw RaxxError(code: .badResponse, message: "The export's tables do not match its manifest.")
         }
         data.append(UInt8(ascii: "\n"))

@@ -15,11 +15,11 @@ extension RaxxDSR {
             commandName: "plan",
             abstract: "Show what erasing the subject of a verified erasure request would do, per table.",
             discussion: """
-            Per table: the rows affected, the action (delete, pseudonymise or retain), its legal ground \
-            and how long retained rows are kept; with the plan_hash over the plan and the data it was \
-            computed from, which apply needs. A table on a terminal (the hash last), one JSON object \
-            otherwise. The request becomes planned. 
-            """ + connectivity.helpLine
+                Per table: the rows affected, the action (delete, pseudonymise or retain), its legal ground \
+                and how long retained rows are kept; with the plan_hash over the plan and the data it was \
+                computed from, which apply needs. A table on a terminal (the hash last), one JSON object \
+                otherwise. The request becomes planned. 
+                """ + connectivity.helpLine
         )
 
         @Argument(help: ArgumentHelp("The erasure request's id.", valueName: "id"))
@@ -36,10 +36,13 @@ extension RaxxDSR {
                 context.io.stdout.write(try JSONLines.line(plan) + "\n")
             case .text:
                 // On a narrow terminal the legal ground and the description go first (raxx.7 has them).
-                let table = Table(columns: [.init("Table", importance: 10), .init("Rows", .right, importance: 9), .init("Action", importance: 8),
-                                            .init("Retention", importance: 7), .init("Ground", importance: 5, elidable: true),
-                                            .init("What", importance: 4, elidable: true)],
-                                  rows: plan.items.map { [$0.table, "\($0.rows)", $0.action.rawValue, $0.retention, $0.ground, $0.what] })
+                let table = Table(
+                    columns: [
+                        .init("Table", importance: 10), .init("Rows", .right, importance: 9), .init("Action", importance: 8),
+                        .init("Retention", importance: 7), .init("Ground", importance: 5, elidable: true),
+                        .init("What", importance: 4, elidable: true),
+                    ],
+                    rows: plan.items.map { [$0.table, "\($0.rows)", $0.action.rawValue, $0.retention, $0.ground, $0.what] })
                 let width = context.io.stdoutIsTTY ? context.io.terminalColumns : nil
                 context.io.stdout.write(table.render(width: width) + "plan_hash \(TerminalText.printable(plan.planHash))\n")
             }
@@ -54,16 +57,16 @@ extension RaxxDSR {
             commandName: "apply",
             abstract: "Carry out an erasure plan, once, after a passkey step-up bound to the plan.",
             discussion: """
-            Before anything is asked, the plan is checked with the server: a hash that is not the \
-            request's plan is refused (65, "not this plan's hash"), and a plan whose data changed since \
-            (an order filled) with exit 75, "The plan is stale", naming the request to plan again. On a \
-            terminal you then confirm by typing the subject's email; in scripts --confirm EMAIL says it \
-            (there is no --yes). Your passkey then confirms this very plan (asks for the PIN, or \
-            --pin-fd). The subject's access and identifiers go first, then the history in chunks; if it \
-            is interrupted (Ctrl-C, a lost connection), it says what state the request is in, and \
-            applying again with the same plan hash finishes it. Applying a completed request changes \
-            nothing and says so. 
-            """ + connectivity.helpLine
+                Before anything is asked, the plan is checked with the server: a hash that is not the \
+                request's plan is refused (65, "not this plan's hash"), and a plan whose data changed since \
+                (an order filled) with exit 75, "The plan is stale", naming the request to plan again. On a \
+                terminal you then confirm by typing the subject's email; in scripts --confirm EMAIL says it \
+                (there is no --yes). Your passkey then confirms this very plan (asks for the PIN, or \
+                --pin-fd). The subject's access and identifiers go first, then the history in chunks; if it \
+                is interrupted (Ctrl-C, a lost connection), it says what state the request is in, and \
+                applying again with the same plan hash finishes it. Applying a completed request changes \
+                nothing and says so. 
+                """ + connectivity.helpLine
         )
 
         @Argument(help: ArgumentHelp("The erasure request's id.", valueName: "id"))
@@ -83,25 +86,28 @@ extension RaxxDSR {
 
         /// A plan whose data changed since it was made.
         static func stale(_ id: String) -> RaxxError {
-            RaxxError(code: .planStale, message: "The plan is stale: \(id)'s data changed since it was planned (an order filled, say).",
-                      hint: "Plan again: raxx-dsr plan \(id); check the new plan, then apply its plan_hash.")
+            RaxxError(
+                code: .planStale, message: "The plan is stale: \(id)'s data changed since it was planned (an order filled, say).",
+                hint: "Plan again: raxx-dsr plan \(id); check the new plan, then apply its plan_hash.")
         }
 
         /// An apply stopped before it was sent (at the prompt, the PIN or the step-up): nothing
         /// more was erased, and the request is as it was.
         static func notStarted(_ id: String, status: Components.Schemas.DSRStatus, planHash: String) -> RaxxError {
             let state = status == .erasing ? "still erasing, stopped part-way where it was" : "still \(status.rawValue), its plan unchanged"
-            return RaxxError(code: .cancelled, message: "Stopped before erasing anything: \(id) is \(state).",
-                             hint: "Apply again to finish it: raxx-dsr apply \(id) --plan-hash \(planHash)")
+            return RaxxError(
+                code: .cancelled, message: "Stopped before erasing anything: \(id) is \(state).",
+                hint: "Apply again to finish it: raxx-dsr apply \(id) --plan-hash \(planHash)")
         }
 
         /// An apply that stopped before its answer came: what state the request is in, and how
         /// to finish it.
         static func interrupted(_ id: String, planHash: String, why: String, code: ErrorCode) -> RaxxError {
-            RaxxError(code: code,
-                      message: "\(why). On the server the erasure goes on, or stopped part-way and waits: \(id) is erasing "
-                          + "(raxx-dsr show \(id) says how far), and nothing is left half-erased for good.",
-                      hint: "Apply again to finish it: raxx-dsr apply \(id) --plan-hash \(planHash)")
+            RaxxError(
+                code: code,
+                message: "\(why). On the server the erasure goes on, or stopped part-way and waits: \(id) is erasing "
+                    + "(raxx-dsr show \(id) says how far), and nothing is left half-erased for good.",
+                hint: "Apply again to finish it: raxx-dsr apply \(id) --plan-hash \(planHash)")
         }
 
         struct Record: Encodable {
@@ -129,12 +135,15 @@ extension RaxxDSR {
             var grant: String? = nil
             if request.status != .completed {
                 guard let current = request.planHash, [.planned, .erasing].contains(request.status) else {
-                    throw RaxxError(code: .planRequired, message: "There is no plan to apply: \(id) is \(request.status.rawValue).",
-                                            hint: "Verify the identity, then: raxx-dsr plan \(id)")
+                    throw RaxxError(
+                        code: .planRequired, message: "There is no plan to apply: \(id) is \(request.status.rawValue).",
+                        hint: "Verify the identity, then: raxx-dsr plan \(id)")
                 }
                 guard current == planHash else {
-                    throw RaxxError.badInput(field: "plan-hash", "is not this plan's hash: \(id)'s plan has another "
-                                             + "(check the plan_hash raxx-dsr plan \(id) showed; a plan made since replaces the one before)")
+                    throw RaxxError.badInput(
+                        field: "plan-hash",
+                        "is not this plan's hash: \(id)'s plan has another "
+                            + "(check the plan_hash raxx-dsr plan \(id) showed; a plan made since replaces the one before)")
                 }
                 // Fresh: the plan as it would be made now has the same hash (not when the erasure is
                 // part-way: applying again finishes it).
@@ -160,9 +169,11 @@ extension RaxxDSR {
                         ? RaxxError(code: .cancelled, message: "That is not the subject's email: nothing was erased.")
                         : RaxxError.badInput(field: "confirm", "is not the subject's email: nothing was erased")
                 }
-                grant = try await context.ceremonies().stepUp(for: ErasureApplyAction(requestID: id, planHash: planHash),
-                                                              pin: context.pinPrompt(pin.source)).grant
-                askingOrSteppingUp = nil // from here, an interrupt stops the wait for the erasure (below)
+                grant = try await context.ceremonies().stepUp(
+                    for: ErasureApplyAction(requestID: id, planHash: planHash),
+                    pin: context.pinPrompt(pin.source)
+                ).grant
+                askingOrSteppingUp = nil  // from here, an interrupt stops the wait for the erasure (below)
             }
             // The answer comes when the last row is erased: a large account takes minutes, far past
             // an ordinary call's timeout (which would report a failure while the erasure goes on).
@@ -172,8 +183,9 @@ extension RaxxDSR {
             let applying = Task { [api] in
                 try await RequestTimeout.$total.withValue(timeout) {
                     try await progress.whileWaiting {
-                        try await api.applyDSRErasure(path: .init(requestId: id), headers: .init(raxxStepUpGrant: grantGiven),
-                                                      body: .json(.init(planHash: planHash)))
+                        try await api.applyDSRErasure(
+                            path: .init(requestId: id), headers: .init(raxxStepUpGrant: grantGiven),
+                            body: .json(.init(planHash: planHash)))
                     }
                 }.checked().ok.body.json
             }
@@ -190,16 +202,22 @@ extension RaxxDSR {
                     throw Self.interrupted(id, planHash: planHash, why: "Stopped waiting for the erasure of \(id)", code: .applyInterrupted)
                 }
             } catch let error where ErrorMapping.isOffline(error) {
-                throw Self.interrupted(id, planHash: planHash, why: "The connection was lost while \(id) was being erased",
-                                       code: .applyConnectionLost)
+                throw Self.interrupted(
+                    id, planHash: planHash, why: "The connection was lost while \(id) was being erased",
+                    code: .applyConnectionLost)
             } catch let error as RaxxError where error.code == Components.Schemas.ProblemCode.planStale.rawValue {
                 throw Self.stale(id)
             }
             let r = outcome.request
             if outcome.alreadyCompleted { context.say("\(id) was completed already: nothing changed.") }
-            try context.emit([Record(request_id: r.id, status: r.status.rawValue, plan_hash: r.planHash ?? planHash,
-                                     already_completed: outcome.alreadyCompleted, completed_at: r.completedAt)],
-                             columns: [.init("Request"), .init("Status"), .init("Completed"), .init("Note")]) {
+            try context.emit(
+                [
+                    Record(
+                        request_id: r.id, status: r.status.rawValue, plan_hash: r.planHash ?? planHash,
+                        already_completed: outcome.alreadyCompleted, completed_at: r.completedAt)
+                ],
+                columns: [.init("Request"), .init("Status"), .init("Completed"), .init("Note")]
+            ) {
                 [$0.request_id, $0.status, $0.completed_at.map(context.peopleTime) ?? "-", $0.already_completed ? "already completed" : "erased"]
             }
         }

@@ -13,17 +13,17 @@ extension RaxxDSR {
             commandName: "export",
             abstract: "Export everything held about the subject of a verified access request (Art. 15, 20).",
             discussion: """
-            One JSON document: each table holding the subject's personal data (account, passkeys' \
-            public metadata, sessions, devices, orders, fills, positions, alerts, audit events, \
-            data-subject requests) with a manifest of each table's rows and SHA-256. The manifest is \
-            checked before anything is written. --out creates the file with mode 0600 and never \
-            writes over an existing one; without --out the document goes to stdout, which is \
-            refused on a terminal. With --encrypt-to age1… (an X25519 recipient, as age-keygen \
-            prints it; repeatable), --passphrase (asked on the terminal, twice, not shown) or \
-            --passphrase-fd N, it is written in the age format, which the \
-            requester opens with the standard age tool (age -d). The access request becomes \
-            completed. 
-            """ + connectivity.helpLine
+                One JSON document: each table holding the subject's personal data (account, passkeys' \
+                public metadata, sessions, devices, orders, fills, positions, alerts, audit events, \
+                data-subject requests) with a manifest of each table's rows and SHA-256. The manifest is \
+                checked before anything is written. --out creates the file with mode 0600 and never \
+                writes over an existing one; without --out the document goes to stdout, which is \
+                refused on a terminal. With --encrypt-to age1… (an X25519 recipient, as age-keygen \
+                prints it; repeatable), --passphrase (asked on the terminal, twice, not shown) or \
+                --passphrase-fd N, it is written in the age format, which the \
+                requester opens with the standard age tool (age -d). The access request becomes \
+                completed. 
+                """ + connectivity.helpLine
         )
 
         @Argument(help: ArgumentHelp("The access request's id.", valueName: "id"))
@@ -32,12 +32,23 @@ extension RaxxDSR {
         var out: String?
         @Option(name: .customLong("encrypt-to"), help: ArgumentHelp("Encrypt to this age recipient (age1…); repeatable.", valueName: "recipient"))
         var encryptTo: [String] = []
-        @Option(name: .customLong("passphrase-fd"),
-                help: ArgumentHelp("Encrypt with the passphrase (at least \(ExportEncryption.minimumPassphraseCharacters) characters) read from this open file descriptor (age's scrypt).",
-                                   valueName: "n"))
+        @Option(
+            name: .customLong("passphrase-fd"),
+            help: ArgumentHelp(
+                """
+                Encrypt with the passphrase (at least \(ExportEncryption.minimumPassphraseCharacters) characters) read from this open \
+                file descriptor (age's scrypt).
+                """,
+                valueName: "n"))
         var passphraseFD: Int32?
-        @Flag(name: .customLong("passphrase"),
-              help: "Encrypt with a passphrase (at least \(ExportEncryption.minimumPassphraseCharacters) characters) asked on the terminal, twice, not shown (age's scrypt).")
+        @Flag(
+            name: .customLong("passphrase"),
+            help:
+                """
+                Encrypt with a passphrase (at least \(ExportEncryption.minimumPassphraseCharacters) characters) asked on the terminal, \
+                twice, not shown (age's scrypt).
+                """
+        )
         var askPassphrase = false
         @OptionGroup public var global: GlobalOptions
 
@@ -64,17 +75,29 @@ extension RaxxDSR {
             }
             let files: any DSRFiles = try context.service()
             // Everything a person typed is checked, and the passphrase read, before anything is sent.
-            let encryption: ExportEncryption = if let fd = passphraseFD {
-                try ExportEncryption.checkedPassphrase(try files.passphrase(fd: fd))
-            } else if askPassphrase {
-                try ExportEncryption.checkedPassphrase(try files.askPassphrase(
-                    prompt: "Passphrase for the export (at least \(ExportEncryption.minimumPassphraseCharacters) characters; the requester opens it with age -d): "))
-            } else if !encryptTo.isEmpty {
-                try ExportEncryption.recipients(encryptTo)
-            } else {
-                .none
-            }
-            let how = switch encryption { case .none: "none"; case .recipients: "age-x25519"; case .passphrase: "age-scrypt" }
+            let encryption: ExportEncryption =
+                if let fd = passphraseFD {
+                    try ExportEncryption.checkedPassphrase(try files.passphrase(fd: fd))
+                } else if askPassphrase {
+                    try ExportEncryption.checkedPassphrase(
+                        try files.askPassphrase(
+                            prompt:
+                                """
+                                Passphrase for the export (at least \(ExportEncryption.minimumPassphraseCharacters) characters; the requester \
+                                opens it with age -d): 
+                                """
+                        ))
+                } else if !encryptTo.isEmpty {
+                    try ExportEncryption.recipients(encryptTo)
+                } else {
+                    .none
+                }
+            let how =
+                switch encryption {
+                case .none: "none";
+                case .recipients: "age-x25519";
+                case .passphrase: "age-scrypt"
+                }
             _ = try context.storedSession()
             let api = try context.signedInAPI()
             // A large account's export takes a while to gather: a terminal shows the time spent.
@@ -94,8 +117,10 @@ extension RaxxDSR {
                     throw told
                 }
                 _ = try await api.confirmDSRExport(path: .init(requestId: id)).checked().ok
-                try context.emit([Record(request_id: id, out: out, tables: export.manifest.tables.count, rows: rows, encryption: how)],
-                                 columns: [.init("Request"), .init("File"), .init("Tables", .right), .init("Rows", .right), .init("Encryption")]) {
+                try context.emit(
+                    [Record(request_id: id, out: out, tables: export.manifest.tables.count, rows: rows, encryption: how)],
+                    columns: [.init("Request"), .init("File"), .init("Tables", .right), .init("Rows", .right), .init("Encryption")]
+                ) {
                     [$0.request_id, $0.out, "\($0.tables)", "\($0.rows)", $0.encryption]
                 }
             } else {

@@ -14,13 +14,13 @@ extension RaxxDSR {
             commandName: "receipt",
             abstract: "Print the signed receipt of a completed erasure.",
             discussion: """
-            The receipt (request id, a keyed hash of the subject, the plan hash, per-table actions and \
-            counts, completed_at) is signed by the server with Ed25519 over its canonical JSON. The \
-            server's receipt key is fetched and kept at first use (per server, beside the keystore); \
-            the receipt is verified against the kept key before it is printed, and a server whose key \
-            changed is refused. Save it (raxx-dsr receipt ID > receipt.json) and check it later, \
-            offline, with verify-receipt. 
-            """ + connectivity.helpLine
+                The receipt (request id, a keyed hash of the subject, the plan hash, per-table actions and \
+                counts, completed_at) is signed by the server with Ed25519 over its canonical JSON. The \
+                server's receipt key is fetched and kept at first use (per server, beside the keystore); \
+                the receipt is verified against the kept key before it is printed, and a server whose key \
+                changed is refused. Save it (raxx-dsr receipt ID > receipt.json) and check it later, \
+                offline, with verify-receipt. 
+                """ + connectivity.helpLine
         )
 
         @Argument(help: ArgumentHelp("The erasure request's id.", valueName: "id"))
@@ -43,8 +43,9 @@ extension RaxxDSR {
                 key = kept
             }
             guard let key, Receipts.verifies(receipt, key: key) else {
-                throw RaxxError(code: .receiptInvalid, message: "The receipt does not verify against \(context.origin)'s kept receipt key.",
-                                        hint: "The server's key may have changed; nothing was printed.")
+                throw RaxxError(
+                    code: .receiptInvalid, message: "The receipt does not verify against \(context.origin)'s kept receipt key.",
+                    hint: "The server's key may have changed; nothing was printed.")
             }
             context.io.stdout.write(try JSONLines.line(receipt) + "\n")
             context.io.stdout.flush()
@@ -58,10 +59,10 @@ extension RaxxDSR {
             commandName: "verify-receipt",
             abstract: "Check a saved receipt's signature, offline, against the server's kept receipt key.",
             discussion: """
-            Exits 0 when the signature verifies, 1 when it does not (a byte changed, or another key \
-            signed it), 65 when the file is not a receipt. The key is the one raxx-dsr receipt kept \
-            for the configured server (RAXX_API_URL). 
-            """ + connectivity.helpLine
+                Exits 0 when the signature verifies, 1 when it does not (a byte changed, or another key \
+                signed it), 65 when the file is not a receipt. The key is the one raxx-dsr receipt kept \
+                for the configured server (RAXX_API_URL). 
+                """ + connectivity.helpLine
         )
 
         @Argument(help: ArgumentHelp("The receipt file (what raxx-dsr receipt printed).", valueName: "file"))
@@ -82,15 +83,22 @@ extension RaxxDSR {
             let files: any DSRFiles = try context.service()
             let receipt = try Receipts.parse(try files.read(path: file, limit: Receipts.maxFileBytes))
             guard let key = try files.keptReceiptKey(origin: context.origin) else {
-                throw RaxxError(code: .noReceiptKey, message: "No receipt key is kept for \(context.origin).",
-                                        hint: "raxx-dsr receipt ID fetches and keeps it (once, online).")
+                throw RaxxError(
+                    code: .noReceiptKey, message: "No receipt key is kept for \(context.origin).",
+                    hint: "raxx-dsr receipt ID fetches and keeps it (once, online).")
             }
             guard Receipts.verifies(receipt, key: key) else {
-                throw RaxxError(code: .receiptInvalid, message: "The receipt's signature does not verify: it was changed, or \(context.origin)'s key did not sign it.")
+                throw RaxxError(
+                    code: .receiptInvalid, message: "The receipt's signature does not verify: it was changed, or \(context.origin)'s key did not sign it.")
             }
-            try context.emit([Record(file: file, valid: true, request_id: receipt.receipt.requestId, key_id: key.key_id,
-                                     completed_at: receipt.receipt.completedAt)],
-                             columns: [.init("File"), .init("Valid"), .init("Request"), .init("Key"), .init("Completed")]) {
+            try context.emit(
+                [
+                    Record(
+                        file: file, valid: true, request_id: receipt.receipt.requestId, key_id: key.key_id,
+                        completed_at: receipt.receipt.completedAt)
+                ],
+                columns: [.init("File"), .init("Valid"), .init("Request"), .init("Key"), .init("Completed")]
+            ) {
                 [$0.file, "yes", $0.request_id, $0.key_id, $0.completed_at]
             }
         }
@@ -102,10 +110,10 @@ extension RaxxDSR {
             commandName: "audit",
             abstract: "Print a data subject's audit trail, oldest first.",
             discussion: """
-            Every audit event by or about the subject's account: sign-ins, renewals refused, step-ups, \
-            device changes, order state changes, and staff actions on their requests. JSON Lines (a \
-            table on a terminal), fetched page by page; --cursor continues after an event's seq. 
-            """ + connectivity.helpLine
+                Every audit event by or about the subject's account: sign-ins, renewals refused, step-ups, \
+                device changes, order state changes, and staff actions on their requests. JSON Lines (a \
+                table on a terminal), fetched page by page; --cursor continues after an event's seq. 
+                """ + connectivity.helpLine
         )
 
         @Option(help: ArgumentHelp("The data subject's email address.", valueName: "email"))
@@ -125,8 +133,9 @@ extension RaxxDSR {
             }
             if printed == 0 && cursor == 0 {
                 // Nothing at all: say why it may be, rather than leave an empty answer to be misread.
-                context.say("No audit events for \(email): no account has that email, or its account was erased "
-                            + "(an erased subject's events are kept under a pseudonym, not the email).")
+                context.say(
+                    "No audit events for \(email): no account has that email, or its account was erased "
+                        + "(an erased subject's events are kept under a pseudonym, not the email).")
             }
         }
     }

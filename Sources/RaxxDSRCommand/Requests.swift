@@ -15,12 +15,12 @@ extension RaxxDSR {
             commandName: "open",
             abstract: "Record a data-subject request (access or erasure).",
             discussion: """
-            The request starts as identity_unverified. It is due one month from receipt, on the same \
-            day of the month, or on the month's last day when that day does not exist (received 31 \
-            January: due the last day of February). --received-at takes a day (2026-01-31) or an RFC \
-            3339 time; default now. A malformed email or date exits 65 and records nothing. A staff \
-            member's own request is refused (77): another staff member opens it and takes each of its steps. 
-            """ + connectivity.helpLine
+                The request starts as identity_unverified. It is due one month from receipt, on the same \
+                day of the month, or on the month's last day when that day does not exist (received 31 \
+                January: due the last day of February). --received-at takes a day (2026-01-31) or an RFC \
+                3339 time; default now. A malformed email or date exits 65 and records nothing. A staff \
+                member's own request is refused (77): another staff member opens it and takes each of its steps. 
+                """ + connectivity.helpLine
         )
 
         @Option(help: ArgumentHelp("The data subject's email address.", valueName: "email"))
@@ -77,10 +77,10 @@ extension RaxxDSR {
             commandName: "extend",
             abstract: "Extend a request's due date by two months, once, within its first month.",
             discussion: """
-            GDPR Art. 12(3) allows two further months for complex or numerous requests; the requester \
-            must be told why within the first month, so the reason is required. A second extension, \
-            or one after the first month, is refused (exit 1) and changes nothing. 
-            """ + connectivity.helpLine
+                GDPR Art. 12(3) allows two further months for complex or numerous requests; the requester \
+                must be told why within the first month, so the reason is required. A second extension, \
+                or one after the first month, is refused (exit 1) and changes nothing. 
+                """ + connectivity.helpLine
         )
 
         @Argument(help: ArgumentHelp("The request's id.", valueName: "id"))
@@ -106,10 +106,10 @@ extension RaxxDSR {
             commandName: "list",
             abstract: "List data-subject requests, soonest due first.",
             discussion: """
-            --due-within 7d keeps the open requests due within seven days (overdue ones included); \
-            --overdue keeps the overdue ones and exits 1 when there are any, so that cron mails them: \
-            0 8 * * * raxx-dsr list --overdue --format text 
-            """ + connectivity.helpLine
+                --due-within 7d keeps the open requests due within seven days (overdue ones included); \
+                --overdue keeps the overdue ones and exits 1 when there are any, so that cron mails them: \
+                0 8 * * * raxx-dsr list --overdue --format text 
+                """ + connectivity.helpLine
         )
 
         @Option(help: ArgumentHelp("Only requests in this state.", valueName: "status"))
@@ -156,12 +156,14 @@ extension RaxxDSR {
             _ = try context.storedSession()
             let r = try await context.signedInAPI().getDSRRequest(path: .init(requestId: id)).checked().ok.body.json
             guard context.format == .text else { return try RequestOutput.emit([r], in: context) }
-            let rows = [["id", r.id], ["kind", r.kind.rawValue], ["status", r.status.rawValue], ["subject", r.subject], ["ticket", r.ticket],
-                        ["received_at", context.peopleTime(r.receivedAt)], ["due_on", r.dueOn + (r.overdue ? " (overdue)" : "")],
-                        ["extended", r.extended ? "yes: " + (r.extensionReason ?? "") : "no"], ["opened_by", r.openedBy],
-                        ["verified_by", r.verifiedBy.map { "\($0): \(r.verificationMethod ?? "")" } ?? "-"],
-                        ["plan_hash", r.planHash ?? "-"], ["closed_reason", r.closedReason ?? "-"],
-                        ["completed_at", r.completedAt.map(context.peopleTime) ?? "-"]]
+            let rows = [
+                ["id", r.id], ["kind", r.kind.rawValue], ["status", r.status.rawValue], ["subject", r.subject], ["ticket", r.ticket],
+                ["received_at", context.peopleTime(r.receivedAt)], ["due_on", r.dueOn + (r.overdue ? " (overdue)" : "")],
+                ["extended", r.extended ? "yes: " + (r.extensionReason ?? "") : "no"], ["opened_by", r.openedBy],
+                ["verified_by", r.verifiedBy.map { "\($0): \(r.verificationMethod ?? "")" } ?? "-"],
+                ["plan_hash", r.planHash ?? "-"], ["closed_reason", r.closedReason ?? "-"],
+                ["completed_at", r.completedAt.map(context.peopleTime) ?? "-"],
+            ]
             context.writeRecord(rows.map { ($0[0], $0[1]) })
         }
     }

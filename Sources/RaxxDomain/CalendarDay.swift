@@ -29,8 +29,9 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
     public init?(parsing text: String) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard text.count == 10, parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
-              (1...12).contains(m), d >= 1, d <= Self.daysIn(year: y, month: m) else { return nil }
+            let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
+            (1...12).contains(m), d >= 1, d <= Self.daysIn(year: y, month: m)
+        else { return nil }
         self.init(year: y, month: m, day: d)
     }
 

@@ -21,9 +21,12 @@ public enum Money {
         let magnitude = ticks.magnitude
         var units = magnitude / UInt64(ticksPerUnit)
         var fraction = magnitude % UInt64(ticksPerUnit)
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &digits) { d in
             var count = 0
             repeat {
@@ -53,7 +56,8 @@ public enum Money {
         if negative { s = s.dropFirst() }
         let parts = s.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), let wholeText = parts.first, !wholeText.isEmpty,
-              wholeText.allSatisfy({ $0.isASCII && $0.isNumber }), wholeText.count <= 12, let whole = Int64(wholeText) else { return nil }
+            wholeText.allSatisfy({ $0.isASCII && $0.isNumber }), wholeText.count <= 12, let whole = Int64(wholeText)
+        else { return nil }
         var fraction: Int64 = 0
         if parts.count == 2 {
             let f = parts[1]
@@ -67,7 +71,8 @@ public enum Money {
     /// A price an order may carry: positive, at most nine whole digits and four decimals.
     public static func priceTicks(parsing text: String) -> Int64? {
         guard !text.hasPrefix("-"), let whole = text.split(separator: ".", omittingEmptySubsequences: false).first,
-              whole.count <= 9, let ticks = ticks(parsing: text), ticks > 0 else { return nil }
+            whole.count <= 9, let ticks = ticks(parsing: text), ticks > 0
+        else { return nil }
         return ticks
     }
 

@@ -16,8 +16,10 @@ public struct OrderAction: StepUpAction, Equatable {
     public var tif: TimeInForce
     public var mode: TradingMode
 
-    public init(clientOrderID: String, symbol: String, side: OrderSide, qty: Int64, type: OrderType, limitPrice: String?,
-                tif: TimeInForce, mode: TradingMode) {
+    public init(
+        clientOrderID: String, symbol: String, side: OrderSide, qty: Int64, type: OrderType, limitPrice: String?,
+        tif: TimeInForce, mode: TradingMode
+    ) {
         client_order_id = clientOrderID
         self.symbol = symbol
         self.side = side

@@ -69,7 +69,7 @@ public struct OptionContract: Sendable, Hashable {
         bytes.reserveCapacity(21)
         for b in text.utf8 where b != 0x20 {
             guard bytes.count < 21 else { return nil }
-            bytes.append(b >= 0x61 && b <= 0x7A ? b - 0x20 : b) // ASCII upper case
+            bytes.append(b >= 0x61 && b <= 0x7A ? b - 0x20 : b)  // ASCII upper case
         }
         guard bytes.count >= 16 else { return nil }
         let rootCount = bytes.count - 15
@@ -84,9 +84,9 @@ public struct OptionContract: Sendable, Hashable {
         }
         let t = rootCount
         guard let yy = number(t..<(t + 2)), let mm = number((t + 2)..<(t + 4)), let dd = number((t + 4)..<(t + 6)),
-              case let expiry = CalendarDay(year: 2000 + Int(yy), month: Int(mm), day: Int(dd)), expiry.exists,
-              let right = Right(rawValue: String(UnicodeScalar(bytes[t + 6]))),
-              let strike = number((t + 7)..<(t + 15)), strike > 0
+            case let expiry = CalendarDay(year: 2000 + Int(yy), month: Int(mm), day: Int(dd)), expiry.exists,
+            let right = Right(rawValue: String(UnicodeScalar(bytes[t + 6]))),
+            let strike = number((t + 7)..<(t + 15)), strike > 0
         else { return nil }
         self.init(underlying: String(decoding: bytes[..<rootCount], as: UTF8.self), expiry: expiry, right: right, strikeThousandths: strike)
     }

@@ -21,7 +21,8 @@ public struct Valuation: Sendable, Equatable {
         }
         let (move, overflow) = priceTicks.subtractingReportingOverflow(averagePriceTicks)
         guard !overflow, let value = product(qty, priceTicks, multiplier), let pnl = product(qty, move, multiplier),
-              let cost = product(qty, averagePriceTicks, multiplier), cost != .min else { return nil }
+            let cost = product(qty, averagePriceTicks, multiplier), cost != .min
+        else { return nil }
         marketValueTicks = value
         unrealizedTicks = pnl
         costTicks = cost.magnitude > UInt64(Int64.max) ? .max : abs(cost)
@@ -81,6 +82,8 @@ public enum OptionJSON {
         guard case .option(let c) = InstrumentSymbol(parsing: symbol) else { return nil }
         let expiry = c.expiry.description
         let strike = Money.string(ticks: c.strikeThousandths * (Money.ticksPerUnit / 1000))
-        return "{\"expiry\":\"\(expiry)\",\"multiplier\":\(InstrumentSymbol.option(c).multiplier),\"right\":\"\(c.right == .call ? "call" : "put")\",\"strike\":\"\(strike)\",\"underlying\":\"\(c.underlying)\"}"
+        return
+            "{\"expiry\":\"\(expiry)\",\"multiplier\":\(InstrumentSymbol.option(c).multiplier),"
+            + "\"right\":\"\(c.right == .call ? "call" : "put")\",\"strike\":\"\(strike)\",\"underlying\":\"\(c.underlying)\"}"
     }
 }

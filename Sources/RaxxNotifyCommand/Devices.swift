@@ -35,22 +35,24 @@ extension RaxxNotify.Devices {
             commandName: "add",
             abstract: "Register an APNs device token for push alerts.",
             discussion: """
-            The token is the device's APNs token in hex (64 to 200 characters). --alerts chooses the \
-            alert types it receives (default: all). The server keeps the token and shows back only its \
-            last 8 characters. A malformed token or an unknown alert type exits 65 and registers \
-            nothing. 
-            """ + connectivity.helpLine
+                The token is the device's APNs token in hex (64 to 200 characters). --alerts chooses the \
+                alert types it receives (default: all). The server keeps the token and shows back only its \
+                last 8 characters. A malformed token or an unknown alert type exits 65 and registers \
+                nothing. 
+                """ + connectivity.helpLine
         )
 
         @Option(help: ArgumentHelp("The device's APNs token, in hex.", valueName: "hex"))
         var token: String
-        @Option(help: ArgumentHelp("The APNs environment the token belongs to: sandbox or production.", valueName: "environment"),
-                completion: .list(Components.Schemas.DeviceRegistration.EnvironmentPayload.allCases.map(\.rawValue)))
+        @Option(
+            help: ArgumentHelp("The APNs environment the token belongs to: sandbox or production.", valueName: "environment"),
+            completion: .list(Components.Schemas.DeviceRegistration.EnvironmentPayload.allCases.map(\.rawValue)))
         var environment: String
         @Option(help: ArgumentHelp("A name for the device (at most 64 characters).", valueName: "label"))
         var label: String?
-        @Option(help: ArgumentHelp("The alert types it receives, comma-separated: \(AlertTypes.names) (default: all).", valueName: "types"),
-                completion: AlertTypes.completion)
+        @Option(
+            help: ArgumentHelp("The alert types it receives, comma-separated: \(AlertTypes.names) (default: all).", valueName: "types"),
+            completion: AlertTypes.completion)
         var alerts: String?
         @OptionGroup public var global: GlobalOptions
 

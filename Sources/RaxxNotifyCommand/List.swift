@@ -15,14 +15,17 @@ extension RaxxNotify {
             commandName: "list",
             abstract: "List the account's alerts, newest last.",
             discussion: """
-            Fetches what is new from the server, keeps it, and prints the newest --limit alerts (after \
-            --cursor, since --since, of the --type given). With --cached, or when the server cannot be \
-            reached, it answers from the alerts already fetched and says on stderr when they were last \
-            updated. Exits 3 when none were ever fetched. 
-            """ + connectivity.helpLine + " With --cached: offline-capable."
+                Fetches what is new from the server, keeps it, and prints the newest --limit alerts (after \
+                --cursor, since --since, of the --type given). With --cached, or when the server cannot be \
+                reached, it answers from the alerts already fetched and says on stderr when they were last \
+                updated. Exits 3 when none were ever fetched. 
+                """ + connectivity.helpLine + " With --cached: offline-capable."
         )
 
-        @Option(help: ArgumentHelp("Only alerts since this time: RFC 3339, a date (2026-11-21: from its midnight here), or a duration back from now such as 2h.", valueName: "time"))
+        @Option(
+            help: ArgumentHelp(
+                "Only alerts since this time: RFC 3339, a date (2026-11-21: from its midnight here), or a duration back from now such as 2h.", valueName: "time"
+            ))
         var since: String?
         @Option(help: ArgumentHelp("Only alerts after this seq.", valueName: "n"))
         var cursor: Int64?
@@ -51,7 +54,7 @@ extension RaxxNotify {
                 _ = try context.storedSession()
                 do {
                     try await AlertFeed(api: try context.signedInAPI(), store: store, clock: context.clock).catchUp()
-                } catch where AlertWatcher.isOffline(error) {
+                } catch  where AlertWatcher.isOffline(error) {
                     try? store.recordFailure(at: context.clock())
                     answeredOffline = true
                 }

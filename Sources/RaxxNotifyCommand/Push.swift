@@ -17,44 +17,44 @@ extension RaxxNotify {
             commandName: "push",
             abstract: "Send push notifications over APNs: JSON Lines in, one result line out per line.",
             discussion: """
-            For operators. Each input line is an object with device_token, topic (or --topic), push_type \
-            (default alert), priority (10, 5 or 1; default 10), expiration (seconds since 1970), \
-            collapse_id (at most 64 bytes), apns_id (a UUID; made when absent, and kept when a \
-            notification is sent again), and either payload (the JSON object to send, at most 4096 \
-            bytes) or event (an alert as raxx-notify list prints it, rendered into the payload). \
-            Notifications go over HTTP/2 on --connections connections, --max-in-flight streams at a \
-            time, signed with a provider token made from the .p8 key in --key-file (mode 0600 or it is \
-            refused, exit 77; never give a key on the command line or in the environment); the token \
-            is reused for up to 50 minutes and shared with other raxx-notify push processes through the \
-            state folder. For each line, as its answer arrives, one result: line, token (its last 8 \
-            characters), status (delivered, unregistered, failed, not_sent or malformed), reason, \
-            apns_id, latency_ms (from the first try to the answer), and for unregistered the time APNs last knew \
-            the token valid. 429, 500, 503, \
-            GOAWAY and unanswered streams are sent again with jittered backoff for up to --retry-for; \
-            an expired provider token is replaced once. A malformed or oversized line gets a malformed \
-            result naming the line and field, and the stream goes on; but when the first line names no \
-            topic and --topic is not given, that is one usage error (64) and nothing is sent. Exit 0 all \
-            delivered, 1 some not delivered (failed or unregistered), 65 some lines malformed, 77 the \
-            provider token refused by APNs (check --key-id, --team-id and the key: the run stops at the \
-            first refusal), 69 the endpoint unreachable, its certificate refused (trust a local \
-            endpoint's CA with --ca-file) or not HTTP/2 (what was not sent is listed as not_sent, and the \
-            rest of the input is not tried): an endpoint that cannot be reached before it ever answered is \
-            given up on at once; one that answered and then cannot be reached is tried again for up to \
-            --retry-for. SIGINT or SIGTERM stop the run: no more input is read, what is in flight has 5 \
-            seconds to be answered, every line read is reported (unknown when sent and not answered, with \
-            the apns_id to send it again with; not_sent when not sent), then the summary, and exit 130 or \
-            143. The summary on stderr (on a terminal the last progress line, into a pipe a line of its \
-            own; none with --quiet) counts what was delivered, unregistered, failed, not sent, unknown \
-            and malformed, every number grouped (100,000). On a terminal the results are a table with each answer's latency, shown when \
-            the run ends and through the pager ($PAGER, less -FRX; not with --no-pager) when longer than \
-            the screen, while progress goes to stderr. A real provider key comes from Apple's developer account (Certificates, \
-            Identifiers & Profiles, Keys), is downloaded once and never committed. Locally, in four \
-            commands: KEY=$(raxx-sandbox apns --make-key keys); raxx-sandbox apns --port 2197 --tls-dir \
-            tls --key-id $KEY --public-key keys/AuthKey_$KEY.pub.pem --team-id TEAM123456 --topic \
-            app.raxx.ios &; a pushes.jsonl of lines such as {"device_token":"1f1f…","payload":{"aps":{}}}; \
-            and raxx-notify push --endpoint https://127.0.0.1:2197 --ca-file tls/ca.pem --key-file \
-            keys/AuthKey_$KEY.p8 --key-id $KEY --team-id TEAM123456 --topic app.raxx.ios < pushes.jsonl. 
-            """ + connectivity.helpLine
+                For operators. Each input line is an object with device_token, topic (or --topic), push_type \
+                (default alert), priority (10, 5 or 1; default 10), expiration (seconds since 1970), \
+                collapse_id (at most 64 bytes), apns_id (a UUID; made when absent, and kept when a \
+                notification is sent again), and either payload (the JSON object to send, at most 4096 \
+                bytes) or event (an alert as raxx-notify list prints it, rendered into the payload). \
+                Notifications go over HTTP/2 on --connections connections, --max-in-flight streams at a \
+                time, signed with a provider token made from the .p8 key in --key-file (mode 0600 or it is \
+                refused, exit 77; never give a key on the command line or in the environment); the token \
+                is reused for up to 50 minutes and shared with other raxx-notify push processes through the \
+                state folder. For each line, as its answer arrives, one result: line, token (its last 8 \
+                characters), status (delivered, unregistered, failed, not_sent or malformed), reason, \
+                apns_id, latency_ms (from the first try to the answer), and for unregistered the time APNs last knew \
+                the token valid. 429, 500, 503, \
+                GOAWAY and unanswered streams are sent again with jittered backoff for up to --retry-for; \
+                an expired provider token is replaced once. A malformed or oversized line gets a malformed \
+                result naming the line and field, and the stream goes on; but when the first line names no \
+                topic and --topic is not given, that is one usage error (64) and nothing is sent. Exit 0 all \
+                delivered, 1 some not delivered (failed or unregistered), 65 some lines malformed, 77 the \
+                provider token refused by APNs (check --key-id, --team-id and the key: the run stops at the \
+                first refusal), 69 the endpoint unreachable, its certificate refused (trust a local \
+                endpoint's CA with --ca-file) or not HTTP/2 (what was not sent is listed as not_sent, and the \
+                rest of the input is not tried): an endpoint that cannot be reached before it ever answered is \
+                given up on at once; one that answered and then cannot be reached is tried again for up to \
+                --retry-for. SIGINT or SIGTERM stop the run: no more input is read, what is in flight has 5 \
+                seconds to be answered, every line read is reported (unknown when sent and not answered, with \
+                the apns_id to send it again with; not_sent when not sent), then the summary, and exit 130 or \
+                143. The summary on stderr (on a terminal the last progress line, into a pipe a line of its \
+                own; none with --quiet) counts what was delivered, unregistered, failed, not sent, unknown \
+                and malformed, every number grouped (100,000). On a terminal the results are a table with each answer's latency, shown when \
+                the run ends and through the pager ($PAGER, less -FRX; not with --no-pager) when longer than \
+                the screen, while progress goes to stderr. A real provider key comes from Apple's developer account (Certificates, \
+                Identifiers & Profiles, Keys), is downloaded once and never committed. Locally, in four \
+                commands: KEY=$(raxx-sandbox apns --make-key keys); raxx-sandbox apns --port 2197 --tls-dir \
+                tls --key-id $KEY --public-key keys/AuthKey_$KEY.pub.pem --team-id TEAM123456 --topic \
+                app.raxx.ios &; a pushes.jsonl of lines such as {"device_token":"1f1f…","payload":{"aps":{}}}; \
+                and raxx-notify push --endpoint https://127.0.0.1:2197 --ca-file tls/ca.pem --key-file \
+                keys/AuthKey_$KEY.p8 --key-id $KEY --team-id TEAM123456 --topic app.raxx.ios < pushes.jsonl. 
+                """ + connectivity.helpLine
         )
 
         @Option(help: ArgumentHelp("production, sandbox, or the https URL of an APNs endpoint.", valueName: "endpoint"))
@@ -71,7 +71,9 @@ extension RaxxNotify {
         var caFile: String?
         @Option(help: ArgumentHelp("HTTP/2 connections to open at most.", valueName: "n"))
         var connections = 1
-        @Option(name: .customLong("max-in-flight"), help: ArgumentHelp("Notifications sent and not yet answered, at most (and never more than the server's limit per connection).", valueName: "n"))
+        @Option(
+            name: .customLong("max-in-flight"),
+            help: ArgumentHelp("Notifications sent and not yet answered, at most (and never more than the server's limit per connection).", valueName: "n"))
         var maxInFlight = 100
         @Option(name: .customLong("retry-for"), help: ArgumentHelp("How long after its first try a notification may be sent again.", valueName: "duration"))
         var retryFor = RaxxDuration.seconds(60)
@@ -103,7 +105,7 @@ extension RaxxNotify {
             case "sandbox": return APNs.sandboxURL
             default:
                 guard let url = URL(string: endpoint), url.scheme?.lowercased() == "https", let host = url.host, !host.isEmpty,
-                      url.query == nil, url.fragment == nil
+                    url.query == nil, url.fragment == nil
                 else {
                     throw RaxxError.usage("--endpoint takes production, sandbox or an https URL, not '\(endpoint)'.")
                 }
@@ -116,10 +118,11 @@ extension RaxxNotify {
             guard !context.io.stdinIsTTY else {
                 throw RaxxError.usage("Give the notifications as JSON Lines on stdin.", hint: "raxx-notify push --key-file … < pushes.jsonl")
             }
-            let settings = PushSettings(endpoint: base, keyFile: keyFile, keyID: keyID, teamID: teamID, caFile: caFile,
-                                        connections: connections, maxInFlight: maxInFlight, retryFor: retryFor, timeout: timeout,
-                                        connectTimeout: context.configuration.connectTimeout,
-                                        userAgent: "raxx-notify/\(RaxxVersion.current)", failFast: true)
+            let settings = PushSettings(
+                endpoint: base, keyFile: keyFile, keyID: keyID, teamID: teamID, caFile: caFile,
+                connections: connections, maxInFlight: maxInFlight, retryFor: retryFor, timeout: timeout,
+                connectTimeout: context.configuration.connectTimeout,
+                userAgent: "raxx-notify/\(RaxxVersion.current)", failFast: true)
             let output = PushOutput(context: context)
             let lines = InputLines(context.io.stdin, maxLineBytes: PushLine.maxLineBytes)
             let parser = PushLine(defaultTopic: topic, newID: context.world.newID)
@@ -131,8 +134,9 @@ extension RaxxNotify {
                 switch parsed {
                 case .blank: continue
                 case .malformed(let field, _) where field == "topic" && topic == nil:
-                    throw RaxxError.usage("Line \(line.number) names no topic, and --topic is not given.",
-                                          hint: "Give the app's bundle id: raxx-notify push --topic com.example.app …")
+                    throw RaxxError.usage(
+                        "Line \(line.number) names no topic, and --topic is not given.",
+                        hint: "Give the app's bundle id: raxx-notify push --topic com.example.app …")
                 case .malformed(let field, let message):
                     output.malformed(line: line.number, field: field, message: message)
                 case .notification: first = (line.number, parsed)
@@ -149,8 +153,9 @@ extension RaxxNotify {
                     // Once the endpoint is found unreachable, refused (its certificate, not
                     // HTTP/2, the provider token), or the run is stopped, the rest is listed, not sent.
                     if let stop = output.stopped ?? stopping.signal.map(PushOutput.Stop.init(signal:)) {
-                        output.settled(line: number, notification,
-                                       PushResult(status: .notSent, reason: stop.reason, apnsID: notification.apnsID, detail: "not sent: " + stop.why))
+                        output.settled(
+                            line: number, notification,
+                            PushResult(status: .notSent, reason: stop.reason, apnsID: notification.apnsID, detail: "not sent: " + stop.why))
                         feed.handed()
                         next = feed.settled()
                         continue
@@ -297,7 +302,7 @@ final class PushFeed: Sendable {
                 next = line
             }
             guard let reader = state.reader,
-                  reader.level >= 0 ? state.count <= reader.level : state.count == 0 && state.inFlight == 0
+                reader.level >= 0 ? state.count <= reader.level : state.count == 0 && state.inFlight == 0
             else { return (next, nil) }
             state.reader = nil
             return (next, reader.continuation)
@@ -347,8 +352,10 @@ final class PushFeed: Sendable {
 struct PushLine: Sendable {
     /// Longer lines are refused unread (a payload is at most 4096 bytes; an event is small).
     static let maxLineBytes = 64 << 10
-    static let fields: Set<String> = ["device_token", "topic", "push_type", "priority", "expiration", "collapse_id", "apns_id",
-                                      "payload", "event"]
+    static let fields: Set<String> = [
+        "device_token", "topic", "push_type", "priority", "expiration", "collapse_id", "apns_id",
+        "payload", "event",
+    ]
 
     let defaultTopic: String?
     let newID: @Sendable () -> String
@@ -396,7 +403,8 @@ struct PushLine: Sendable {
         for (key, value) in flat.members {
             switch (key, value) {
             case ("topic", .null), ("push_type", .null), ("priority", .null), ("expiration", .null), ("collapse_id", .null),
-                 ("apns_id", .null): continue
+                ("apns_id", .null):
+                continue
             case ("device_token", .string(let text)): token = text
             case ("topic", .string(let text)): fields.topic = text
             case ("push_type", .string(let text)): fields.pushType = text
@@ -441,15 +449,16 @@ struct PushLine: Sendable {
         // `doubleValue` would round one past 2^53 (as the direct reader does not). A JSON boolean
         // is an NSNumber too (of kind "c"), and is not a number here.
         guard !(value is String), let number = value as? NSNumber, String(cString: number.objCType) != "c",
-              let exact = value as? Int64
+            let exact = value as? Int64
         else { throw .init(field: field, "must be a whole number") }
         return exact
     }
 
     private func fields(_ object: [String: Any], line: [UInt8]) throws(PushNotification.Refusal) -> Fields {
         guard let token = try string(object, "device_token") else { throw .init(field: "device_token", "is missing") }
-        var fields = Fields(token: token, topic: try string(object, "topic"), pushType: try string(object, "push_type"),
-                            priority: try integer(object, "priority"), payload: [])
+        var fields = Fields(
+            token: token, topic: try string(object, "topic"), pushType: try string(object, "push_type"),
+            priority: try integer(object, "priority"), payload: [])
         switch (object["payload"], object["event"]) {
         case (.some(let value), nil):
             guard let dictionary = value as? [String: Any] else { throw .init(field: "payload", "must be a JSON object") }
@@ -588,8 +597,10 @@ final class PushOutput: @unchecked Sendable {
         }
 
         /// APNs's answers that refuse the provider token itself (an expired one is replaced once first).
-        static let providerTokenRefusals: Set<APNsReason> = [.invalidProviderToken, .missingProviderToken, .unrelatedKeyIdInToken,
-                                                              .expiredProviderToken]
+        static let providerTokenRefusals: Set<APNsReason> = [
+            .invalidProviderToken, .missingProviderToken, .unrelatedKeyIdInToken,
+            .expiredProviderToken,
+        ]
     }
     private var stop: Stop?
     /// On a terminal: how many settled, and how.
@@ -635,13 +646,19 @@ final class PushOutput: @unchecked Sendable {
             return inFlight.sorted { $0.key < $1.key }
         }
         for (line, notification) in left {
-            settled(line: line, notification, PushResult(status: .unknown, reason: "Stopped", apnsID: notification.apnsID,
-                                                         detail: "sent, and no answer came before the stop: send it again with this apns_id"),
-                    abandoning: true)
+            settled(
+                line: line, notification,
+                PushResult(
+                    status: .unknown, reason: "Stopped", apnsID: notification.apnsID,
+                    detail: "sent, and no answer came before the stop: send it again with this apns_id"),
+                abandoning: true)
         }
         for (line, notification) in waiting {
-            settled(line: line, notification, PushResult(status: .notSent, reason: "Stopped", apnsID: notification.apnsID,
-                                                         detail: "not sent: the run was stopped before it was sent"), abandoning: true)
+            settled(
+                line: line, notification,
+                PushResult(
+                    status: .notSent, reason: "Stopped", apnsID: notification.apnsID,
+                    detail: "not sent: the run was stopped before it was sent"), abandoning: true)
         }
     }
 
@@ -659,8 +676,9 @@ final class PushOutput: @unchecked Sendable {
     func settled(line: Int, _ notification: PushNotification, _ result: PushResult, abandoning: Bool = false) {
         var w = JSONLineWriter()
         w.add("apns_id", result.apnsID ?? notification.apnsID)
-        w.add("latency_ms", result.latency.map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 },
-              decimals: 2)
+        w.add(
+            "latency_ms", result.latency.map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 },
+            decimals: 2)
         w.add("line", line)
         if result.status != .delivered { w.add("message", result.detail) }
         w.add("reason", result.reason)
@@ -672,14 +690,18 @@ final class PushOutput: @unchecked Sendable {
         }
         write(w, status: .result(result.status), line: line, abandoning: abandoning) {
             let latency = result.latency.map { String(format: "%.1f ms", Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15) }
-            return ["\(line)", "…" + notification.tokenSuffix, result.status.rawValue, result.reason ?? "-", latency ?? "-",
-                    result.apnsID ?? notification.apnsID ?? "-"]
+            return [
+                "\(line)", "…" + notification.tokenSuffix, result.status.rawValue, result.reason ?? "-", latency ?? "-",
+                result.apnsID ?? notification.apnsID ?? "-",
+            ]
         }
     }
 
     /// The text table's columns: rows are written as they settle, so the widths are fixed.
-    static let columns: [(name: String, width: Int)] = [("LINE", 6), ("TOKEN", 11), ("STATUS", 13), ("REASON", 24), ("LATENCY", 10),
-                                                        ("APNS ID", 0)]
+    static let columns: [(name: String, width: Int)] = [
+        ("LINE", 6), ("TOKEN", 11), ("STATUS", 13), ("REASON", 24), ("LATENCY", 10),
+        ("APNS ID", 0),
+    ]
 
     static func tableRow(_ cells: [String]) -> String {
         zip(cells, columns).map { cell, column in
@@ -741,9 +763,10 @@ final class PushOutput: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let name = signal == SIGTERM ? "SIGTERM" : "SIGINT"
-        return RaxxError(code: .stopped, message: "Stopped by \(name): \(tally).",
-                         hint: "Send the not_sent and unknown lines again (their results carry the apns_id to keep); lines after them were not read.",
-                         stoppedBy: signal == SIGTERM ? .terminated : .interrupted)
+        return RaxxError(
+            code: .stopped, message: "Stopped by \(name): \(tally).",
+            hint: "Send the not_sent and unknown lines again (their results carry the apns_id to keep); lines after them were not read.",
+            stoppedBy: signal == SIGTERM ? .terminated : .interrupted)
     }
 
     func finish() {
@@ -775,19 +798,23 @@ final class PushOutput: @unchecked Sendable {
         let undelivered = count(.failed) + count(.unregistered)
         switch stop?.reason {
         case "Unreachable":
-            return RaxxError(code: .unavailable, message: "The APNs endpoint could not be reached: \(tally).",
-                             hint: "Check --endpoint and the network, then send the not_sent lines again (they keep their apns_id).", connectivity: .offlineHard)
+            return RaxxError(
+                code: .unavailable, message: "The APNs endpoint could not be reached: \(tally).",
+                hint: "Check --endpoint and the network, then send the not_sent lines again (they keep their apns_id).", connectivity: .offlineHard)
         case "TLS":
             let why = stop?.detail.map { " (\($0))" } ?? ""
-            return RaxxError(code: .tlsRefused, message: "The APNs endpoint's certificate was refused\(why): \(tally).",
-                             hint: "Check --endpoint; a local endpoint's CA is trusted with --ca-file FILE. Then send the not_sent lines again.")
+            return RaxxError(
+                code: .tlsRefused, message: "The APNs endpoint's certificate was refused\(why): \(tally).",
+                hint: "Check --endpoint; a local endpoint's CA is trusted with --ca-file FILE. Then send the not_sent lines again.")
         case "NotHTTP2":
-            return RaxxError(code: .notHTTP2, message: "The endpoint does not speak HTTP/2, as APNs does: \(tally).",
-                             hint: "Check --endpoint.")
+            return RaxxError(
+                code: .notHTTP2, message: "The endpoint does not speak HTTP/2, as APNs does: \(tally).",
+                hint: "Check --endpoint.")
         case "ProviderToken":
-            return RaxxError(code: .providerTokenRefused, message: "APNs refused the provider token (\(stop?.detail ?? "InvalidProviderToken")): \(tally).",
-                             hint: "Check --key-id (the id of the key in --key-file), --team-id (the team the key belongs to) and that the key is "
-                                 + "enabled for APNs; then send the failed and not_sent lines again.")
+            return RaxxError(
+                code: .providerTokenRefused, message: "APNs refused the provider token (\(stop?.detail ?? "InvalidProviderToken")): \(tally).",
+                hint: "Check --key-id (the id of the key in --key-file), --team-id (the team the key belongs to) and that the key is "
+                    + "enabled for APNs; then send the failed and not_sent lines again.")
         default:
             break
         }

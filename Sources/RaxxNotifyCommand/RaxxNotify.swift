@@ -12,13 +12,14 @@ public struct RaxxNotify: AsyncParsableCommand, HasExamples {
     public static let configuration = CommandConfiguration(
         commandName: "raxx-notify",
         abstract: "Receive Raxx alerts and manage push delivery.",
-        discussion: Example.discussion("""
-        Alerts: fill confirmed, order rejected, order cancelled (by the dead man's switch), session \
-        expiring, security. They come as JSON Lines \
-        (a table on a terminal), newest last. Push is opt-in: nothing is registered without \
-        raxx-notify devices add. Email is the only contact channel. From cron: \
-        */5 * * * * raxx-notify watch --once --format text
-        """, examples),
+        discussion: Example.discussion(
+            """
+            Alerts: fill confirmed, order rejected, order cancelled (by the dead man's switch), session \
+            expiring, security. They come as JSON Lines \
+            (a table on a terminal), newest last. Push is opt-in: nothing is registered without \
+            raxx-notify devices add. Email is the only contact channel. From cron: \
+            */5 * * * * raxx-notify watch --once --format text
+            """, examples),
         version: RaxxVersion.line(tool: "raxx-notify"),
         subcommands: [List.self, Watch.self, Devices.self, Push.self, Version.self]
     )
@@ -31,8 +32,12 @@ public struct RaxxNotify: AsyncParsableCommand, HasExamples {
         Example("Fill confirmations of the last day", "raxx-notify list --type fill_confirmed --since 24h"),
         Example("Follow alerts as they come", "raxx-notify watch"),
         Example("From cron: what came since the last run", "raxx-notify watch --once --format text"),
-        Example("Opt a device into push for fills", "raxx-notify devices add --environment sandbox --alerts fill_confirmed --token 3f2a9c41b7e05d6a8f1c2b3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6a7b"),
-        Example("Push a JSON Lines file of notifications through APNs", "raxx-notify push --key-file AuthKey.p8 --key-id ABC123DEFG --team-id DEF123GHIJ --topic app.raxx.ios < pushes.jsonl"),
+        Example(
+            "Opt a device into push for fills",
+            "raxx-notify devices add --environment sandbox --alerts fill_confirmed --token 3f2a9c41b7e05d6a8f1c2b3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6a7b"),
+        Example(
+            "Push a JSON Lines file of notifications through APNs",
+            "raxx-notify push --key-file AuthKey.p8 --key-id ABC123DEFG --team-id DEF123GHIJ --topic app.raxx.ios < pushes.jsonl"),
     ]
 }
 

@@ -14,13 +14,13 @@ extension RaxxNotify {
             commandName: "watch",
             abstract: "Follow the account's alerts, one line each as it arrives.",
             discussion: """
-            Long-polls the server and prints each alert the moment it arrives. The cursor is saved only \
-            after an alert's line was written and flushed, so a restart never skips or repeats one. When \
-            the connection is lost it says once "No connection — waiting" and tries again with capped, \
-            jittered backoff; SIGINT and SIGTERM end it with exit 0. --once prints what is new since the \
-            saved cursor and exits, printing nothing when there is nothing new (for cron, which mails \
-            whatever a job prints). 
-            """ + connectivity.helpLine
+                Long-polls the server and prints each alert the moment it arrives. The cursor is saved only \
+                after an alert's line was written and flushed, so a restart never skips or repeats one. When \
+                the connection is lost it says once "No connection — waiting" and tries again with capped, \
+                jittered backoff; SIGINT and SIGTERM end it with exit 0. --once prints what is new since the \
+                saved cursor and exits, printing nothing when there is nothing new (for cron, which mails \
+                whatever a job prints). 
+                """ + connectivity.helpLine
         )
 
         @Flag(help: "Print what is new since the saved cursor, then exit.")

@@ -24,8 +24,10 @@ extension RaxxOrder {
             let session = try context.storedSession()
             let api = try context.signedInAPI()
             await context.tellSwitchCancellations(api: api)
-            let state = try await CancelAfterSwitch(api: api, journal: try context.stores.journal(), accountID: session.accountID,
-                                                    clock: context.clock).disarm()
+            let state = try await CancelAfterSwitch(
+                api: api, journal: try context.stores.journal(), accountID: session.accountID,
+                clock: context.clock
+            ).disarm()
             try context.emit([state], columns: switchColumns) { switchRow($0, in: context) }
         }
     }

@@ -16,16 +16,17 @@ extension RaxxOrder {
             commandName: "heartbeat",
             abstract: "Renew the server's dead man's switch once (arming it if needed).",
             discussion: """
-            For scripts that placed orders with --cancel-after: run it from a loop or cron more often than \
-            the timeout, and the server keeps the orders; stop, and it cancels them when the timeout runs \
-            out. The timeout is --cancel-after, else RAXX_CANCEL_AFTER, else the one last armed from here, \
-            else 60s. Prints the switch as it now stands: armed, timeout_s, fires_at and the number of \
-            orders under it. 
-            """ + connectivity.helpLine
+                For scripts that placed orders with --cancel-after: run it from a loop or cron more often than \
+                the timeout, and the server keeps the orders; stop, and it cancels them when the timeout runs \
+                out. The timeout is --cancel-after, else RAXX_CANCEL_AFTER, else the one last armed from here, \
+                else 60s. Prints the switch as it now stands: armed, timeout_s, fires_at and the number of \
+                orders under it. 
+                """ + connectivity.helpLine
         )
 
-        @Option(name: .customLong("cancel-after"),
-                help: ArgumentHelp("The timeout, 5s to 10m (default: RAXX_CANCEL_AFTER, the last one armed, or 60s).", valueName: "duration"))
+        @Option(
+            name: .customLong("cancel-after"),
+            help: ArgumentHelp("The timeout, 5s to 10m (default: RAXX_CANCEL_AFTER, the last one armed, or 60s).", valueName: "duration"))
         var cancelAfter: RaxxDuration?
         @OptionGroup public var global: GlobalOptions
 
@@ -41,7 +42,8 @@ extension RaxxOrder {
             await context.tellSwitchCancellations(api: api)
             let journal = try context.stores.journal()
             let last = try? journal.switchWatch().flatMap { $0.accountID == session.accountID ? $0.timeout : nil }
-            let timeout = try cancelAfter.map(CancelAfterSwitch.seconds)
+            let timeout =
+                try cancelAfter.map(CancelAfterSwitch.seconds)
                 ?? context.configuration.cancelAfter.map(CancelAfterSwitch.seconds)
                 ?? last ?? CancelAfterSwitch.seconds(CancelAfterSwitch.heartbeatDefault)
             let state = try await CancelAfterSwitch(api: api, journal: journal, accountID: session.accountID, clock: context.clock)
@@ -64,7 +66,8 @@ extension CommandContext {
     /// command: what cannot be asked now is told next time.
     func tellSwitchCancellations(api: any APIProtocol) async {
         guard let journal = try? stores.journal(), let watch = try? journal.switchWatch(),
-              let session = try? storedSession(), watch.accountID == session.accountID else { return }
+            let session = try? storedSession(), watch.accountID == session.accountID
+        else { return }
         let report = SwitchReport(api: api, journal: journal, accountID: session.accountID, clock: clock)
         try? await report.run { alerts in
             say("raxx-order: The server cancelled \(alerts.count) order\(alerts.count == 1 ? "" : "s") while this device was away:")

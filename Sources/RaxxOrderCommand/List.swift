@@ -15,8 +15,8 @@ extension RaxxOrder {
             commandName: "list",
             abstract: "List orders, newest first.",
             discussion: """
-            Asks the server; with --cached reads raxx-cache's copy instead, offline, saying how old it is. 
-            """ + connectivity.helpLine + " With --cached: offline-capable."
+                Asks the server; with --cached reads raxx-cache's copy instead, offline, saying how old it is. 
+                """ + connectivity.helpLine + " With --cached: offline-capable."
         )
 
         @Option(help: ArgumentHelp("Only orders in this status.", valueName: "status"))
@@ -51,7 +51,9 @@ extension RaxxOrder {
                 // One more than shown: whether there are more to say so.
                 try cache.store.orders(CacheQuery(status: status, limit: limit.map { $0 + 1 })) { orders.append($0) }
                 let more = limit.map { orders.count > $0 } ?? false
-                try context.emit(orders.prefix(limit ?? orders.count).map { CachedRecord($0, asOf: cache.asOf) }, columns: orderColumns) { $0.row(time: context.peopleTime) }
+                try context.emit(orders.prefix(limit ?? orders.count).map { CachedRecord($0, asOf: cache.asOf) }, columns: orderColumns) {
+                    $0.row(time: context.peopleTime)
+                }
                 if more, let limit { sayMore(context, shown: limit) }
                 return
             }
@@ -66,7 +68,11 @@ extension RaxxOrder {
                 let want = limit.map { min($0 - count, 1000) } ?? 1000
                 let page = try await api.listOrders(query: .init(status: status, limit: want, before: before)).checked().ok.body.json
                 count += page.orders.count
-                if streaming { try context.emit(page.orders, columns: orderColumns, row: { orderRow($0, time: context.peopleTime) }) } else { orders += page.orders }
+                if streaming {
+                    try context.emit(page.orders, columns: orderColumns, row: { orderRow($0, time: context.peopleTime) })
+                } else {
+                    orders += page.orders
+                }
                 before = page.nextBefore
             } while before != nil && limit.map({ count < $0 }) ?? true
             if !streaming { try context.emit(orders, columns: orderColumns, row: { orderRow($0, time: context.peopleTime) }) }
@@ -93,7 +99,10 @@ struct CachedRecord: Encodable {
     }
 
     func row(time: (Date) -> String) -> [String] {
-        [id, time(updated_at), PeopleText.instrument(symbol), side, "\(qty)", type, limit_price.map { PeopleText.price($0, of: symbol) } ?? "-", status, "\(filled_qty)",
-         avg_fill_price.map { PeopleText.price($0, of: symbol) } ?? "-", client_order_id]
+        [
+            id, time(updated_at), PeopleText.instrument(symbol), side, "\(qty)", type, limit_price.map { PeopleText.price($0, of: symbol) } ?? "-", status,
+            "\(filled_qty)",
+            avg_fill_price.map { PeopleText.price($0, of: symbol) } ?? "-", client_order_id,
+        ]
     }
 }

@@ -17,31 +17,31 @@ extension RaxxOrder {
             commandName: "place",
             abstract: "Place paper orders: one from flags, or many as JSON Lines on stdin.",
             discussion: """
-            Stdin takes one object per line with the fields symbol, side, qty, type, limit_price, tif and \
-            client_order_id. Before anything is sent, in this order: the whole batch is validated (bad \
-            lines exit 65, each named with its field, and no order is sent; a bad flag is a usage error, 64); \
-            live trading is refused (77); a session is needed (4); the server must be reachable (69); a \
-            cache older than 60 s, or whose last refresh failed offline, is refreshed first; and the server \
-            checks the whole batch (a dry run: symbol, market, buying power, position, step-up), each order \
-            against what the ones before it leave. An order the server refuses (an unknown symbol) stops the \
-            batch before anything is sent (65); an order it would reject (buying power, position) is not \
-            sent and is reported not_sent with its code; the large orders that would pass are confirmed \
-            with the passkey's PIN once, for all of them, before the first order goes. With --dry-run the \
-            check is all that happens: each order's verdict (would_place, would_reject, refused, \
-            already_placed), its notional and whether it needs a step-up. Every order carries a client_order_id \
-            (generated if absent) and a deadline (--deadline, default 10s) after which the server refuses \
-            it; it is journalled before it is sent. Re-running the same orders never places one twice: \
-            lines with their own client_order_id are placed once by the server, and a batch with lines \
-            without one is remembered by its content for a day, so running it again is refused before \
-            anything is sent (65, naming when it was placed and its orders; on a terminal you are asked \
-            whether to place it again), unless --again says to. \
-            Orders above the server's step-up threshold ask for the passkey's PIN. Results come back in \
-            input order: placed, rejected, unknown (the reply was lost: exit 69, look it up with reconcile) \
-            or not_sent. With --cancel-after the session's dead man's switch is armed before the first order \
-            goes, so the server cancels the resting orders unless it is renewed in time (raxx-order heartbeat, \
-            from a loop or cron) or disarmed (raxx-order disarm). With --watch the placed orders are followed \
-            as raxx-order watch does, the switch armed and renewed meanwhile. 
-            """ + connectivity.helpLine
+                Stdin takes one object per line with the fields symbol, side, qty, type, limit_price, tif and \
+                client_order_id. Before anything is sent, in this order: the whole batch is validated (bad \
+                lines exit 65, each named with its field, and no order is sent; a bad flag is a usage error, 64); \
+                live trading is refused (77); a session is needed (4); the server must be reachable (69); a \
+                cache older than 60 s, or whose last refresh failed offline, is refreshed first; and the server \
+                checks the whole batch (a dry run: symbol, market, buying power, position, step-up), each order \
+                against what the ones before it leave. An order the server refuses (an unknown symbol) stops the \
+                batch before anything is sent (65); an order it would reject (buying power, position) is not \
+                sent and is reported not_sent with its code; the large orders that would pass are confirmed \
+                with the passkey's PIN once, for all of them, before the first order goes. With --dry-run the \
+                check is all that happens: each order's verdict (would_place, would_reject, refused, \
+                already_placed), its notional and whether it needs a step-up. Every order carries a client_order_id \
+                (generated if absent) and a deadline (--deadline, default 10s) after which the server refuses \
+                it; it is journalled before it is sent. Re-running the same orders never places one twice: \
+                lines with their own client_order_id are placed once by the server, and a batch with lines \
+                without one is remembered by its content for a day, so running it again is refused before \
+                anything is sent (65, naming when it was placed and its orders; on a terminal you are asked \
+                whether to place it again), unless --again says to. \
+                Orders above the server's step-up threshold ask for the passkey's PIN. Results come back in \
+                input order: placed, rejected, unknown (the reply was lost: exit 69, look it up with reconcile) \
+                or not_sent. With --cancel-after the session's dead man's switch is armed before the first order \
+                goes, so the server cancels the resting orders unless it is renewed in time (raxx-order heartbeat, \
+                from a loop or cron) or disarmed (raxx-order disarm). With --watch the placed orders are followed \
+                as raxx-order watch does, the switch armed and renewed meanwhile. 
+                """ + connectivity.helpLine
         )
 
         @Option(help: ArgumentHelp("A ticker (AAPL) or an OCC option symbol (AAPL261218C00190000).", valueName: "symbol"))
@@ -70,9 +70,14 @@ extension RaxxOrder {
         var watch = false
         @Flag(name: .customLong("keep-armed"), help: "With --watch: when the watch is stopped (Ctrl-C), leave the switch armed instead of disarming it.")
         var keepArmed = false
-        @Option(name: .customLong("cancel-after"),
-                help: ArgumentHelp("Arm the server's dead man's switch first: unless renewed (raxx-order heartbeat) within this time, 5s to 10m, the server cancels the orders. With --watch: default 30s, or RAXX_CANCEL_AFTER.",
-                                   valueName: "duration"))
+        @Option(
+            name: .customLong("cancel-after"),
+            help: ArgumentHelp(
+                """
+                Arm the server's dead man's switch first: unless renewed (raxx-order heartbeat) within this time, 5s to 10m, the server \
+                cancels the orders. With --watch: default 30s, or RAXX_CANCEL_AFTER.
+                """,
+                valueName: "duration"))
         var cancelAfter: RaxxDuration?
 
         @OptionGroup var pin: PINOptions
@@ -93,11 +98,15 @@ extension RaxxOrder {
         func intents(_ context: CommandContext) throws -> [OrderIntent] {
             let newID = { "raxx-" + context.world.newID().prefix(18) }
             if symbol != nil || side != nil || qty != nil {
-                return [try OrderIntent(line: 1, symbol: symbol, side: side, qty: qty.map(JSONScalar.integer), type: type,
-                                        limitPrice: limitPrice.map(JSONScalar.string), tif: tif, clientOrderID: clientOrderID,
-                                        newID: newID) { field, message in
-                    RaxxError.usage("--\(field.replacingOccurrences(of: "_", with: "-")) \(message).")
-                }]
+                return [
+                    try OrderIntent(
+                        line: 1, symbol: symbol, side: side, qty: qty.map(JSONScalar.integer), type: type,
+                        limitPrice: limitPrice.map(JSONScalar.string), tif: tif, clientOrderID: clientOrderID,
+                        newID: newID
+                    ) { field, message in
+                        RaxxError.usage("--\(field.replacingOccurrences(of: "_", with: "-")) \(message).")
+                    }
+                ]
             }
             guard !context.io.stdinIsTTY else {
                 throw RaxxError.usage("Give an order with --symbol, --side and --qty, or JSON Lines on stdin.")
@@ -130,23 +139,27 @@ extension RaxxOrder {
             let stores = try context.stores
             let lock = try await stores.lock(.orders, wait: .seconds(60))
             defer { lock.release() }
-            var desk = OrderDesk(client: api, journal: try stores.journal(), accountID: session.accountID, clock: context.clock, serverClock: context.world.serverNow,
-                                 deadline: deadline)
+            var desk = OrderDesk(
+                client: api, journal: try stores.journal(), accountID: session.accountID, clock: context.clock, serverClock: context.world.serverNow,
+                deadline: deadline)
             let raw = try context.signedInRaw()
             desk.rawOrders = raw
             // 5. What an earlier run left unknown, and freshness.
             for settled in try await desk.reconcile(moment: context.peopleMoment) {
                 context.say("raxx-order: order \(settled.client_order_id): \(settled.message)")
             }
-            try await desk.refreshIfStale(stores, accountID: session.accountID, freshness: Self.freshness,
-                                          retention: context.configuration.cacheRetention, rawPages: raw)
+            try await desk.refreshIfStale(
+                stores, accountID: session.accountID, freshness: Self.freshness,
+                retention: context.configuration.cacheRetention, rawPages: raw)
             // 6. The server's dry run of the whole batch, before any order goes or any PIN is asked.
             let checks = try await desk.check(intents)
             try Self.refuseRefused(intents, checks)
             if dryRun {
                 try context.emit(zip(intents, checks).map(CheckResult.init), columns: checkColumns) {
-                    ["\($0.line)", $0.client_order_id, $0.symbol, $0.side.rawValue, "\($0.qty)", $0.verdict.rawValue,
-                     $0.notional.map { PeopleText.money($0) } ?? "-", $0.step_up_required ? "yes" : "-", $0.code ?? "-"]
+                    [
+                        "\($0.line)", $0.client_order_id, $0.symbol, $0.side.rawValue, "\($0.qty)", $0.verdict.rawValue,
+                        $0.notional.map { PeopleText.money($0) } ?? "-", $0.step_up_required ? "yes" : "-", $0.code ?? "-",
+                    ]
                 }
                 context.say("Dry run: nothing was placed.")
                 let failing = checks.filter { $0.verdict == .wouldReject }.count
@@ -163,8 +176,9 @@ extension RaxxOrder {
             let checkedWhole = intents.count <= OrderDesk.checkBatch
             for (index, (intent, check)) in zip(intents, checks).enumerated() {
                 if check.verdict == .wouldReject, checkedWhole {
-                    skipped[index] = .notSent(intent, code: check.code,
-                                              message: "Not sent: the server's check says it would be rejected" + (check.message.map { ": " + $0 } ?? "."))
+                    skipped[index] = .notSent(
+                        intent, code: check.code,
+                        message: "Not sent: the server's check says it would be rejected" + (check.message.map { ": " + $0 } ?? "."))
                 } else {
                     sending.append(intent)
                 }
@@ -178,9 +192,13 @@ extension RaxxOrder {
             let grants = Grants()
             if !large.isEmpty {
                 if context.format == .text || context.io.stderrIsTTY {
-                    context.say(large.count == 1
-                        ? "Order on line \(large[0].line) (\(large[0].side.rawValue) \(large[0].qty) \(large[0].symbol)) is large: confirm it with your passkey."
-                        : "\(large.count) orders are large (lines \(Self.lineList(large))): confirm them with your passkey, one PIN for all.")
+                    context.say(
+                        large.count == 1
+                            ? """
+                            Order on line \(large[0].line) (\(large[0].side.rawValue) \(large[0].qty) \(large[0].symbol)) is large: confirm \
+                            it with your passkey.
+                            """
+                            : "\(large.count) orders are large (lines \(Self.lineList(large))): confirm them with your passkey, one PIN for all.")
                 }
                 for intent in large {
                     let grant = try await ceremonies.stepUp(actionHash: intent.action.hash, pin: prompt)
@@ -212,8 +230,9 @@ extension RaxxOrder {
             // by accident is refused (and with --again, what was placed last is what is named).
             let reached = results.filter { $0.outcome == .placed || $0.outcome == .unknown }
             if let fingerprint, !reached.isEmpty {
-                try stores.journal().recordBatch(fingerprint: fingerprint.value, accountID: session.accountID,
-                                                 orders: reached.map { $0.order_id ?? $0.client_order_id }, at: context.clock())
+                try stores.journal().recordBatch(
+                    fingerprint: fingerprint.value, accountID: session.accountID,
+                    orders: reached.map { $0.order_id ?? $0.client_order_id }, at: context.clock())
             }
             try context.emit(results, columns: resultColumns) { resultRow($0) }
             if let stop { throw stop }
@@ -227,8 +246,9 @@ extension RaxxOrder {
                     try await followOrders(placed, timeout: timeout, keepArmed: keepArmed, api: api, accountID: session.accountID, context: context)
                 }
             } else if let firesAt = armed?.firesAt {
-                context.say("raxx-order: The dead man's switch is armed: the server cancels the open orders at \(context.peopleMoment(firesAt)) "
-                            + "unless it is renewed (raxx-order heartbeat) or disarmed (raxx-order disarm).")
+                context.say(
+                    "raxx-order: The dead man's switch is armed: the server cancels the open orders at \(context.peopleMoment(firesAt)) "
+                        + "unless it is renewed (raxx-order heartbeat) or disarmed (raxx-order disarm).")
             }
             let refused = results.filter { $0.outcome != .placed }.count
             if refused > 0 {
@@ -239,21 +259,28 @@ extension RaxxOrder {
         /// Refuses a batch that the journal says was placed in the last day (its lines carry no ids
         /// of their own, so the server would place every order again), before anything is sent: on
         /// a terminal the trader is asked whether to place it again; elsewhere it takes --again.
-        static func refuseRerun(_ intents: [OrderIntent], _ fingerprint: BatchFingerprint, accountID: String,
-                                context: CommandContext) throws {
-            guard let earlier = try context.stores.journal().placedBatch(fingerprint: fingerprint.value, accountID: accountID,
-                                                                          now: context.clock()) else { return }
+        static func refuseRerun(
+            _ intents: [OrderIntent], _ fingerprint: BatchFingerprint, accountID: String,
+            context: CommandContext
+        ) throws {
+            guard
+                let earlier = try context.stores.journal().placedBatch(
+                    fingerprint: fingerprint.value, accountID: accountID,
+                    now: context.clock())
+            else { return }
             let what = intents.count == 1 ? "This order" : "These \(intents.count) orders"
             let ids = earlier.orders.prefix(5).joined(separator: ", ") + (earlier.orders.count > 5 ? " and \(earlier.orders.count - 5) more" : "")
-            let placed = "\(what), without client_order_id, \(intents.count == 1 ? "was" : "were") placed already at "
+            let placed =
+                "\(what), without client_order_id, \(intents.count == 1 ? "was" : "were") placed already at "
                 + "\(context.peopleTime(earlier.placedAt)) (\(earlier.orders.count == 1 ? "order" : "orders") \(ids))"
             if context.io.stderrIsTTY, let yes = context.world.pinEntry.confirm(placed + ". Place \(intents.count == 1 ? "it" : "them") again? [y/N] ") {
                 guard yes else { throw RaxxError(code: .cancelled, message: "Nothing was sent.") }
                 return
             }
-            throw RaxxError(code: .alreadyPlaced, message: placed + "; nothing was sent.",
-                            hint: "To place \(intents.count == 1 ? "it" : "them") again on purpose: raxx-order place --again "
-                                + "(or give each line its own client_order_id).")
+            throw RaxxError(
+                code: .alreadyPlaced, message: placed + "; nothing was sent.",
+                hint: "To place \(intents.count == 1 ? "it" : "them") again on purpose: raxx-order place --again "
+                    + "(or give each line its own client_order_id).")
         }
 
         /// "3, 7 and 9" (the first ten, then how many more).
@@ -274,8 +301,10 @@ extension RaxxOrder {
                 case Components.Schemas.ProblemCode.unknownSymbol.rawValue:
                     problems.append(.badInput(line: intent.line, field: "symbol", "'\(intent.symbol)' is not on the market (unknown or expired)"))
                 case Components.Schemas.ProblemCode.conflict.rawValue:
-                    problems.append(.badInput(line: intent.line, field: "client_order_id",
-                                              "'\(intent.clientOrderID)' was used for another order: use a new client_order_id"))
+                    problems.append(
+                        .badInput(
+                            line: intent.line, field: "client_order_id",
+                            "'\(intent.clientOrderID)' was used for another order: use a new client_order_id"))
                 default:
                     problems.append(.badInput(line: intent.line, check.message ?? "the server refuses this order (\(check.code ?? "refused"))"))
                 }
@@ -311,8 +340,10 @@ extension RaxxOrder {
         }
 
         var checkColumns: [Table.Column] {
-            [.init("Line", .right), .init("Client order ID"), .init("Symbol"), .init("Side"), .init("Qty", .right), .init("Verdict"),
-             .init("Notional", .right), .init("Step-up"), .init("Code")]
+            [
+                .init("Line", .right), .init("Client order ID"), .init("Symbol"), .init("Side"), .init("Qty", .right), .init("Verdict"),
+                .init("Notional", .right), .init("Step-up"), .init("Code"),
+            ]
         }
     }
 }

@@ -13,10 +13,10 @@ extension RaxxOrder {
             commandName: "reconcile",
             abstract: "Look up orders whose outcome is unknown, and settle them.",
             discussion: """
-            For every journalled order whose reply was lost: still pending on the server, it is cancelled \
-            (an order placed late can do harm) and you are told; filled, it is reported; absent, it is \
-            marked as never placed. Every run of raxx-order place does this first. 
-            """ + connectivity.helpLine
+                For every journalled order whose reply was lost: still pending on the server, it is cancelled \
+                (an order placed late can do harm) and you are told; filled, it is reported; absent, it is \
+                marked as never placed. Every run of raxx-order place does this first. 
+                """ + connectivity.helpLine
         )
 
         @OptionGroup public var global: GlobalOptions
@@ -30,8 +30,9 @@ extension RaxxOrder {
             let session = try context.storedSession()
             let api = try context.signedInAPI()
             await context.tellSwitchCancellations(api: api)
-            let desk = OrderDesk(client: api, journal: try stores.journal(), accountID: session.accountID,
-                                 clock: context.clock, serverClock: context.world.serverNow, deadline: .seconds(10))
+            let desk = OrderDesk(
+                client: api, journal: try stores.journal(), accountID: session.accountID,
+                clock: context.clock, serverClock: context.world.serverNow, deadline: .seconds(10))
             let settled = try await desk.reconcile(moment: context.peopleMoment)
             try context.emit(settled, columns: [.init("Client order ID"), .init("Outcome"), .init("Order ID"), .init("Note")]) {
                 [$0.client_order_id, $0.outcome.name, $0.order_id ?? "-", $0.message]

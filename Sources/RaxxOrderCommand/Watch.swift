@@ -17,26 +17,27 @@ extension RaxxOrder {
             commandName: "watch",
             abstract: "Follow orders until each is final, keeping the server's dead man's switch armed.",
             discussion: """
-            Follows the orders given (by default every open order of the account) until each is filled, \
-            cancelled, rejected or expired, printing one JSON line per status change (a live table on a \
-            terminal). Meanwhile the session's dead man's switch is armed at the server with the orders \
-            under it, and renewed every third of its timeout (--cancel-after, default 30s, or \
-            RAXX_CANCEL_AFTER): if this process loses the connection, the server cancels them when the \
-            timeout runs out. On a lost connection it says at once, on stderr, when the server will cancel \
-            the orders unless the connection returns, and keeps trying; on recovery it reads the orders \
-            again first, then tells each one's fate, and exits 69 if the switch cancelled any. When every \
-            order is final it disarms the switch and exits 0. On a terminal the table shows the switch and \
-            when it would fire. Stopping the watch (Ctrl-C, SIGINT or SIGTERM) is a decision, not a lost \
-            connection: the switch is disarmed and the orders stay open (exit 0); with --keep-armed it stays \
-            armed instead, and fires unless renewed with raxx-order heartbeat or ended with raxx-order disarm. \
-            The cancellations a watch reports are not reported again by the next command. 
-            """ + connectivity.helpLine
+                Follows the orders given (by default every open order of the account) until each is filled, \
+                cancelled, rejected or expired, printing one JSON line per status change (a live table on a \
+                terminal). Meanwhile the session's dead man's switch is armed at the server with the orders \
+                under it, and renewed every third of its timeout (--cancel-after, default 30s, or \
+                RAXX_CANCEL_AFTER): if this process loses the connection, the server cancels them when the \
+                timeout runs out. On a lost connection it says at once, on stderr, when the server will cancel \
+                the orders unless the connection returns, and keeps trying; on recovery it reads the orders \
+                again first, then tells each one's fate, and exits 69 if the switch cancelled any. When every \
+                order is final it disarms the switch and exits 0. On a terminal the table shows the switch and \
+                when it would fire. Stopping the watch (Ctrl-C, SIGINT or SIGTERM) is a decision, not a lost \
+                connection: the switch is disarmed and the orders stay open (exit 0); with --keep-armed it stays \
+                armed instead, and fires unless renewed with raxx-order heartbeat or ended with raxx-order disarm. \
+                The cancellations a watch reports are not reported again by the next command. 
+                """ + connectivity.helpLine
         )
 
         @Argument(help: ArgumentHelp("The orders to follow (default: every open order).", valueName: "order-id"))
         var ids: [String] = []
-        @Option(name: .customLong("cancel-after"),
-                help: ArgumentHelp("The dead man's switch's timeout, 5s to 10m (default 30s, or RAXX_CANCEL_AFTER).", valueName: "duration"))
+        @Option(
+            name: .customLong("cancel-after"),
+            help: ArgumentHelp("The dead man's switch's timeout, 5s to 10m (default 30s, or RAXX_CANCEL_AFTER).", valueName: "duration"))
         var cancelAfter: RaxxDuration?
         @Flag(name: .customLong("keep-armed"), help: "When the watch is stopped (Ctrl-C), leave the switch armed instead of disarming it.")
         var keepArmed = false
@@ -82,9 +83,10 @@ func validateCancelAfter(_ timeout: RaxxDuration?) throws {
 func followOrders(_ ids: [String], timeout: Int, keepArmed: Bool, api: any APIProtocol, accountID: String, context: CommandContext) async throws {
     let cancelAfter = CancelAfterSwitch(api: api, journal: try context.stores.journal(), accountID: accountID, clock: context.clock)
     let display = WatchDisplay(context)
-    var watcher = OrderWatcher(api: api, cancelAfter: cancelAfter, timeout: timeout, monotonic: context.world.monotonic,
-                               sleep: context.world.sleep, say: { display.say("raxx-order: " + $0) },
-                               moment: { context.peopleMoment($0) })
+    var watcher = OrderWatcher(
+        api: api, cancelAfter: cancelAfter, timeout: timeout, monotonic: context.world.monotonic,
+        sleep: context.world.sleep, say: { display.say("raxx-order: " + $0) },
+        moment: { context.peopleMoment($0) })
     watcher.armed = { display.switchArmed(until: $0) }
     let following = Task { [watcher] in try await watcher.watch(ids) { changed, all in try display.show(changed, all: all) } }
     let interrupts = context.world.onInterrupt { _ in following.cancel() }
@@ -95,25 +97,29 @@ func followOrders(_ ids: [String], timeout: Int, keepArmed: Bool, api: any APIPr
     case .switchFired(let orders):
         // Told here: the next command does not tell it again.
         try? await SwitchReport(api: api, journal: try context.stores.journal(), accountID: accountID, clock: context.clock).run { _ in }
-        throw RaxxError(code: .cancelledBySwitch,
-                        message: "\(orders.count) order\(orders.count == 1 ? " was" : "s were") cancelled by the server's dead man's switch, "
-                            + "which fired because it was not renewed in time (the connection was gone).",
-                        hint: "Nothing is placed again by itself: place the order again if you still want it.")
+        throw RaxxError(
+            code: .cancelledBySwitch,
+            message: "\(orders.count) order\(orders.count == 1 ? " was" : "s were") cancelled by the server's dead man's switch, "
+                + "which fired because it was not renewed in time (the connection was gone).",
+            hint: "Nothing is placed again by itself: place the order again if you still want it.")
     case .interrupted(let firesAt):
         let until = firesAt.map { context.peopleMoment($0) } ?? "its deadline"
         if keepArmed {
-            display.say("raxx-order: Stopped watching. The dead man's switch stays armed (--keep-armed): the server cancels the open orders at "
-                        + until + " unless it is renewed (raxx-order heartbeat) or disarmed (raxx-order disarm).")
+            display.say(
+                "raxx-order: Stopped watching. The dead man's switch stays armed (--keep-armed): the server cancels the open orders at "
+                    + until + " unless it is renewed (raxx-order heartbeat) or disarmed (raxx-order disarm).")
             return
         }
         do {
             try await cancelAfter.disarm()
-            display.say("raxx-order: Stopped watching. The dead man's switch is disarmed: the open orders stay open "
-                        + "(raxx-order cancel ORDER_ID cancels one).")
+            display.say(
+                "raxx-order: Stopped watching. The dead man's switch is disarmed: the open orders stay open "
+                    + "(raxx-order cancel ORDER_ID cancels one).")
         } catch {
-            display.say("raxx-order: Stopped watching, but the dead man's switch could not be disarmed ("
-                        + ErrorMapping.raxxError(from: error).message + "): the server cancels the open orders at " + until
-                        + " unless it is renewed (raxx-order heartbeat) or disarmed (raxx-order disarm).")
+            display.say(
+                "raxx-order: Stopped watching, but the dead man's switch could not be disarmed ("
+                    + ErrorMapping.raxxError(from: error).message + "): the server cancels the open orders at " + until
+                    + " unless it is renewed (raxx-order heartbeat) or disarmed (raxx-order disarm).")
         }
     }
 }
@@ -155,8 +161,9 @@ final class WatchDisplay: @unchecked Sendable {
     /// The live table (on a terminal), redrawn in place, with the switch under it.
     private func draw() {
         let out = context.io.stdout
-        var table = Table(columns: orderColumns, rows: last.map { orderRow($0, time: context.peopleTime) }).render(colour: context.configuration.colour,
-                                                                                     width: context.io.terminalColumns)
+        var table = Table(columns: orderColumns, rows: last.map { orderRow($0, time: context.peopleTime) }).render(
+            colour: context.configuration.colour,
+            width: context.io.terminalColumns)
         if let firesAt {
             table += "Dead man's switch: armed; the server cancels the open orders at \(context.peopleMoment(firesAt)) unless it is renewed\n"
         }

@@ -15,9 +15,11 @@ public struct BatchFingerprint: Sendable, Equatable {
         struct Line: Encodable {
             var symbol: String, side: String, qty: Int64, type: String, limit_price: String?, tif: String, client_order_id: String?
         }
-        value = CanonicalJSON.hash(intents.map {
-            Line(symbol: $0.symbol, side: $0.side.rawValue, qty: $0.qty, type: $0.type.rawValue, limit_price: $0.limitPrice,
-                 tif: $0.tif.rawValue, client_order_id: $0.idGenerated ? nil : $0.clientOrderID)
-        })
+        value = CanonicalJSON.hash(
+            intents.map {
+                Line(
+                    symbol: $0.symbol, side: $0.side.rawValue, qty: $0.qty, type: $0.type.rawValue, limit_price: $0.limitPrice,
+                    tif: $0.tif.rawValue, client_order_id: $0.idGenerated ? nil : $0.clientOrderID)
+            })
     }
 }

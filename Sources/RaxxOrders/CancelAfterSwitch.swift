@@ -58,8 +58,9 @@ public struct CancelAfterSwitch: Sendable {
 
     private func note(_ state: Components.Schemas.CancelAfter) throws {
         do {
-            try journal.noteSwitch(accountID: accountID, timeout: state.armed ? state.timeoutS : nil, firesAt: state.armed ? state.firesAt : nil,
-                                   at: clock())
+            try journal.noteSwitch(
+                accountID: accountID, timeout: state.armed ? state.timeoutS : nil, firesAt: state.armed ? state.firesAt : nil,
+                at: clock())
         } catch {
             throw OrderDesk.journalFailure(error)
         }
@@ -94,9 +95,12 @@ public struct SwitchReport: Sendable {
         var cursor = watch.reportCursor
         var found: [Components.Schemas.Event] = []
         while true {
-            let page = try await api.listEvents(query: .init(cursor: cursor, limit: 500, _type: [.orderCancelled],
-                                                             since: watch.armedSince.addingTimeInterval(-5)))
-                .checked().ok.body.json
+            let page = try await api.listEvents(
+                query: .init(
+                    cursor: cursor, limit: 500, _type: [.orderCancelled],
+                    since: watch.armedSince.addingTimeInterval(-5))
+            )
+            .checked().ok.body.json
             found += page.events.filter { $0._type == .orderCancelled }
             cursor = max(cursor, page.cursor)
             guard page.hasMore, !page.events.isEmpty else { break }

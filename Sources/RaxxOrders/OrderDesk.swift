@@ -25,8 +25,10 @@ public struct OrderDesk: Sendable {
     /// The same API for orders sent as bytes (see `send`), when the world has one.
     public var rawOrders: RawRaptor? = nil
 
-    public init(client: any APIProtocol, journal: OrderJournal, accountID: String, clock: @escaping @Sendable () -> Date,
-                serverClock: (@Sendable () -> Date)? = nil, deadline: RaxxDuration) {
+    public init(
+        client: any APIProtocol, journal: OrderJournal, accountID: String, clock: @escaping @Sendable () -> Date,
+        serverClock: (@Sendable () -> Date)? = nil, deadline: RaxxDuration
+    ) {
         self.serverClock = serverClock ?? clock
         self.client = client
         self.journal = journal
@@ -54,8 +56,9 @@ public struct OrderDesk: Sendable {
     /// A failed write throws `journal_unwritable`: the order must not be sent.
     func journalSending(_ order: Prepared, settling: [OrderJournal.Outcome]) throws {
         do {
-            try journal.recordSending(clientOrderID: order.intent.clientOrderID, accountID: accountID,
-                                      request: String(decoding: order.json, as: UTF8.self), at: clock(), settling: settling)
+            try journal.recordSending(
+                clientOrderID: order.intent.clientOrderID, accountID: accountID,
+                request: String(decoding: order.json, as: UTF8.self), at: clock(), settling: settling)
         } catch {
             throw Self.journalFailure(error)
         }
@@ -116,14 +119,18 @@ public struct OrderDesk: Sendable {
     /// then stops before is settled as never sent. A process that dies before an outcome is
     /// written leaves its order `sending`, which the next run's `reconcile` looks up at the
     /// server — as it would had it died before a write of its own.
-    public func place(_ intents: [OrderIntent], progress: @Sendable (Int) -> Void = { _ in },
-                      stepUp: StepUp) async -> ([PlacementResult], RaxxError?) {
+    public func place(
+        _ intents: [OrderIntent], progress: @Sendable (Int) -> Void = { _ in },
+        stepUp: StepUp
+    ) async -> ([PlacementResult], RaxxError?) {
         // One order at a time, on a thread of its own: each request is performed there, in place.
         await InPlaceRequests.run { await placeInOrder(intents, progress: progress, stepUp: stepUp) }
     }
 
-    private func placeInOrder(_ intents: [OrderIntent], progress: @Sendable (Int) -> Void,
-                              stepUp: StepUp) async -> ([PlacementResult], RaxxError?) {
+    private func placeInOrder(
+        _ intents: [OrderIntent], progress: @Sendable (Int) -> Void,
+        stepUp: StepUp
+    ) async -> ([PlacementResult], RaxxError?) {
         var results: [PlacementResult] = []
         var stop: RaxxError? = nil
         // Outcomes known but not yet written: they go with a later order's entry.
@@ -156,7 +163,9 @@ public struct OrderDesk: Sendable {
                     ahead = (next, JournalAhead { [self] in try journalSending(next, settling: settling) })
                 }
                 var output = try await send(order)
-                if case .default(_, let answer) = output, let problem = try? answer.body.applicationProblemJson, problem.code == Components.Schemas.ProblemCode.stepUpRequired.rawValue {
+                if case .default(_, let answer) = output, let problem = try? answer.body.applicationProblemJson,
+                    problem.code == Components.Schemas.ProblemCode.stepUpRequired.rawValue
+                {
                     let expected = intent.action.hash
                     guard problem.actionHash == expected else {
                         throw RaxxError(code: .stepUpMismatch, message: "The server asked to confirm a different order than this one.")
@@ -214,22 +223,31 @@ public struct OrderDesk: Sendable {
                     let delivered = !(kind == .offlineHard || kind == .policy || kind == .tls)
                     result.outcome = delivered ? .unknown : .notSent
                     result.error_code = e.code
-                    result.message = delivered ? "The connection was lost after sending; the order will be looked up (raxx-order reconcile)."
-                                               : "Not sent: " + e.message
-                    stop = delivered ? RaxxError(code: .orderUnknown, message: "The connection was lost while an order was in flight; its outcome is unknown.",
-                                                 hint: "Run raxx-order reconcile when online: it looks the order up and cancels it if it is still pending.") : e
+                    result.message =
+                        delivered
+                        ? "The connection was lost after sending; the order will be looked up (raxx-order reconcile)."
+                        : "Not sent: " + e.message
+                    stop =
+                        delivered
+                        ? RaxxError(
+                            code: .orderUnknown, message: "The connection was lost while an order was in flight; its outcome is unknown.",
+                            hint: "Run raxx-order reconcile when online: it looks the order up and cancels it if it is still pending.") : e
                 }
             }
-            unwritten.append(OrderJournal.Outcome(result.client_order_id, result.outcome.journalState, orderID: result.order_id,
-                                                  status: result.status?.rawValue, errorCode: result.error_code, message: result.message,
-                                                  at: clock()))
+            unwritten.append(
+                OrderJournal.Outcome(
+                    result.client_order_id, result.outcome.journalState, orderID: result.order_id,
+                    status: result.status?.rawValue, errorCode: result.error_code, message: result.message,
+                    at: clock()))
             if stop != nil, let written = ahead {
                 // The next order's entry was written ahead, and the batch stops before it: it was
                 // never sent.
                 ahead = nil
                 if (try? await written.write.wait()) != nil {
-                    unwritten.append(OrderJournal.Outcome(written.order.intent.clientOrderID, .notPlaced,
-                                                          message: "Not sent: the batch stopped at an earlier order.", at: clock()))
+                    unwritten.append(
+                        OrderJournal.Outcome(
+                            written.order.intent.clientOrderID, .notPlaced,
+                            message: "Not sent: the batch stopped at an earlier order.", at: clock()))
                 }
             }
             if stop != nil || index == intents.count - 1 {
@@ -256,8 +274,9 @@ public struct OrderDesk: Sendable {
     public static let liveRefusal = "Live trading is not available from the command line; orders are paper only."
 
     static func journalFailure(_ error: any Error) -> RaxxError {
-        RaxxError(code: .journalUnwritable, message: "The order journal could not be written: \(error).",
-                          hint: "Nothing more was sent. Check the state folder's free space and permissions, then run raxx-order reconcile.")
+        RaxxError(
+            code: .journalUnwritable, message: "The order journal could not be written: \(error).",
+            hint: "Nothing more was sent. Check the state folder's free space and permissions, then run raxx-order reconcile.")
     }
 
     // MARK: Reconcile
@@ -274,8 +293,10 @@ public struct OrderDesk: Sendable {
                 // Still within its deadline (by the server's clock, which judges it) it may yet
                 // arrive: look again later rather than declare it lost.
                 if let notAfter = Self.notAfter(entry.request), notAfter > serverClock() {
-                    settled.append(.init(client_order_id: entry.clientOrderID, outcome: .inFlight,
-                                         message: "Not at the server yet; it may still arrive until \(moment(notAfter))."))
+                    settled.append(
+                        .init(
+                            client_order_id: entry.clientOrderID, outcome: .inFlight,
+                            message: "Not at the server yet; it may still arrive until \(moment(notAfter))."))
                     continue
                 }
                 try journal.record(entry.clientOrderID, .notPlaced, message: "The server never received it.", at: now)
@@ -284,17 +305,23 @@ public struct OrderDesk: Sendable {
             }
             if !order.status.isFinal {
                 order = try await client.cancelOrder(path: .init(orderId: order.id)).checked().ok.body.json
-                let message = "It was still pending when the connection was lost, so it has been cancelled"
+                let message =
+                    "It was still pending when the connection was lost, so it has been cancelled"
                     + (order.filledQty > 0 ? " (\(order.filledQty) of \(order.qty) had filled)." : ".")
                 try journal.record(entry.clientOrderID, .cancelled, orderID: order.id, status: order.status.rawValue, message: message, at: now)
-                settled.append(.init(client_order_id: entry.clientOrderID, outcome: .cancelled, order_id: order.id, status: order.status,
-                                     message: message))
+                settled.append(
+                    .init(
+                        client_order_id: entry.clientOrderID, outcome: .cancelled, order_id: order.id, status: order.status,
+                        message: message))
             } else {
                 let message = "It reached the server: \(order.status.rawValue)" + (order.avgFillPrice.map { " at \($0)" } ?? "") + "."
-                try journal.record(entry.clientOrderID, order.status == .rejected ? .rejected : .placed, orderID: order.id,
-                                   status: order.status.rawValue, errorCode: order.rejectCode, message: message, at: now)
-                settled.append(.init(client_order_id: entry.clientOrderID, outcome: .reached(order.status), order_id: order.id,
-                                     status: order.status, message: message))
+                try journal.record(
+                    entry.clientOrderID, order.status == .rejected ? .rejected : .placed, orderID: order.id,
+                    status: order.status.rawValue, errorCode: order.rejectCode, message: message, at: now)
+                settled.append(
+                    .init(
+                        client_order_id: entry.clientOrderID, outcome: .reached(order.status), order_id: order.id,
+                        status: order.status, message: message))
             }
         }
         return settled
@@ -310,8 +337,10 @@ public struct OrderDesk: Sendable {
 
     /// Brings the cache up to date before orders go out, when it is older than `window`, its last
     /// refresh failed offline, or a rebuild was left unfinished.
-    public func refreshIfStale(_ stores: any LocalStores, accountID: String, freshness window: RaxxDuration,
-                               retention: RaxxDuration, rawPages: RawRaptor? = nil) async throws {
+    public func refreshIfStale(
+        _ stores: any LocalStores, accountID: String, freshness window: RaxxDuration,
+        retention: RaxxDuration, rawPages: RawRaptor? = nil
+    ) async throws {
         let store = try stores.cache()
         let state = try store.syncState()
         let age = state.lastSuccessAt.map { clock().timeIntervalSince($0) } ?? .infinity

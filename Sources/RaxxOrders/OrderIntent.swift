@@ -33,9 +33,11 @@ public struct OrderIntent: Sendable, Equatable {
 
     /// Validates one intent's fields; `line` names it in errors, or `problem` makes them (flags are
     /// named as flags: a usage error).
-    public init(line: Int, symbol: String?, side: String?, qty: JSONScalar?, type: String?, limitPrice: JSONScalar?, tif: String?,
-                clientOrderID: String?, newID: () -> String,
-                problem: ((_ field: String, _ message: String) -> RaxxError)? = nil) throws(RaxxError) {
+    public init(
+        line: Int, symbol: String?, side: String?, qty: JSONScalar?, type: String?, limitPrice: JSONScalar?, tif: String?,
+        clientOrderID: String?, newID: () -> String,
+        problem: ((_ field: String, _ message: String) -> RaxxError)? = nil
+    ) throws(RaxxError) {
         func bad(_ field: String, _ message: String) -> RaxxError { problem?(field, message) ?? RaxxError.badInput(line: line, field: field, message) }
         guard let symbol, !symbol.isEmpty else { throw bad("symbol", "is missing") }
         guard let instrument = InstrumentSymbol(parsing: symbol) else {
@@ -112,9 +114,10 @@ public struct OrderIntent: Sendable, Equatable {
                     default: throw RaxxError.badInput(line: line, field: key, "must be a string")
                     }
                 }
-                let intent = try OrderIntent(line: line, symbol: try text("symbol"), side: try text("side"), qty: object["qty"],
-                                             type: try text("type"), limitPrice: object["limit_price"],
-                                             tif: try text("tif"), clientOrderID: try text("client_order_id"), newID: newID)
+                let intent = try OrderIntent(
+                    line: line, symbol: try text("symbol"), side: try text("side"), qty: object["qty"],
+                    type: try text("type"), limitPrice: object["limit_price"],
+                    tif: try text("tif"), clientOrderID: try text("client_order_id"), newID: newID)
                 if let earlier = seen[intent.clientOrderID] {
                     throw RaxxError.badInput(line: line, field: "client_order_id", "'\(intent.clientOrderID)' is already used on line \(earlier)")
                 }
@@ -131,8 +134,9 @@ public struct OrderIntent: Sendable, Equatable {
 
     /// The request as it goes on the wire (paper mode), refused by the server after `notAfter`.
     public func request(notAfter: Date) -> Components.Schemas.OrderRequest {
-        .init(clientOrderId: clientOrderID, symbol: symbol, side: side, qty: qty, _type: type, limitPrice: limitPrice, tif: tif,
-              notAfter: notAfter, mode: .paper)
+        .init(
+            clientOrderId: clientOrderID, symbol: symbol, side: side, qty: qty, _type: type, limitPrice: limitPrice, tif: tif,
+            notAfter: notAfter, mode: .paper)
     }
 
     /// That request's JSON, written as `JSONLines.line` writes it (compact, keys sorted, dates as
@@ -169,8 +173,9 @@ public struct OrderIntent: Sendable, Equatable {
 
     /// What a step-up for this order is bound to (paper mode: the only one the tools send).
     public var action: OrderAction {
-        OrderAction(clientOrderID: clientOrderID, symbol: symbol, side: side, qty: qty, type: type, limitPrice: limitPrice, tif: tif,
-                    mode: .paper)
+        OrderAction(
+            clientOrderID: clientOrderID, symbol: symbol, side: side, qty: qty, type: type, limitPrice: limitPrice, tif: tif,
+            mode: .paper)
     }
 }
 
@@ -180,10 +185,16 @@ public enum JSONScalar: Decodable, Sendable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let i = try? c.decode(Int64.self) { self = .integer(i) }
-        else if let d = try? c.decode(Double.self) { self = .number(d) }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else { self = .string(try c.decode(String.self)) }
+        if c.decodeNil() {
+            self = .null
+        } else if let i = try? c.decode(Int64.self) {
+            self = .integer(i)
+        } else if let d = try? c.decode(Double.self) {
+            self = .number(d)
+        } else if let b = try? c.decode(Bool.self) {
+            self = .bool(b)
+        } else {
+            self = .string(try c.decode(String.self))
+        }
     }
 }

@@ -31,9 +31,11 @@ public struct OrderWatcher: Sendable {
     /// shows it).
     public var armed: @Sendable (Date?) -> Void = { _ in }
 
-    public init(api: any APIProtocol, cancelAfter: CancelAfterSwitch, timeout: Int, monotonic: @escaping @Sendable () -> Duration,
-                sleep: @escaping @Sendable (Duration) async throws -> Void, say: @escaping @Sendable (String) -> Void,
-                moment: @escaping @Sendable (Date) -> String, poll: Duration = .seconds(1)) {
+    public init(
+        api: any APIProtocol, cancelAfter: CancelAfterSwitch, timeout: Int, monotonic: @escaping @Sendable () -> Duration,
+        sleep: @escaping @Sendable (Duration) async throws -> Void, say: @escaping @Sendable (String) -> Void,
+        moment: @escaping @Sendable (Date) -> String, poll: Duration = .seconds(1)
+    ) {
         self.api = api
         self.cancelAfter = cancelAfter
         self.timeout = timeout
@@ -67,7 +69,7 @@ public struct OrderWatcher: Sendable {
         var firesAt: Date? = nil
         do {
             return try await follow(orderIDs, firesAt: &firesAt, changed: changed)
-        } catch where Task.isCancelled || error is CancellationError || ErrorMapping.raxxError(from: error).status == .cancelled {
+        } catch  where Task.isCancelled || error is CancellationError || ErrorMapping.raxxError(from: error).status == .cancelled {
             return .interrupted(firesAt: firesAt)
         }
     }
@@ -112,10 +114,11 @@ public struct OrderWatcher: Sendable {
                 }
                 try report(try await read(open))
                 backoff.reset()
-            } catch where ErrorMapping.isOffline(error) {
+            } catch  where ErrorMapping.isOffline(error) {
                 let firesAt = state.firesAt
-                say("No connection — the server will cancel the watched orders at "
-                    + (firesAt.map(moment) ?? "the switch's deadline") + " unless the connection returns. Still trying.")
+                say(
+                    "No connection — the server will cancel the watched orders at "
+                        + (firesAt.map(moment) ?? "the switch's deadline") + " unless the connection returns. Still trying.")
                 // Back: the orders are read first, then their fate is told.
                 var fetched: [Components.Schemas.Order] = []
                 while true {
@@ -124,7 +127,7 @@ public struct OrderWatcher: Sendable {
                     do {
                         fetched = try await read(orderIDs)
                         break
-                    } catch where ErrorMapping.isOffline(error) {
+                    } catch  where ErrorMapping.isOffline(error) {
                         continue
                     }
                 }

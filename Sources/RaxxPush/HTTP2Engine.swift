@@ -63,9 +63,11 @@ public final class HTTP2Engine: @unchecked Sendable {
         /// The answer's header fields to keep, in lower case; nil keeps every one.
         public var answerHeaders: [String]?
 
-        public init(connections: Int = 1, maxInFlight: Int = 100, streamTimeout: RaxxDuration = .seconds(20),
-                    connectTimeout: RaxxDuration = .seconds(5), caFile: String? = nil, userAgent: String,
-                    maxAnswerBytes: Int = 64 << 10, answerHeaders: [String]? = nil) {
+        public init(
+            connections: Int = 1, maxInFlight: Int = 100, streamTimeout: RaxxDuration = .seconds(20),
+            connectTimeout: RaxxDuration = .seconds(5), caFile: String? = nil, userAgent: String,
+            maxAnswerBytes: Int = 64 << 10, answerHeaders: [String]? = nil
+        ) {
             self.connections = connections
             self.maxInFlight = maxInFlight
             self.streamTimeout = streamTimeout
@@ -116,7 +118,9 @@ public final class HTTP2Engine: @unchecked Sendable {
     public init(options: Options) throws(RaxxError) {
         guard raxx_curl_multi_available() == 1 else {
             let why = String(cString: raxx_curl_load_error())
-            throw RaxxError(code: .libcurlUnavailable, message: "libcurl's multi interface could not be loaded\(why.isEmpty ? " (libcurl 7.68 or later is needed)" : ": \(why)").")
+            throw RaxxError(
+                code: .libcurlUnavailable,
+                message: "libcurl's multi interface could not be loaded\(why.isEmpty ? " (libcurl 7.68 or later is needed)" : ": \(why)").")
         }
         var tail: UnsafeMutablePointer<curl_slist>? = nil
         for line in ["Content-Type:", "Accept:", "Expect:"] {
@@ -168,8 +172,9 @@ public final class HTTP2Engine: @unchecked Sendable {
     /// Sends `request`; `completion` runs once, on the engine's thread, with its outcome (never
     /// before this returns).
     public func submit(_ request: HTTP2Request, completion: @escaping @Sendable (HTTP2Outcome) -> Void) {
-        let transfer = Transfer(request: request, maxAnswerBytes: options.maxAnswerBytes, answerHeaders: options.answerHeaders,
-                                completion: completion)
+        let transfer = Transfer(
+            request: request, maxAnswerBytes: options.maxAnswerBytes, answerHeaders: options.answerHeaders,
+            completion: completion)
         let wake: Bool
         lock.lock()
         if stopping {
@@ -192,7 +197,7 @@ public final class HTTP2Engine: @unchecked Sendable {
         defer { lock.unlock() }
         return waiting.count + activeCount
     }
-    private var activeCount = 0 // mirrored under `lock` by the engine thread
+    private var activeCount = 0  // mirrored under `lock` by the engine thread
 
     /// Lets what was submitted finish, then ends the thread and frees libcurl's handles.
     public func shutdown() async {
@@ -206,7 +211,7 @@ public final class HTTP2Engine: @unchecked Sendable {
             stopping = true
             finished.append(continuation)
             lock.unlock()
-            _ = raxx_curl_multi_wakeup(multi) // (or seen within a second)
+            _ = raxx_curl_multi_wakeup(multi)  // (or seen within a second)
         }
     }
 
@@ -296,7 +301,8 @@ public final class HTTP2Engine: @unchecked Sendable {
         let added = raxx_curl_multi_add_handle(multi, handle)
         guard added == CURLM_OK else {
             recycle(handle, of: transfer, reset: true)
-            transfer.finish(.failure(TransportFailure(kind: .other, detail: "libcurl refused the transfer: \(String(cString: raxx_curl_multi_strerror(added)))")))
+            transfer.finish(
+                .failure(TransportFailure(kind: .other, detail: "libcurl refused the transfer: \(String(cString: raxx_curl_multi_strerror(added)))")))
             return
         }
         active[handle] = transfer
@@ -332,8 +338,9 @@ public final class HTTP2Engine: @unchecked Sendable {
         // The stream's own timeout is the engine's (from when it is sent); libcurl's total timeout
         // only bounds a transfer it never starts.
         let backstop = max(options.streamTimeout.milliseconds * 4, options.connectTimeout.milliseconds + options.streamTimeout.milliseconds, 60_000)
-        try CurlOptions.setBaseline(handle, url: transfer.request.url, protocols: "https", connectTimeout: options.connectTimeout,
-                                    totalTimeoutMilliseconds: Int(backstop), userAgent: options.userAgent, errorBuffer: transfer.errorBuffer)
+        try CurlOptions.setBaseline(
+            handle, url: transfer.request.url, protocols: "https", connectTimeout: options.connectTimeout,
+            totalTimeoutMilliseconds: Int(backstop), userAgent: options.userAgent, errorBuffer: transfer.errorBuffer)
         try set(raxx_curl_set_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), "HTTP/2")
         try set(raxx_curl_set_long(handle, CURLOPT_PIPEWAIT, 1), "waiting to multiplex")
         try set(raxx_curl_track_sockets(handle, sockets), "the socket callbacks")
@@ -342,50 +349,54 @@ public final class HTTP2Engine: @unchecked Sendable {
         }
         if let caFile = options.caFile { try set(raxx_curl_set_string(handle, CURLOPT_CAINFO, caFile), "the CA file") }
         try set(raxx_curl_set_long(handle, CURLOPT_POST, 1), "POST")
-        try set(raxx_curl_set_data_fn(handle, CURLOPT_READFUNCTION) { buffer, size, count, user in
-            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
-            if transfer.startedAt == nil { transfer.startedAt = .now }
-            let n = min(size * count, transfer.request.body.count - transfer.offset)
-            if n > 0, let buffer {
-                transfer.request.body.withUnsafeBytes { body in
-                    UnsafeMutableRawPointer(buffer).copyMemory(from: body.baseAddress! + transfer.offset, byteCount: n)
+        try set(
+            raxx_curl_set_data_fn(handle, CURLOPT_READFUNCTION) { buffer, size, count, user in
+                let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+                if transfer.startedAt == nil { transfer.startedAt = .now }
+                let n = min(size * count, transfer.request.body.count - transfer.offset)
+                if n > 0, let buffer {
+                    transfer.request.body.withUnsafeBytes { body in
+                        UnsafeMutableRawPointer(buffer).copyMemory(from: body.baseAddress! + transfer.offset, byteCount: n)
+                    }
+                    transfer.offset += n
                 }
-                transfer.offset += n
-            }
-            return n
-        }, "the body callback")
-        try set(raxx_curl_set_seek_fn(handle) { user, offset, origin in
-            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
-            guard origin == SEEK_SET, offset >= 0, Int(offset) <= transfer.request.body.count else { return 2 } // CURL_SEEKFUNC_CANTSEEK
-            transfer.offset = Int(offset)
-            transfer.responseBody.removeAll()
-            transfer.headers.removeAll()
-            return 0 // CURL_SEEKFUNC_OK
-        }, "the rewind callback")
-        try set(raxx_curl_set_data_fn(handle, CURLOPT_WRITEFUNCTION) { ptr, size, count, user in
-            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
-            let n = size * count
-            guard transfer.responseBody.count + n <= transfer.maxAnswerBytes else {
-                transfer.tooLarge = true
-                return 0
-            }
-            if let ptr { transfer.responseBody.append(contentsOf: UnsafeRawBufferPointer(start: ptr, count: n)) }
-            return n
-        }, "the body callback")
-        try set(raxx_curl_set_data_fn(handle, CURLOPT_HEADERFUNCTION) { ptr, size, count, user in
-            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
-            let n = size * count
-            guard let ptr else { return n }
-            switch CurlHeaderLine(UnsafeRawBufferPointer(start: ptr, count: n), keeping: transfer.answerHeaders) {
-            case .status: transfer.headers.removeAll() // a new (final) answer's
-            case .field(let name, let value) where transfer.headers.count < 64:
-                // Kept names are lower case, and HTTP/2's are already.
-                let lower = transfer.answerHeaders != nil || !name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A })
-                transfer.headers[lower ? name : name.lowercased()] = value
-            case .field, .other: break
-            }
-            return n
-        }, "the header callback")
+                return n
+            }, "the body callback")
+        try set(
+            raxx_curl_set_seek_fn(handle) { user, offset, origin in
+                let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+                guard origin == SEEK_SET, offset >= 0, Int(offset) <= transfer.request.body.count else { return 2 }  // CURL_SEEKFUNC_CANTSEEK
+                transfer.offset = Int(offset)
+                transfer.responseBody.removeAll()
+                transfer.headers.removeAll()
+                return 0  // CURL_SEEKFUNC_OK
+            }, "the rewind callback")
+        try set(
+            raxx_curl_set_data_fn(handle, CURLOPT_WRITEFUNCTION) { ptr, size, count, user in
+                let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+                let n = size * count
+                guard transfer.responseBody.count + n <= transfer.maxAnswerBytes else {
+                    transfer.tooLarge = true
+                    return 0
+                }
+                if let ptr { transfer.responseBody.append(contentsOf: UnsafeRawBufferPointer(start: ptr, count: n)) }
+                return n
+            }, "the body callback")
+        try set(
+            raxx_curl_set_data_fn(handle, CURLOPT_HEADERFUNCTION) { ptr, size, count, user in
+                let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+                let n = size * count
+                guard let ptr else { return n }
+                switch CurlHeaderLine(UnsafeRawBufferPointer(start: ptr, count: n), keeping: transfer.answerHeaders) {
+                case .status: transfer.headers.removeAll()  // a new (final) answer's
+                case .field(let name, let value) where transfer.headers.count < 64:
+                    // Kept names are lower case, and HTTP/2's are already.
+                    let lower = transfer.answerHeaders != nil || !name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A })
+                    transfer.headers[lower ? name : name.lowercased()] = value
+                case .field, .other: break
+                }
+                return n
+            }, "the header callback")
     }
 
     /// Gives `handle` the transfer's URL twice: as text (CURLOPT_URL, what libcurl reports) and
@@ -444,7 +455,8 @@ public final class HTTP2Engine: @unchecked Sendable {
                 var status = 0
                 var version = 0
                 if raxx_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status) != CURLE_OK
-                    || raxx_curl_get_long(handle, CURLINFO_HTTP_VERSION, &version) != CURLE_OK || status < 100 {
+                    || raxx_curl_get_long(handle, CURLINFO_HTTP_VERSION, &version) != CURLE_OK || status < 100
+                {
                     outcome = .failure(TransportFailure(kind: .other, detail: "libcurl could not tell the answer's status"))
                 } else if version != Int(CURL_HTTP_VERSION_2_0) {
                     outcome = .failure(TransportFailure(kind: .policy, detail: "the endpoint did not answer over HTTP/2"))
@@ -452,13 +464,17 @@ public final class HTTP2Engine: @unchecked Sendable {
                     outcome = .answer(HTTP2Answer(status: status, headers: transfer.headers, body: transfer.responseBody))
                 }
             } else if transfer.tooLarge {
-                outcome = .failure(TransportFailure(kind: .other, curlCode: Int(result.rawValue),
-                                                    detail: "the answer is larger than \(options.maxAnswerBytes) bytes"))
+                outcome = .failure(
+                    TransportFailure(
+                        kind: .other, curlCode: Int(result.rawValue),
+                        detail: "the answer is larger than \(options.maxAnswerBytes) bytes"))
             } else {
                 let message = String(cString: transfer.errorBuffer)
                 let number = Int(result.rawValue)
-                outcome = .failure(TransportFailure(kind: TransportFailure.kind(forCurlCode: number), curlCode: number,
-                                                    detail: message.isEmpty ? String(cString: raxx_curl_easy_strerror(result)) : message))
+                outcome = .failure(
+                    TransportFailure(
+                        kind: TransportFailure.kind(forCurlCode: number), curlCode: number,
+                        detail: message.isEmpty ? String(cString: raxx_curl_easy_strerror(result)) : message))
             }
             retire(handle, of: transfer)
             transfer.finish(outcome)
@@ -476,8 +492,11 @@ public final class HTTP2Engine: @unchecked Sendable {
             guard let started = transfer.startedAt, now - started > limit else { continue }
             active[handle] = nil
             retire(handle, of: transfer)
-            transfer.finish(.failure(TransportFailure(kind: .offlineSoft, curlCode: Int(CURLE_OPERATION_TIMEDOUT.rawValue),
-                                                      detail: "no answer within \(options.streamTimeout) of sending")))
+            transfer.finish(
+                .failure(
+                    TransportFailure(
+                        kind: .offlineSoft, curlCode: Int(CURLE_OPERATION_TIMEDOUT.rawValue),
+                        detail: "no answer within \(options.streamTimeout) of sending")))
         }
     }
 
@@ -495,7 +514,7 @@ public final class HTTP2Engine: @unchecked Sendable {
             transfer.leakHeaderList()
             prepared[handle] = nil
             if let parts = urlParts.removeValue(forKey: handle) { _ = Unmanaged.passRetained(parts) }
-            return // the handle, its headers and URL leaked rather than reused or freed while libcurl may hold them
+            return  // the handle, its headers and URL leaked rather than reused or freed while libcurl may hold them
         }
         recycle(handle, of: transfer)
     }
@@ -577,7 +596,8 @@ final class URLParts {
         path.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"): true
+                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                true
             default: false
             }
         }
@@ -630,8 +650,9 @@ private final class Transfer {
         let lines = request.headers
         guard !lines.isEmpty else { return tail }
         let nodes = lines.count * MemoryLayout<curl_slist>.stride
-        let block = UnsafeMutableRawPointer.allocate(byteCount: nodes + lines.reduce(0) { $0 + $1.utf8.count + 1 },
-                                                     alignment: MemoryLayout<curl_slist>.alignment)
+        let block = UnsafeMutableRawPointer.allocate(
+            byteCount: nodes + lines.reduce(0) { $0 + $1.utf8.count + 1 },
+            alignment: MemoryLayout<curl_slist>.alignment)
         headerBlock = block
         let list = block.bindMemory(to: curl_slist.self, capacity: lines.count)
         var text = (block + nodes).bindMemory(to: CChar.self, capacity: 1)

@@ -4,7 +4,7 @@ import RaxxCore
 import RaxxSecrets
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The APNs signing key (Apple's AuthKey_KEYID.p8: a P-256 private key in PKCS#8 PEM), read from
@@ -25,8 +25,9 @@ public enum ProviderKey {
             throw RaxxError.badInput(field: "--key-file", "\(path) is not a file")
         }
         guard st.st_mode & 0o077 == 0 else {
-            throw RaxxError(code: .keyFilePermissions, message: "The key file \(path) can be read by other users; refusing to use it.",
-                                         hint: "Fix it with: chmod 600 \(path) (and consider the key exposed: rotate it).")
+            throw RaxxError(
+                code: .keyFilePermissions, message: "The key file \(path) can be read by other users; refusing to use it.",
+                hint: "Fix it with: chmod 600 \(path) (and consider the key exposed: rotate it).")
         }
         guard st.st_uid == getuid() else {
             throw RaxxError(code: .keyFilePermissions, message: "The key file \(path) belongs to another user; refusing to use it.")

@@ -64,9 +64,11 @@ public struct TokenFile: TokenSharing {
         try SecureFile.ensureDirectory(folder, in: folders)
         let held: FileLock
         do {
-            held = try await FileLock.acquire(path: lockPath, in: folders, wait: lockWait,
-                                              busy: RaxxError(code: .tokenLockBusy, message: "Another process held the provider token's lock for too long.",
-                                                              hint: "Look for a stuck raxx-notify push, or remove \(lockPath)."))
+            held = try await FileLock.acquire(
+                path: lockPath, in: folders, wait: lockWait,
+                busy: RaxxError(
+                    code: .tokenLockBusy, message: "Another process held the provider token's lock for too long.",
+                    hint: "Look for a stuck raxx-notify push, or remove \(lockPath)."))
         } catch {
             throw error as? RaxxError ?? RaxxError(code: .tokenLock, message: "Could not lock \(lockPath): \(error)")
         }
@@ -113,8 +115,10 @@ public actor ProviderTokens {
     /// How many tokens this instance minted (tests, logs).
     public private(set) var minted = 0
 
-    public init(key: P256.Signing.PrivateKey, keyID: String, teamID: String, sharing: (any TokenSharing)?,
-                clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        key: P256.Signing.PrivateKey, keyID: String, teamID: String, sharing: (any TokenSharing)?,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.key = key
         self.keyID = keyID
         self.teamID = teamID

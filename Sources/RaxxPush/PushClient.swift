@@ -48,8 +48,10 @@ public final class PushClient: Sendable {
         /// Whether an endpoint never reached yet is given up on at once (see the type's notes).
         public var failFast: Bool
 
-        public init(endpoint: String, retryFor: RaxxDuration = .seconds(60), firstBackoff: RaxxDuration = RaxxDuration(milliseconds: 200),
-                    maxBackoff: RaxxDuration = .seconds(5), failFast: Bool = false) {
+        public init(
+            endpoint: String, retryFor: RaxxDuration = .seconds(60), firstBackoff: RaxxDuration = RaxxDuration(milliseconds: 200),
+            maxBackoff: RaxxDuration = .seconds(5), failFast: Bool = false
+        ) {
             self.endpoint = endpoint
             self.retryFor = retryFor
             self.firstBackoff = firstBackoff
@@ -68,11 +70,13 @@ public final class PushClient: Sendable {
     /// Whether the endpoint has answered anything yet.
     private let reached = Atomic<Bool>(false)
 
-    public init(options: Options, tokens: ProviderTokens, transport: any HTTP2Transport,
-                newID: @escaping @Sendable () -> String = { UUID.random().uuidString },
-                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
-                monotonic: @escaping @Sendable () -> Duration = { ContinuousClock.now - PushClient.epoch },
-                jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
+    public init(
+        options: Options, tokens: ProviderTokens, transport: any HTTP2Transport,
+        newID: @escaping @Sendable () -> String = { UUID.random().uuidString },
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        monotonic: @escaping @Sendable () -> Duration = { ContinuousClock.now - PushClient.epoch },
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+    ) {
         self.options = options
         self.tokens = tokens
         self.transport = transport
@@ -160,8 +164,10 @@ public final class PushClient: Sendable {
 
         var notSentUnlessSent: PushResult.Status { mayHaveBeenSent ? .failed : .notSent }
 
-        func result(_ status: PushResult.Status, reason: String?, apnsID: String? = nil, timestamp: Int64? = nil,
-                    detail: String? = nil) -> PushResult {
+        func result(
+            _ status: PushResult.Status, reason: String?, apnsID: String? = nil, timestamp: Int64? = nil,
+            detail: String? = nil
+        ) -> PushResult {
             PushResult(status: status, reason: reason, apnsID: apnsID ?? self.apnsID, timestamp: timestamp, attempts: attempts, detail: detail)
         }
     }
@@ -176,11 +182,15 @@ public final class PushClient: Sendable {
         do {
             try notification.check(parsingPayload: false)
         } catch {
-            return .refused(PushResult(status: .notSent, reason: error.reason?.rawValue ?? "Refused", apnsID: notification.apnsID,
-                                       detail: error.description))
+            return .refused(
+                PushResult(
+                    status: .notSent, reason: error.reason?.rawValue ?? "Refused", apnsID: notification.apnsID,
+                    detail: error.description))
         }
-        return .trying(Trying(notification: notification, apnsID: notification.apnsID ?? newID().uppercased(),
-                              deadline: start + .milliseconds(options.retryFor.milliseconds)))
+        return .trying(
+            Trying(
+                notification: notification, apnsID: notification.apnsID ?? newID().uppercased(),
+                deadline: start + .milliseconds(options.retryFor.milliseconds)))
     }
 
     /// What one try's outcome comes to.
@@ -197,7 +207,9 @@ public final class PushClient: Sendable {
         switch outcome {
         case .answer(let answer):
             reached.store(true, ordering: .relaxed)
-            let body = answer.status == 200 || answer.body.isEmpty ? nil
+            let body =
+                answer.status == 200 || answer.body.isEmpty
+                ? nil
                 : try? JSONDecoder().decode(APNsErrorBody.self, from: Data(answer.body))
             let id = answer.headers[APNs.Header.id] ?? trying.apnsID
             switch APNsReason.disposition(status: answer.status, reason: body?.reason) {
@@ -210,8 +222,10 @@ public final class PushClient: Sendable {
             case .refreshProviderToken:
                 let reason = body?.reason ?? APNsReason.expiredProviderToken.rawValue
                 guard !trying.refreshedToken else {
-                    return .settled(trying.result(.failed, reason: reason, apnsID: id,
-                                                  detail: "APNs refused a freshly minted provider token too; check the key id, team id and this machine's clock"))
+                    return .settled(
+                        trying.result(
+                            .failed, reason: reason, apnsID: id,
+                            detail: "APNs refused a freshly minted provider token too; check the key id, team id and this machine's clock"))
                 }
                 return .refreshToken(reason: reason, apnsID: id)
             case .retryable:
@@ -224,7 +238,8 @@ public final class PushClient: Sendable {
             switch failure.kind {
             case .offlineHard:
                 trying.lastReason = "Unreachable"
-                trying.lastDetail = trying.mayHaveBeenSent
+                trying.lastDetail =
+                    trying.mayHaveBeenSent
                     ? "The endpoint could not be reached again; an earlier try went unanswered and may have been delivered."
                     : "The endpoint could not be reached; nothing was sent."
                 trying.unreachable = true
@@ -234,8 +249,10 @@ public final class PushClient: Sendable {
                 return .retry
             case .tls, .policy:
                 // The endpoint is not one we may talk to: trying again will not change that.
-                return .settled(trying.result(trying.notSentUnlessSent, reason: failure.kind == TransportFailure.Kind.tls ? "TLS" : "NotHTTP2",
-                                              detail: failure.detail))
+                return .settled(
+                    trying.result(
+                        trying.notSentUnlessSent, reason: failure.kind == TransportFailure.Kind.tls ? "TLS" : "NotHTTP2",
+                        detail: failure.detail))
             case .cancelled:
                 return .settled(trying.result(trying.notSentUnlessSent, reason: "Cancelled", detail: failure.detail))
             case .offlineSoft, .other, .tooLarge:
@@ -263,9 +280,12 @@ public final class PushClient: Sendable {
                 }
                 trying.token = token
                 trying.attempts += 1
-                step = judge(await transport.perform(trying.notification.request(baseURL: options.endpoint, providerToken: token.token,
-                                                                                  apnsID: trying.apnsID)),
-                             &trying)
+                step = judge(
+                    await transport.perform(
+                        trying.notification.request(
+                            baseURL: options.endpoint, providerToken: token.token,
+                            apnsID: trying.apnsID)),
+                    &trying)
             }
             switch step {
             case .settled(let result):
@@ -275,16 +295,18 @@ public final class PushClient: Sendable {
                 guard let stale = trying.token else { continue }
                 do {
                     guard try await tokens.refresh(replacing: stale) != nil else {
-                        return trying.result(.failed, reason: reason, apnsID: id,
-                                             detail: "the token was minted less than 20 minutes ago after another expiry; check this machine's clock")
+                        return trying.result(
+                            .failed, reason: reason, apnsID: id,
+                            detail: "the token was minted less than 20 minutes ago after another expiry; check this machine's clock")
                     }
                 } catch {
                     return trying.result(.failed, reason: reason, apnsID: id, detail: error.message)
                 }
             case .retry:
                 // Retry after a pause, if the next try still starts within the bound.
-                let ceiling = min(options.maxBackoff.milliseconds,
-                                  options.firstBackoff.milliseconds << Int64(min(trying.attempts - 1, 20)))
+                let ceiling = min(
+                    options.maxBackoff.milliseconds,
+                    options.firstBackoff.milliseconds << Int64(min(trying.attempts - 1, 20)))
                 let pause = Duration.milliseconds(Int64(Double(ceiling) * (0.5 + 0.5 * jitter())))
                 let status = trying.unreachable ? trying.notSentUnlessSent : .failed
                 guard monotonic() + pause <= trying.deadline else {

@@ -19,8 +19,10 @@ public struct PushNotification: Sendable, Equatable {
     /// The JSON payload (`{"aps":{…},…}`).
     public var payload: [UInt8]
 
-    public init(deviceToken: String, topic: String, pushType: APNsPushType = .alert, priority: APNsPriority = .immediate,
-                expiration: Int64? = nil, collapseID: String? = nil, apnsID: String? = nil, payload: [UInt8]) {
+    public init(
+        deviceToken: String, topic: String, pushType: APNsPushType = .alert, priority: APNsPriority = .immediate,
+        expiration: Int64? = nil, collapseID: String? = nil, apnsID: String? = nil, payload: [UInt8]
+    ) {
         self.deviceToken = deviceToken
         self.topic = topic
         self.pushType = pushType
@@ -69,9 +71,11 @@ public struct PushNotification: Sendable, Equatable {
         }
         if let collapseID {
             guard !collapseID.isEmpty, collapseID.utf8.count <= APNs.maxCollapseIDBytes,
-                  collapseID.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else {
-                throw Refusal(field: "collapse_id", "must be 1 to \(APNs.maxCollapseIDBytes) bytes, without control characters",
-                              reason: .badCollapseId)
+                collapseID.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F })
+            else {
+                throw Refusal(
+                    field: "collapse_id", "must be 1 to \(APNs.maxCollapseIDBytes) bytes, without control characters",
+                    reason: .badCollapseId)
             }
         }
         if let apnsID, !APNs.isWellFormedID(apnsID) {
@@ -166,8 +170,10 @@ public struct PushResult: Sendable, Equatable {
     /// From the first try to the answer that settled it (nil when nothing was sent).
     public var latency: Duration?
 
-    public init(status: Status, reason: String? = nil, apnsID: String? = nil, timestamp: Int64? = nil, attempts: Int = 0,
-                detail: String? = nil, latency: Duration? = nil) {
+    public init(
+        status: Status, reason: String? = nil, apnsID: String? = nil, timestamp: Int64? = nil, attempts: Int = 0,
+        detail: String? = nil, latency: Duration? = nil
+    ) {
         self.latency = latency
         self.status = status
         self.reason = reason

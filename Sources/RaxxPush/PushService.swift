@@ -21,10 +21,12 @@ public struct PushSettings: Sendable, Equatable {
     /// Whether an endpoint never reached yet is given up on at once (`PushClient.Options.failFast`).
     public var failFast: Bool
 
-    public init(endpoint: String, keyFile: String, keyID: String, teamID: String, caFile: String? = nil, connections: Int = 1,
-                maxInFlight: Int = 100, retryFor: RaxxDuration = .seconds(60), timeout: RaxxDuration = .seconds(20),
-                connectTimeout: RaxxDuration = .seconds(5), userAgent: String = "raxx/\(RaxxVersion.current)",
-                failFast: Bool = false) {
+    public init(
+        endpoint: String, keyFile: String, keyID: String, teamID: String, caFile: String? = nil, connections: Int = 1,
+        maxInFlight: Int = 100, retryFor: RaxxDuration = .seconds(60), timeout: RaxxDuration = .seconds(20),
+        connectTimeout: RaxxDuration = .seconds(5), userAgent: String = "raxx/\(RaxxVersion.current)",
+        failFast: Bool = false
+    ) {
         self.endpoint = endpoint
         self.keyFile = keyFile
         self.keyID = keyID
@@ -85,20 +87,26 @@ extension PushClient {
     /// A client for `settings`: reads the key (refused unless 0600), shares tokens through
     /// `stateDirectory/apns/`, and starts an HTTP/2 engine. The first token is minted (or taken
     /// from the shared file) now, so a key or folder problem shows before any notification.
-    public static func open(_ settings: PushSettings, stateDirectory: URL, folders: PrivateFolders? = nil,
-                            clock: @escaping @Sendable () -> Date = { Date() }) async throws(RaxxError) -> PushClient
-    {
+    public static func open(
+        _ settings: PushSettings, stateDirectory: URL, folders: PrivateFolders? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) async throws(RaxxError) -> PushClient {
         let key = try ProviderKey.load(path: settings.keyFile)
-        let tokens = ProviderTokens(key: key, keyID: settings.keyID, teamID: settings.teamID,
-                                    sharing: TokenFile(stateDirectory: stateDirectory, teamID: settings.teamID, keyID: settings.keyID,
-                                                       folders: folders),
-                                    clock: clock)
+        let tokens = ProviderTokens(
+            key: key, keyID: settings.keyID, teamID: settings.teamID,
+            sharing: TokenFile(
+                stateDirectory: stateDirectory, teamID: settings.teamID, keyID: settings.keyID,
+                folders: folders),
+            clock: clock)
         _ = try await tokens.current()
-        let engine = try HTTP2Engine(options: .init(connections: settings.connections, maxInFlight: settings.maxInFlight,
-                                                    streamTimeout: settings.timeout, connectTimeout: settings.connectTimeout,
-                                                    caFile: settings.caFile, userAgent: settings.userAgent,
-                                                    // What PushClient reads of an answer.
-                                                    answerHeaders: [APNs.Header.id]))
-        return PushClient(options: .init(endpoint: settings.endpoint, retryFor: settings.retryFor, failFast: settings.failFast), tokens: tokens, transport: engine)
+        let engine = try HTTP2Engine(
+            options: .init(
+                connections: settings.connections, maxInFlight: settings.maxInFlight,
+                streamTimeout: settings.timeout, connectTimeout: settings.connectTimeout,
+                caFile: settings.caFile, userAgent: settings.userAgent,
+                // What PushClient reads of an answer.
+                answerHeaders: [APNs.Header.id]))
+        return PushClient(
+            options: .init(endpoint: settings.endpoint, retryFor: settings.retryFor, failFast: settings.failFast), tokens: tokens, transport: engine)
     }
 }

@@ -38,11 +38,13 @@ public final class WALCheckpointer: Sendable {
         // A reader never commits: nothing to hook.
         guard !db.configuration.readonly else { return }
         let context = Unmanaged.passUnretained(self).toOpaque()
-        sqlite3_wal_hook(db.sqliteConnection, { context, _, _, pages in
-            guard let context else { return SQLITE_OK }
-            Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(logPages: pages)
-            return SQLITE_OK
-        }, context)
+        sqlite3_wal_hook(
+            db.sqliteConnection,
+            { context, _, _, pages in
+                guard let context else { return SQLITE_OK }
+                Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(logPages: pages)
+                return SQLITE_OK
+            }, context)
     }
 
     /// A commit left `logPages` pages in the log: answers whether that asked for a checkpoint (one

@@ -9,10 +9,10 @@ extension RaxxSandboxTool {
         public static let configuration = CommandConfiguration(
             abstract: "Change a seeded account's positions, as a trading day does.",
             discussion: """
-            Moves some positions (quantity and average price) and closes others (deleting them, which \
-            leaves tombstones in the change log), so that a delta sync has something to carry. \
-            Prints a JSON summary on stdout.
-            """
+                Moves some positions (quantity and average price) and closes others (deleting them, which \
+                leaves tombstones in the change log), so that a delta sync has something to carry. \
+                Prints a JSON summary on stdout.
+                """
         )
 
         @Option(help: ArgumentHelp("The SQLite database file (the one serve --db uses).", valueName: "path"))

@@ -12,13 +12,13 @@ extension RaxxSandboxTool {
             commandName: "erasure-rules",
             abstract: "Print what an erasure does to each table holding personal data.",
             discussion: """
-            One JSON line per rule, in the order an erasure runs them: the rule, the table, the action \
-            (delete or pseudonymise), the legal ground, how long retained rows are kept, the phase \
-            (identifiers, history, final) and what the rows are. Every erasure plan and receipt lists \
-            the same tables in the same order. Then one line per table that can hold a link to a \
-            person but has no rule of its own (no rule or phase): erased with a rule's table, deleted \
-            with another's rows, or kept (keep) because nothing in it names anyone.
-            """
+                One JSON line per rule, in the order an erasure runs them: the rule, the table, the action \
+                (delete or pseudonymise), the legal ground, how long retained rows are kept, the phase \
+                (identifiers, history, final) and what the rows are. Every erasure plan and receipt lists \
+                the same tables in the same order. Then one line per table that can hold a link to a \
+                person but has no rule of its own (no rule or phase): erased with a rule's table, deleted \
+                with another's rows, or kept (keep) because nothing in it names anyone.
+                """
         )
 
         public init() {}

@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
 import RaxxCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `raxx-sandbox`: a local Raptor built from the same spec, with real state in SQLite.
@@ -10,10 +11,11 @@ public struct RaxxSandboxTool: AsyncParsableCommand, HasExamples {
     public static let configuration = CommandConfiguration(
         commandName: "raxx-sandbox",
         abstract: "Run a local Raptor server for demos, tests and benchmarks.",
-        discussion: Example.discussion("""
-        The sandbox implements the Raptor API from the same OpenAPI spec as the tools, on SQLite: it \
-        keeps real accounts, sessions, orders, fills and a change log. It listens on loopback by default.
-        """, examples),
+        discussion: Example.discussion(
+            """
+            The sandbox implements the Raptor API from the same OpenAPI spec as the tools, on SQLite: it \
+            keeps real accounts, sessions, orders, fills and a change log. It listens on loopback by default.
+            """, examples),
         version: RaxxVersion.line(tool: "raxx-sandbox"),
         subcommands: [Serve.self, Seed.self, Churn.self, Staff.self, APNs.self, ErasureRules.self, Version.self]
     )
@@ -25,7 +27,8 @@ public struct RaxxSandboxTool: AsyncParsableCommand, HasExamples {
         Example("A sandbox on a file, for the tools to use", "raxx-sandbox serve --port 8080 --db sandbox.sqlite"),
         Example("An account with history to explore", "raxx-sandbox seed --db sandbox.sqlite --email trader@example.com --positions 200 --fills 2000"),
         Example("Make a registered user support staff", "raxx-sandbox staff grant --db sandbox.sqlite --email support@example.com"),
-        Example("A local APNs endpoint for raxx-notify push", "raxx-sandbox apns --tls-dir apns-tls --team-id DEF123GHIJ --key-id ABC123DEFG --public-key key.pem"),
+        Example(
+            "A local APNs endpoint for raxx-notify push", "raxx-sandbox apns --tls-dir apns-tls --team-id DEF123GHIJ --key-id ABC123DEFG --public-key key.pem"),
         Example("The erasure rules, as raxx(7) shows them", "raxx-sandbox erasure-rules"),
     ]
 }
@@ -66,8 +69,9 @@ func printError(_ text: String) {
 extension RaxxSandboxTool {
     /// `raxx-sandbox version`: what --version says.
     struct Version: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "version",
-                                                        abstract: "Show the version, and the commit it was built from with its date.")
+        static let configuration = CommandConfiguration(
+            commandName: "version",
+            abstract: "Show the version, and the commit it was built from with its date.")
         func run() { print(RaxxVersion.line(tool: "raxx-sandbox")) }
     }
 }

@@ -10,13 +10,13 @@ extension RaxxSandboxTool {
         public static let configuration = CommandConfiguration(
             abstract: "Load a large, realistic trading history into an account.",
             discussion: """
-            Creates the account when missing (a paper account with 100,000 in cash and no passkey; \
-            it may enroll one through registration), then adds positions across equities and listed \
-            options with the orders and fills that built them, each fill moving cash and the position \
-            as the paper engine would. Where the history would overdraw the account or leave it less \
-            cash than it had, a deposit of just what avoids both is credited first (audited). Prints \
-            a JSON summary on stdout.
-            """
+                Creates the account when missing (a paper account with 100,000 in cash and no passkey; \
+                it may enroll one through registration), then adds positions across equities and listed \
+                options with the orders and fills that built them, each fill moving cash and the position \
+                as the paper engine would. Where the history would overdraw the account or leave it less \
+                cash than it had, a deposit of just what avoids both is credited first (audited). Prints \
+                a JSON summary on stdout.
+                """
         )
 
         @Option(help: ArgumentHelp("The SQLite database file (the one serve --db uses).", valueName: "path"))
@@ -61,8 +61,10 @@ extension RaxxSandboxTool {
                 if staff { _ = try database.setStaff(email: email, staff: true, actor: "raxx-sandbox seed") }
                 printLine(try JSONLines.line(summary))
                 let seconds = Date().timeIntervalSince(started)
-                printError(String(format: "raxx-sandbox: seeded %@ with %d positions, %d orders and %d fills in %.1f s",
-                                  email, summary.positions, summary.orders, summary.fills, seconds))
+                printError(
+                    String(
+                        format: "raxx-sandbox: seeded %@ with %d positions, %d orders and %d fills in %.1f s",
+                        email, summary.positions, summary.orders, summary.fills, seconds))
             } catch let error as Seeder.SeedError {
                 printError("raxx-sandbox: \(error)")
                 throw ExitCode(ExitStatus.usage.rawValue)

@@ -10,9 +10,9 @@ extension RaxxSandboxTool {
         public static let configuration = CommandConfiguration(
             abstract: "Grant or revoke an account's support staff flag.",
             discussion: """
-            Staff run data-subject requests (raxx-dsr); everyone else gets 403 staff_only. The change \
-            is audited (staff.granted, staff.revoked) and takes effect at the account's next request.
-            """,
+                Staff run data-subject requests (raxx-dsr); everyone else gets 403 staff_only. The change \
+                is audited (staff.granted, staff.revoked) and takes effect at the account's next request.
+                """,
             subcommands: [Grant.self, Revoke.self]
         )
 
@@ -37,9 +37,11 @@ struct StaffOptions: ParsableArguments {
         do {
             let database = try SandboxDatabase(path: db)
             guard try database.setStaff(email: email.lowercased(), staff: staff, actor: "raxx-sandbox staff") else {
-                printError("raxx-sandbox: no account has the email \(email): "
-                           + (staff ? "register it first (raxx-auth register --email \(email)), then grant it staff."
-                                    : "there is no staff flag to take away."))
+                printError(
+                    "raxx-sandbox: no account has the email \(email): "
+                        + (staff
+                            ? "register it first (raxx-auth register --email \(email)), then grant it staff."
+                            : "there is no staff flag to take away."))
                 throw ExitCode(ExitStatus.dataError.rawValue)
             }
             printError("raxx-sandbox: \(email) is \(staff ? "now" : "no longer") staff.")

@@ -8,17 +8,20 @@ import RaxxSandbox
 import RaxxTestSupport
 
 /// Runs an in-process sandbox on 127.0.0.1, port 0, and hands `body` its URL.
-public func withSandbox(configuration: SandboxConfiguration = SandboxConfiguration(port: 0), database: SandboxDatabase? = nil,
-                        clock: @escaping @Sendable () -> Date = { Date() },
-                        _ body: (URL) async throws -> Void) async throws {
+public func withSandbox(
+    configuration: SandboxConfiguration = SandboxConfiguration(port: 0), database: SandboxDatabase? = nil,
+    clock: @escaping @Sendable () -> Date = { Date() },
+    _ body: (URL) async throws -> Void
+) async throws {
     let db = try database ?? SandboxDatabase(path: ":memory:")
     let (ports, continuation) = AsyncStream<Int>.makeStream()
     var logger = Logger(label: "raxx-sandbox-test")
-    logger.logLevel = .critical // cancelling the server at the end of a test is not an error
+    logger.logLevel = .critical  // cancelling the server at the end of a test is not an error
     var configuration = configuration
     configuration.port = 0
-    let app = try buildApplication(configuration: configuration, database: db, clock: clock, logger: logger,
-                                   onListening: { continuation.yield($0) })
+    let app = try buildApplication(
+        configuration: configuration, database: db, clock: clock, logger: logger,
+        onListening: { continuation.yield($0) })
     try await withThrowingTaskGroup(of: Void.self) { group in
         // The server's tasks run on the concurrency pool, whoever starts it: a child task would
         // otherwise inherit a `.blocking` test's lanes, which the end-to-end suites hold for

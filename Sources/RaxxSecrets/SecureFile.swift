@@ -2,7 +2,7 @@ import Foundation
 import RaxxCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Files that hold secrets: mode 0600 in a 0700 folder, written atomically (temporary file, fsync,
@@ -30,8 +30,9 @@ public enum SecureFile {
         guard (isDirectory ? stat(path, &st) : lstat(path, &st)) == 0 else { return }
         if st.st_mode & 0o077 != 0 {
             let fix = isDirectory ? "chmod 700 \(path)" : "chmod 600 \(path)"
-            throw RaxxError(code: .keystorePermissions, message: "\(path) can be read or written by other users; refusing to use it.",
-                                    hint: "Fix it with: \(fix)")
+            throw RaxxError(
+                code: .keystorePermissions, message: "\(path) can be read or written by other users; refusing to use it.",
+                hint: "Fix it with: \(fix)")
         }
         if st.st_uid != getuid() {
             throw RaxxError(code: .keystorePermissions, message: "\(path) belongs to another user; refusing to use it.")

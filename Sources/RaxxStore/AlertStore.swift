@@ -19,8 +19,9 @@ public final class AlertStore: Sendable {
         } catch let error as RaxxError {
             throw error
         } catch {
-            throw RaxxError(code: .alertsUnreadable, message: "The alerts at \(url.path) cannot be opened: \(error).",
-                                    hint: "Move the file aside; the next raxx-notify list fetches the alerts again.")
+            throw RaxxError(
+                code: .alertsUnreadable, message: "The alerts at \(url.path) cannot be opened: \(error).",
+                hint: "Move the file aside; the next raxx-notify list fetches the alerts again.")
         }
     }
 
@@ -32,22 +33,23 @@ public final class AlertStore: Sendable {
         self.url = url
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: alerts, fetch state, watch cursor") { db in
-            try db.execute(sql: """
-                CREATE TABLE alerts (
-                    seq INTEGER PRIMARY KEY,
-                    type TEXT NOT NULL,
-                    created_at REAL NOT NULL,
-                    json TEXT NOT NULL
-                );
-                CREATE INDEX alerts_created ON alerts(created_at);
-                CREATE TABLE alert_state (
-                    id INTEGER PRIMARY KEY CHECK (id = 1),
-                    last_success_at REAL,
-                    last_failure_at REAL,
-                    watch_cursor INTEGER
-                );
-                INSERT INTO alert_state (id) VALUES (1);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE alerts (
+                        seq INTEGER PRIMARY KEY,
+                        type TEXT NOT NULL,
+                        created_at REAL NOT NULL,
+                        json TEXT NOT NULL
+                    );
+                    CREATE INDEX alerts_created ON alerts(created_at);
+                    CREATE TABLE alert_state (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        last_success_at REAL,
+                        last_failure_at REAL,
+                        watch_cursor INTEGER
+                    );
+                    INSERT INTO alert_state (id) VALUES (1);
+                    """)
         }
         try migrator.migrate(writer)
     }
@@ -79,8 +81,9 @@ public final class AlertStore: Sendable {
         let rows = try alerts.map { ($0, String(decoding: try encoder.encode($0), as: UTF8.self)) }
         try writer.write { db in
             for (alert, json) in rows {
-                try db.execute(sql: "INSERT OR REPLACE INTO alerts (seq, type, created_at, json) VALUES (?, ?, ?, ?)",
-                               arguments: [alert.seq, alert._type.rawValue, alert.createdAt.timeIntervalSince1970, json])
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO alerts (seq, type, created_at, json) VALUES (?, ?, ?, ?)",
+                    arguments: [alert.seq, alert._type.rawValue, alert.createdAt.timeIntervalSince1970, json])
             }
             try db.execute(sql: "UPDATE alert_state SET last_success_at = ? WHERE id = 1", arguments: [at.timeIntervalSince1970])
         }
@@ -117,8 +120,9 @@ public final class AlertStore: Sendable {
         }
         let filter = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
         let texts = try writer.read { db in
-            try String.fetchAll(db, sql: "SELECT json FROM (SELECT seq, json FROM alerts\(filter) ORDER BY seq DESC LIMIT ?) ORDER BY seq",
-                                arguments: arguments + [limit])
+            try String.fetchAll(
+                db, sql: "SELECT json FROM (SELECT seq, json FROM alerts\(filter) ORDER BY seq DESC LIMIT ?) ORDER BY seq",
+                arguments: arguments + [limit])
         }
         let decoder = Self.decoder
         return try texts.map { try decoder.decode(Components.Schemas.Event.self, from: Data($0.utf8)) }

@@ -15,8 +15,10 @@ public struct AlertWatcher: Sendable {
     /// Says something to a person (stderr).
     public let say: @Sendable (String) -> Void
 
-    public init(feed: AlertFeed, types: Set<AlertType>?, sleep: @escaping @Sendable (Duration) async throws -> Void,
-                say: @escaping @Sendable (String) -> Void) {
+    public init(
+        feed: AlertFeed, types: Set<AlertType>?, sleep: @escaping @Sendable (Duration) async throws -> Void,
+        say: @escaping @Sendable (String) -> Void
+    ) {
         self.feed = feed
         self.types = types
         self.sleep = sleep
@@ -53,22 +55,24 @@ public struct AlertWatcher: Sendable {
                 }
                 backoff.reset()
                 _ = try deliver(page, from: &cursor, emit: emit)
-            } catch where Self.isOffline(error) && !Task.isCancelled {
+            } catch  where Self.isOffline(error) && !Task.isCancelled {
                 try? feed.store.recordFailure(at: feed.clock())
                 if !offline {
                     say("No connection — waiting")
                     offline = true
                 }
                 do { try await sleep(backoff.next()) } catch { return }
-            } catch where Task.isCancelled || error is CancellationError || ErrorMapping.raxxError(from: error).status == .cancelled {
+            } catch  where Task.isCancelled || error is CancellationError || ErrorMapping.raxxError(from: error).status == .cancelled {
                 return
             }
         }
     }
 
     /// Emits the page's alerts in order, saving the cursor after each one's line.
-    private func deliver(_ page: Components.Schemas.EventPage, from cursor: inout Int64,
-                         emit: (Components.Schemas.Event) throws -> Void) throws -> Int {
+    private func deliver(
+        _ page: Components.Schemas.EventPage, from cursor: inout Int64,
+        emit: (Components.Schemas.Event) throws -> Void
+    ) throws -> Int {
         var emitted = 0
         for alert in page.events where alert.seq > cursor {
             if types?.contains(alert._type) ?? true {

@@ -44,8 +44,9 @@ public struct CacheReading: Sendable {
     public func enforce(maxAge: RaxxDuration?, now: Date) throws(RaxxError) {
         guard let maxAge, age(now: now) > maxAge else { return }
         // Both durations exact, in one form: "1m12s old, older than --max-age 1m".
-        throw RaxxError(code: .stale, message: "The cached data is \(age(now: now)) old, older than --max-age \(maxAge).",
-                        hint: "Refresh it while online: raxx-cache refresh")
+        throw RaxxError(
+            code: .stale, message: "The cached data is \(age(now: now)) old, older than --max-age \(maxAge).",
+            hint: "Refresh it while online: raxx-cache refresh")
     }
 }
 
@@ -53,7 +54,8 @@ extension CacheStore {
     /// A read that SQLite refused, as the error a person sees.
     static func readFailure(_ error: any Error, _ location: String) -> RaxxError {
         if let e = error as? RaxxError { return e }
-        return RaxxError(code: .cacheUnreadable, message: "The cache at \(location) cannot be read: \(error).",
-                                 hint: "Empty it and fill it again: raxx-cache purge --all, then raxx-cache refresh.")
+        return RaxxError(
+            code: .cacheUnreadable, message: "The cache at \(location) cannot be read: \(error).",
+            hint: "Empty it and fill it again: raxx-cache purge --all, then raxx-cache refresh.")
     }
 }

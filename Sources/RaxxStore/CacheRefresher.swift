@@ -194,10 +194,30 @@ public struct CacheRefresher: Sendable {
         case decoded(Components.Schemas.SyncPage)
         case raw([UInt8], SyncPageReader.Outline)
 
-        var cursor: Int64 { switch self { case .decoded(let p): p.cursor; case .raw(_, let o): o.header.cursor } }
-        var hasMore: Bool { switch self { case .decoded(let p): p.hasMore; case .raw(_, let o): o.header.hasMore } }
-        var reset: Bool { switch self { case .decoded(let p): p.reset; case .raw(_, let o): o.header.reset } }
-        var total: Int64? { switch self { case .decoded(let p): p.total; case .raw(_, let o): o.header.total } }
+        var cursor: Int64 {
+            switch self {
+            case .decoded(let p): p.cursor;
+            case .raw(_, let o): o.header.cursor
+            }
+        }
+        var hasMore: Bool {
+            switch self {
+            case .decoded(let p): p.hasMore;
+            case .raw(_, let o): o.header.hasMore
+            }
+        }
+        var reset: Bool {
+            switch self {
+            case .decoded(let p): p.reset;
+            case .raw(_, let o): o.header.reset
+            }
+        }
+        var total: Int64? {
+            switch self {
+            case .decoded(let p): p.total;
+            case .raw(_, let o): o.header.total
+            }
+        }
     }
 
     private func fetch(cursor: Int64, rebuild: Bool) async throws -> Page {
@@ -230,8 +250,9 @@ public struct CacheRefresher: Sendable {
                 // outline does).
                 let header = outline.header
                 guard decoded.cursor == header.cursor, decoded.hasMore == header.hasMore, decoded.reset == header.reset else {
-                    throw RaxxError(code: .badResponse, message: "The server's sync page says two different things about where it ends.",
-                                            hint: "The server may run another version of the API.")
+                    throw RaxxError(
+                        code: .badResponse, message: "The server's sync page says two different things about where it ends.",
+                        hint: "The server may run another version of the API.")
                 }
                 try store.apply(decoded)
                 return decoded.changes.count

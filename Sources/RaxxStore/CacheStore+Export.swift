@@ -22,18 +22,26 @@ extension CacheStore {
         typealias O = WireKeys.Order
         switch what {
         case .fills:
-            return ("SELECT filled_at, id, symbol, order_id, price, qty, side, symbol FROM fills",
-                    [(k(F.filledAt), .date), (k(F.id), .text), ("option", .option), (k(F.orderID), .text), (k(F.price), .text),
-                     (k(F.qty), .integer), (k(F.side), .text), (k(F.symbol), .text)])
+            return (
+                "SELECT filled_at, id, symbol, order_id, price, qty, side, symbol FROM fills",
+                [
+                    (k(F.filledAt), .date), (k(F.id), .text), ("option", .option), (k(F.orderID), .text), (k(F.price), .text),
+                    (k(F.qty), .integer), (k(F.side), .text), (k(F.symbol), .text),
+                ]
+            )
         case .orders:
-            return ("""
+            return (
+                """
                 SELECT avg_fill_price, client_order_id, created_at, filled_qty, id, limit_price, mode, not_after, symbol, qty, reject_code,
                 side, status, symbol, tif, type, updated_at FROM orders
                 """,
-                    [(k(O.avgFillPrice), .optionalText), (k(O.clientOrderID), .text), (k(O.createdAt), .date), (k(O.filledQty), .integer),
-                     (k(O.id), .text), (k(O.limitPrice), .optionalText), (k(O.mode), .text), (k(O.notAfter), .optionalDate),
-                     ("option", .option), (k(O.qty), .integer), (k(O.rejectCode), .optionalText), (k(O.side), .text), (k(O.status), .text),
-                     (k(O.symbol), .text), (k(O.tif), .text), (k(O.type), .text), (k(O.updatedAt), .date)])
+                [
+                    (k(O.avgFillPrice), .optionalText), (k(O.clientOrderID), .text), (k(O.createdAt), .date), (k(O.filledQty), .integer),
+                    (k(O.id), .text), (k(O.limitPrice), .optionalText), (k(O.mode), .text), (k(O.notAfter), .optionalDate),
+                    ("option", .option), (k(O.qty), .integer), (k(O.rejectCode), .optionalText), (k(O.side), .text), (k(O.status), .text),
+                    (k(O.symbol), .text), (k(O.tif), .text), (k(O.type), .text), (k(O.updatedAt), .date),
+                ]
+            )
         }
     }
 
@@ -41,10 +49,11 @@ extension CacheStore {
     public func exportJSONLines(_ what: Exported, _ q: CacheQuery, asOf: Date, sink: (UnsafeRawBufferPointer) -> Void) throws {
         let (select, columns) = Self.layout(what)
         let (filter, arguments) = filters(q, time: what == .fills ? "filled_at" : "updated_at")
-        let order = switch what {
-        case .fills: " ORDER BY filled_at DESC, id"
-        case .orders: " ORDER BY updated_at DESC, id"
-        }
+        let order =
+            switch what {
+            case .fills: " ORDER BY filled_at DESC, id"
+            case .orders: " ORDER BY updated_at DESC, id"
+            }
         let prefix = Array("{\"as_of\":\"\(RFC3339.string(from: asOf))\"".utf8)
         let keys = columns.map { Array(",\"\($0.0)\":".utf8) }
         try readPlain { connection in
@@ -62,7 +71,8 @@ extension CacheStore {
                     if kind == .option {
                         // OCC symbols are 16 to 21 characters: shorter ones (tickers) are not parsed.
                         guard Int(sqlite3_column_bytes(handle, c)) >= 16, let text = sqlite3_column_text(handle, c),
-                              let object = OptionJSON.object(String(cString: text)) else { continue }
+                            let object = OptionJSON.object(String(cString: text))
+                        else { continue }
                         out += keys[i]
                         out += Array(object.utf8)
                         continue

@@ -69,13 +69,17 @@ extension CacheStore {
     public func positions(_ q: CacheQuery, _ each: (CachedPosition) throws -> Void) throws {
         let (filter, arguments) = filters(q, time: "updated_at")
         try readPlain { connection in
-            let r = try SQLiteStatement(connection, """
+            let r = try SQLiteStatement(
+                connection,
+                """
                 SELECT id, symbol, qty, avg_price, updated_at, (SELECT price FROM marks m WHERE m.symbol = positions.symbol)
                 FROM positions\(filter) ORDER BY symbol\(limitClause(q))
                 """, arguments)
             while try r.step() {
-                try each(CachedPosition(id: r.text(0), symbol: r.text(1), qty: r.int64(2), avgPrice: r.text(3),
-                                        updatedAt: Date(timeIntervalSince1970: r.double(4)), lastPrice: r.optionalText(5)))
+                try each(
+                    CachedPosition(
+                        id: r.text(0), symbol: r.text(1), qty: r.int64(2), avgPrice: r.text(3),
+                        updatedAt: Date(timeIntervalSince1970: r.double(4)), lastPrice: r.optionalText(5)))
             }
         }
     }
@@ -83,12 +87,16 @@ extension CacheStore {
     public func fills(_ q: CacheQuery, _ each: (CachedFill) throws -> Void) throws {
         let (filter, arguments) = filters(q, time: "filled_at")
         try readPlain { connection in
-            let r = try SQLiteStatement(connection, """
+            let r = try SQLiteStatement(
+                connection,
+                """
                 SELECT id, order_id, symbol, side, qty, price, filled_at FROM fills\(filter) ORDER BY filled_at DESC, id\(limitClause(q))
                 """, arguments)
             while try r.step() {
-                try each(CachedFill(id: r.text(0), orderID: r.text(1), symbol: r.text(2), side: r.text(3), qty: r.int64(4), price: r.text(5),
-                                    filledAt: Date(timeIntervalSince1970: r.double(6))))
+                try each(
+                    CachedFill(
+                        id: r.text(0), orderID: r.text(1), symbol: r.text(2), side: r.text(3), qty: r.int64(4), price: r.text(5),
+                        filledAt: Date(timeIntervalSince1970: r.double(6))))
             }
         }
     }
@@ -96,29 +104,36 @@ extension CacheStore {
     public func orders(_ q: CacheQuery, _ each: (CachedOrder) throws -> Void) throws {
         let (filter, arguments) = filters(q, time: "updated_at")
         try readPlain { connection in
-            let r = try SQLiteStatement(connection, """
+            let r = try SQLiteStatement(
+                connection,
+                """
                 SELECT id, client_order_id, symbol, side, qty, type, limit_price, tif, status, filled_qty, avg_fill_price, reject_code,
                 mode, not_after, created_at, updated_at FROM orders\(filter) ORDER BY updated_at DESC, id\(limitClause(q))
                 """, arguments)
             while try r.step() {
-                try each(CachedOrder(id: r.text(0), clientOrderID: r.text(1), symbol: r.text(2), side: r.text(3), qty: r.int64(4), type: r.text(5),
-                                     limitPrice: r.optionalText(6), tif: r.text(7), status: r.text(8), filledQty: r.int64(9),
-                                     avgFillPrice: r.optionalText(10), rejectCode: r.optionalText(11), mode: r.text(12),
-                                     notAfter: r.optionalDouble(13).map { Date(timeIntervalSince1970: $0) },
-                                     createdAt: Date(timeIntervalSince1970: r.double(14)), updatedAt: Date(timeIntervalSince1970: r.double(15))))
+                try each(
+                    CachedOrder(
+                        id: r.text(0), clientOrderID: r.text(1), symbol: r.text(2), side: r.text(3), qty: r.int64(4), type: r.text(5),
+                        limitPrice: r.optionalText(6), tif: r.text(7), status: r.text(8), filledQty: r.int64(9),
+                        avgFillPrice: r.optionalText(10), rejectCode: r.optionalText(11), mode: r.text(12),
+                        notAfter: r.optionalDouble(13).map { Date(timeIntervalSince1970: $0) },
+                        createdAt: Date(timeIntervalSince1970: r.double(14)), updatedAt: Date(timeIntervalSince1970: r.double(15))))
             }
         }
     }
 
     public func portfolio() throws -> CachedPortfolio? {
         try readPlain { connection in
-            let r = try SQLiteStatement(connection, """
+            let r = try SQLiteStatement(
+                connection,
+                """
                 SELECT account_id, as_of, mode, cash, market_value, equity, buying_power, unrealized_pnl, positions_count FROM portfolio WHERE id = 1
                 """)
             guard try r.step() else { return nil }
-            return CachedPortfolio(accountID: r.text(0), asOf: Date(timeIntervalSince1970: r.double(1)), mode: r.text(2), cash: r.text(3),
-                                   marketValue: r.text(4), equity: r.text(5), buyingPower: r.text(6), unrealizedPnl: r.text(7),
-                                   positionsCount: Int(r.int64(8)))
+            return CachedPortfolio(
+                accountID: r.text(0), asOf: Date(timeIntervalSince1970: r.double(1)), mode: r.text(2), cash: r.text(3),
+                marketValue: r.text(4), equity: r.text(5), buyingPower: r.text(6), unrealizedPnl: r.text(7),
+                positionsCount: Int(r.int64(8)))
         }
     }
 }

@@ -36,8 +36,9 @@ extension CacheStore {
             // never sees part of a fill.
             if empty && neverFilled {
                 try Self.setIndexesAside(db)
-                try db.execute(sql: "UPDATE sync_state SET rebuilding = 1, rebuild_cursor = 0, account_id = ?, last_success_at = NULL WHERE id = 1",
-                               arguments: [accountID])
+                try db.execute(
+                    sql: "UPDATE sync_state SET rebuilding = 1, rebuild_cursor = 0, account_id = ?, last_success_at = NULL WHERE id = 1",
+                    arguments: [accountID])
             } else {
                 try db.execute(sql: "UPDATE sync_state SET rebuilding = 2, rebuild_cursor = 0 WHERE id = 1")
             }
@@ -52,10 +53,12 @@ extension CacheStore {
     /// its indexes that the page's rows fell in, most of them; one sorted pass at the end costs a
     /// fraction of that.
     static func setIndexesAside(_ db: Database) throws {
-        let indexes = try Row.fetchAll(db, sql: """
-            SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
-            AND tbl_name IN (\(entityTables.map { "'\($0)'" }.joined(separator: ", ")))
-            """)
+        let indexes = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
+                AND tbl_name IN (\(entityTables.map { "'\($0)'" }.joined(separator: ", ")))
+                """)
         for index in indexes {
             let name: String = index["name"]
             try db.execute(sql: "INSERT OR REPLACE INTO rebuild_set_aside_indexes (name, sql) VALUES (?, ?)", arguments: [name, index["sql"] as String])
@@ -65,10 +68,12 @@ extension CacheStore {
 
     /// Builds the indexes `setIndexesAside` dropped, each in one sorted pass.
     static func restoreIndexes(_ db: Database) throws {
-        let indexes = try Row.fetchAll(db, sql: """
-            SELECT a.sql FROM rebuild_set_aside_indexes a
-            WHERE NOT EXISTS (SELECT 1 FROM sqlite_master m WHERE m.type = 'index' AND m.name = a.name) ORDER BY a.name
-            """)
+        let indexes = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT a.sql FROM rebuild_set_aside_indexes a
+                WHERE NOT EXISTS (SELECT 1 FROM sqlite_master m WHERE m.type = 'index' AND m.name = a.name) ORDER BY a.name
+                """)
         guard !indexes.isEmpty else { return }
         // Each index sorts its table: with a worker thread SQLite sorts on two cores, not one.
         // A larger page cache for the sort was slower and cost 20 MiB.
@@ -95,7 +100,12 @@ extension CacheStore {
             let upsertFill = try db.cachedStatement(sql: sql.upsert["fills"]!)
             let upsertOrder = try db.cachedStatement(sql: sql.upsert["orders"]!)
             for change in page.changes {
-                let table = switch change.entity { case .position: "positions"; case .fill: "fills"; case .order: "orders" }
+                let table =
+                    switch change.entity {
+                    case .position: "positions";
+                    case .fill: "fills";
+                    case .order: "orders"
+                    }
                 if change.op == .delete {
                     try db.cachedStatement(sql: sql.delete[table]!).execute(arguments: [change.id])
                     continue
@@ -176,7 +186,9 @@ extension CacheStore {
         for (table, columns) in entityColumnNames {
             let row = "(" + Array(repeating: "?", count: columns.split(separator: ",").count).joined(separator: ", ") + ")"
             let values = Array(repeating: row, count: rows).joined(separator: ", ")
-            upsert[table] = staged ? "INSERT INTO rebuild_\(table) (\(columns)) VALUES \(values)"
+            upsert[table] =
+                staged
+                ? "INSERT INTO rebuild_\(table) (\(columns)) VALUES \(values)"
                 : "INSERT OR REPLACE INTO \(table) (\(columns)) VALUES \(values)"
             delete[table] = staged ? "INSERT INTO rebuild_\(table) (id) VALUES (?)" : "DELETE FROM \(table) WHERE id = ?"
         }
@@ -199,8 +211,9 @@ extension CacheStore {
                 }
             }
             try Self.restoreIndexes(db)
-            try db.execute(sql: "UPDATE sync_state SET cursor = rebuild_cursor, rebuild_cursor = 0, rebuilding = 0, account_id = ? WHERE id = 1",
-                           arguments: [accountID])
+            try db.execute(
+                sql: "UPDATE sync_state SET cursor = rebuild_cursor, rebuild_cursor = 0, rebuilding = 0, account_id = ? WHERE id = 1",
+                arguments: [accountID])
         }
     }
 
@@ -216,10 +229,11 @@ extension CacheStore {
         try db.execute(sql: "INSERT OR REPLACE INTO \(table) (\(columns)) SELECT \(columns) FROM rebuild_\(table) WHERE symbol IS NOT NULL ORDER BY rowid")
         // Then the ids whose last change is a tombstone go.
         if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM rebuild_\(table) WHERE symbol IS NULL)") == true {
-            try db.execute(sql: """
-                DELETE FROM \(table) WHERE id IN (SELECT id FROM rebuild_\(table) GROUP BY id
-                HAVING MAX(rowid) = MAX(CASE WHEN symbol IS NULL THEN rowid END))
-                """)
+            try db.execute(
+                sql: """
+                    DELETE FROM \(table) WHERE id IN (SELECT id FROM rebuild_\(table) GROUP BY id
+                    HAVING MAX(rowid) = MAX(CASE WHEN symbol IS NULL THEN rowid END))
+                    """)
         }
         try db.execute(sql: "DELETE FROM rebuild_\(table)")
     }
@@ -229,11 +243,15 @@ extension CacheStore {
 
     public func savePortfolio(_ p: Components.Schemas.Portfolio) throws {
         try write { db in
-            try db.execute(sql: """
-                INSERT OR REPLACE INTO portfolio (id, account_id, as_of, mode, cash, market_value, equity, buying_power, unrealized_pnl, positions_count)
-                VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [p.accountId, p.asOf.timeIntervalSince1970, p.mode.rawValue, p.cash, p.marketValue, p.equity,
-                                 p.buyingPower, p.unrealizedPnl, p.positionsCount])
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO portfolio (id, account_id, as_of, mode, cash, market_value, equity, buying_power, unrealized_pnl, positions_count)
+                    VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    p.accountId, p.asOf.timeIntervalSince1970, p.mode.rawValue, p.cash, p.marketValue, p.equity,
+                    p.buyingPower, p.unrealizedPnl, p.positionsCount,
+                ])
             try db.execute(sql: "DELETE FROM marks")
             let mark = try db.cachedStatement(sql: "INSERT OR REPLACE INTO marks (symbol, price) VALUES (?, ?)")
             for m in p.marks ?? [] { try mark.execute(arguments: [m.symbol, m.price]) }
@@ -249,10 +267,11 @@ extension CacheStore {
     /// A refresh succeeded: the error of an earlier one is over, and `status` no longer shows it.
     public func recordSuccess(at: Date) throws {
         try write { db in
-            try db.execute(sql: """
-                UPDATE sync_state SET last_success_at = ?, connectivity = 'online', connectivity_at = ?,
-                    last_error_kind = NULL, last_error_at = NULL, last_error_message = NULL WHERE id = 1
-                """, arguments: [at.timeIntervalSince1970, at.timeIntervalSince1970])
+            try db.execute(
+                sql: """
+                    UPDATE sync_state SET last_success_at = ?, connectivity = 'online', connectivity_at = ?,
+                        last_error_kind = NULL, last_error_at = NULL, last_error_message = NULL WHERE id = 1
+                    """, arguments: [at.timeIntervalSince1970, at.timeIntervalSince1970])
         }
     }
 
@@ -260,8 +279,9 @@ extension CacheStore {
     /// longer said to have no connection; how old its data is stays as it was.
     public func recordOnline(at: Date) throws {
         try write { db in
-            try db.execute(sql: "UPDATE sync_state SET connectivity = 'online', connectivity_at = ? WHERE id = 1",
-                           arguments: [at.timeIntervalSince1970])
+            try db.execute(
+                sql: "UPDATE sync_state SET connectivity = 'online', connectivity_at = ? WHERE id = 1",
+                arguments: [at.timeIntervalSince1970])
         }
     }
 
@@ -269,10 +289,11 @@ extension CacheStore {
     /// the data is not touched.
     public func recordFailure(kind: String, message: String, connectivity: Connectivity?, at: Date) throws {
         try write { db in
-            try db.execute(sql: """
-                UPDATE sync_state SET last_error_kind = ?, last_error_at = ?, last_error_message = ?,
-                connectivity = COALESCE(?, connectivity), connectivity_at = CASE WHEN ? IS NULL THEN connectivity_at ELSE ? END WHERE id = 1
-                """, arguments: [kind, at.timeIntervalSince1970, message, connectivity?.rawValue, connectivity?.rawValue, at.timeIntervalSince1970])
+            try db.execute(
+                sql: """
+                    UPDATE sync_state SET last_error_kind = ?, last_error_at = ?, last_error_message = ?,
+                    connectivity = COALESCE(?, connectivity), connectivity_at = CASE WHEN ? IS NULL THEN connectivity_at ELSE ? END WHERE id = 1
+                    """, arguments: [kind, at.timeIntervalSince1970, message, connectivity?.rawValue, connectivity?.rawValue, at.timeIntervalSince1970])
         }
     }
 
@@ -287,8 +308,9 @@ extension CacheStore {
             var removed = db.changesCount
             try db.execute(sql: "DELETE FROM orders WHERE status IN (\(closed)) AND updated_at < ?", arguments: [cutoff.timeIntervalSince1970])
             removed += db.changesCount
-            try db.execute(sql: "UPDATE sync_state SET evicted_before = MAX(COALESCE(evicted_before, 0), ?) WHERE id = 1",
-                           arguments: [cutoff.timeIntervalSince1970])
+            try db.execute(
+                sql: "UPDATE sync_state SET evicted_before = MAX(COALESCE(evicted_before, 0), ?) WHERE id = 1",
+                arguments: [cutoff.timeIntervalSince1970])
             return removed
         }
     }
@@ -303,11 +325,12 @@ extension CacheStore {
         for table in liveTables + ["marks"] + entityTables.map({ "rebuild_" + $0 }) {
             try db.execute(sql: "DELETE FROM \(table)")
         }
-        try restoreIndexes(db) // of empty tables: at once
-        try db.execute(sql: """
-            UPDATE sync_state SET account_id = NULL, cursor = 0, rebuilding = 0, rebuild_cursor = 0, last_success_at = NULL,
-            evicted_before = NULL WHERE id = 1
-            """)
+        try restoreIndexes(db)  // of empty tables: at once
+        try db.execute(
+            sql: """
+                UPDATE sync_state SET account_id = NULL, cursor = 0, rebuilding = 0, rebuild_cursor = 0, last_success_at = NULL,
+                evicted_before = NULL WHERE id = 1
+                """)
     }
 
     // MARK: Verification
@@ -338,13 +361,16 @@ extension CacheStore {
                 "fills": try summarize("SELECT id, order_id, symbol, side, qty, price FROM fills WHERE filled_at >= ? ORDER BY id", [floor]) {
                     SyncChecksum.fillLine(id: $0["id"], orderID: $0["order_id"], symbol: $0["symbol"], side: $0["side"], qty: $0["qty"], price: $0["price"])
                 },
-                "orders": try summarize("""
+                "orders": try summarize(
+                    """
                     SELECT id, client_order_id, symbol, side, qty, type, limit_price, status, filled_qty, avg_fill_price FROM orders
                     WHERE status NOT IN (\(closed)) OR updated_at >= ? ORDER BY id
-                    """, [floor]) {
-                    SyncChecksum.orderLine(id: $0["id"], clientOrderID: $0["client_order_id"], symbol: $0["symbol"], side: $0["side"],
-                                           qty: $0["qty"], type: $0["type"], limitPrice: $0["limit_price"], status: $0["status"],
-                                           filledQty: $0["filled_qty"], avgFillPrice: $0["avg_fill_price"])
+                    """, [floor]
+                ) {
+                    SyncChecksum.orderLine(
+                        id: $0["id"], clientOrderID: $0["client_order_id"], symbol: $0["symbol"], side: $0["side"],
+                        qty: $0["qty"], type: $0["type"], limitPrice: $0["limit_price"], status: $0["status"],
+                        filledQty: $0["filled_qty"], avgFillPrice: $0["avg_fill_price"])
                 },
             ]
         }
@@ -435,8 +461,10 @@ private final class RowWriter {
     static let orderColumns = Int32(CacheStore.entityColumnNames["orders"]!.split(separator: ",").count)
 
     /// A table's rows held back, in order: a whole batch in one statement, fewer one by one.
-    private func flush<Row>(_ pending: inout [Row], batched: Statement, single: Statement, columns: Int32,
-                            _ bind: (Row, Statement, Int32) -> Void) throws {
+    private func flush<Row>(
+        _ pending: inout [Row], batched: Statement, single: Statement, columns: Int32,
+        _ bind: (Row, Statement, Int32) -> Void
+    ) throws {
         defer { pending.removeAll(keepingCapacity: true) }
         if pending.count == Self.batch {
             for (k, row) in pending.enumerated() { bind(row, batched, Int32(k) * columns) }
@@ -467,8 +495,9 @@ private final class RowWriter {
     /// Text from the page's bytes (SQLITE_STATIC: the page outlives the step; `clear` unbinds).
     private func text(_ s: Statement, _ index: Int32, _ range: Range<Int>?, _ r: UnsafePointer<UInt8>) {
         guard let range else { sqlite3_bind_null(s.sqliteStatement, index); return }
-        sqlite3_bind_text(s.sqliteStatement, index, UnsafeRawPointer(r + range.lowerBound).assumingMemoryBound(to: CChar.self),
-                          Int32(range.count), nil)
+        sqlite3_bind_text(
+            s.sqliteStatement, index, UnsafeRawPointer(r + range.lowerBound).assumingMemoryBound(to: CChar.self),
+            Int32(range.count), nil)
     }
 
     private func int(_ s: Statement, _ index: Int32, _ value: Int64) {

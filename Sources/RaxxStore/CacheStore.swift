@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import GRDB
 import RaxxAPI
 import RaxxCore
 import RaxxSQLite
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// raxx-cache's local copy of the account's portfolio, positions, fills and orders: SQLite (WAL).
 /// Commands only read it; the sync engine writes pages and sync state, and purge (and the
@@ -98,8 +99,9 @@ public final class CacheStore: @unchecked Sendable {
     /// Why a cache could not be opened, as a person needs to hear it.
     static func unreadable(_ error: any Error, _ url: URL) -> RaxxError {
         if let known = storeError(error, url) as? RaxxError { return known }
-        return RaxxError(code: .cacheUnreadable, message: "The cache at \(url.path) cannot be opened: \(error).",
-                                 hint: "Remove it with raxx-cache purge --all, then refresh.")
+        return RaxxError(
+            code: .cacheUnreadable, message: "The cache at \(url.path) cannot be opened: \(error).",
+            hint: "Remove it with raxx-cache purge --all, then refresh.")
     }
 
     /// What SQLite's failures mean for a cache: a damaged file (it is only a cache: refresh sets it
@@ -109,12 +111,14 @@ public final class CacheStore: @unchecked Sendable {
         let path = url?.path ?? "(memory)"
         switch e.resultCode {
         case .SQLITE_CORRUPT, .SQLITE_NOTADB:
-            return RaxxError(code: .cacheDamaged, message: "The cache at \(path) is damaged and cannot be read.",
-                                     hint: "raxx-cache refresh sets the damaged file aside and rebuilds the cache "
-                                         + "(the keystore and the order journal are separate files and stay as they are).")
+            return RaxxError(
+                code: .cacheDamaged, message: "The cache at \(path) is damaged and cannot be read.",
+                hint: "raxx-cache refresh sets the damaged file aside and rebuilds the cache "
+                    + "(the keystore and the order journal are separate files and stay as they are).")
         case .SQLITE_FULL:
-            return RaxxError(code: .diskFull, message: "There is no space left on the disk for the cache at \(path); it was left as it was.",
-                                     hint: "Free some space, or drop old history with raxx-cache purge --older-than 90d, then refresh again.")
+            return RaxxError(
+                code: .diskFull, message: "There is no space left on the disk for the cache at \(path); it was left as it was.",
+                hint: "Free some space, or drop old history with raxx-cache purge --older-than 90d, then refresh again.")
         default:
             return error
         }
@@ -221,12 +225,16 @@ public final class CacheStore: @unchecked Sendable {
 
     static let entityColumns = [
         "positions": "id TEXT PRIMARY KEY, symbol TEXT NOT NULL, qty INTEGER NOT NULL, avg_price TEXT NOT NULL, updated_at REAL NOT NULL",
-        "fills": "id TEXT PRIMARY KEY, order_id TEXT NOT NULL, symbol TEXT NOT NULL, side TEXT NOT NULL, qty INTEGER NOT NULL, price TEXT NOT NULL, filled_at REAL NOT NULL",
+        "fills":
+            """
+        id TEXT PRIMARY KEY, order_id TEXT NOT NULL, symbol TEXT NOT NULL, side TEXT NOT NULL, qty INTEGER NOT NULL, price TEXT NOT \
+        NULL, filled_at REAL NOT NULL
+        """,
         "orders": """
-            id TEXT PRIMARY KEY, client_order_id TEXT NOT NULL, symbol TEXT NOT NULL, side TEXT NOT NULL, qty INTEGER NOT NULL,
-            type TEXT NOT NULL, limit_price TEXT, tif TEXT NOT NULL, status TEXT NOT NULL, filled_qty INTEGER NOT NULL,
-            avg_fill_price TEXT, reject_code TEXT, mode TEXT NOT NULL, not_after REAL, created_at REAL NOT NULL, updated_at REAL NOT NULL
-            """,
+        id TEXT PRIMARY KEY, client_order_id TEXT NOT NULL, symbol TEXT NOT NULL, side TEXT NOT NULL, qty INTEGER NOT NULL,
+        type TEXT NOT NULL, limit_price TEXT, tif TEXT NOT NULL, status TEXT NOT NULL, filled_qty INTEGER NOT NULL,
+        avg_fill_price TEXT, reject_code TEXT, mode TEXT NOT NULL, not_after REAL, created_at REAL NOT NULL, updated_at REAL NOT NULL
+        """,
     ]
 
     /// The entity columns of a rebuild's log: the same names and types, without keys or NOT NULL
@@ -248,34 +256,35 @@ public final class CacheStore: @unchecked Sendable {
                 // A reset rebuilds here, out of readers' sight, and swaps in one transaction.
                 try db.execute(sql: "CREATE TABLE rebuild_\(table) (\(columns))")
             }
-            try db.execute(sql: """
-                CREATE INDEX positions_symbol ON positions(symbol);
-                CREATE INDEX fills_time ON fills(filled_at);
-                CREATE INDEX fills_symbol ON fills(symbol, filled_at);
-                CREATE INDEX orders_status ON orders(status, updated_at);
-                CREATE INDEX orders_symbol ON orders(symbol, updated_at);
-                CREATE TABLE portfolio (
-                    id INTEGER PRIMARY KEY CHECK (id = 1), account_id TEXT NOT NULL, as_of REAL NOT NULL, mode TEXT NOT NULL,
-                    cash TEXT NOT NULL, market_value TEXT NOT NULL, equity TEXT NOT NULL, buying_power TEXT NOT NULL,
-                    unrealized_pnl TEXT NOT NULL, positions_count INTEGER NOT NULL
-                );
-                CREATE TABLE sync_state (
-                    id INTEGER PRIMARY KEY CHECK (id = 1),
-                    account_id TEXT,
-                    cursor INTEGER NOT NULL DEFAULT 0,
-                    rebuilding INTEGER NOT NULL DEFAULT 0,      -- 0 no, 1 into the live tables (first fill), 2 into the shadows
-                    rebuild_cursor INTEGER NOT NULL DEFAULT 0,
-                    last_success_at REAL,
-                    last_attempt_at REAL,
-                    last_error_kind TEXT,
-                    last_error_at REAL,
-                    last_error_message TEXT,
-                    connectivity TEXT NOT NULL DEFAULT 'unknown',
-                    connectivity_at REAL,
-                    evicted_before REAL
-                );
-                INSERT INTO sync_state (id) VALUES (1);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE INDEX positions_symbol ON positions(symbol);
+                    CREATE INDEX fills_time ON fills(filled_at);
+                    CREATE INDEX fills_symbol ON fills(symbol, filled_at);
+                    CREATE INDEX orders_status ON orders(status, updated_at);
+                    CREATE INDEX orders_symbol ON orders(symbol, updated_at);
+                    CREATE TABLE portfolio (
+                        id INTEGER PRIMARY KEY CHECK (id = 1), account_id TEXT NOT NULL, as_of REAL NOT NULL, mode TEXT NOT NULL,
+                        cash TEXT NOT NULL, market_value TEXT NOT NULL, equity TEXT NOT NULL, buying_power TEXT NOT NULL,
+                        unrealized_pnl TEXT NOT NULL, positions_count INTEGER NOT NULL
+                    );
+                    CREATE TABLE sync_state (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        account_id TEXT,
+                        cursor INTEGER NOT NULL DEFAULT 0,
+                        rebuilding INTEGER NOT NULL DEFAULT 0,      -- 0 no, 1 into the live tables (first fill), 2 into the shadows
+                        rebuild_cursor INTEGER NOT NULL DEFAULT 0,
+                        last_success_at REAL,
+                        last_attempt_at REAL,
+                        last_error_kind TEXT,
+                        last_error_at REAL,
+                        last_error_message TEXT,
+                        connectivity TEXT NOT NULL DEFAULT 'unknown',
+                        connectivity_at REAL,
+                        evicted_before REAL
+                    );
+                    INSERT INTO sync_state (id) VALUES (1);
+                    """)
         }
         migrator.registerMigration("v2: rebuilds staged in keyless logs, keyed and indexed once at the end") { db in
             // A rebuild's pages are appended here as they come (an upsert as its row, a tombstone as
@@ -392,14 +401,17 @@ extension CacheStore {
     }
 
     static func syncState(_ connection: OpaquePointer) throws -> SyncState {
-        let row = try SQLiteStatement(connection, """
+        let row = try SQLiteStatement(
+            connection,
+            """
             SELECT account_id, cursor, rebuilding, rebuild_cursor, last_success_at, last_attempt_at, last_error_kind, last_error_at,
             last_error_message, connectivity, connectivity_at, evicted_before FROM sync_state WHERE id = 1
             """)
         guard try row.step() else {
             // The migration writes this row; a file without it was not written by us, or was damaged.
-            throw RaxxError(code: .cacheDamaged, message: "The cache has no sync state: it is damaged or was not written by raxx-cache.",
-                                    hint: "Empty it and fill it again: raxx-cache purge --all, then raxx-cache refresh.")
+            throw RaxxError(
+                code: .cacheDamaged, message: "The cache has no sync state: it is damaged or was not written by raxx-cache.",
+                hint: "Empty it and fill it again: raxx-cache purge --all, then raxx-cache refresh.")
         }
         func date(_ column: Int32) -> Date? { row.optionalDouble(column).map { Date(timeIntervalSince1970: $0) } }
         return SyncState(

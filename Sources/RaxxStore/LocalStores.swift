@@ -3,7 +3,7 @@ import RaxxCore
 import RaxxWire
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The local databases a command may open — the cache, the order journal, the alerts — and the locks that
@@ -70,12 +70,16 @@ public struct FileStores: LocalStores {
     private let account: ResolvedAccount
 
     public init(_ configuration: RaxxConfiguration) {
-        self.init(folders: AccountFolders(configuration), privateFolders: PrivateFolders(configuration),
-                  origin: configuration.endpoint.origin) { () throws(RaxxError) in nil }
+        self.init(
+            folders: AccountFolders(configuration), privateFolders: PrivateFolders(configuration),
+            origin: configuration.endpoint.origin
+        ) { () throws(RaxxError) in nil }
     }
 
-    init(folders: AccountFolders, privateFolders: PrivateFolders, origin: String,
-         account: @escaping @Sendable () throws(RaxxError) -> String?) {
+    init(
+        folders: AccountFolders, privateFolders: PrivateFolders, origin: String,
+        account: @escaping @Sendable () throws(RaxxError) -> String?
+    ) {
         self.folders = folders
         self.privateFolders = privateFolders
         self.origin = origin
@@ -106,18 +110,21 @@ public struct FileStores: LocalStores {
     }
 
     public func cache() throws(RaxxError) -> CacheStore {
-        try CacheStore.open(at: URL(fileURLWithPath: RaxxConfiguration.joined(try accountPaths().cache, "cache.sqlite"), isDirectory: false),
-                            in: privateFolders)
+        try CacheStore.open(
+            at: URL(fileURLWithPath: RaxxConfiguration.joined(try accountPaths().cache, "cache.sqlite"), isDirectory: false),
+            in: privateFolders)
     }
 
     public func journal() throws(RaxxError) -> OrderJournal {
-        try OrderJournal.open(at: URL(fileURLWithPath: RaxxConfiguration.joined(try accountPaths().state, "orders.sqlite"), isDirectory: false),
-                              in: privateFolders)
+        try OrderJournal.open(
+            at: URL(fileURLWithPath: RaxxConfiguration.joined(try accountPaths().state, "orders.sqlite"), isDirectory: false),
+            in: privateFolders)
     }
 
     public func alerts() throws(RaxxError) -> AlertStore {
-        try AlertStore.open(at: URL(fileURLWithPath: RaxxConfiguration.joined(try accountPaths().state, "alerts.sqlite"), isDirectory: false),
-                            in: privateFolders)
+        try AlertStore.open(
+            at: URL(fileURLWithPath: RaxxConfiguration.joined(try accountPaths().state, "alerts.sqlite"), isDirectory: false),
+            in: privateFolders)
     }
 
     public func setDamagedCacheAside() throws(RaxxError) -> String {
@@ -128,8 +135,9 @@ public struct FileStores: LocalStores {
         try privateFolders.folder(cacheDirectoryPath, create: false)
         for suffix in ["", "-wal", "-shm"] where access(cacheFilePath + suffix, F_OK) == 0 {
             guard rename(cacheFilePath + suffix, aside + suffix) == 0 else {
-                throw RaxxError(code: .cacheUnwritable, message: "Could not move the damaged cache aside: \(String(cString: strerror(errno))).",
-                                        hint: "Remove \(cacheFilePath) and its -wal and -shm by hand, then refresh.")
+                throw RaxxError(
+                    code: .cacheUnwritable, message: "Could not move the damaged cache aside: \(String(cString: strerror(errno))).",
+                    hint: "Remove \(cacheFilePath) and its -wal and -shm by hand, then refresh.")
             }
         }
         return aside
@@ -149,12 +157,14 @@ public struct FileStores: LocalStores {
 
     public func lock(_ lock: StoreLock, wait: RaxxDuration?) async throws -> any HeldLock {
         let paths = try accountPaths()
-        let (directory, name) = switch lock {
-        case .refresh: (paths.cache, "refresh.lock")
-        case .orders: (paths.state, "orders.lock")
-        }
-        return try await FileLock.acquire(path: RaxxConfiguration.joined(directory, name), in: privateFolders, wait: wait,
-                                          busy: lock.busy(wait: wait))
+        let (directory, name) =
+            switch lock {
+            case .refresh: (paths.cache, "refresh.lock")
+            case .orders: (paths.state, "orders.lock")
+            }
+        return try await FileLock.acquire(
+            path: RaxxConfiguration.joined(directory, name), in: privateFolders, wait: wait,
+            busy: lock.busy(wait: wait))
     }
 }
 

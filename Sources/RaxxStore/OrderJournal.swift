@@ -54,30 +54,31 @@ public final class OrderJournal: Sendable {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: journal and its history") { db in
-            try db.execute(sql: """
-                CREATE TABLE journal (
-                    client_order_id TEXT PRIMARY KEY,
-                    request TEXT NOT NULL,
-                    state TEXT NOT NULL,
-                    order_id TEXT,
-                    status TEXT,
-                    error_code TEXT,
-                    message TEXT,
-                    created_at REAL NOT NULL,
-                    updated_at REAL NOT NULL
-                );
-                CREATE INDEX journal_state ON journal(state);
-                CREATE TABLE journal_history (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    client_order_id TEXT NOT NULL,
-                    at REAL NOT NULL,
-                    state TEXT NOT NULL,
-                    order_id TEXT,
-                    status TEXT,
-                    error_code TEXT,
-                    message TEXT
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE journal (
+                        client_order_id TEXT PRIMARY KEY,
+                        request TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        order_id TEXT,
+                        status TEXT,
+                        error_code TEXT,
+                        message TEXT,
+                        created_at REAL NOT NULL,
+                        updated_at REAL NOT NULL
+                    );
+                    CREATE INDEX journal_state ON journal(state);
+                    CREATE TABLE journal_history (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        client_order_id TEXT NOT NULL,
+                        at REAL NOT NULL,
+                        state TEXT NOT NULL,
+                        order_id TEXT,
+                        status TEXT,
+                        error_code TEXT,
+                        message TEXT
+                    );
+                    """)
         }
         migrator.registerMigration("v2: the account each order was placed for") { db in
             // Orders journalled before this were the one signed-in account's: they stay unresolved for
@@ -87,16 +88,17 @@ public final class OrderJournal: Sendable {
         migrator.registerMigration("v3: the dead man's switch this device armed") { db in
             // One row while a switch armed from here may still fire (or has fired unreported): since
             // when, its last known deadline, and the last order_cancelled alert already reported.
-            try db.execute(sql: """
-                CREATE TABLE cancel_after (
-                    id INTEGER PRIMARY KEY CHECK (id = 1),
-                    account_id TEXT NOT NULL,
-                    armed_since REAL NOT NULL,
-                    timeout_s INTEGER,
-                    fires_at REAL,
-                    report_cursor INTEGER NOT NULL DEFAULT 0
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE cancel_after (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        account_id TEXT NOT NULL,
+                        armed_since REAL NOT NULL,
+                        timeout_s INTEGER,
+                        fires_at REAL,
+                        report_cursor INTEGER NOT NULL DEFAULT 0
+                    );
+                    """)
         }
         migrator.registerMigration("v4: each order's write touches fewer pages") { db in
             // Every order commits its entry and the outcome before it: each page that commit changes
@@ -106,54 +108,56 @@ public final class OrderJournal: Sendable {
             // history's ids are its rowids (AUTOINCREMENT updated sqlite_sequence on every insert;
             // nothing is deleted from the history, so the ids still follow the writes). Six pages
             // a commit become three or four.
-            try db.execute(sql: """
-                CREATE TABLE journal_keyed (
-                    client_order_id TEXT PRIMARY KEY NOT NULL,
-                    request TEXT NOT NULL,
-                    state TEXT NOT NULL,
-                    order_id TEXT,
-                    status TEXT,
-                    error_code TEXT,
-                    message TEXT,
-                    created_at REAL NOT NULL,
-                    updated_at REAL NOT NULL,
-                    account_id TEXT
-                ) WITHOUT ROWID;
-                INSERT INTO journal_keyed
-                    SELECT client_order_id, request, state, order_id, status, error_code, message, created_at, updated_at, account_id
-                    FROM journal WHERE client_order_id IS NOT NULL;
-                DROP TABLE journal;
-                ALTER TABLE journal_keyed RENAME TO journal;
-                CREATE INDEX journal_unresolved ON journal(state) WHERE state IN ('sending', 'unknown');
-                CREATE TABLE journal_history_rowids (
-                    id INTEGER PRIMARY KEY,
-                    client_order_id TEXT NOT NULL,
-                    at REAL NOT NULL,
-                    state TEXT NOT NULL,
-                    order_id TEXT,
-                    status TEXT,
-                    error_code TEXT,
-                    message TEXT
-                );
-                INSERT INTO journal_history_rowids
-                    SELECT id, client_order_id, at, state, order_id, status, error_code, message FROM journal_history ORDER BY id;
-                DROP TABLE journal_history;
-                ALTER TABLE journal_history_rowids RENAME TO journal_history;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE journal_keyed (
+                        client_order_id TEXT PRIMARY KEY NOT NULL,
+                        request TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        order_id TEXT,
+                        status TEXT,
+                        error_code TEXT,
+                        message TEXT,
+                        created_at REAL NOT NULL,
+                        updated_at REAL NOT NULL,
+                        account_id TEXT
+                    ) WITHOUT ROWID;
+                    INSERT INTO journal_keyed
+                        SELECT client_order_id, request, state, order_id, status, error_code, message, created_at, updated_at, account_id
+                        FROM journal WHERE client_order_id IS NOT NULL;
+                    DROP TABLE journal;
+                    ALTER TABLE journal_keyed RENAME TO journal;
+                    CREATE INDEX journal_unresolved ON journal(state) WHERE state IN ('sending', 'unknown');
+                    CREATE TABLE journal_history_rowids (
+                        id INTEGER PRIMARY KEY,
+                        client_order_id TEXT NOT NULL,
+                        at REAL NOT NULL,
+                        state TEXT NOT NULL,
+                        order_id TEXT,
+                        status TEXT,
+                        error_code TEXT,
+                        message TEXT
+                    );
+                    INSERT INTO journal_history_rowids
+                        SELECT id, client_order_id, at, state, order_id, status, error_code, message FROM journal_history ORDER BY id;
+                    DROP TABLE journal_history;
+                    ALTER TABLE journal_history_rowids RENAME TO journal_history;
+                    """)
         }
         migrator.registerMigration("v5: the batches placed without ids of their own, by their content") { db in
             // A batch whose lines carry no client_order_id gets new ids each run, so the server
             // cannot tell a re-run from a new batch: the journal remembers what such a batch said
             // (a hash of its lines) and which orders it placed, for a day.
-            try db.execute(sql: """
-                CREATE TABLE batches (
-                    account_id TEXT NOT NULL,
-                    fingerprint TEXT NOT NULL,
-                    placed_at REAL NOT NULL,
-                    orders TEXT NOT NULL,
-                    PRIMARY KEY (account_id, fingerprint)
-                ) WITHOUT ROWID;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE batches (
+                        account_id TEXT NOT NULL,
+                        fingerprint TEXT NOT NULL,
+                        placed_at REAL NOT NULL,
+                        orders TEXT NOT NULL,
+                        PRIMARY KEY (account_id, fingerprint)
+                    ) WITHOUT ROWID;
+                    """)
         }
         return migrator
     }
@@ -172,8 +176,10 @@ public final class OrderJournal: Sendable {
     /// The batch with `fingerprint` that `accountID` placed in the last `batchMemory` before `now`.
     public func placedBatch(fingerprint: String, accountID: String, now: Date) throws -> PlacedBatch? {
         try writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT placed_at, orders FROM batches WHERE account_id = ? AND fingerprint = ? AND placed_at > ?",
-                             arguments: [accountID, fingerprint, now.timeIntervalSince1970 - Self.batchMemory]).map { row in
+            try Row.fetchOne(
+                db, sql: "SELECT placed_at, orders FROM batches WHERE account_id = ? AND fingerprint = ? AND placed_at > ?",
+                arguments: [accountID, fingerprint, now.timeIntervalSince1970 - Self.batchMemory]
+            ).map { row in
                 let orders = (try? JSONDecoder().decode([String].self, from: Data((row["orders"] as String).utf8))) ?? []
                 return PlacedBatch(placedAt: Date(timeIntervalSince1970: row["placed_at"]), orders: orders)
             }
@@ -193,8 +199,9 @@ public final class OrderJournal: Sendable {
         let list = String(decoding: try JSONEncoder().encode(orders), as: UTF8.self)
         try writer.write { db in
             try db.execute(sql: "DELETE FROM batches WHERE placed_at <= ?", arguments: [at.timeIntervalSince1970 - Self.batchMemory])
-            try db.execute(sql: "INSERT OR REPLACE INTO batches (account_id, fingerprint, placed_at, orders) VALUES (?, ?, ?, ?)",
-                           arguments: [accountID, fingerprint, at.timeIntervalSince1970, list])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO batches (account_id, fingerprint, placed_at, orders) VALUES (?, ?, ?, ?)",
+                arguments: [accountID, fingerprint, at.timeIntervalSince1970, list])
         }
     }
 
@@ -209,8 +216,10 @@ public final class OrderJournal: Sendable {
         /// When it became known (the answer's arrival).
         public var at: Date
 
-        public init(_ clientOrderID: String, _ state: State, orderID: String? = nil, status: String? = nil, errorCode: String? = nil,
-                    message: String? = nil, at: Date) {
+        public init(
+            _ clientOrderID: String, _ state: State, orderID: String? = nil, status: String? = nil, errorCode: String? = nil,
+            message: String? = nil, at: Date
+        ) {
             self.clientOrderID = clientOrderID
             self.state = state
             self.orderID = orderID
@@ -228,11 +237,13 @@ public final class OrderJournal: Sendable {
         try writeOrders { db in
             for outcome in settling { try Self.record(db, outcome) }
             // Cached statements, values bound straight: a batch of orders writes these for every order.
-            var entry = BoundRun(try db.cachedStatement(sql: """
-                INSERT INTO journal (client_order_id, account_id, request, state, created_at, updated_at) VALUES (?, ?, ?, 'sending', ?, ?)
-                ON CONFLICT (client_order_id) DO UPDATE SET account_id = excluded.account_id, request = excluded.request, state = 'sending',
-                    updated_at = excluded.updated_at
-                """))
+            var entry = BoundRun(
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO journal (client_order_id, account_id, request, state, created_at, updated_at) VALUES (?, ?, ?, 'sending', ?, ?)
+                        ON CONFLICT (client_order_id) DO UPDATE SET account_id = excluded.account_id, request = excluded.request, state = 'sending',
+                            updated_at = excluded.updated_at
+                        """))
             entry.text(clientOrderID); entry.text(accountID); entry.text(request)
             entry.real(at.timeIntervalSince1970); entry.real(at.timeIntervalSince1970)
             try entry.run(db)
@@ -241,8 +252,10 @@ public final class OrderJournal: Sendable {
     }
 
     /// Records an outcome (and keeps it in the history).
-    public func record(_ clientOrderID: String, _ state: State, orderID: String? = nil, status: String? = nil,
-                       errorCode: String? = nil, message: String? = nil, at: Date) throws {
+    public func record(
+        _ clientOrderID: String, _ state: State, orderID: String? = nil, status: String? = nil,
+        errorCode: String? = nil, message: String? = nil, at: Date
+    ) throws {
         try record([Outcome(clientOrderID, state, orderID: orderID, status: status, errorCode: errorCode, message: message, at: at)])
     }
 
@@ -271,21 +284,27 @@ public final class OrderJournal: Sendable {
     }
 
     private static func record(_ db: Database, _ o: Outcome) throws {
-        var update = BoundRun(try db.cachedStatement(sql: """
-            UPDATE journal SET state = ?, order_id = COALESCE(?, order_id), status = ?, error_code = ?, message = ?, updated_at = ?
-            WHERE client_order_id = ?
-            """))
+        var update = BoundRun(
+            try db.cachedStatement(
+                sql: """
+                    UPDATE journal SET state = ?, order_id = COALESCE(?, order_id), status = ?, error_code = ?, message = ?, updated_at = ?
+                    WHERE client_order_id = ?
+                    """))
         update.text(o.state.rawValue); update.text(o.orderID); update.text(o.status); update.text(o.errorCode); update.text(o.message)
         update.real(o.at.timeIntervalSince1970); update.text(o.clientOrderID)
         try update.run(db)
         try history(db, o.clientOrderID, o.state, o.orderID, o.status, o.errorCode, o.message, o.at)
     }
 
-    private static func history(_ db: Database, _ id: String, _ state: State, _ orderID: String?, _ status: String?,
-                                _ errorCode: String?, _ message: String?, _ at: Date) throws {
-        var insert = BoundRun(try db.cachedStatement(sql: """
-            INSERT INTO journal_history (client_order_id, at, state, order_id, status, error_code, message) VALUES (?, ?, ?, ?, ?, ?, ?)
-            """))
+    private static func history(
+        _ db: Database, _ id: String, _ state: State, _ orderID: String?, _ status: String?,
+        _ errorCode: String?, _ message: String?, _ at: Date
+    ) throws {
+        var insert = BoundRun(
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO journal_history (client_order_id, at, state, order_id, status, error_code, message) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """))
         insert.text(id); insert.real(at.timeIntervalSince1970); insert.text(state.rawValue); insert.text(orderID); insert.text(status)
         insert.text(errorCode); insert.text(message)
         try insert.run(db)
@@ -306,8 +325,9 @@ public final class OrderJournal: Sendable {
         """
 
     static func entry(_ r: Row) -> Entry {
-        Entry(clientOrderID: r["client_order_id"], request: r["request"], state: State(rawValue: r["state"]) ?? .unknown,
-              orderID: r["order_id"], status: r["status"], errorCode: r["error_code"], message: r["message"])
+        Entry(
+            clientOrderID: r["client_order_id"], request: r["request"], state: State(rawValue: r["state"]) ?? .unknown,
+            orderID: r["order_id"], status: r["status"], errorCode: r["error_code"], message: r["message"])
     }
 
     // MARK: The dead man's switch
@@ -330,8 +350,9 @@ public final class OrderJournal: Sendable {
         try writer.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM cancel_after WHERE id = 1").map { r in
                 let fires: Double? = r["fires_at"]
-                return SwitchWatch(accountID: r["account_id"], armedSince: Date(timeIntervalSince1970: r["armed_since"]), timeout: r["timeout_s"],
-                                   firesAt: fires.map { Date(timeIntervalSince1970: $0) }, reportCursor: r["report_cursor"])
+                return SwitchWatch(
+                    accountID: r["account_id"], armedSince: Date(timeIntervalSince1970: r["armed_since"]), timeout: r["timeout_s"],
+                    firesAt: fires.map { Date(timeIntervalSince1970: $0) }, reportCursor: r["report_cursor"])
             }
         }
     }
@@ -345,10 +366,11 @@ public final class OrderJournal: Sendable {
                 try db.execute(sql: "DELETE FROM cancel_after WHERE id = 1")
             }
             if firesAt == nil, existing != accountID { return }
-            try db.execute(sql: """
-                INSERT INTO cancel_after (id, account_id, armed_since, timeout_s, fires_at) VALUES (1, ?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET timeout_s = COALESCE(excluded.timeout_s, timeout_s), fires_at = excluded.fires_at
-                """, arguments: [accountID, at.timeIntervalSince1970, timeout, firesAt?.timeIntervalSince1970])
+            try db.execute(
+                sql: """
+                    INSERT INTO cancel_after (id, account_id, armed_since, timeout_s, fires_at) VALUES (1, ?, ?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET timeout_s = COALESCE(excluded.timeout_s, timeout_s), fires_at = excluded.fires_at
+                    """, arguments: [accountID, at.timeIntervalSince1970, timeout, firesAt?.timeIntervalSince1970])
             if firesAt == nil {
                 try db.execute(sql: "UPDATE cancel_after SET timeout_s = NULL WHERE id = 1")
             }

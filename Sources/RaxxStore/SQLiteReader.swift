@@ -78,10 +78,11 @@ struct SQLiteStatement: ~Copyable {
         }
         for (i, argument) in arguments.enumerated() {
             let index = Int32(i + 1)
-            let bound = switch argument {
-            case .text(let text): sqlite3_bind_text(handle, index, text, -1, sqliteTransient)
-            case .real(let value): sqlite3_bind_double(handle, index, value)
-            }
+            let bound =
+                switch argument {
+                case .text(let text): sqlite3_bind_text(handle, index, text, -1, sqliteTransient)
+                case .real(let value): sqlite3_bind_double(handle, index, value)
+                }
             guard bound == SQLITE_OK else {
                 let error = Self.failure(bound, connection, sql)
                 sqlite3_finalize(handle)
@@ -160,8 +161,9 @@ struct BoundRun {
         sqlite3_reset(statement.sqliteStatement)
         sqlite3_clear_bindings(statement.sqliteStatement)
         guard code == SQLITE_DONE else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
-                                sql: statement.sql)
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                sql: statement.sql)
         }
     }
 }

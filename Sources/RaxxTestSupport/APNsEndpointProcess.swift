@@ -23,9 +23,12 @@ public final class APNsEndpointProcess: @unchecked Sendable {
 
         process = Process()
         process.executableURL = URL(fileURLWithPath: BuiltTools.path("raxx-sandbox"))
-        process.arguments = ["apns", "--port", "0", "--tls-dir", directory.appendingPathComponent("tls").path,
-                             "--key-id", keyID, "--team-id", teamID, "--public-key", keyFile,
-                             "--log", directory.appendingPathComponent("log.jsonl").path] + arguments
+        process.arguments =
+            [
+                "apns", "--port", "0", "--tls-dir", directory.appendingPathComponent("tls").path,
+                "--key-id", keyID, "--team-id", teamID, "--public-key", keyFile,
+                "--log", directory.appendingPathComponent("log.jsonl").path,
+            ] + arguments
         process.environment = childEnvironment([:])
         let out = Pipe()
         process.standardOutput = out

@@ -6,8 +6,10 @@ import Testing
 /// A tool's examples (`Example`, shown by --help and the man page) hold: each runs this tool,
 /// parses with its own parser (the flags exist, the values are valid), and shows in --help as
 /// written.
-public func expectExamplesHold<Root: ParsableCommand>(_ root: Root.Type, tool: String, _ examples: [Example],
-                                                       sourceLocation: SourceLocation = #_sourceLocation) {
+public func expectExamplesHold<Root: ParsableCommand>(
+    _ root: Root.Type, tool: String, _ examples: [Example],
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     #expect(examples.count >= 5, "\(tool) shows too few examples", sourceLocation: sourceLocation)
     let help = Root.helpMessage(columns: 200)
     for example in examples {
@@ -17,8 +19,9 @@ public func expectExamplesHold<Root: ParsableCommand>(_ root: Root.Type, tool: S
         } catch {
             Issue.record("\(example.command) does not parse: \(Root.message(for: error))", sourceLocation: sourceLocation)
         }
-        #expect(help.contains("  # \(example.what)\n  \(example.command)\n") || help.hasSuffix("  # \(example.what)\n  \(example.command)"),
-                "--help does not show \(example.command)", sourceLocation: sourceLocation)
+        #expect(
+            help.contains("  # \(example.what)\n  \(example.command)\n") || help.hasSuffix("  # \(example.what)\n  \(example.command)"),
+            "--help does not show \(example.command)", sourceLocation: sourceLocation)
     }
 }
 

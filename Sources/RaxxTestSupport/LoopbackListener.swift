@@ -2,9 +2,9 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A misbehaving (or plain) server on 127.0.0.1, port 0, for transport and offline tests.
@@ -115,7 +115,7 @@ public final class LoopbackListener: Sendable {
             case .refuse:
                 return
             case .hang:
-                continue // read more, answer nothing
+                continue  // read more, answer nothing
             case .reset:
                 var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
                 setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
@@ -195,7 +195,8 @@ public final class LoopbackListener: Sendable {
             if let headEnd = find(data, Array("\r\n\r\n".utf8)) {
                 if expected == nil {
                     let head = String(decoding: data[..<headEnd], as: UTF8.self).lowercased()
-                    let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                    let length =
+                        head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
                         .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
                     expected = headEnd + 4 + length
                 }

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A TCP proxy on 127.0.0.1, port 0, in front of a loopback server: the tools talk to the server
@@ -130,9 +130,11 @@ public final class LoopbackProxy: @unchecked Sendable {
             }
             let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var addr = Self.loopback(port: target)
-            let connected = upstream >= 0 && withUnsafePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            } == 0
+            let connected =
+                upstream >= 0
+                && withUnsafePointer(to: &addr) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                } == 0
             guard connected else {
                 if upstream >= 0 { close(upstream) }
                 close(client)
@@ -141,8 +143,12 @@ public final class LoopbackProxy: @unchecked Sendable {
             track(client)
             track(upstream)
             let ends = Ends(client, upstream, proxy: self)
-            Thread { [self] in pipe(from: client, to: upstream, delayed: true); ends.finish() }.start()
-            Thread { [self] in pipe(from: upstream, to: client, budgeted: true); ends.finish() }.start()
+            Thread { [self] in
+                pipe(from: client, to: upstream, delayed: true); ends.finish()
+            }.start()
+            Thread { [self] in
+                pipe(from: upstream, to: client, budgeted: true); ends.finish()
+            }.start()
         }
     }
 

@@ -27,7 +27,8 @@ public struct Mailbox: Sendable {
             let path = directory + "/" + folder
             for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
                 guard let raw = try? String(contentsOfFile: path + "/" + name, encoding: .utf8),
-                      let split = raw.range(of: "\r\n\r\n") else { continue }
+                    let split = raw.range(of: "\r\n\r\n")
+                else { continue }
                 var to = "", subject = ""
                 for line in raw[..<split.lowerBound].components(separatedBy: "\r\n") {
                     if line.hasPrefix("To: ") { to = String(line.dropFirst(4)).trimmingCharacters(in: CharacterSet(charactersIn: "<>")) }

@@ -46,8 +46,10 @@ public final class MemoryStores: LocalStores, Sendable {
     public func journal() throws(RaxxError) -> OrderJournal { try lazily(\.journalStore, "journal") { try OrderJournal.inMemory() } }
 
     /// The store in `slot`, made in memory the first time it is asked for.
-    private func lazily<Store: Sendable>(_ slot: WritableKeyPath<State, Store?>, _ what: String,
-                                         _ make: () throws -> Store) throws(RaxxError) -> Store {
+    private func lazily<Store: Sendable>(
+        _ slot: WritableKeyPath<State, Store?>, _ what: String,
+        _ make: () throws -> Store
+    ) throws(RaxxError) -> Store {
         if let existing = state.withLock({ $0[keyPath: slot] }) { return existing }
         do {
             let created = try make()

@@ -9,11 +9,12 @@ public enum EncodingStyle: CaseIterable, CustomStringConvertible, Sendable {
 
     public func encode(_ value: some Encodable) throws -> [UInt8] {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = switch self {
-        case .compactSorted: [.sortedKeys, .withoutEscapingSlashes]
-        case .compactUnsorted: []
-        case .pretty: [.prettyPrinted, .sortedKeys]
-        }
+        encoder.outputFormatting =
+            switch self {
+            case .compactSorted: [.sortedKeys, .withoutEscapingSlashes]
+            case .compactUnsorted: []
+            case .pretty: [.prettyPrinted, .sortedKeys]
+            }
         let transcoder = RFC3339DateTranscoder()
         encoder.dateEncodingStrategy = .custom { date, e in
             var c = e.singleValueContainer()
@@ -93,17 +94,19 @@ public struct ModelRandom {
     /// the reference date, plus the milliseconds), so that a date that reads back is equal.
     public mutating func date() -> Date {
         let earliest: Int64 = -12_212_553_600_000, latest: Int64 = 253_402_300_799_999
-        let millis = switch int(0...3) {
-        case 0: Int64(int(1_700_000_000...1_900_000_000)) * 1_000 // whole seconds, as most are
-        default: earliest + Int64(next() % UInt64(latest - earliest + 1))
-        }
+        let millis =
+            switch int(0...3) {
+            case 0: Int64(int(1_700_000_000...1_900_000_000)) * 1_000  // whole seconds, as most are
+            default: earliest + Int64(next() % UInt64(latest - earliest + 1))
+            }
         let seconds = millis >= 0 ? millis / 1000 : (millis - 999) / 1000
         return Date(timeIntervalSinceReferenceDate: Double(seconds - 978_307_200) + Double(millis - seconds * 1000) / 1000)
     }
 
     public mutating func page(changes: ClosedRange<Int> = 0...12) -> Components.Schemas.SyncPage {
-        .init(changes: (0..<int(changes)).map { _ in change() }, cursor: int64(), hasMore: bool(), reset: bool(), asOf: date(),
-              total: bool() ? int64() : nil)
+        .init(
+            changes: (0..<int(changes)).map { _ in change() }, cursor: int64(), hasMore: bool(), reset: bool(), asOf: date(),
+            total: bool() ? int64() : nil)
     }
 
     public mutating func change() -> Components.Schemas.SyncChange {
@@ -125,17 +128,19 @@ public struct ModelRandom {
     }
 
     public mutating func fill() -> Components.Schemas.Fill {
-        .init(id: text(1...12), orderId: text(1...12), symbol: text(1...21), side: pick(Components.Schemas.Side.allCases), qty: int64(),
-              price: money(), filledAt: date())
+        .init(
+            id: text(1...12), orderId: text(1...12), symbol: text(1...21), side: pick(Components.Schemas.Side.allCases), qty: int64(),
+            price: money(), filledAt: date())
     }
 
     public mutating func order() -> Components.Schemas.Order {
-        .init(id: text(1...12), clientOrderId: text(1...36), symbol: text(1...21), side: pick(Components.Schemas.Side.allCases),
-              qty: int64(), _type: pick(Components.Schemas.OrderType.allCases), limitPrice: bool() ? money() : nil,
-              tif: pick(Components.Schemas.TimeInForce.allCases), status: pick(Components.Schemas.OrderStatus.allCases),
-              filledQty: int64(), avgFillPrice: bool() ? money() : nil, rejectCode: bool() ? text(1...16) : nil,
-              mode: pick(Components.Schemas.TradingMode.allCases), notAfter: bool() ? date() : nil, createdAt: date(),
-              updatedAt: date())
+        .init(
+            id: text(1...12), clientOrderId: text(1...36), symbol: text(1...21), side: pick(Components.Schemas.Side.allCases),
+            qty: int64(), _type: pick(Components.Schemas.OrderType.allCases), limitPrice: bool() ? money() : nil,
+            tif: pick(Components.Schemas.TimeInForce.allCases), status: pick(Components.Schemas.OrderStatus.allCases),
+            filledQty: int64(), avgFillPrice: bool() ? money() : nil, rejectCode: bool() ? text(1...16) : nil,
+            mode: pick(Components.Schemas.TradingMode.allCases), notAfter: bool() ? date() : nil, createdAt: date(),
+            updatedAt: date())
     }
 
     /// `text` as a JSON string literal written by hand or by another encoder: the escapes JSON

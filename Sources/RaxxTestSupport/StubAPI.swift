@@ -4,8 +4,9 @@ import OpenAPIRuntime
 import RaxxAPI
 import RaxxCLI
 import Synchronization
+
 #if canImport(Testing)
-import Testing
+    import Testing
 #endif
 
 /// A Raptor API whose every answer a test plans: a call with no plan fails the test (and throws),
@@ -62,8 +63,9 @@ public final class StubAPI: RaptorConnection, Sendable {
                 try await middleware.intercept(request, body: body, baseURL: url, operationID: operation, next: inner)
             }
         }
-        _ = try await next(HTTPRequest(method: .post, scheme: "https", authority: "stub.invalid", path: "/" + operation), nil,
-                           URL(fileURLWithPath: "/"))
+        _ = try await next(
+            HTTPRequest(method: .post, scheme: "https", authority: "stub.invalid", path: "/" + operation), nil,
+            URL(fileURLWithPath: "/"))
         let call = Call(operation: operation, authorization: seen.fields[.authorization])
         let answer: (@Sendable (Any) async throws -> Any)? = state.withLock { state in
             state.recorded.append(call)
@@ -268,7 +270,9 @@ public final class StubAPI: RaptorConnection, Sendable {
     }
 
     /// Plans the answer to `checkDSRErasurePlan`.
-    public func onCheckDSRErasurePlan(_ answer: @escaping @Sendable (Operations.CheckDSRErasurePlan.Input) async throws -> Operations.CheckDSRErasurePlan.Output) {
+    public func onCheckDSRErasurePlan(
+        _ answer: @escaping @Sendable (Operations.CheckDSRErasurePlan.Input) async throws -> Operations.CheckDSRErasurePlan.Output
+    ) {
         plan(Operations.CheckDSRErasurePlan.id, answer)
     }
 
@@ -293,7 +297,9 @@ public final class StubAPI: RaptorConnection, Sendable {
     }
 
     /// Plans the answer to `listSubjectAuditEvents`.
-    public func onListSubjectAuditEvents(_ answer: @escaping @Sendable (Operations.ListSubjectAuditEvents.Input) async throws -> Operations.ListSubjectAuditEvents.Output) {
+    public func onListSubjectAuditEvents(
+        _ answer: @escaping @Sendable (Operations.ListSubjectAuditEvents.Input) async throws -> Operations.ListSubjectAuditEvents.Output
+    ) {
         plan(Operations.ListSubjectAuditEvents.id, answer)
     }
 
@@ -310,15 +316,15 @@ public final class StubAPI: RaptorConnection, Sendable {
         public func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
             try await stub.call(Operations.GetHealth.id, input, middlewares: middlewares)
         }
-    
+
         public func registerOptions(_ input: Operations.RegisterOptions.Input) async throws -> Operations.RegisterOptions.Output {
             try await stub.call(Operations.RegisterOptions.id, input, middlewares: middlewares)
         }
-    
+
         public func registerVerify(_ input: Operations.RegisterVerify.Input) async throws -> Operations.RegisterVerify.Output {
             try await stub.call(Operations.RegisterVerify.id, input, middlewares: middlewares)
         }
-    
+
         public func loginOptions(_ input: Operations.LoginOptions.Input) async throws -> Operations.LoginOptions.Output {
             try await stub.call(Operations.LoginOptions.id, input, middlewares: middlewares)
         }
@@ -334,87 +340,87 @@ public final class StubAPI: RaptorConnection, Sendable {
         public func removePasskey(_ input: Operations.RemovePasskey.Input) async throws -> Operations.RemovePasskey.Output {
             try await stub.call(Operations.RemovePasskey.id, input, middlewares: middlewares)
         }
-    
+
         public func loginVerify(_ input: Operations.LoginVerify.Input) async throws -> Operations.LoginVerify.Output {
             try await stub.call(Operations.LoginVerify.id, input, middlewares: middlewares)
         }
-    
+
         public func stepUpOptions(_ input: Operations.StepUpOptions.Input) async throws -> Operations.StepUpOptions.Output {
             try await stub.call(Operations.StepUpOptions.id, input, middlewares: middlewares)
         }
-    
+
         public func stepUpVerify(_ input: Operations.StepUpVerify.Input) async throws -> Operations.StepUpVerify.Output {
             try await stub.call(Operations.StepUpVerify.id, input, middlewares: middlewares)
         }
-    
+
         public func renewSession(_ input: Operations.RenewSession.Input) async throws -> Operations.RenewSession.Output {
             try await stub.call(Operations.RenewSession.id, input, middlewares: middlewares)
         }
-    
+
         public func logout(_ input: Operations.Logout.Input) async throws -> Operations.Logout.Output {
             try await stub.call(Operations.Logout.id, input, middlewares: middlewares)
         }
-    
+
         public func getSession(_ input: Operations.GetSession.Input) async throws -> Operations.GetSession.Output {
             try await stub.call(Operations.GetSession.id, input, middlewares: middlewares)
         }
-    
+
         public func getPortfolio(_ input: Operations.GetPortfolio.Input) async throws -> Operations.GetPortfolio.Output {
             try await stub.call(Operations.GetPortfolio.id, input, middlewares: middlewares)
         }
-    
+
         public func getSyncChanges(_ input: Operations.GetSyncChanges.Input) async throws -> Operations.GetSyncChanges.Output {
             try await stub.call(Operations.GetSyncChanges.id, input, middlewares: middlewares)
         }
-    
+
         public func getSyncSummary(_ input: Operations.GetSyncSummary.Input) async throws -> Operations.GetSyncSummary.Output {
             try await stub.call(Operations.GetSyncSummary.id, input, middlewares: middlewares)
         }
-    
+
         public func getInstruments(_ input: Operations.GetInstruments.Input) async throws -> Operations.GetInstruments.Output {
             try await stub.call(Operations.GetInstruments.id, input, middlewares: middlewares)
         }
-    
+
         public func listOrders(_ input: Operations.ListOrders.Input) async throws -> Operations.ListOrders.Output {
             try await stub.call(Operations.ListOrders.id, input, middlewares: middlewares)
         }
-    
+
         public func placeOrder(_ input: Operations.PlaceOrder.Input) async throws -> Operations.PlaceOrder.Output {
             try await stub.call(Operations.PlaceOrder.id, input, middlewares: middlewares)
         }
-    
+
         public func checkOrders(_ input: Operations.CheckOrders.Input) async throws -> Operations.CheckOrders.Output {
             try await stub.call(Operations.CheckOrders.id, input, middlewares: middlewares)
         }
-    
+
         public func getOrder(_ input: Operations.GetOrder.Input) async throws -> Operations.GetOrder.Output {
             try await stub.call(Operations.GetOrder.id, input, middlewares: middlewares)
         }
-    
+
         public func cancelOrder(_ input: Operations.CancelOrder.Input) async throws -> Operations.CancelOrder.Output {
             try await stub.call(Operations.CancelOrder.id, input, middlewares: middlewares)
         }
-    
+
         public func cancelOrdersAfter(_ input: Operations.CancelOrdersAfter.Input) async throws -> Operations.CancelOrdersAfter.Output {
             try await stub.call(Operations.CancelOrdersAfter.id, input, middlewares: middlewares)
         }
-    
+
         public func listEvents(_ input: Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output {
             try await stub.call(Operations.ListEvents.id, input, middlewares: middlewares)
         }
-    
+
         public func listAPNsDevices(_ input: Operations.ListAPNsDevices.Input) async throws -> Operations.ListAPNsDevices.Output {
             try await stub.call(Operations.ListAPNsDevices.id, input, middlewares: middlewares)
         }
-    
+
         public func registerAPNsDevice(_ input: Operations.RegisterAPNsDevice.Input) async throws -> Operations.RegisterAPNsDevice.Output {
             try await stub.call(Operations.RegisterAPNsDevice.id, input, middlewares: middlewares)
         }
-    
+
         public func revokeAPNsDevice(_ input: Operations.RevokeAPNsDevice.Input) async throws -> Operations.RevokeAPNsDevice.Output {
             try await stub.call(Operations.RevokeAPNsDevice.id, input, middlewares: middlewares)
         }
-    
+
         public func createDSRRequest(_ input: Operations.CreateDSRRequest.Input) async throws -> Operations.CreateDSRRequest.Output {
             try await stub.call(Operations.CreateDSRRequest.id, input, middlewares: middlewares)
         }
@@ -446,7 +452,7 @@ public final class StubAPI: RaptorConnection, Sendable {
         public func checkDSRErasurePlan(_ input: Operations.CheckDSRErasurePlan.Input) async throws -> Operations.CheckDSRErasurePlan.Output {
             try await stub.call(Operations.CheckDSRErasurePlan.id, input, middlewares: middlewares)
         }
-    
+
         public func planDSRErasure(_ input: Operations.PlanDSRErasure.Input) async throws -> Operations.PlanDSRErasure.Output {
             try await stub.call(Operations.PlanDSRErasure.id, input, middlewares: middlewares)
         }

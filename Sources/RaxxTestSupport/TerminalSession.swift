@@ -16,7 +16,9 @@ public final class TerminalSession: @unchecked Sendable {
     public enum Failure: Error, CustomStringConvertible {
         case notShown(String, screen: String)
         public var description: String {
-            switch self { case .notShown(let text, let screen): "\"\(text)\" never appeared; the screen:\n\(screen)" }
+            switch self {
+            case .notShown(let text, let screen): "\"\(text)\" never appeared; the screen:\n\(screen)"
+            }
         }
     }
 

@@ -7,8 +7,9 @@ import RaxxSecrets
 import RaxxStore
 import RaxxVault
 import Synchronization
+
 #if canImport(Testing)
-import Testing
+    import Testing
 #endif
 
 /// A command's world for in-process tests: captured streams, and every piece of the outside world
@@ -18,46 +19,103 @@ public final class TestWorld: Sendable {
     public let stdout = CapturedSink()
     public let stderr = CapturedSink()
     /// Standard input, when the test gives one.
-    public var stdin: String? { get { self[\.stdin] } set { self[\.stdin] = newValue } }
-    public var stdinIsTTY: Bool { get { self[\.stdinIsTTY] } set { self[\.stdinIsTTY] = newValue } }
-    public var stdoutIsTTY: Bool { get { self[\.stdoutIsTTY] } set { self[\.stdoutIsTTY] = newValue } }
-    public var stderrIsTTY: Bool { get { self[\.stderrIsTTY] } set { self[\.stderrIsTTY] = newValue } }
+    public var stdin: String? {
+        get { self[\.stdin] }
+        set { self[\.stdin] = newValue }
+    }
+    public var stdinIsTTY: Bool {
+        get { self[\.stdinIsTTY] }
+        set { self[\.stdinIsTTY] = newValue }
+    }
+    public var stdoutIsTTY: Bool {
+        get { self[\.stdoutIsTTY] }
+        set { self[\.stdoutIsTTY] = newValue }
+    }
+    public var stderrIsTTY: Bool {
+        get { self[\.stderrIsTTY] }
+        set { self[\.stderrIsTTY] = newValue }
+    }
     /// The terminal's height, when stdout is one.
-    public var terminalRows: Int? { get { self[\.terminalRows] } set { self[\.terminalRows] = newValue } }
+    public var terminalRows: Int? {
+        get { self[\.terminalRows] }
+        set { self[\.terminalRows] = newValue }
+    }
     /// The terminal's width, when the test gives one.
-    public var terminalColumns: Int? { get { self[\.terminalColumns] } set { self[\.terminalColumns] = newValue } }
+    public var terminalColumns: Int? {
+        get { self[\.terminalColumns] }
+        set { self[\.terminalColumns] = newValue }
+    }
     /// What went through the pager, and with which command (the pager writes nothing here).
     public var paged: [(command: String, text: String)] { state.withLock { $0.paged } }
     /// The wall clock, when the test gives one.
-    public var clock: TestClock? { get { self[\.clock] } set { self[\.clock] = newValue } }
+    public var clock: TestClock? {
+        get { self[\.clock] }
+        set { self[\.clock] = newValue }
+    }
     /// How far the server's clock is ahead of the wall clock (as the last answer's Date showed).
-    public var serverSkew: TimeInterval { get { self[\.serverSkew] } set { self[\.serverSkew] = newValue } }
+    public var serverSkew: TimeInterval {
+        get { self[\.serverSkew] }
+        set { self[\.serverSkew] = newValue }
+    }
     /// Ids handed out in order, when the test gives them.
-    public var ids: [String]? { get { self[\.ids] } set { self[\.ids] = newValue } }
+    public var ids: [String]? {
+        get { self[\.ids] }
+        set { self[\.ids] = newValue }
+    }
     /// The PIN typed at the prompt (or read from --pin-fd), when the test gives one.
-    public var pin: String? { get { self[\.pin] } set { self[\.pin] = newValue } }
+    public var pin: String? {
+        get { self[\.pin] }
+        set { self[\.pin] = newValue }
+    }
     /// PINs typed at successive prompts, before `pin` answers the rest.
-    public var pinsTyped: [String] { get { self[\.pinsTyped] } set { self[\.pinsTyped] = newValue } }
+    public var pinsTyped: [String] {
+        get { self[\.pinsTyped] }
+        set { self[\.pinsTyped] = newValue }
+    }
     /// The one-time code "typed" when a registration asks for the emailed one.
-    public var code: String? { get { self[\.code] } set { self[\.code] = newValue } }
+    public var code: String? {
+        get { self[\.code] }
+        set { self[\.code] = newValue }
+    }
     /// Codes typed at successive code prompts, before `code` answers the rest.
-    public var codesTyped: [String] { get { self[\.codesTyped] } set { self[\.codesTyped] = newValue } }
+    public var codesTyped: [String] {
+        get { self[\.codesTyped] }
+        set { self[\.codesTyped] = newValue }
+    }
     /// The answer typed at a yes/no question on the terminal, when the test gives one.
-    public var answer: Bool? { get { self[\.answer] } set { self[\.answer] = newValue } }
+    public var answer: Bool? {
+        get { self[\.answer] }
+        set { self[\.answer] = newValue }
+    }
     /// The yes/no questions asked on the terminal.
     public var questions: [String] { state.withLock { $0.questions } }
     /// The Raptor API's planned answers.
     public let api = StubAPI()
     /// The keystore, when the test gives one.
-    public var keystore: MemoryKeystore? { get { self[\.keystore] } set { self[\.keystore] = newValue } }
+    public var keystore: MemoryKeystore? {
+        get { self[\.keystore] }
+        set { self[\.keystore] = newValue }
+    }
     /// Whose data the device keeps (in memory: what was adopted and forgotten).
-    public var accounts: MemoryLocalAccounts { get { self[\.accounts] } set { self[\.accounts] = newValue } }
+    public var accounts: MemoryLocalAccounts {
+        get { self[\.accounts] }
+        set { self[\.accounts] = newValue }
+    }
     /// Services of the tool (its stores), each as the type its commands ask for.
-    public var services: [Provided] { get { self[\.services] } set { self[\.services] = newValue } }
+    public var services: [Provided] {
+        get { self[\.services] }
+        set { self[\.services] = newValue }
+    }
     /// The tool's stores (provided as `any LocalStores`), when the test gives them.
-    public var stores: (any LocalStores)? { get { self[\.stores] } set { self[\.stores] = newValue } }
+    public var stores: (any LocalStores)? {
+        get { self[\.stores] }
+        set { self[\.stores] = newValue }
+    }
     /// The environment the configuration is read from (nothing of it is touched).
-    public var environment: [String: String] { get { self[\.environment] } set { self[\.environment] = newValue } }
+    public var environment: [String: String] {
+        get { self[\.environment] }
+        set { self[\.environment] = newValue }
+    }
 
     /// What the test gives (above) and what the command did (its ids, waits and interrupt actions).
     private let state = Mutex(State())
@@ -112,12 +170,17 @@ public final class TestWorld: Sendable {
     public init() {}
 
     /// The context a command runs in, for `tool` with `requirement`.
-    public func context(tool: String, requirement: ConnectivityRequirement, format: OutputFormat, quiet: Bool = false,
-                        noPager: Bool = false, errorFormat: OutputFormat? = nil) throws -> CommandContext {
-        let io = CommandIO(stdin: stdin.map(StringSource.init) ?? StringSource(unplanned: true), stdout: stdout, stderr: stderr,
-                           stdoutIsTTY: stdoutIsTTY, stderrIsTTY: stderrIsTTY, stdinIsTTY: stdinIsTTY, terminalRows: terminalRows,
-                           terminalColumns: terminalColumns,
-                           page: { [self] text, command in self.state.withLock { $0.paged.append((command, text)) }; return true })
+    public func context(
+        tool: String, requirement: ConnectivityRequirement, format: OutputFormat, quiet: Bool = false,
+        noPager: Bool = false, errorFormat: OutputFormat? = nil
+    ) throws -> CommandContext {
+        let io = CommandIO(
+            stdin: stdin.map(StringSource.init) ?? StringSource(unplanned: true), stdout: stdout, stderr: stderr,
+            stdoutIsTTY: stdoutIsTTY, stderrIsTTY: stderrIsTTY, stdinIsTTY: stdinIsTTY, terminalRows: terminalRows,
+            terminalColumns: terminalColumns,
+            page: { [self] text, command in
+                self.state.withLock { $0.paged.append((command, text)) }; return true
+            })
         var world = World(
             now: { [clock] in
                 guard let clock else { recordUnplanned("Unplanned use of the wall clock"); return Date(timeIntervalSince1970: 0) }
@@ -141,17 +204,22 @@ public final class TestWorld: Sendable {
                 return id
             },
             sleep: { [self] duration in state.withLock { $0.slept.append(duration) } },
-            onInterrupt: { [self] action in state.withLock { $0.interruptActions.append(action) }; return 0 },
-            pinEntry: FixedPINEntry(pin: { [self] in
-                self.state.withLock { $0.pinsTyped.isEmpty ? $0.pin : $0.pinsTyped.removeFirst() }
-            }, code: { [self] in self.state.withLock { $0.codesTyped.isEmpty ? $0.code : $0.codesTyped.removeFirst() } }, answer: { [self] in self.state.withLock { $0.answer } }, asked: { [self] q in self.state.withLock { $0.questions.append(q) } }),
+            onInterrupt: { [self] action in
+                state.withLock { $0.interruptActions.append(action) }; return 0
+            },
+            pinEntry: FixedPINEntry(
+                pin: { [self] in
+                    self.state.withLock { $0.pinsTyped.isEmpty ? $0.pin : $0.pinsTyped.removeFirst() }
+                }, code: { [self] in self.state.withLock { $0.codesTyped.isEmpty ? $0.code : $0.codesTyped.removeFirst() } },
+                answer: { [self] in self.state.withLock { $0.answer } }, asked: { [self] q in self.state.withLock { $0.questions.append(q) } }),
             raptor: api,
             keystore: keystore ?? MemoryKeystore(unplanned: true),
             accounts: accounts,
             services: services + (stores.map { [Provided($0, as: (any LocalStores).self)] } ?? []))
         world.end = { [self] status in state.withLock { $0.ended.append(status) } }
-        return CommandContext(tool: tool, io: io, format: format, configuration: try RaxxConfiguration(environment: environment),
-                              requirement: requirement, world: world, quiet: quiet, noPager: noPager, errorFormat: errorFormat)
+        return CommandContext(
+            tool: tool, io: io, format: format, configuration: try RaxxConfiguration(environment: environment),
+            requirement: requirement, world: world, quiet: quiet, noPager: noPager, errorFormat: errorFormat)
     }
 
     /// Parses `arguments` as `Command` (as its tool does) and runs it in this world; answers its exit status.
@@ -159,8 +227,9 @@ public final class TestWorld: Sendable {
         let parsed = try Command.parse(CommandLineWords.forParser(arguments))
         let format = parsed.global.resolvedFormat(stdoutIsTTY: stdoutIsTTY)
         let errorFormat = parsed.global.request.errorFormat(errorsAsJSON: try RaxxConfiguration(environment: environment).errorsAsJSON)
-        let context = try self.context(tool: Command.tool, requirement: parsed.requirement, format: format, quiet: parsed.global.quiet,
-                                       noPager: parsed.global.noPager, errorFormat: errorFormat)
+        let context = try self.context(
+            tool: Command.tool, requirement: parsed.requirement, format: format, quiet: parsed.global.quiet,
+            noPager: parsed.global.noPager, errorFormat: errorFormat)
         return await Command.execute(parsed, in: context)
     }
 

@@ -68,10 +68,12 @@ public enum ToolRunner {
     /// Runs `tool` with `arguments`; stdin gets `input` (or nothing), then what `later` answers
     /// (asked on a thread of its own while the tool runs; it is told whether the tool still runs:
     /// for what the tool is sent during its run, an emailed code). Kills it after `timeout` seconds.
-    public static func run(_ tool: String, _ arguments: [String], environment: [String: String] = [:],
-                           input: String? = nil, later: (@Sendable (_ running: @Sendable () -> Bool) -> String?)? = nil,
-                           timeout: Double = 60) throws -> ToolResult {
-        signal(SIGPIPE, SIG_IGN) // a tool that ends before reading its input must not end the tests
+    public static func run(
+        _ tool: String, _ arguments: [String], environment: [String: String] = [:],
+        input: String? = nil, later: (@Sendable (_ running: @Sendable () -> Bool) -> String?)? = nil,
+        timeout: Double = 60
+    ) throws -> ToolResult {
+        signal(SIGPIPE, SIG_IGN)  // a tool that ends before reading its input must not end the tests
         let process = Process()
         process.executableURL = URL(fileURLWithPath: BuiltTools.path(tool))
         process.arguments = arguments
@@ -109,8 +111,9 @@ public enum ToolRunner {
         while process.isRunning, Date() < deadline { usleep(5_000) }
         if process.isRunning { process.terminate(); process.waitUntilExit() }
         process.waitUntilExit()
-        return ToolResult(status: process.terminationStatus, stdout: outData.wait(), stderr: errData.wait(),
-                          seconds: Date().timeIntervalSince(started))
+        return ToolResult(
+            status: process.terminationStatus, stdout: outData.wait(), stderr: errData.wait(),
+            seconds: Date().timeIntervalSince(started))
     }
 }
 
@@ -171,8 +174,10 @@ extension ToolRunner {
 
     /// Starts `tool` in the background (output discarded), for tests that stop it midway.
     /// Its stderr goes to `stderr` when given (a file, read once it ends), else nowhere.
-    public static func start(_ tool: String, _ arguments: [String], environment: [String: String] = [:],
-                             stderr: URL? = nil) throws -> Process {
+    public static func start(
+        _ tool: String, _ arguments: [String], environment: [String: String] = [:],
+        stderr: URL? = nil
+    ) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: BuiltTools.path(tool))
         process.arguments = arguments
@@ -259,14 +264,18 @@ public final class SandboxProcess: @unchecked Sendable {
 
     /// `raxx-auth register --email EMAIL` as a person runs it: the code emailed to EMAIL read from
     /// this sandbox's mail once it comes (on `--code-fd 0`), then the PIN (on `--pin-fd 0`).
-    public func register(_ email: String, pin: String, arguments extra: [String] = [], environment: [String: String],
-                         timeout: Double = 60) throws -> ToolResult {
+    public func register(
+        _ email: String, pin: String, arguments extra: [String] = [], environment: [String: String],
+        timeout: Double = 60
+    ) throws -> ToolResult {
         let mailbox = self.mailbox
         let before = mailbox.messages(to: email).count
-        return try ToolRunner.run("raxx-auth", ["register", "--email", email, "--code-fd", "0", "--pin-fd", "0"] + extra,
-                                  environment: environment, later: { running in
-                                      mailbox.code(for: email, after: before, timeout: timeout, while: running).map { $0 + "\n" + pin + "\n" }
-                                  }, timeout: timeout)
+        return try ToolRunner.run(
+            "raxx-auth", ["register", "--email", email, "--code-fd", "0", "--pin-fd", "0"] + extra,
+            environment: environment,
+            later: { running in
+                mailbox.code(for: email, after: before, timeout: timeout, while: running).map { $0 + "\n" + pin + "\n" }
+            }, timeout: timeout)
     }
 
     /// The port it listens on.
@@ -276,7 +285,7 @@ public final class SandboxProcess: @unchecked Sendable {
     public func restart() throws {
         stop()
         var lastError: (any Error)?
-        for _ in 0..<20 { // the port may take a moment to be free again
+        for _ in 0..<20 {  // the port may take a moment to be free again
             do {
                 let (started, startedURL) = try Self.start(port: port, arguments: arguments, database: database)
                 guard startedURL == url else { throw SandboxError.didNotStart("came back at \(startedURL), not \(url)") }
@@ -314,7 +323,7 @@ public final class SandboxProcess: @unchecked Sendable {
     @discardableResult
     public func stop() -> Int32 {
         if process.isRunning {
-            kill(process.processIdentifier, SIGCONT) // a suspended server cannot take its SIGTERM
+            kill(process.processIdentifier, SIGCONT)  // a suspended server cannot take its SIGTERM
             process.terminate()
             process.waitUntilExit()
         }

@@ -22,7 +22,8 @@ public struct DeviceKey: Sendable {
     public init(secretPath: String, machineIDPath: String? = nil, folders: PrivateFolders? = nil) {
         self.secretPath = secretPath
         self.folders = folders ?? PrivateFolders(roots: [(secretPath as NSString).deletingLastPathComponent])
-        self.machineIDPath = machineIDPath
+        self.machineIDPath =
+            machineIDPath
             ?? Self.defaultMachineIDPaths.first { access($0, R_OK) == 0 }
             ?? Self.defaultMachineIDPaths[0]
     }
@@ -30,10 +31,11 @@ public struct DeviceKey: Sendable {
     /// This machine's identity.
     func machineID() throws(RaxxError) -> String {
         guard let text = try? String(contentsOfFile: machineIDPath, encoding: .utf8),
-              case let id = Self.trimmingWhitespace(text), !id.isEmpty
+            case let id = Self.trimmingWhitespace(text), !id.isEmpty
         else {
-            throw RaxxError(code: .machineIDMissing, message: "This machine has no identity (\(machineIDPath) is missing or empty), so the keystore cannot be bound to it.",
-                                    hint: "Create it with systemd-machine-id-setup (or dbus-uuidgen --ensure).")
+            throw RaxxError(
+                code: .machineIDMissing, message: "This machine has no identity (\(machineIDPath) is missing or empty), so the keystore cannot be bound to it.",
+                hint: "Create it with systemd-machine-id-setup (or dbus-uuidgen --ensure).")
         }
         return id
     }
@@ -62,16 +64,18 @@ public struct DeviceKey: Sendable {
             secret = try Sodium.randomBytes(32)
             try SecureFile.writeAtomically(secret, to: secretURL, in: folders)
         } else {
-            throw RaxxError(code: .deviceSecretMissing, message: "This device's secret (\(secretPath)) is missing, so the keystore cannot be opened.",
-                                    hint: "Sign in again after: raxx-auth logout --forget-device")
+            throw RaxxError(
+                code: .deviceSecretMissing, message: "This device's secret (\(secretPath)) is missing, so the keystore cannot be opened.",
+                hint: "Sign in again after: raxx-auth logout --forget-device")
         }
         let context = Array("raxx-keystore-v1\u{0}".utf8) + Array(try machineID().utf8)
         let key = SecretBytes(count: 32)
         key.withUnsafeMutableBytes { out in
             secret.withUnsafeBytes { k in
-                _ = crypto_generichash(out.baseAddress!.assumingMemoryBound(to: UInt8.self), 32,
-                                       context, UInt64(context.count),
-                                       k.baseAddress!.assumingMemoryBound(to: UInt8.self), 32)
+                _ = crypto_generichash(
+                    out.baseAddress!.assumingMemoryBound(to: UInt8.self), 32,
+                    context, UInt64(context.count),
+                    k.baseAddress!.assumingMemoryBound(to: UInt8.self), 32)
             }
         }
         secret.wipe()
@@ -83,8 +87,9 @@ public struct DeviceKey: Sendable {
         try SecureFile.checkPrivate(path: secretPath)
         let bytes = try SecureFile.read(path: secretPath)
         guard bytes.count == 32 else {
-            throw RaxxError(code: .deviceSecretDamaged, message: "This device's secret (\(secretPath)) is damaged.",
-                                    hint: "Sign in again after: raxx-auth logout --forget-device")
+            throw RaxxError(
+                code: .deviceSecretDamaged, message: "This device's secret (\(secretPath)) is damaged.",
+                hint: "Sign in again after: raxx-auth logout --forget-device")
         }
         return bytes
     }

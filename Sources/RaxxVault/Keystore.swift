@@ -3,8 +3,8 @@ import Foundation
 import RaxxCore
 
 #if canImport(Glibc)
-import Glibc
-import RaxxSecrets
+    import Glibc
+    import RaxxSecrets
 #endif
 
 /// What the keystore holds, for each server by its origin (scheme, host, port): this device's
@@ -74,13 +74,13 @@ public struct ServerCredentials: Codable, Sendable, Equatable {
 
 /// A passkey of the software authenticator.
 public struct StoredCredential: Codable, Sendable, Equatable {
-    public var credentialID: String       // base64url
+    public var credentialID: String  // base64url
     public var rpID: String
-    public var userHandle: String         // base64url
+    public var userHandle: String  // base64url
     public var email: String
-    public var publicKey: String          // base64url, X9.63 uncompressed P-256 point
-    public var sealedPrivateKey: String   // base64url: nonce ‖ XChaCha20-Poly1305(private key) under the PIN key
-    public var pinSalt: String            // base64url
+    public var publicKey: String  // base64url, X9.63 uncompressed P-256 point
+    public var sealedPrivateKey: String  // base64url: nonce ‖ XChaCha20-Poly1305(private key) under the PIN key
+    public var pinSalt: String  // base64url
     public var pinOpsLimit: UInt64
     public var pinMemLimit: UInt64
     public var signCount: UInt32
@@ -119,8 +119,10 @@ public struct StoredSession: Codable, Sendable, Equatable {
     /// When the access token was received (its lifetime decides how early it is renewed).
     public var accessIssuedAt: Date?
 
-    public init(email: String, accountID: String, accessToken: String, accessExpiresAt: Date,
-                renewalToken: String, sessionExpiresAt: Date, signedInAt: Date, accessIssuedAt: Date? = nil) {
+    public init(
+        email: String, accountID: String, accessToken: String, accessExpiresAt: Date,
+        renewalToken: String, sessionExpiresAt: Date, signedInAt: Date, accessIssuedAt: Date? = nil
+    ) {
         self.email = email
         self.accountID = accountID
         self.accessToken = accessToken
@@ -226,8 +228,9 @@ public struct Keystore: KeystoreAccess {
         let key = try deviceKey.keystoreKey(create: false)
         defer { key.wipe() }
         guard DeviceKey.fingerprint(of: key) == fingerprint else {
-            throw RaxxError(code: .keystoreOtherMachine, message: "The keystore at \(path) was sealed on another machine and cannot be opened here.",
-                                    hint: "Keystores never move between machines: run raxx-auth logout --forget-device, then raxx-auth register on this one.")
+            throw RaxxError(
+                code: .keystoreOtherMachine, message: "The keystore at \(path) was sealed on another machine and cannot be opened here.",
+                hint: "Keystores never move between machines: run raxx-auth logout --forget-device, then raxx-auth register on this one.")
         }
         let ad = Array(body[..<(Self.magic.count + 16)])
         let plain = SecretBytes(count: ciphertext.count - tagCount)
@@ -299,8 +302,9 @@ public struct Keystore: KeystoreAccess {
     }
 
     private var damaged: RaxxError {
-        RaxxError(code: .keystoreDamaged, message: "The keystore at \(path) is damaged and cannot be opened.",
-                          hint: "It was left as it is. Move it aside and sign in again: raxx-auth register or raxx-auth login.")
+        RaxxError(
+            code: .keystoreDamaged, message: "The keystore at \(path) is damaged and cannot be opened.",
+            hint: "It was left as it is. Move it aside and sign in again: raxx-auth register or raxx-auth login.")
     }
 
     static func checksum(_ bytes: [UInt8]) -> [UInt8] {
@@ -332,24 +336,24 @@ public enum Hardening {
         var limit = rlimit(rlim_cur: 0, rlim_max: 0)
         setrlimit(Int32(RLIMIT_CORE.rawValue), &limit)
         #if os(Linux)
-        _ = linuxPrctl(prSetDumpable, 0, 0, 0, 0)
+            _ = linuxPrctl(prSetDumpable, 0, 0, 0, 0)
         #endif
     }
 
     /// Whether this process may dump core or be inspected (for tests).
     public static var isDumpable: Bool {
         #if os(Linux)
-        return linuxPrctl(prGetDumpable, 0, 0, 0, 0) != 0
+            return linuxPrctl(prGetDumpable, 0, 0, 0, 0) != 0
         #else
-        return true
+            return true
         #endif
     }
 }
 
 #if os(Linux)
-// prctl(2), which the Glibc module does not export (it lives in <sys/prctl.h>).
-@_silgen_name("prctl")
-private func linuxPrctl(_ option: Int32, _ arg2: UInt, _ arg3: UInt, _ arg4: UInt, _ arg5: UInt) -> Int32
-private let prGetDumpable: Int32 = 3
-private let prSetDumpable: Int32 = 4
+    // prctl(2), which the Glibc module does not export (it lives in <sys/prctl.h>).
+    @_silgen_name("prctl")
+    private func linuxPrctl(_ option: Int32, _ arg2: UInt, _ arg3: UInt, _ arg4: UInt, _ arg5: UInt) -> Int32
+    private let prGetDumpable: Int32 = 3
+    private let prSetDumpable: Int32 = 4
 #endif

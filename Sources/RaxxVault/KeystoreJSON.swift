@@ -63,15 +63,16 @@ extension StoredCredential {
     init?(direct object: FlatJSONObject) {
         let fields = DirectJSON.Fields(object)
         guard let credentialID = fields.string(.credentialID), let rpID = fields.string(.rpID),
-              let userHandle = fields.string(.userHandle), let email = fields.string(.email),
-              let publicKey = fields.string(.publicKey), let sealedPrivateKey = fields.string(.sealedPrivateKey),
-              let pinSalt = fields.string(.pinSalt), let pinOpsLimit = fields.integer(.pinOpsLimit, as: UInt64.self),
-              let pinMemLimit = fields.integer(.pinMemLimit, as: UInt64.self), let signCount = fields.integer(.signCount, as: UInt32.self),
-              let failedPINAttempts = fields.integer(.failedPINAttempts, as: Int.self), let createdAt = fields.date(.createdAt)
+            let userHandle = fields.string(.userHandle), let email = fields.string(.email),
+            let publicKey = fields.string(.publicKey), let sealedPrivateKey = fields.string(.sealedPrivateKey),
+            let pinSalt = fields.string(.pinSalt), let pinOpsLimit = fields.integer(.pinOpsLimit, as: UInt64.self),
+            let pinMemLimit = fields.integer(.pinMemLimit, as: UInt64.self), let signCount = fields.integer(.signCount, as: UInt32.self),
+            let failedPINAttempts = fields.integer(.failedPINAttempts, as: Int.self), let createdAt = fields.date(.createdAt)
         else { return nil }
-        self.init(credentialID: credentialID, rpID: rpID, userHandle: userHandle, email: email, publicKey: publicKey,
-                  sealedPrivateKey: sealedPrivateKey, pinSalt: pinSalt, pinOpsLimit: pinOpsLimit, pinMemLimit: pinMemLimit,
-                  signCount: signCount, failedPINAttempts: failedPINAttempts, createdAt: createdAt)
+        self.init(
+            credentialID: credentialID, rpID: rpID, userHandle: userHandle, email: email, publicKey: publicKey,
+            sealedPrivateKey: sealedPrivateKey, pinSalt: pinSalt, pinOpsLimit: pinOpsLimit, pinMemLimit: pinMemLimit,
+            signCount: signCount, failedPINAttempts: failedPINAttempts, createdAt: createdAt)
     }
 }
 
@@ -79,13 +80,14 @@ extension StoredSession {
     init?(direct object: FlatJSONObject) {
         let fields = DirectJSON.Fields(object)
         guard let email = fields.string(.email), let accountID = fields.string(.accountID),
-              let accessToken = fields.string(.accessToken), let accessExpiresAt = fields.date(.accessExpiresAt),
-              let renewalToken = fields.string(.renewalToken), let sessionExpiresAt = fields.date(.sessionExpiresAt),
-              let signedInAt = fields.date(.signedInAt), let accessIssuedAt = fields.optionalDate(.accessIssuedAt)
+            let accessToken = fields.string(.accessToken), let accessExpiresAt = fields.date(.accessExpiresAt),
+            let renewalToken = fields.string(.renewalToken), let sessionExpiresAt = fields.date(.sessionExpiresAt),
+            let signedInAt = fields.date(.signedInAt), let accessIssuedAt = fields.optionalDate(.accessIssuedAt)
         else { return nil }
-        self.init(email: email, accountID: accountID, accessToken: accessToken, accessExpiresAt: accessExpiresAt,
-                  renewalToken: renewalToken, sessionExpiresAt: sessionExpiresAt, signedInAt: signedInAt,
-                  accessIssuedAt: accessIssuedAt)
+        self.init(
+            email: email, accountID: accountID, accessToken: accessToken, accessExpiresAt: accessExpiresAt,
+            renewalToken: renewalToken, sessionExpiresAt: sessionExpiresAt, signedInAt: signedInAt,
+            accessIssuedAt: accessIssuedAt)
     }
 }
 
@@ -97,7 +99,8 @@ private enum DirectJSON {
         var servers: [String: ServerCredentials] = [:]
         for (origin, value) in object.members {
             guard case .object(let bytes) = value, let nested = FlatJSONObject(bytes),
-                  let credentials = ServerCredentials(direct: nested) else { return nil }
+                let credentials = ServerCredentials(direct: nested)
+            else { return nil }
             servers[origin] = credentials
         }
         return servers

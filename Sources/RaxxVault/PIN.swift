@@ -3,8 +3,8 @@ import Foundation
 import RaxxCore
 
 #if canImport(Glibc)
-import Glibc
-import RaxxSecrets
+    import Glibc
+    import RaxxSecrets
 #endif
 
 /// Where a PIN comes from: a prompt on the controlling terminal, or a file descriptor the caller
@@ -41,9 +41,10 @@ public enum PIN {
         case .fileDescriptor(let fd):
             pin = try readLine(fd: fd, what: "--pin-fd \(fd)")
         case .terminal:
-            let tty = try ControllingTerminal(orElse: RaxxError.usage(
-                "A PIN is needed, and there is no terminal to ask for it.",
-                hint: "Run on a terminal, or pass the PIN on a file descriptor: --pin-fd N"))
+            let tty = try ControllingTerminal(
+                orElse: RaxxError.usage(
+                    "A PIN is needed, and there is no terminal to ask for it.",
+                    hint: "Run on a terminal, or pass the PIN on a file descriptor: --pin-fd N"))
             guard confirm else {
                 pin = try tty.hidden(prompt: prompt) { fd throws(RaxxError) in try readLine(fd: fd, what: "the terminal") }
                 break
@@ -88,9 +89,10 @@ public enum PIN {
         case .fileDescriptor(let fd):
             line = try readLine(fd: fd, what: "--code-fd \(fd)", thing: "code")
         case .terminal:
-            let tty = try ControllingTerminal(orElse: RaxxError.usage(
-                "The server emailed a one-time code, and there is no terminal to ask for it.",
-                hint: "Run on a terminal, or pass the code on a file descriptor: --code-fd N"))
+            let tty = try ControllingTerminal(
+                orElse: RaxxError.usage(
+                    "The server emailed a one-time code, and there is no terminal to ask for it.",
+                    hint: "Run on a terminal, or pass the code on a file descriptor: --code-fd N"))
             tty.write(prompt)
             line = try readLine(fd: tty.fd, what: "the terminal", thing: "code")
         }
@@ -122,7 +124,7 @@ public enum PIN {
                 throw RaxxError.usage("Could not read the \(thing) from \(what): \(String(cString: strerror(errno))).")
             }
             if n == 0 || byte == UInt8(ascii: "\n") { break }
-            if count >= maximumLength + 1 { continue } // too long: keep draining, reject below
+            if count >= maximumLength + 1 { continue }  // too long: keep draining, reject below
             buffer.withUnsafeMutableBytes { $0[count] = byte }
             count += 1
         }
@@ -141,9 +143,10 @@ public enum PIN {
         let key = SecretBytes(count: 32)
         let status = key.withUnsafeMutableBytes { out in
             pin.withUnsafeBytes { p in
-                crypto_pwhash(out.baseAddress!.assumingMemoryBound(to: UInt8.self), 32,
-                              p.baseAddress!.assumingMemoryBound(to: CChar.self), UInt64(p.count),
-                              salt, opsLimit, Int(memLimit), crypto_pwhash_alg_argon2id13())
+                crypto_pwhash(
+                    out.baseAddress!.assumingMemoryBound(to: UInt8.self), 32,
+                    p.baseAddress!.assumingMemoryBound(to: CChar.self), UInt64(p.count),
+                    salt, opsLimit, Int(memLimit), crypto_pwhash_alg_argon2id13())
             }
         }
         guard status == 0 else {

@@ -31,10 +31,12 @@ public enum SoftwareAuthenticator {
     }
 
     /// Creates a credential for `rpID` and seals its private key under `pin`.
-    public static func makeCredential(rpID: String, userHandle: [UInt8], email: String, clientDataHash: [UInt8],
-                                      pin: SecretBytes, now: Date,
-                                      opsLimit: UInt64 = PIN.newOpsLimit,
-                                      memLimit: UInt64 = PIN.newMemLimit) throws(RaxxError) -> Registration {
+    public static func makeCredential(
+        rpID: String, userHandle: [UInt8], email: String, clientDataHash: [UInt8],
+        pin: SecretBytes, now: Date,
+        opsLimit: UInt64 = PIN.newOpsLimit,
+        memLimit: UInt64 = PIN.newMemLimit
+    ) throws(RaxxError) -> Registration {
         try Sodium.ensureReady()
         let privateKey = P256.Signing.PrivateKey()
         let credentialID = try Sodium.randomBytes(32).withUnsafeBytes { Array($0) }
@@ -49,7 +51,8 @@ public enum SoftwareAuthenticator {
         let x963 = Array(publicKey.x963Representation)
         let authData = AuthenticatorData(
             rpID: rpID, flags: AuthenticatorData.flagUP | AuthenticatorData.flagUV, signCount: 0,
-            attested: .init(credentialID: credentialID, publicKey: ES256Key.cose(x963: x963))).bytes
+            attested: .init(credentialID: credentialID, publicKey: ES256Key.cose(x963: x963))
+        ).bytes
         let attestation = CBOR.map([
             (.text("fmt"), .text("none")),
             (.text("attStmt"), .map([])),
@@ -60,21 +63,24 @@ public enum SoftwareAuthenticator {
             email: email, publicKey: Base64URL.encode(x963), sealedPrivateKey: Base64URL.encode(sealed),
             pinSalt: Base64URL.encode(salt), pinOpsLimit: opsLimit, pinMemLimit: memLimit,
             signCount: 0, failedPINAttempts: 0, createdAt: now)
-        return Registration(credential: credential, credentialID: credentialID, authenticatorData: authData,
-                            attestationObject: attestation, publicKeyDER: Array(publicKey.derRepresentation))
+        return Registration(
+            credential: credential, credentialID: credentialID, authenticatorData: authData,
+            attestationObject: attestation, publicKeyDER: Array(publicKey.derRepresentation))
     }
 
     /// Signs an assertion for `rpID`. A wrong PIN counts against the credential (the caller saves
     /// `credential` whatever happens); after `PIN.maximumAttempts` the credential is locked.
-    public static func getAssertion(credential: inout StoredCredential, rpID: String, clientDataHash: [UInt8],
-                                    pin: SecretBytes) throws(RaxxError) -> Assertion {
+    public static func getAssertion(
+        credential: inout StoredCredential, rpID: String, clientDataHash: [UInt8],
+        pin: SecretBytes
+    ) throws(RaxxError) -> Assertion {
         guard credential.failedPINAttempts < PIN.maximumAttempts else { throw pinLocked }
         guard rpID == credential.rpID else {
             throw RaxxError(code: .rpMismatch, message: "This device's passkey is for \(credential.rpID), not \(rpID).")
         }
         guard let credentialID = Base64URL.decode(credential.credentialID),
-              let salt = Base64URL.decode(credential.pinSalt), let sealed = Base64URL.decode(credential.sealedPrivateKey),
-              let userHandle = Base64URL.decode(credential.userHandle)
+            let salt = Base64URL.decode(credential.pinSalt), let sealed = Base64URL.decode(credential.sealedPrivateKey),
+            let userHandle = Base64URL.decode(credential.userHandle)
         else { throw RaxxError(code: .keystoreDamaged, message: "The passkey in the keystore is damaged.") }
         let pinKey = try PIN.derivedKey(pin: pin, salt: salt, opsLimit: credential.pinOpsLimit, memLimit: credential.pinMemLimit)
         defer { pinKey.wipe() }
@@ -93,23 +99,28 @@ public enum SoftwareAuthenticator {
         }
         credential.failedPINAttempts = 0
         credential.signCount &+= 1
-        let authData = AuthenticatorData(rpID: rpID, flags: AuthenticatorData.flagUP | AuthenticatorData.flagUV,
-                                         signCount: credential.signCount).bytes
+        let authData = AuthenticatorData(
+            rpID: rpID, flags: AuthenticatorData.flagUP | AuthenticatorData.flagUV,
+            signCount: credential.signCount
+        ).bytes
         let signature: P256.Signing.ECDSASignature
         do {
             signature = try privateKey.signature(for: authData + clientDataHash)
         } catch {
             throw RaxxError(code: .signingFailed, message: "The passkey could not sign: \(error).")
         }
-        return Assertion(credentialID: credentialID, authenticatorData: authData,
-                         signature: Array(signature.derRepresentation), userHandle: userHandle)
+        return Assertion(
+            credentialID: credentialID, authenticatorData: authData,
+            signature: Array(signature.derRepresentation), userHandle: userHandle)
     }
 
     /// The code of a wrong PIN's refusal (the attempts left are in its hint).
     public static let wrongPINCode = ErrorCode.wrongPIN
 
-    public static let pinLocked = RaxxError(code: .pinLocked, message: "Too many wrong PINs: this device's passkey is locked.",
-        hint: "Remove it with raxx-auth logout --forget-device, then raxx-auth register again: the code emailed to you makes a new passkey for the same account.")
+    public static let pinLocked = RaxxError(
+        code: .pinLocked, message: "Too many wrong PINs: this device's passkey is locked.",
+        hint:
+            "Remove it with raxx-auth logout --forget-device, then raxx-auth register again: the code emailed to you makes a new passkey for the same account.")
 
     private static func seal(_ plain: SecretBytes, key: SecretBytes, ad: [UInt8]) throws(RaxxError) -> [UInt8] {
         var nonce = [UInt8](repeating: 0, count: 24)
@@ -118,9 +129,10 @@ public enum SoftwareAuthenticator {
         var outCount: UInt64 = 0
         plain.withUnsafeBytes { m in
             key.withUnsafeBytes { k in
-                _ = crypto_aead_xchacha20poly1305_ietf_encrypt(&out, &outCount, m.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                                               UInt64(m.count), ad, UInt64(ad.count), nil, nonce,
-                                                               k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
+                    &out, &outCount, m.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                    UInt64(m.count), ad, UInt64(ad.count), nil, nonce,
+                    k.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }
         }
         return nonce + out
@@ -133,9 +145,10 @@ public enum SoftwareAuthenticator {
         var plainCount: UInt64 = 0
         let status = plain.withUnsafeMutableBytes { p in
             key.withUnsafeBytes { k in
-                crypto_aead_xchacha20poly1305_ietf_decrypt(p.baseAddress!.assumingMemoryBound(to: UInt8.self), &plainCount, nil,
-                                                           cipher, UInt64(cipher.count), ad, UInt64(ad.count), nonce,
-                                                           k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                crypto_aead_xchacha20poly1305_ietf_decrypt(
+                    p.baseAddress!.assumingMemoryBound(to: UInt8.self), &plainCount, nil,
+                    cipher, UInt64(cipher.count), ad, UInt64(ad.count), nonce,
+                    k.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }
         }
         return status == 0 ? plain : nil

@@ -84,10 +84,10 @@ public enum ES256Key {
     /// The COSE key of an X9.63 uncompressed point (0x04 ‖ x ‖ y).
     public static func cose(x963 point: [UInt8]) -> CBOR {
         .map([
-            (.int(1), .int(2)),                         // kty: EC2
-            (.int(3), .int(algorithm)),                 // alg: ES256
-            (.int(-1), .int(1)),                        // crv: P-256
-            (.int(-2), .bytes(Array(point[1...32]))),   // x
+            (.int(1), .int(2)),  // kty: EC2
+            (.int(3), .int(algorithm)),  // alg: ES256
+            (.int(-1), .int(1)),  // crv: P-256
+            (.int(-2), .bytes(Array(point[1...32]))),  // x
             (.int(-3), .bytes(Array(point[33...64]))),  // y
         ])
     }
@@ -95,7 +95,7 @@ public enum ES256Key {
     /// The public key a COSE key holds, when it is an ES256 key on P-256.
     public static func publicKey(cose key: CBOR) -> P256.Signing.PublicKey? {
         guard key[.int(1)]?.intValue == 2, key[.int(3)]?.intValue == algorithm, key[.int(-1)]?.intValue == 1,
-              let x = key[.int(-2)]?.bytesValue, let y = key[.int(-3)]?.bytesValue, x.count == 32, y.count == 32
+            let x = key[.int(-2)]?.bytesValue, let y = key[.int(-3)]?.bytesValue, x.count == 32, y.count == 32
         else { return nil }
         return try? P256.Signing.PublicKey(x963Representation: [0x04] + x + y)
     }

@@ -2,7 +2,7 @@
 /// text strings, arrays, maps, booleans and null, definite lengths only.
 public indirect enum CBOR: Hashable, Sendable {
     case unsigned(UInt64)
-    case negative(UInt64) // the value is -1 - n
+    case negative(UInt64)  // the value is -1 - n
     case bytes([UInt8])
     case text(String)
     case array([CBOR])

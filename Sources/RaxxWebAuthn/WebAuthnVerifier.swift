@@ -62,16 +62,18 @@ public struct WebAuthnVerifier: Sendable {
     }
 
     /// Verifies an assertion's signature, flags and counter; answers the new sign count.
-    public func verifyAssertion(clientDataJSON: [UInt8], authenticatorData bytes: [UInt8], signature: [UInt8],
-                                publicKey: P256.Signing.PublicKey, storedSignCount: UInt32,
-                                requireUserVerification: Bool) throws(WebAuthnRefusal) -> UInt32 {
+    public func verifyAssertion(
+        clientDataJSON: [UInt8], authenticatorData bytes: [UInt8], signature: [UInt8],
+        publicKey: P256.Signing.PublicKey, storedSignCount: UInt32,
+        requireUserVerification: Bool
+    ) throws(WebAuthnRefusal) -> UInt32 {
         let authData = try AuthenticatorData(parsing: bytes)
         try checkRelyingParty(authData)
         if requireUserVerification && !authData.userVerified {
             throw WebAuthnRefusal(.userVerificationRequired, "The authenticator did not verify the user.")
         }
         guard let ecdsa = try? P256.Signing.ECDSASignature(derRepresentation: signature),
-              publicKey.isValidSignature(ecdsa, for: bytes + ClientData.hash(clientDataJSON))
+            publicKey.isValidSignature(ecdsa, for: bytes + ClientData.hash(clientDataJSON))
         else { throw WebAuthnRefusal(.signatureInvalid, "The assertion's signature does not verify.") }
         if authData.signCount != 0 || storedSignCount != 0 {
             guard authData.signCount > storedSignCount else {

@@ -120,9 +120,10 @@ public enum RFC3339 {
             return value
         }
         guard b[4] == 45, b[7] == 45, b[10] == 84, b[13] == 58, b[16] == 58, b[b.count - 1] == 90,
-              let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2),
-              let hour = digits(11, 2), let minute = digits(14, 2), let second = digits(17, 2),
-              year >= 1583, (1...12).contains(month), day >= 1, hour <= 23, minute <= 59, second <= 59 else { return nil }
+            let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2),
+            let hour = digits(11, 2), let minute = digits(14, 2), let second = digits(17, 2),
+            year >= 1583, (1...12).contains(month), day >= 1, hour <= 23, minute <= 59, second <= 59
+        else { return nil }
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
         let monthDays: Int64 = month == 2 ? (leap ? 29 : 28) : (month == 4 || month == 6 || month == 9 || month == 11 ? 30 : 31)
         guard day <= monthDays else { return nil }

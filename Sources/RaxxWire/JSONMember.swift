@@ -114,7 +114,8 @@ public enum JSONMember {
             default:
                 // A number, true, false or null: up to the next delimiter.
                 while at < bytes.count, !Self.isSpace(bytes[at]), bytes[at] != UInt8(ascii: ","), bytes[at] != UInt8(ascii: "}"),
-                      bytes[at] != UInt8(ascii: "]") {
+                    bytes[at] != UInt8(ascii: "]")
+                {
                     at += 1
                 }
                 guard at > start else { return nil }

@@ -19,35 +19,40 @@ extension SyncPageReader {
         guard let seq = c.seq, let entity = c.entity, let delete = c.delete, let id = c.id else {
             throw r.unsupported("a change field is missing")
         }
-        let kind: Components.Schemas.SyncEntity = switch entity {
-        case .position: .position
-        case .fill: .fill
-        case .order: .order
-        }
-        return .init(seq: seq, entity: kind, op: delete ? .delete : .upsert, id: r.string(id),
-                     position: c.position.map { model($0, r) }, fill: try c.fill.map { try model($0, r) },
-                     order: try c.order.map { try model($0, r) })
+        let kind: Components.Schemas.SyncEntity =
+            switch entity {
+            case .position: .position
+            case .fill: .fill
+            case .order: .order
+            }
+        return .init(
+            seq: seq, entity: kind, op: delete ? .delete : .upsert, id: r.string(id),
+            position: c.position.map { model($0, r) }, fill: try c.fill.map { try model($0, r) },
+            order: try c.order.map { try model($0, r) })
     }
 
     static func model(_ p: Position, _ r: Reader) -> Components.Schemas.Position {
-        .init(id: r.string(p.id), symbol: r.string(p.symbol), qty: p.qty, avgPrice: r.string(p.avgPrice),
-              updatedAt: p.updatedAt)
+        .init(
+            id: r.string(p.id), symbol: r.string(p.symbol), qty: p.qty, avgPrice: r.string(p.avgPrice),
+            updatedAt: p.updatedAt)
     }
 
     static func model(_ f: Fill, _ r: Reader) throws -> Components.Schemas.Fill {
         // The enum values were checked against the generated types' own while reading.
         guard let side = Components.Schemas.Side(rawValue: r.string(f.side)) else { throw r.unsupported("an unknown enum value") }
-        return .init(id: r.string(f.id), orderId: r.string(f.orderID), symbol: r.string(f.symbol), side: side, qty: f.qty,
-                     price: r.string(f.price), filledAt: f.filledAt)
+        return .init(
+            id: r.string(f.id), orderId: r.string(f.orderID), symbol: r.string(f.symbol), side: side, qty: f.qty,
+            price: r.string(f.price), filledAt: f.filledAt)
     }
 
     static func model(_ o: Order, _ r: Reader) throws -> Components.Schemas.Order {
         func text(_ range: Range<Int>) -> String { r.string(range) }
         guard let side = Components.Schemas.Side(rawValue: text(o.side)),
-              let type = Components.Schemas.OrderType(rawValue: text(o.type)),
-              let tif = Components.Schemas.TimeInForce(rawValue: text(o.tif)),
-              let status = Components.Schemas.OrderStatus(rawValue: text(o.status)),
-              let mode = Components.Schemas.TradingMode(rawValue: text(o.mode)) else {
+            let type = Components.Schemas.OrderType(rawValue: text(o.type)),
+            let tif = Components.Schemas.TimeInForce(rawValue: text(o.tif)),
+            let status = Components.Schemas.OrderStatus(rawValue: text(o.status)),
+            let mode = Components.Schemas.TradingMode(rawValue: text(o.mode))
+        else {
             throw r.unsupported("an unknown enum value")
         }
         return Components.Schemas.Order(

@@ -85,8 +85,9 @@ public enum SyncPageReader {
                     let start = r.i
                     guard r.peekByte() == UInt8(ascii: "[") else { throw r.unsupported("changes is not an array") }
                     if let cursor, let hasMore, let reset, let asOf {
-                        early = Outline(header: Header(cursor: cursor, hasMore: hasMore, reset: reset, asOf: asOf, total: total ?? nil),
-                                        changesStart: start, changesEnd: nil)
+                        early = Outline(
+                            header: Header(cursor: cursor, hasMore: hasMore, reset: reset, asOf: asOf, total: total ?? nil),
+                            changesStart: start, changesEnd: nil)
                         throw Stop()
                     }
                     // Only its end is found here; its grammar is checked when the changes are read.
@@ -107,8 +108,9 @@ public enum SyncPageReader {
         r.skipWhitespace()
         guard r.i == r.end else { throw r.unsupported("text after the page") }
         guard let cursor, let hasMore, let reset, let asOf, let changes else { throw r.unsupported("a page field is missing") }
-        return Outline(header: Header(cursor: cursor, hasMore: hasMore, reset: reset, asOf: asOf, total: total ?? nil),
-                       changesStart: changes.lowerBound, changesEnd: changes.upperBound)
+        return Outline(
+            header: Header(cursor: cursor, hasMore: hasMore, reset: reset, asOf: asOf, total: total ?? nil),
+            changesStart: changes.lowerBound, changesEnd: changes.upperBound)
     }
 
     /// Ends the reading of a page's fields at its changes.
@@ -166,7 +168,8 @@ public enum SyncPageReader {
                 try r.expect(UInt8(ascii: ":"))
                 switch key {
                 case WireKeys.Page.changes, WireKeys.Page.cursor, WireKeys.Page.hasMore, WireKeys.Page.reset, WireKeys.Page.asOf,
-                     WireKeys.Page.total: throw r.unsupported("a page field after the changes")
+                    WireKeys.Page.total:
+                    throw r.unsupported("a page field after the changes")
                 default: try r.skipValue()
                 }
             case UInt8(ascii: "}"):
@@ -280,10 +283,12 @@ public enum SyncPageReader {
             }
         }
         guard let id, let clientOrderID, let symbol, let side, let qty, let type, let tif, let status, let filledQty, let mode,
-              let createdAt, let updatedAt else { throw r.unsupported("an order field is missing") }
-        return Order(id: id, clientOrderID: clientOrderID, symbol: symbol, side: side, qty: qty, type: type, limitPrice: limitPrice ?? nil,
-                     tif: tif, status: status, filledQty: filledQty, avgFillPrice: avgFillPrice ?? nil, rejectCode: rejectCode ?? nil,
-                     mode: mode, notAfter: notAfter ?? nil, createdAt: createdAt, updatedAt: updatedAt)
+            let createdAt, let updatedAt
+        else { throw r.unsupported("an order field is missing") }
+        return Order(
+            id: id, clientOrderID: clientOrderID, symbol: symbol, side: side, qty: qty, type: type, limitPrice: limitPrice ?? nil,
+            tif: tif, status: status, filledQty: filledQty, avgFillPrice: avgFillPrice ?? nil, rejectCode: rejectCode ?? nil,
+            mode: mode, notAfter: notAfter ?? nil, createdAt: createdAt, updatedAt: updatedAt)
     }
 
     /// Sets `slot` once: a key seen twice is left to the generated decoder.
@@ -370,7 +375,6 @@ public enum SyncPageReader {
         func expected(_ byte: UInt8) -> Unsupported {
             unsupported("expected '\(Character(Unicode.Scalar(byte)))'")
         }
-
 
         /// An object's members, each handed over with its key (the value is the handler's to read).
         mutating func object(_ member: (inout Reader, UnsafeRawBufferPointer) throws -> Void) throws {
@@ -540,7 +544,7 @@ public enum SyncPageReader {
                     guard i + 1 < end else { break }
                     switch base[i + 1] {
                     case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-                         UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                        UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                         i += 2
                     case UInt8(ascii: "u"):
                         guard i + 6 <= end, (2..<6).allSatisfy({ base[i + $0].isASCIIHexDigit }) else { throw unsupported("a bad escape") }

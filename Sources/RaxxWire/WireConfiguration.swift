@@ -1,7 +1,7 @@
+import Foundation
 // The wire configuration the client and the sandbox server share: dates, and the decoder the
 // fast readers fall back to.
 import OpenAPIRuntime
-import Foundation
 import RaxxCore
 
 /// RFC 3339 dates on the wire: written in UTC with milliseconds only when there are some, read

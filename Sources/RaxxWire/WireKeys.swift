@@ -70,8 +70,10 @@ public enum WireKeys {
         public static let tif: StaticString = "tif"
         public static let type: StaticString = "type"
         public static let updatedAt: StaticString = "updated_at"
-        public static let all = [avgFillPrice, clientOrderID, createdAt, filledQty, id, limitPrice, mode, notAfter, qty, rejectCode,
-                                 side, status, symbol, tif, type, updatedAt]
+        public static let all = [
+            avgFillPrice, clientOrderID, createdAt, filledQty, id, limitPrice, mode, notAfter, qty, rejectCode,
+            side, status, symbol, tif, type, updatedAt,
+        ]
     }
 
     /// The values of `SyncChange`'s `entity` and `op`, which the reader matches as it matches keys.

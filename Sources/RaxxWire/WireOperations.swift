@@ -15,8 +15,9 @@ public struct WireOperation: Sendable, Equatable {
 /// fails there.
 public enum WireOperations {
     /// `GET /api/sync`: a page of delta sync, read from its bytes (`SyncPageReader`).
-    public static let getSyncChanges = WireOperation(id: Operations.GetSyncChanges.id, path: "/api/sync",
-                                                     query: ["cursor", "limit", "rebuild"])
+    public static let getSyncChanges = WireOperation(
+        id: Operations.GetSyncChanges.id, path: "/api/sync",
+        query: ["cursor", "limit", "rebuild"])
     /// `POST /api/orders`: an order encoded once for the journal and the wire, its answer read
     /// from its bytes (`OrderAnswerReader`).
     public static let placeOrder = WireOperation(id: Operations.PlaceOrder.id, path: "/api/orders", query: [])

@@ -1,5 +1,5 @@
-import RaxxCore
 import RaxxAuthCommand
+import RaxxCore
 
 @main
 enum Main {

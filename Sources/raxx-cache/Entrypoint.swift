@@ -1,5 +1,5 @@
-import RaxxCore
 import RaxxCacheCommand
+import RaxxCore
 
 @main
 enum Main {

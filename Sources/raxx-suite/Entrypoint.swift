@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import RaxxAuthCommand
 import RaxxCacheCommand
 import RaxxCore
@@ -8,6 +5,10 @@ import RaxxDSRCommand
 import RaxxNotifyCommand
 import RaxxOrderCommand
 import RaxxSandboxCommand
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The six tools in one executable, for installing: each tool's name is a link to it, and the name
 /// it was started by chooses the tool (as busybox does). Six statically linked tools each carried

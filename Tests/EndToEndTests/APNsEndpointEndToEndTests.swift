@@ -14,19 +14,24 @@ import Testing
     let gone = String(repeating: "2e", count: 32)
 
     func curl(_ endpoint: APNsEndpointProcess, token: String, jwt: String, id: String) throws -> String {
-        try ToolRunner.system("/usr/bin/curl", [
-            "--silent", "--show-error", "--max-time", "60", "--http2", "--cacert", endpoint.caFile,
-            "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: \(topic)", "-H", "apns-push-type: alert",
-            "-H", "apns-id: \(id)", "--data-binary", #"{"aps":{"alert":{"title":"Filled","body":"AAPL"}}}"#,
-            "-w", "\n%{http_version} %{http_code}", "\(endpoint.url)/3/device/\(token)"]).stdout
+        try ToolRunner.system(
+            "/usr/bin/curl",
+            [
+                "--silent", "--show-error", "--max-time", "60", "--http2", "--cacert", endpoint.caFile,
+                "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: \(topic)", "-H", "apns-push-type: alert",
+                "-H", "apns-id: \(id)", "--data-binary", #"{"aps":{"alert":{"title":"Filled","body":"AAPL"}}}"#,
+                "-w", "\n%{http_version} %{http_code}", "\(endpoint.url)/3/device/\(token)",
+            ]
+        ).stdout
     }
 
     @Test func pushesAreCheckedAnsweredAndLoggedAndStopFlushesTheLog() throws {
         let tokens = FileManager.default.temporaryDirectory.appendingPathComponent("unregistered-\(UUID().uuidString).txt")
         try "\(gone) 1700000000000\n".write(to: tokens, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: tokens) }
-        let endpoint = try APNsEndpointProcess(keyID: keyID, teamID: teamID, publicKeyPEM: key.publicKey.pemRepresentation,
-                                               arguments: ["--topic", topic, "--unregistered", tokens.path])
+        let endpoint = try APNsEndpointProcess(
+            keyID: keyID, teamID: teamID, publicKeyPEM: key.publicKey.pemRepresentation,
+            arguments: ["--topic", topic, "--unregistered", tokens.path])
         #expect(endpoint.url.hasPrefix("https://127.0.0.1:") && endpoint.port > 0)
         let ca = try String(contentsOfFile: endpoint.caFile, encoding: .utf8)
         #expect(ca.hasPrefix("-----BEGIN CERTIFICATE-----"))
@@ -36,8 +41,10 @@ import Testing
         #expect(delivered == "\n2 200", "\(delivered)")
         let unregistered = try curl(endpoint, token: gone, jwt: jwt, id: "6C5E3B1A-0000-4000-8000-000000000002")
         #expect(unregistered == #"{"reason":"Unregistered","timestamp":1700000000000}"# + "\n2 410", "\(unregistered)")
-        let other = try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: Int64(Date().timeIntervalSince1970),
-                                           key: P256.Signing.PrivateKey()).compact
+        let other = try ProviderToken.sign(
+            keyID: keyID, teamID: teamID, issuedAt: Int64(Date().timeIntervalSince1970),
+            key: P256.Signing.PrivateKey()
+        ).compact
         let forged = try curl(endpoint, token: device, jwt: other, id: "6C5E3B1A-0000-4000-8000-000000000003")
         #expect(forged == #"{"reason":"InvalidProviderToken"}"# + "\n2 403", "\(forged)")
 
@@ -65,8 +72,9 @@ import Testing
         #expect(try FileManager.default.attributesOfItem(atPath: p8)[.posixPermissions] as? Int == 0o600)
         #expect(try FileManager.default.attributesOfItem(atPath: dir.path)[.posixPermissions] as? Int == 0o700)
         let key = try P256.Signing.PrivateKey(pemRepresentation: try String(contentsOfFile: p8, encoding: .utf8))
-        let endpoint = try APNsEndpointProcess(keyID: keyID, teamID: teamID, publicKeyPEM: try String(contentsOfFile: pub, encoding: .utf8),
-                                               arguments: ["--topic", topic])
+        let endpoint = try APNsEndpointProcess(
+            keyID: keyID, teamID: teamID, publicKeyPEM: try String(contentsOfFile: pub, encoding: .utf8),
+            arguments: ["--topic", topic])
         let jwt = try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: Int64(Date().timeIntervalSince1970), key: key).compact
         #expect(try curl(endpoint, token: device, jwt: jwt, id: "6C5E3B1A-0000-4000-8000-000000000009") == "\n2 200")
         #expect(endpoint.stop() == 0)

@@ -22,8 +22,10 @@ final class AuthHome: @unchecked Sendable {
     var keystore: URL { root.appendingPathComponent("home/state/keystore") }
 
     var environment: [String: String] {
-        ["RAXX_HOME": root.appendingPathComponent("home").path, "RAXX_API_URL": sandbox.url,
-         "RAXX_MACHINE_ID_FILE": root.appendingPathComponent("machine-id").path]
+        [
+            "RAXX_HOME": root.appendingPathComponent("home").path, "RAXX_API_URL": sandbox.url,
+            "RAXX_MACHINE_ID_FILE": root.appendingPathComponent("machine-id").path,
+        ]
     }
 
     /// raxx-auth with the PIN on stdin (--pin-fd 0) when `pin` is given; `register` as a person
@@ -37,8 +39,9 @@ final class AuthHome: @unchecked Sendable {
             let rest = arguments.indices.filter { ![0, at, at + 1].contains($0) }.map { arguments[$0] }
             return try sandbox.register(arguments[at + 1], pin: pin, arguments: rest, environment: environment.merging(extra) { _, new in new })
         }
-        return try ToolRunner.run("raxx-auth", arguments + (pin == nil ? [] : ["--pin-fd", "0"]),
-                           environment: environment.merging(extra) { _, new in new }, input: pin.map { $0 + "\n" })
+        return try ToolRunner.run(
+            "raxx-auth", arguments + (pin == nil ? [] : ["--pin-fd", "0"]),
+            environment: environment.merging(extra) { _, new in new }, input: pin.map { $0 + "\n" })
     }
 
     func json(_ text: String) -> [String: Any] {
@@ -55,7 +58,8 @@ final class AuthHome: @unchecked Sendable {
     @Test func aSeededAccountIsClaimedOnlyWithTheCodeEmailedToIt() throws {
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-e2e-claim-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) } }
-        let seed = try ToolRunner.run("raxx-sandbox", ["seed", "--db", database, "--email", "staff@example.com", "--positions", "0", "--fills", "0", "--staff"])
+        let seed = try ToolRunner.run(
+            "raxx-sandbox", ["seed", "--db", database, "--email", "staff@example.com", "--positions", "0", "--fills", "0", "--staff"])
         #expect(seed.status == 0, "\(seed.stderr)")
         let home = try AuthHome(database: database)
         // No code at all: the code went to the account's email, and there is no terminal to ask on.
@@ -64,8 +68,9 @@ final class AuthHome: @unchecked Sendable {
         #expect(none.stderr.contains("emailed a one-time code"))
         // Guesses, each on a new run (each sends a new code).
         for guess in ["00000000", "12345678"] {
-            let guessed = try ToolRunner.run("raxx-auth", ["register", "--email", "staff@example.com", "--code-fd", "0", "--pin-fd", "0", "--json"],
-                                             environment: home.environment, input: guess + "\n246813\n")
+            let guessed = try ToolRunner.run(
+                "raxx-auth", ["register", "--email", "staff@example.com", "--code-fd", "0", "--pin-fd", "0", "--json"],
+                environment: home.environment, input: guess + "\n246813\n")
             #expect(guessed.status == 65, "\(guessed.stderr)")
             #expect(guessed.stderr.contains("code_invalid"), "\(guessed.stderr)")
         }
@@ -95,7 +100,8 @@ final class AuthHome: @unchecked Sendable {
         #expect(records.map { $0["this_device"] as? Bool } == [true, false])
         let other = try #require(records.last?["id"] as? String), mine = try #require(records.first?["id"] as? String)
         // From the laptop: its own list marks the other one.
-        #expect(home.json(String(try home.auth(["passkeys", "list"], environment: laptop).stdout.split(separator: "\n").last ?? ""))["this_device"]
+        #expect(
+            home.json(String(try home.auth(["passkeys", "list"], environment: laptop).stdout.split(separator: "\n").last ?? ""))["this_device"]
                 as? Bool == true)
         // A wrong PIN removes nothing.
         #expect(try home.auth(["passkeys", "remove", other, "--pin-fd", "0"], environment: [:], rawPIN: "999999").status != 0)
@@ -124,7 +130,8 @@ final class AuthHome: @unchecked Sendable {
             let removal = try home.auth(arguments, environment: [:], rawPIN: "246813")
             #expect(removal.status == 1, "\(arguments): \(removal.stderr)")
             #expect(removal.stdout.isEmpty, "\(removal.stdout)")
-            #expect(home.json(removal.stderr)["error"].flatMap { ($0 as? [String: Any])?["message"] as? String }
+            #expect(
+                home.json(removal.stderr)["error"].flatMap { ($0 as? [String: Any])?["message"] as? String }
                     == "No passkey \(unknown) on this account.", "\(removal.stderr)")
         }
         #expect(try home.auth(["passkeys", "list"]).stdout.split(separator: "\n").count == 1)
@@ -197,8 +204,9 @@ final class AuthHome: @unchecked Sendable {
         let home = try AuthHome()
         #expect(try home.auth(["register", "--email", "t@example.com"], pin: "246813").status == 0)
         #expect(try home.auth(["logout"]).status == 0)
-        let terminal = try TerminalSession("\(BuiltTools.path("raxx-auth")) login",
-                                           environment: home.environment.merging(["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]) { _, b in b })
+        let terminal = try TerminalSession(
+            "\(BuiltTools.path("raxx-auth")) login",
+            environment: home.environment.merging(["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]) { _, b in b })
         var seen = try terminal.waitFor("PIN: ")
         terminal.type("000000")
         seen = try terminal.waitFor("Wrong PIN. 4 attempts left before the passkey locks.", after: seen)
@@ -216,8 +224,9 @@ final class AuthHome: @unchecked Sendable {
     @Test func registrationOnATerminalForgivesASlip() throws {
         let home = try AuthHome()
         let email = "slip@example.com"
-        let terminal = try TerminalSession("\(BuiltTools.path("raxx-auth")) register --email \(email)",
-                                           environment: home.environment.merging(["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]) { _, b in b })
+        let terminal = try TerminalSession(
+            "\(BuiltTools.path("raxx-auth")) register --email \(email)",
+            environment: home.environment.merging(["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]) { _, b in b })
         var seen = try terminal.waitFor("Code from the email: ")
         let code = try #require(home.sandbox.mailbox.messages(to: email).last?.code)
         terminal.type("")
@@ -246,7 +255,7 @@ final class AuthHome: @unchecked Sendable {
         #expect(try home.auth(["register", "--email", "t@example.com"], pin: "246813").status == 0)
         let before = try Data(contentsOf: home.keystore)
         #expect(try ToolRunner.waitUntil(.accessToken, environment: home.environment))
-        let whoami = try home.auth(["whoami"]) // no PIN given: renewal needs none
+        let whoami = try home.auth(["whoami"])  // no PIN given: renewal needs none
         #expect(whoami.status == 0, "\(whoami.stderr)")
         #expect(try Data(contentsOf: home.keystore) != before)
     }
@@ -272,7 +281,7 @@ final class AuthHome: @unchecked Sendable {
         #expect(status.stderr.contains("is damaged"))
         let login = try home.auth(["login"], pin: "246813")
         #expect(login.status == 1)
-        #expect(try Data(contentsOf: home.keystore) == bytes) // never silently replaced
+        #expect(try Data(contentsOf: home.keystore) == bytes)  // never silently replaced
     }
 
     @Test func aKeystoreFromAnotherMachineDoesNotOpen() throws {
@@ -297,8 +306,9 @@ final class AuthHome: @unchecked Sendable {
     @Test func offlineRegistrationSendsNothingAndWritesNothing() throws {
         let home = try AuthHome()
         let listener = try LoopbackListener(.refuse)
-        let r = try home.auth(["register", "--email", "t@example.com", "--format", "text"], pin: "246813",
-                              environment: ["RAXX_API_URL": listener.url])
+        let r = try home.auth(
+            ["register", "--email", "t@example.com", "--format", "text"], pin: "246813",
+            environment: ["RAXX_API_URL": listener.url])
         #expect(r.status == 69)
         #expect(r.stderr.hasPrefix("raxx-auth: This action requires an internet connection. Try again when online.\n"))
         #expect(!FileManager.default.fileExists(atPath: home.keystore.path))
@@ -307,7 +317,7 @@ final class AuthHome: @unchecked Sendable {
     @Test func offlineLogoutWipesLocallyAndSaysWhenTheServerSessionLapses() throws {
         let home = try AuthHome()
         #expect(try home.auth(["register", "--email", "t@example.com"], pin: "246813").status == 0)
-        home.sandbox.stop() // the server's address refuses connections
+        home.sandbox.stop()  // the server's address refuses connections
         let r = try home.auth(["logout"])
         #expect(r.status == 0)
         #expect(home.json(r.stdout)["revoked_on_server"] as? Bool == false)

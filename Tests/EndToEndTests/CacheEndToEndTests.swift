@@ -7,7 +7,7 @@ import Synchronization
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A seeded sandbox on a file database, a signed-in RAXX_HOME, and raxx-cache run as a shell would.
@@ -21,12 +21,18 @@ final class CacheHome: @unchecked Sendable {
     /// The account's cash once seeded (seeded history moves cash), from seed's summary.
     var seededCash: String?
 
-    init(positions: Int = 50, fills: Int = 800, signIn: Bool = true, sandboxArguments: [String] = [],
-         replyBudget: Int? = nil, proxied: Bool = false) throws {
+    init(
+        positions: Int = 50, fills: Int = 800, signIn: Bool = true, sandboxArguments: [String] = [],
+        replyBudget: Int? = nil, proxied: Bool = false
+    ) throws {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         try "5555666677778888999900001111aaaa\n".write(to: root.appendingPathComponent("machine-id"), atomically: true, encoding: .utf8)
-        let seed = try ToolRunner.run("raxx-sandbox", ["seed", "--db", database, "--email", email,
-                                                       "--positions", "\(positions)", "--fills", "\(fills)"])
+        let seed = try ToolRunner.run(
+            "raxx-sandbox",
+            [
+                "seed", "--db", database, "--email", email,
+                "--positions", "\(positions)", "--fills", "\(fills)",
+            ])
         guard seed.status == 0 else { throw SandboxProcess.SandboxError.didNotStart(seed.stderr) }
         let summary = try JSONSerialization.jsonObject(with: Data(seed.stdout.utf8)) as? [String: Any]
         seededCash = summary?["cash"] as? String
@@ -48,15 +54,18 @@ final class CacheHome: @unchecked Sendable {
     /// The cache of this home's sandbox and signed-in account (each server and account has its own folder).
     var cacheFile: URL {
         guard let configuration = try? RaxxConfiguration(environment: environment),
-              let account = try? FileLocalAccounts(configuration).current() else {
+            let account = try? FileLocalAccounts(configuration).current()
+        else {
             return root.appendingPathComponent("home/cache/none/cache.sqlite")
         }
         return URL(fileURLWithPath: AccountFolders(configuration).cachePath(account)).appendingPathComponent("cache.sqlite")
     }
 
     var environment: [String: String] {
-        ["RAXX_HOME": root.appendingPathComponent("home").path, "RAXX_API_URL": proxy?.url ?? sandbox?.url ?? "http://127.0.0.1:9",
-         "RAXX_MACHINE_ID_FILE": root.appendingPathComponent("machine-id").path]
+        [
+            "RAXX_HOME": root.appendingPathComponent("home").path, "RAXX_API_URL": proxy?.url ?? sandbox?.url ?? "http://127.0.0.1:9",
+            "RAXX_MACHINE_ID_FILE": root.appendingPathComponent("machine-id").path,
+        ]
     }
 
     func cache(_ arguments: [String], environment extra: [String: String] = [:], timeout: Double = 120) throws -> ToolResult {
@@ -65,8 +74,10 @@ final class CacheHome: @unchecked Sendable {
 
     /// Runs `script` with bash, the built tools first on PATH, in this home's environment.
     func shell(_ script: String) throws -> (status: Int32, stdout: String, stderr: String) {
-        try runToEnd(URL(fileURLWithPath: "/bin/bash"), ["-c", script], environment: environment.merging(
-            ["PATH": BuiltTools.toolsDirectory.path + ":/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": root.path]) { _, new in new })
+        try runToEnd(
+            URL(fileURLWithPath: "/bin/bash"), ["-c", script],
+            environment: environment.merging(
+                ["PATH": BuiltTools.toolsDirectory.path + ":/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": root.path]) { _, new in new })
     }
 
     func lines(_ text: String) -> [[String: Any]] {
@@ -81,7 +92,7 @@ final class CacheHome: @unchecked Sendable {
         #expect(show.status == 3)
         #expect(show.stdout.isEmpty)
         #expect(show.stderr.contains("No cached data yet — run raxx-cache refresh while online"))
-        #expect(!FileManager.default.fileExists(atPath: home.cacheFile.path)) // a read creates nothing
+        #expect(!FileManager.default.fileExists(atPath: home.cacheFile.path))  // a read creates nothing
     }
 
     @Test func refreshThenShowWithAsOf() throws {
@@ -94,7 +105,7 @@ final class CacheHome: @unchecked Sendable {
         let records = home.lines(positions.stdout)
         #expect(records.count == 50)
         #expect(records.allSatisfy { ($0["as_of"] as? String).flatMap(RFC3339.date(from:)) != nil })
-        #expect(positions.stderr.isEmpty) // fresh data needs no disclosure
+        #expect(positions.stderr.isEmpty)  // fresh data needs no disclosure
         let aapl = try home.cache(["show", "fills", "--symbol", "AAPL", "--limit", "5"])
         #expect(home.lines(aapl.stdout).count == 5)
         #expect(home.lines(aapl.stdout).allSatisfy { $0["symbol"] as? String == "AAPL" })
@@ -136,8 +147,9 @@ final class CacheHome: @unchecked Sendable {
         // The same server, gone away: nothing at its address, or something that hangs or is unhealthy.
         let sandbox = try #require(home.sandbox)
         sandbox.stop()
-        let listener = try LoopbackListener(mode == "refuse" ? .refuse : mode == "hang" ? .hang : .respond(status: 503, body: "down"),
-                                            port: sandbox.port)
+        let listener = try LoopbackListener(
+            mode == "refuse" ? .refuse : mode == "hang" ? .hang : .respond(status: 503, body: "down"),
+            port: sandbox.port)
         defer { listener.stop() }
         let offline = ["RAXX_TIMEOUT": "1s"]
         let refresh = try home.cache(["refresh", "--format", "text"], environment: offline, timeout: 30)
@@ -180,7 +192,7 @@ final class CacheHome: @unchecked Sendable {
         let shown = try onTerminal("")
         let paged = try String(contentsOfFile: pagerOut, encoding: .utf8)
         #expect(paged.hasPrefix("UPDATED") && paged.split(separator: "\n").count > 5, "\(paged.prefix(300))")
-        #expect(!shown.contains("CLIENT ORDER ID"), "\(shown)") // all of it went to the pager
+        #expect(!shown.contains("CLIENT ORDER ID"), "\(shown)")  // all of it went to the pager
         try FileManager.default.removeItem(atPath: pagerOut)
         let unpaged = try onTerminal("--no-pager")
         #expect(!FileManager.default.fileExists(atPath: pagerOut))
@@ -201,8 +213,10 @@ final class CacheHome: @unchecked Sendable {
         sandbox.stop()
         let listener = try LoopbackListener(.respond(status: 200, body: "{}"), port: sandbox.port)
         defer { listener.stop() }
-        for arguments in [["show", "positions"], ["show", "fills", "--limit", "3"], ["show", "orders"], ["show", "portfolio"], ["status"],
-                          ["purge", "--older-than", "3650d"]] {
+        for arguments in [
+            ["show", "positions"], ["show", "fills", "--limit", "3"], ["show", "orders"], ["show", "portfolio"], ["status"],
+            ["purge", "--older-than", "3650d"],
+        ] {
             #expect(try home.cache(arguments).status == 0)
         }
         #expect(listener.connections == 0)
@@ -261,8 +275,10 @@ final class CacheHome: @unchecked Sendable {
         // Generous bounds: on a machine busy with the other suites, a connection or an answer may
         // be slow to come, and nothing here is about timeouts.
         let errors = home.root.appendingPathComponent("refresh.stderr")
-        let process = try ToolRunner.start("raxx-cache", ["refresh"], environment: home.environment.merging(
-            ["RAXX_TIMEOUT": "300s", "RAXX_CONNECT_TIMEOUT": "60s"]) { _, new in new }, stderr: errors)
+        let process = try ToolRunner.start(
+            "raxx-cache", ["refresh"],
+            environment: home.environment.merging(
+                ["RAXX_TIMEOUT": "300s", "RAXX_CONNECT_TIMEOUT": "60s"]) { _, new in new }, stderr: errors)
         var applied: Int64 = 0
         let progressed = ToolRunner.waitUntil(timeout: 120) {
             guard process.isRunning else { return true }
@@ -274,7 +290,9 @@ final class CacheHome: @unchecked Sendable {
             applied = (try? CacheStore.openExisting(at: cacheFile, in: folders)?.syncState().rebuildCursor) ?? 0
             return applied > 5_000
         }
-        #expect(progressed && process.isRunning, """
+        #expect(
+            progressed && process.isRunning,
+            """
             the refresh was not held mid-way (\(applied) changes applied; \(process.isRunning ? "running" : "exit \(process.terminationStatus)"): \
             \((try? String(contentsOf: errors, encoding: .utf8)) ?? ""))
             """)
@@ -284,7 +302,7 @@ final class CacheHome: @unchecked Sendable {
         #expect(process.terminationReason == .uncaughtSignal)
         proxy.release()
         let midway = try home.cache(["show", "positions"])
-        #expect(midway.status == 3) // a half-built first fill is never shown
+        #expect(midway.status == 3)  // a half-built first fill is never shown
         let resume = try home.cache(["refresh"])
         #expect(resume.status == 0, "\(resume.stderr)")
         let verify = try home.cache(["verify", "--format", "text"])

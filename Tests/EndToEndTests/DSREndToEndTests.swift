@@ -38,13 +38,16 @@ final class DSRHome: @unchecked Sendable {
     var database: String { root.appendingPathComponent("sandbox.sqlite").path }
 
     func environment(_ who: String) -> [String: String] {
-        ["RAXX_HOME": root.appendingPathComponent(who == staffEmail ? "staff" : who == subjectEmail ? "subject" : who).path,
-         "RAXX_API_URL": sandbox?.url ?? "http://127.0.0.1:9", "RAXX_MACHINE_ID_FILE": root.appendingPathComponent("machine-id").path]
+        [
+            "RAXX_HOME": root.appendingPathComponent(who == staffEmail ? "staff" : who == subjectEmail ? "subject" : who).path,
+            "RAXX_API_URL": sandbox?.url ?? "http://127.0.0.1:9", "RAXX_MACHINE_ID_FILE": root.appendingPathComponent("machine-id").path,
+        ]
     }
 
     func dsr(_ arguments: [String], as who: String? = nil, input: String? = nil, environment extra: [String: String] = [:]) throws -> ToolResult {
-        try ToolRunner.run("raxx-dsr", arguments, environment: environment(who ?? staffEmail).merging(extra) { _, new in new }, input: input,
-                           timeout: 120)
+        try ToolRunner.run(
+            "raxx-dsr", arguments, environment: environment(who ?? staffEmail).merging(extra) { _, new in new }, input: input,
+            timeout: 120)
     }
 
     func lines(_ text: String) -> [[String: Any]] {
@@ -81,8 +84,9 @@ final class DSRHome: @unchecked Sendable {
         #expect(try home.dsr(["list"], as: home.subjectEmail).status == 0)
         #expect(try ToolRunner.run("raxx-sandbox", ["staff", "revoke", "--db", home.database, "--email", home.subjectEmail]).status == 0)
         #expect(try home.dsr(["list"], as: home.subjectEmail).status == 77)
-        #expect(try home.sql("SELECT group_concat(action) FROM audit_events WHERE action LIKE 'staff.%' AND actor = 'raxx-sandbox staff'")
-            == "staff.granted,staff.revoked")
+        #expect(
+            try home.sql("SELECT group_concat(action) FROM audit_events WHERE action LIKE 'staff.%' AND actor = 'raxx-sandbox staff'")
+                == "staff.granted,staff.revoked")
         // An unknown email: the account must be registered first, and it is said so (65).
         let unknown = try ToolRunner.run("raxx-sandbox", ["staff", "grant", "--db", home.database, "--email", "nobody@example.com"])
         #expect(unknown.status == 65 && unknown.stderr.contains("register it first (raxx-auth register --email nobody@example.com)"))
@@ -151,8 +155,10 @@ final class DSRHome: @unchecked Sendable {
         let r = try home.dsr(["export", id, "--out", sealed, "--encrypt-to", recipient], environment: ["RAXX_DEBUG": "api"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("/api/dsr/requests/\(id)/export\n"), "\(r.stderr)")
-        #expect(r.stderr.range(of: #"\n< 200 OK \(\d+ ms\)\n(< [^\n]*\n)*<body: [0-9,]+ bytes, personal data not shown>\n"#,
-                               options: .regularExpression) != nil, "\(r.stderr)")
+        #expect(
+            r.stderr.range(
+                of: #"\n< 200 OK \(\d+ ms\)\n(< [^\n]*\n)*<body: [0-9,]+ bytes, personal data not shown>\n"#,
+                options: .regularExpression) != nil, "\(r.stderr)")
         #expect(!r.stderr.contains(home.subjectEmail), "\(r.stderr)")
         // The export held the email: the requester's copy opens to it.
         let opened = try home.run("/usr/bin/age", ["-d", "-i", key, sealed])
@@ -209,8 +215,9 @@ final class DSRHome: @unchecked Sendable {
     @Test func planApplyWithAStepUpErasesEverythingOnceAndSignsAReceipt() throws {
         let home = try DSRHome()
         let token = String(repeating: "c0ffee", count: 11)
-        let device = try ToolRunner.run("raxx-notify", ["devices", "add", "--token", token, "--environment", "sandbox"],
-                                        environment: home.environment(home.subjectEmail))
+        let device = try ToolRunner.run(
+            "raxx-notify", ["devices", "add", "--token", token, "--environment", "sandbox"],
+            environment: home.environment(home.subjectEmail))
         #expect(device.status == 0, "\(device.stderr)")
         let user = try home.sql("SELECT id FROM users WHERE email = '\(home.subjectEmail)'")
         let account = try home.sql("SELECT id FROM accounts WHERE user_id = '\(user)'")
@@ -221,11 +228,13 @@ final class DSRHome: @unchecked Sendable {
         #expect(planned.status == 0, "\(planned.stderr)")
         let hash = try #require(home.lines(planned.stdout).first?["plan_hash"] as? String)
         // The subject trades after the plan: the plan is stale.
-        let order = try ToolRunner.run("raxx-order", ["place", "--symbol", "AAPL", "--side", "buy", "--qty", "1"],
-                                       environment: home.environment(home.subjectEmail))
+        let order = try ToolRunner.run(
+            "raxx-order", ["place", "--symbol", "AAPL", "--side", "buy", "--qty", "1"],
+            environment: home.environment(home.subjectEmail))
         #expect(order.status == 0, "\(order.stderr)")
-        let stale = try home.dsr(["apply", id, "--plan-hash", hash, "--confirm", home.subjectEmail, "--pin-fd", "0", "--format", "text"],
-                                 input: DSRHome.pin)
+        let stale = try home.dsr(
+            ["apply", id, "--plan-hash", hash, "--confirm", home.subjectEmail, "--pin-fd", "0", "--format", "text"],
+            input: DSRHome.pin)
         #expect(stale.status == 75)
         #expect(stale.stderr.contains("The plan is stale"))
         let fresh = try #require(home.lines(try home.dsr(["plan", id]).stdout).first?["plan_hash"] as? String)
@@ -273,8 +282,10 @@ final class DSRHome: @unchecked Sendable {
         let signed = receipt.stdout.hasSuffix("\n") ? String(receipt.stdout.dropLast()) : receipt.stdout
         let forged = #"{"completed_at":"2020-01-01T00:00:00Z","items":[],"plan_hash":"x","request_id":"\#(id)","subject_hash":"x"}"#
         for (what, text, status, says) in [
-            ("a field added inside", signed.replacingOccurrences(of: #""receipt":{"#, with: #""receipt":{"note":"nothing was erased","#),
-             Int32(1), "not exactly the signed receipt"),
+            (
+                "a field added inside", signed.replacingOccurrences(of: #""receipt":{"#, with: #""receipt":{"note":"nothing was erased","#),
+                Int32(1), "not exactly the signed receipt"
+            ),
             ("a second receipt key", String(signed.dropLast()) + #","receipt":"# + forged + "}", 1, "not exactly the signed receipt"),
             ("trailing bytes", signed + " ", 1, "not exactly the signed receipt"),
             // Not one JSON document at all: not a receipt (65).
@@ -300,7 +311,8 @@ final class DSRHome: @unchecked Sendable {
         let hash = try #require(home.lines(try home.dsr(["plan", id]).stdout).first?["plan_hash"] as? String)
         let last = try home.sql("SELECT MAX(seq) FROM audit_events")
         func jims() throws -> String {
-            try home.sql("""
+            try home.sql(
+                """
                 SELECT seq, actor, action, subject, details FROM audit_events
                 WHERE seq <= \(last) AND (actor IN ('\(jim)', 'jimbob@x.test')
                       OR subject IN ('\(jim)', 'jimbob@x.test', (SELECT id FROM accounts WHERE user_id = '\(jim)')))
@@ -371,8 +383,9 @@ final class DSRHome: @unchecked Sendable {
         #expect(overdue.status == 1)
         #expect(home.lines(overdue.stdout).map { $0["id"] as? String } == [id])
         // A fresh request extends once, not twice.
-        let fresh = try #require(home.lines(try home.dsr(["open", "--email", home.subjectEmail, "--kind", "erasure", "--ticket", "T-2"]).stdout)
-            .first?["id"] as? String)
+        let fresh = try #require(
+            home.lines(try home.dsr(["open", "--email", home.subjectEmail, "--kind", "erasure", "--ticket", "T-2"]).stdout)
+                .first?["id"] as? String)
         #expect(try home.dsr(["extend", fresh, "--reason", "numerous requests"]).status == 0)
         #expect(try home.dsr(["extend", fresh, "--reason", "again"]).status == 1)
         // The subject is emailed of the request and of its extension, with the reason and the new date.

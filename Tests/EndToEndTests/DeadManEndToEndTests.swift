@@ -61,7 +61,7 @@ import Testing
     }
 
     func watchLines(_ home: OrderHome, _ text: String) -> [[String: Any]] {
-        home.lines(text).filter { $0["id"] != nil } // watch's order lines (place's results carry order_id)
+        home.lines(text).filter { $0["id"] != nil }  // watch's order lines (place's results carry order_id)
     }
 
     @Test func aCutConnectionHasTheServerCancelTheRestingOrderAndTheNextRunSaysSo() async throws {
@@ -73,11 +73,15 @@ import Testing
         #expect(try await watch.wait { watchLines(home, watch.stdout.text).count >= 2 }, "\(watch.stderr.text)")
         // A renewal goes through first: the switch's deadline moves on the server.
         let armedUntil = try home.sql("SELECT fires_at FROM cancel_after")
-        #expect(try await watch.wait { let now = home.sqlValue("SELECT fires_at FROM cancel_after"); return !now.isEmpty && now != armedUntil })
+        #expect(
+            try await watch.wait {
+                let now = home.sqlValue("SELECT fires_at FROM cancel_after"); return !now.isEmpty && now != armedUntil
+            })
         let cut = Date()
         proxy.cut()
-        #expect(try await watch.wait { watch.stderr.text.contains("No connection — the server will cancel the watched orders at ") },
-                "\(watch.stderr.text)")
+        #expect(
+            try await watch.wait { watch.stderr.text.contains("No connection — the server will cancel the watched orders at ") },
+            "\(watch.stderr.text)")
         // Until the server's scan, after the deadline (5 s after the last renewal), cancels the order.
         #expect(try await watch.wait(30) { home.sqlValue("SELECT status FROM orders WHERE client_order_id = 'dm-rest'") == "cancelled" })
         let restored = Date()
@@ -150,7 +154,7 @@ import Testing
         #expect(armed.stderr.contains("The dead man's switch is armed: the server cancels the open orders at "))
         let heartbeat = try home.run(["heartbeat"])
         #expect(heartbeat.status == 0)
-        #expect(home.lines(heartbeat.stdout).first?["timeout_s"] as? Int == 5) // the timeout last armed
+        #expect(home.lines(heartbeat.stdout).first?["timeout_s"] as? Int == 5)  // the timeout last armed
         #expect(home.lines(heartbeat.stdout).first?["orders"] as? Int == 1)
         let disarm = try home.run(["disarm"])
         #expect(disarm.status == 0)

@@ -20,8 +20,10 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let keyFile = folder.appendingPathComponent("AuthKey_\(keyID).p8").path
         FileManager.default.createFile(atPath: keyFile, contents: Data(key.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
-        let home = try OrderHome(sandboxArguments: ["--apns-url", endpoint.url, "--apns-key-file", keyFile, "--apns-key-id", keyID,
-                                                    "--apns-team-id", teamID, "--apns-topic", topic, "--apns-ca-file", endpoint.caFile])
+        let home = try OrderHome(sandboxArguments: [
+            "--apns-url", endpoint.url, "--apns-key-file", keyFile, "--apns-key-id", keyID,
+            "--apns-team-id", teamID, "--apns-topic", topic, "--apns-ca-file", endpoint.caFile,
+        ])
         home.alsoRemove.append(folder)
         return home
     }

@@ -5,7 +5,7 @@ import RaxxTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The hardening review's findings, each tried as an attacker or an unlucky user would, against
@@ -75,9 +75,12 @@ import Glibc
         // As an older sandbox left it: world-readable, with its logs.
         for suffix in ["", "-wal", "-shm"] where mode(database + suffix) != nil { chmod(database + suffix, 0o644) }
         let sandbox = try SandboxProcess(database: database)
-        let register = try sandbox.register("other@example.com", pin: "246813",
-                                            environment: ["RAXX_HOME": folder.appendingPathComponent("home").path, "RAXX_API_URL": sandbox.url,
-                                                          "RAXX_MACHINE_ID_FILE": folder.appendingPathComponent("machine-id").path])
+        let register = try sandbox.register(
+            "other@example.com", pin: "246813",
+            environment: [
+                "RAXX_HOME": folder.appendingPathComponent("home").path, "RAXX_API_URL": sandbox.url,
+                "RAXX_MACHINE_ID_FILE": folder.appendingPathComponent("machine-id").path,
+            ])
         #expect(register.status == 0, "\(register.stderr)")
         #expect(mode(database + "-wal") == 0o600, "the write-ahead log, written while serving")
         #expect(mode(database + "-shm") == 0o600)
@@ -116,7 +119,7 @@ import Glibc
     @Test func parallelRenewalsNeverEndALiveSession() throws {
         let home = try CacheHome(positions: 3, fills: 10, sandboxArguments: ["--token-ttl", "3s"])
         for round in 1...3 {
-            #expect(try ToolRunner.waitUntil(.accessToken, environment: home.environment)) // the access token has lapsed
+            #expect(try ToolRunner.waitUntil(.accessToken, environment: home.environment))  // the access token has lapsed
             let runs: [(String, [String])] = Array(repeating: ("raxx-auth", ["whoami"]), count: 6) + Array(repeating: ("raxx-order", ["list"]), count: 2)
             let statuses = Outcomes()
             // All eight at once, as overlapping cron jobs start (one thread each: not limited to the cores).
@@ -162,13 +165,19 @@ import Glibc
         // The sandbox goes; a server that answers every request with a page too large takes its address.
         let proxy = try #require(home.proxy)
         proxy.stop()
-        let change = #"{"entity":"position","id":"pos_huge","op":"upsert","position":{"avg_price":"1.00","id":"pos_huge","qty":1,"symbol":"HUGE","updated_at":"2026-01-02T03:04:05Z"},"seq":2}"#
-        let page = LoopbackListener.StreamedBody(head: #"{"as_of":"2026-01-02T03:04:05Z","cursor":999999,"has_more":false,"reset":false,"changes":["#,
-                                                 filler: change + ",", tail: change + "]}")
+        let change =
+            #"""
+            {"entity":"position","id":"pos_huge","op":"upsert","position":{"avg_price":"1.00","id":"pos_huge","qty":1,"symbol":"HUGE",\#
+            "updated_at":"2026-01-02T03:04:05Z"},"seq":2}
+            """#
+        let page = LoopbackListener.StreamedBody(
+            head: #"{"as_of":"2026-01-02T03:04:05Z","cursor":999999,"has_more":false,"reset":false,"changes":["#,
+            filler: change + ",", tail: change + "]}")
         let size = 64_000_000
         for chunked in [false, true] {
-            let server = try LoopbackListener(.stream(status: 200, headers: ["Content-Type": "application/json"], body: page, bytes: size, chunked: chunked),
-                                              port: proxy.port)
+            let server = try LoopbackListener(
+                .stream(status: 200, headers: ["Content-Type": "application/json"], body: page, bytes: size, chunked: chunked),
+                port: proxy.port)
             let r = try home.cache(["refresh", "--format", "text"])
             #expect(r.status == 69, "chunked \(chunked): \(r.stderr)")
             #expect(r.stderr.hasPrefix("raxx-cache: The server's answer was too large to read.\n"), "chunked \(chunked): \(r.stderr)")
@@ -220,7 +229,7 @@ import Glibc
         let r = try home.auth(["register", "--email", "t@example.com", "--format", "text"], pin: "2468")
         #expect(r.status == 65)
         #expect(r.stderr.contains("A new passkey's PIN has 6 to 64 characters."))
-        #expect(try home.auth(["login"], pin: "2468").status == 4) // nothing was registered
+        #expect(try home.auth(["login"], pin: "2468").status == 4)  // nothing was registered
     }
 
     // MARK: The cache heals itself
@@ -289,7 +298,7 @@ import Glibc
             let r = try home.cache(["refresh", "--format", "text"])
             #expect(r.status == 77, "\(name): \(r.stderr)")
             #expect(r.stderr.contains("\(planted) is a symbolic link"), "\(name): \(r.stderr)")
-            unlink(planted) // the next name's turn
+            unlink(planted)  // the next name's turn
         }
         #expect(try String(contentsOfFile: outside, encoding: .utf8) == "not a database of yours")
         #expect(try FileManager.default.attributesOfItem(atPath: outside)[.posixPermissions] as? Int == 0o644)
@@ -303,7 +312,7 @@ import Glibc
         #expect(try home.cache(["refresh", "--quiet"]).status == 0)
         let cache = home.root.appendingPathComponent("home/cache").path
         chmod(cache, 0o770)
-        chown(cache, geteuid(), 1) // a group others are in (daemon), not the user's own
+        chown(cache, geteuid(), 1)  // a group others are in (daemon), not the user's own
         let r = try home.cache(["show", "positions", "--format", "text"])
         #expect(r.status == 77, "\(r.stderr)")
         #expect(r.stderr.contains("\(cache) can be written by other users"), "\(r.stderr)")
@@ -363,8 +372,12 @@ import Glibc
         defer { sandbox.stop() }
         let proxy = try LoopbackListener(.hang)
         defer { proxy.stop() }
-        let r = try ToolRunner.run("raxx-auth", ["ping"], environment: ["RAXX_API_URL": sandbox.url, "http_proxy": proxy.url,
-                                                                        "HTTP_PROXY": proxy.url, "ALL_PROXY": proxy.url])
+        let r = try ToolRunner.run(
+            "raxx-auth", ["ping"],
+            environment: [
+                "RAXX_API_URL": sandbox.url, "http_proxy": proxy.url,
+                "HTTP_PROXY": proxy.url, "ALL_PROXY": proxy.url,
+            ])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(proxy.connections == 0)
     }

@@ -9,8 +9,9 @@ import Testing
 
     /// Runs a script of the repository; answers its status and output.
     static func script(_ name: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        try runToEnd(root.appendingPathComponent("Scripts/\(name)"), arguments,
-                     environment: ["PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME": NSTemporaryDirectory(), "LANG": "C.UTF-8"])
+        try runToEnd(
+            root.appendingPathComponent("Scripts/\(name)"), arguments,
+            environment: ["PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME": NSTemporaryDirectory(), "LANG": "C.UTF-8"])
     }
 
     static func temporaryFolder() throws -> URL {
@@ -27,10 +28,13 @@ import Testing
         #expect(r.stdout.contains("installed into \(prefix.path)"))
         #expect(r.stdout.contains("is not on PATH"))
         // Each shell's one line that loads every tool's completions.
-        #expect(r.stdout.contains("  bash: add to ~/.bashrc:  for f in \"\(prefix.path)/share/bash-completion/completions\"/raxx-*; do . \"$f\"; done"),
-                "\(r.stdout)")
+        #expect(
+            r.stdout.contains("  bash: add to ~/.bashrc:  for f in \"\(prefix.path)/share/bash-completion/completions\"/raxx-*; do . \"$f\"; done"),
+            "\(r.stdout)")
         #expect(r.stdout.contains("  zsh:  add to ~/.zshrc, before compinit:  fpath=(\"\(prefix.path)/share/zsh/site-functions\" $fpath)"))
-        #expect(r.stdout.contains("  fish: add to ~/.config/fish/config.fish:  for f in \"\(prefix.path)/share/fish/vendor_completions.d\"/raxx-*.fish; source $f; end"))
+        #expect(
+            r.stdout.contains(
+                "  fish: add to ~/.config/fish/config.fish:  for f in \"\(prefix.path)/share/fish/vendor_completions.d\"/raxx-*.fish; source $f; end"))
         let suite = prefix.appendingPathComponent("lib/raxx/raxx-suite").path
         #expect(FileManager.default.isExecutableFile(atPath: suite))
         for tool in tools {
@@ -43,8 +47,10 @@ import Testing
             #expect(help.status == 0 && help.stdout.contains("USAGE: \(tool) "), "\(tool): \(help.stdout.prefix(200))")
             let page = try String(contentsOf: prefix.appendingPathComponent("share/man/man1/\(tool).1"), encoding: .utf8)
             #expect(page == (try String(contentsOf: Self.root.appendingPathComponent("man/\(tool).1"), encoding: .utf8)))
-            for completion in ["share/bash-completion/completions/\(tool)", "share/zsh/site-functions/_\(tool)",
-                               "share/fish/vendor_completions.d/\(tool).fish"] {
+            for completion in [
+                "share/bash-completion/completions/\(tool)", "share/zsh/site-functions/_\(tool)",
+                "share/fish/vendor_completions.d/\(tool).fish",
+            ] {
                 let text = try String(contentsOf: prefix.appendingPathComponent(completion), encoding: .utf8)
                 #expect(text.contains(tool) && text.count > 200, "\(completion)")
                 // Sourced, never run: no hashbang (lintian's bash-completion-with-hashbang).
@@ -81,10 +87,13 @@ import Testing
             #expect(try files.destinationOfSymbolicLink(atPath: tree.path + "/usr/bin/\(tool)") == "../lib/raxx/raxx-suite", "\(tool)")
         }
         for path in ["usr/lib/raxx/raxx-suite"] + tools.map({ "usr/share/man/man1/\($0).1.gz" })
-            + ["usr/share/man/man7/raxx.7.gz", "usr/share/bash-completion/completions/raxx-cache",
-               "usr/share/zsh/vendor-completions/_raxx-order", "usr/share/fish/vendor_completions.d/raxx-dsr.fish",
-               "usr/share/doc/raxx/examples/raxx-cache.cron", "usr/share/doc/raxx/examples/raxx-cache-refresh.service",
-               "usr/share/doc/raxx/copyright", "usr/share/doc/raxx/changelog.gz", "DEBIAN/md5sums"] {
+            + [
+                "usr/share/man/man7/raxx.7.gz", "usr/share/bash-completion/completions/raxx-cache",
+                "usr/share/zsh/vendor-completions/_raxx-order", "usr/share/fish/vendor_completions.d/raxx-dsr.fish",
+                "usr/share/doc/raxx/examples/raxx-cache.cron", "usr/share/doc/raxx/examples/raxx-cache-refresh.service",
+                "usr/share/doc/raxx/copyright", "usr/share/doc/raxx/changelog.gz", "DEBIAN/md5sums",
+            ]
+        {
             #expect(files.fileExists(atPath: tree.path + "/" + path), "\(path)")
         }
         #expect(!files.fileExists(atPath: tree.path + "/usr/lib/debug") && !files.fileExists(atPath: tree.path + "/usr/share/zsh/site-functions"))
@@ -101,8 +110,9 @@ import Testing
         let named = try Self.script("package", ["deb", "--out", out.path + "/a", "--no-build", "-c", "debug", "--bin", BuiltTools.directory.path])
         #expect(named.status == 65 && named.stderr.contains("a package is made from a release build, not a debug one"), "\(named.stderr)")
         let found = try Self.script("package", ["deb", "--out", out.path + "/b", "--no-build", "--bin", BuiltTools.directory.path])
-        #expect(found.status == 65 && found.stderr.contains("libraries no installed package provides") && found.stderr.contains("libswiftCore.so"),
-                "\(found.stderr)")
+        #expect(
+            found.status == 65 && found.stderr.contains("libraries no installed package provides") && found.stderr.contains("libswiftCore.so"),
+            "\(found.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out.path + "/a") && !FileManager.default.fileExists(atPath: out.path + "/b"))
     }
 
@@ -113,8 +123,9 @@ import Testing
         #expect(pages.contains("raxx.7") && pages.count == tools.count + 1)
         for page in pages {
             let path = Self.root.appendingPathComponent("man/\(page)").path
-            let r = try runToEnd(URL(fileURLWithPath: "/usr/bin/man"), ["--warnings", "-E", "UTF-8", "-l", "-Tutf8", "-Z", path],
-                                 environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "MANWIDTH": "80", "MANROFFSEQ": ""])
+            let r = try runToEnd(
+                URL(fileURLWithPath: "/usr/bin/man"), ["--warnings", "-E", "UTF-8", "-l", "-Tutf8", "-Z", path],
+                environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "MANWIDTH": "80", "MANROFFSEQ": ""])
             #expect(r.status == 0 && !r.stdout.isEmpty, "\(page): \(r.stderr)")
             #expect(r.stderr.isEmpty, "\(page): \(r.stderr)")
         }
@@ -122,9 +133,12 @@ import Testing
 
     /// The demo, on the tools as built: all three groups of users' jobs, end to end.
     @Test func theDemoShowsEveryTool() throws {
-        let r = try runToEnd(Self.root.appendingPathComponent("Scripts/demo"), [],
-                             environment: ["PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": NSTemporaryDirectory(), "LANG": "C.UTF-8",
-                                           "RAXX_DEMO_BIN": BuiltTools.directory.path])
+        let r = try runToEnd(
+            Self.root.appendingPathComponent("Scripts/demo"), [],
+            environment: [
+                "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": NSTemporaryDirectory(), "LANG": "C.UTF-8",
+                "RAXX_DEMO_BIN": BuiltTools.directory.path,
+            ])
         #expect(r.status == 0, "\(r.stderr.suffix(2000))")
         let all = r.stdout + r.stderr
         for expected in ["Filled: buy 10 AAPL", "delivered", "completed", "yes    dsr_", "exit status 69", "Demo complete"] {

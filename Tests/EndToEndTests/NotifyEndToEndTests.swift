@@ -4,7 +4,7 @@ import RaxxTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// raxx-notify against a sandbox, as a person or cron runs it.
@@ -23,7 +23,7 @@ import Glibc
         #expect(fill["type"] as? String == "fill_confirmed")
         #expect(fill["symbol"] as? String == "AAPL" && fill["side"] as? String == "buy" && fill["qty"] as? Int == 3)
         #expect(fill["price"] as? String != nil && fill["order_id"] as? String != nil)
-        #expect(!list.stdout.contains("trader@example.com")) // never the email
+        #expect(!list.stdout.contains("trader@example.com"))  // never the email
     }
 
     @Test func watchOnceTwicePrintsNothingTheSecondTime() throws {

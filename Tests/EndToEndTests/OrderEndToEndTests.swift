@@ -36,8 +36,10 @@ final class OrderHome: @unchecked Sendable {
     var database: String { root.appendingPathComponent("sandbox.sqlite").path }
 
     var environment: [String: String] {
-        ["RAXX_HOME": root.appendingPathComponent("home").path, "RAXX_API_URL": proxy?.url ?? sandbox?.url ?? "http://127.0.0.1:9",
-         "RAXX_MACHINE_ID_FILE": root.appendingPathComponent("machine-id").path]
+        [
+            "RAXX_HOME": root.appendingPathComponent("home").path, "RAXX_API_URL": proxy?.url ?? sandbox?.url ?? "http://127.0.0.1:9",
+            "RAXX_MACHINE_ID_FILE": root.appendingPathComponent("machine-id").path,
+        ]
     }
 
     func order(_ arguments: [String], input: String? = nil, environment extra: [String: String] = [:]) throws -> ToolResult {
@@ -104,8 +106,9 @@ final class OrderHome: @unchecked Sendable {
             let rerun = try home.order(["place", "--format", "text"], input: batch)
             #expect(rerun.status == 65, "\(rerun.stderr)")
             #expect(rerun.stdout.isEmpty)
-            #expect(rerun.stderr.contains("were placed already at") && rerun.stderr.contains(placed[0]) && rerun.stderr.contains(placed[1]),
-                    "\(rerun.stderr)")
+            #expect(
+                rerun.stderr.contains("were placed already at") && rerun.stderr.contains(placed[0]) && rerun.stderr.contains(placed[1]),
+                "\(rerun.stderr)")
             #expect(rerun.stderr.contains("nothing was sent") && rerun.stderr.contains("--again"), "\(rerun.stderr)")
         }
         #expect(try count() == 2, "a refused re-run sent nothing")
@@ -132,8 +135,10 @@ final class OrderHome: @unchecked Sendable {
         let r = try home.order(["place", "--format", "text"], input: bad)
         #expect(r.status == 65)
         #expect(r.stderr == "raxx-order: line 2, field 'limit_price': is required for a limit order; no order was sent\n")
-        let unknown = try home.order(["place"], input: #"{"symbol":"AAPL","side":"buy","qty":1,"client_order_id":"x-3"}"# + "\n"
-                                     + #"{"symbol":"ZZZZ","side":"buy","qty":1,"client_order_id":"x-4"}"#)
+        let unknown = try home.order(
+            ["place"],
+            input: #"{"symbol":"AAPL","side":"buy","qty":1,"client_order_id":"x-3"}"# + "\n"
+                + #"{"symbol":"ZZZZ","side":"buy","qty":1,"client_order_id":"x-4"}"#)
         #expect(unknown.status == 65)
         #expect(unknown.stderr.contains("line 2, field 'symbol'"))
         #expect(try home.serverOrders(["x-1", "x-2", "x-3", "x-4"]).isEmpty)
@@ -142,7 +147,7 @@ final class OrderHome: @unchecked Sendable {
     @Test func offlineNothingIsSentOrQueued() throws {
         let home = try OrderHome()
         let sandbox = try #require(home.sandbox)
-        sandbox.stop() // the server's address refuses connections
+        sandbox.stop()  // the server's address refuses connections
         let r = try home.order(["place", "--symbol", "AAPL", "--side", "buy", "--qty", "1", "--client-order-id", "o-1", "--format", "text"])
         #expect(r.status == 69)
         #expect(r.stderr.hasPrefix("raxx-order: This action requires an internet connection. Try again when online.\n"))
@@ -153,8 +158,9 @@ final class OrderHome: @unchecked Sendable {
         sandbox.stop()
         let hanging = try LoopbackListener(.hang, port: sandbox.port)
         defer { hanging.stop() }
-        let soft = try home.order(["place", "--symbol", "AAPL", "--side", "buy", "--qty", "1", "--client-order-id", "o-2"],
-                                  environment: ["RAXX_TIMEOUT": "1s"])
+        let soft = try home.order(
+            ["place", "--symbol", "AAPL", "--side", "buy", "--qty", "1", "--client-order-id", "o-2"],
+            environment: ["RAXX_TIMEOUT": "1s"])
         #expect(soft.status == 69)
         #expect(!hanging.requests.contains { $0.hasPrefix("POST /api/orders") })
     }
@@ -175,16 +181,18 @@ final class OrderHome: @unchecked Sendable {
 
     @Test func largeOrdersNeedAStepUp() throws {
         let home = try OrderHome(sandboxArguments: ["--step-up-notional", "5000"])
-        let refused = try home.order(["place", "--symbol", "MSFT", "--side", "buy", "--qty", "30", "--client-order-id", "big-1", "--pin-fd", "0"],
-                                     input: "000000\n")
+        let refused = try home.order(
+            ["place", "--symbol", "MSFT", "--side", "buy", "--qty", "30", "--client-order-id", "big-1", "--pin-fd", "0"],
+            input: "000000\n")
         #expect(refused.status == 77)
         #expect(try home.serverOrders(["big-1"]).isEmpty)
-        let given = try home.order(["place", "--symbol", "MSFT", "--side", "buy", "--qty", "30", "--client-order-id", "big-2", "--pin-fd", "0"],
-                                   input: "246813\n")
+        let given = try home.order(
+            ["place", "--symbol", "MSFT", "--side", "buy", "--qty", "30", "--client-order-id", "big-2", "--pin-fd", "0"],
+            input: "246813\n")
         #expect(given.status == 0, "\(given.stderr)")
         #expect(home.lines(given.stdout).first?["result"] as? String == "placed")
         let small = try home.order(["place", "--symbol", "AAPL", "--side", "buy", "--qty", "1", "--client-order-id", "small-1"])
-        #expect(small.status == 0) // no PIN asked: none was given
+        #expect(small.status == 0)  // no PIN asked: none was given
     }
 
     /// The server's dry run, end to end: `--dry-run` places nothing; a real batch asks one PIN for
@@ -192,10 +200,12 @@ final class OrderHome: @unchecked Sendable {
     @Test func theServerChecksTheBatchFirstAndOnePINConfirmsItsLargeOrders() throws {
         let home = try OrderHome(sandboxArguments: ["--step-up-notional", "5000"])
         func batch(_ prefix: String) -> String {
-            [#"{"symbol":"MSFT","side":"buy","qty":30,"client_order_id":"\#(prefix)-big-1"}"#,
-             #"{"symbol":"AAPL","side":"buy","qty":1,"client_order_id":"\#(prefix)-small"}"#,
-             #"{"symbol":"AAPL","side":"buy","qty":1000000,"client_order_id":"\#(prefix)-huge"}"#,
-             #"{"symbol":"MSFT","side":"buy","qty":31,"client_order_id":"\#(prefix)-big-2"}"#].joined(separator: "\n")
+            [
+                #"{"symbol":"MSFT","side":"buy","qty":30,"client_order_id":"\#(prefix)-big-1"}"#,
+                #"{"symbol":"AAPL","side":"buy","qty":1,"client_order_id":"\#(prefix)-small"}"#,
+                #"{"symbol":"AAPL","side":"buy","qty":1000000,"client_order_id":"\#(prefix)-huge"}"#,
+                #"{"symbol":"MSFT","side":"buy","qty":31,"client_order_id":"\#(prefix)-big-2"}"#,
+            ].joined(separator: "\n")
         }
         let dry = try home.order(["place", "--dry-run"], input: batch("d"))
         #expect(dry.status == 1, "\(dry.stderr)")
@@ -215,10 +225,13 @@ final class OrderHome: @unchecked Sendable {
         defer { try? FileManager.default.removeItem(at: folder) }
         try "246813\n".write(to: folder.appendingPathComponent("pin"), atomically: true, encoding: .utf8)
         try batch("r").write(to: folder.appendingPathComponent("batch"), atomically: true, encoding: .utf8)
-        let real = try runToEnd(URL(fileURLWithPath: "/bin/sh"),
-                                ["-c", #"exec "$0" place --pin-fd 3 3<"$1" <"$2""#, BuiltTools.path("raxx-order"),
-                                 folder.appendingPathComponent("pin").path, folder.appendingPathComponent("batch").path],
-                                environment: childEnvironment(home.environment))
+        let real = try runToEnd(
+            URL(fileURLWithPath: "/bin/sh"),
+            [
+                "-c", #"exec "$0" place --pin-fd 3 3<"$1" <"$2""#, BuiltTools.path("raxx-order"),
+                folder.appendingPathComponent("pin").path, folder.appendingPathComponent("batch").path,
+            ],
+            environment: childEnvironment(home.environment))
         #expect(real.status == 1, "\(real.stderr)")
         let results = home.lines(real.stdout)
         #expect(results.map { $0["result"] as? String } == ["placed", "placed", "not_sent", "placed"])
@@ -229,12 +242,16 @@ final class OrderHome: @unchecked Sendable {
 
     @Test func aLostReplyIsUnknownThenReconciledToExactlyOneOrder() throws {
         let home = try OrderHome(sandboxArguments: ["--fault-lose-order-replies", "2"])
-        let lost = try home.order(["place", "--symbol", "AAPL", "--side", "buy", "--qty", "3", "--client-order-id", "lost-1"],
-                                  environment: ["RAXX_TIMEOUT": "1s"])
+        let lost = try home.order(
+            ["place", "--symbol", "AAPL", "--side", "buy", "--qty", "3", "--client-order-id", "lost-1"],
+            environment: ["RAXX_TIMEOUT": "1s"])
         #expect(lost.status == 69)
         #expect(home.lines(lost.stdout).first?["result"] as? String == "unknown")
-        let pending = try home.order(["place", "--symbol", "SPY", "--side", "buy", "--qty", "1", "--type", "limit", "--limit-price", "1.00",
-                                      "--client-order-id", "lost-2"], environment: ["RAXX_TIMEOUT": "1s"])
+        let pending = try home.order(
+            [
+                "place", "--symbol", "SPY", "--side", "buy", "--qty", "1", "--type", "limit", "--limit-price", "1.00",
+                "--client-order-id", "lost-2",
+            ], environment: ["RAXX_TIMEOUT": "1s"])
         #expect(pending.status == 69)
         // That second run looked the first lost order up before sending anything.
         #expect(pending.stderr.contains("raxx-order: order lost-1: It reached the server: filled"))
@@ -248,8 +265,10 @@ final class OrderHome: @unchecked Sendable {
         #expect(orders.count == 2)
         #expect(Set(orders.map { $0["status"] as? String ?? "" }) == ["filled", "cancelled"])
         // Re-running the cancelled one does not pass it off as placed.
-        let rerun = try home.order(["place", "--symbol", "SPY", "--side", "buy", "--qty", "1", "--type", "limit", "--limit-price", "1.00",
-                                    "--client-order-id", "lost-2"])
+        let rerun = try home.order([
+            "place", "--symbol", "SPY", "--side", "buy", "--qty", "1", "--type", "limit", "--limit-price", "1.00",
+            "--client-order-id", "lost-2",
+        ])
         #expect(rerun.status == 1)
         #expect(home.lines(rerun.stdout).first?["result"] as? String == "cancelled")
         // Retrying the lost order's pipeline places nothing new.
@@ -264,7 +283,7 @@ final class OrderHome: @unchecked Sendable {
         #expect(try home.order(["place"], input: Self.batch).status == 0)
         #expect(try ToolRunner.run("raxx-cache", ["refresh", "--quiet"], environment: home.environment).status == 0)
         let sandbox = try #require(home.sandbox)
-        sandbox.stop() // offline
+        sandbox.stop()  // offline
         let offline: [String: String] = [:]
         let list = try home.order(["list", "--cached", "--status", "open"], environment: offline)
         #expect(list.status == 0)

@@ -32,8 +32,9 @@ import Testing
     }
 
     func push(_ endpoint: String, ca: String, home: Home, input: String, _ extra: [String] = []) throws -> ToolResult {
-        try ToolRunner.run("raxx-notify", arguments(endpoint, ca: ca, keyFile: home.keyFile) + extra,
-                           environment: ["RAXX_HOME": home.home.path], input: input, timeout: 240)
+        try ToolRunner.run(
+            "raxx-notify", arguments(endpoint, ca: ca, keyFile: home.keyFile) + extra,
+            environment: ["RAXX_HOME": home.home.path], input: input, timeout: 240)
     }
 
     func arguments(_ endpoint: String, ca: String, keyFile: String) -> [String] {
@@ -79,8 +80,9 @@ import Testing
         let endpoint = try endpoint(["--fail-rate", "0.2", "--seed", "7", "--goaway-after", "60", "--max-concurrent-streams", "8"])
         let home = try home()
         let count = 400
-        let result = try push(endpoint.url, ca: endpoint.caFile, home: home, input: Self.lines(0..<count, apnsID: false),
-                              ["--connections", "2", "--max-in-flight", "32", "--retry-for", "120s"])
+        let result = try push(
+            endpoint.url, ca: endpoint.caFile, home: home, input: Self.lines(0..<count, apnsID: false),
+            ["--connections", "2", "--max-in-flight", "32", "--retry-for", "120s"])
         #expect(result.status == 0, "\(result.stderr)")
         let results = Self.results(result.stdout)
         #expect(results.count == count)
@@ -109,8 +111,9 @@ import Testing
         let endpoint = try endpoint()
         let home = try home()
         let count = 1_000
-        let result = try push(endpoint.url, ca: endpoint.caFile, home: home, input: Self.lines(0..<count),
-                              ["--connections", "1", "--max-in-flight", "100"])
+        let result = try push(
+            endpoint.url, ca: endpoint.caFile, home: home, input: Self.lines(0..<count),
+            ["--connections", "1", "--max-in-flight", "100"])
         #expect(result.status == 0, "\(result.stderr)")
         let results = Self.results(result.stdout)
         #expect(results.count == count && results.allSatisfy { $0["status"] as? String == "delivered" })
@@ -133,10 +136,13 @@ import Testing
         let endpoint = try endpoint()
         let home = try home()
         let proxy = try LoopbackListener(.refuse)
-        let result = try ToolRunner.run("raxx-notify", arguments(endpoint.url, ca: endpoint.caFile, keyFile: home.keyFile),
-                                        environment: ["RAXX_HOME": home.home.path, "https_proxy": proxy.url, "HTTPS_PROXY": proxy.url,
-                                                      "all_proxy": proxy.url, "ALL_PROXY": proxy.url],
-                                        input: Self.lines(0..<5), timeout: 120)
+        let result = try ToolRunner.run(
+            "raxx-notify", arguments(endpoint.url, ca: endpoint.caFile, keyFile: home.keyFile),
+            environment: [
+                "RAXX_HOME": home.home.path, "https_proxy": proxy.url, "HTTPS_PROXY": proxy.url,
+                "all_proxy": proxy.url, "ALL_PROXY": proxy.url,
+            ],
+            input: Self.lines(0..<5), timeout: 120)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(Self.results(result.stdout).filter { $0["status"] as? String == "delivered" }.count == 5)
         #expect(endpoint.stop() == 0)
@@ -201,13 +207,17 @@ import Testing
         try "\(gone) 1700000000123\n".write(to: list, atomically: true, encoding: .utf8)
         let endpoint = try endpoint(["--unregistered", list.path])
         let home = try home()
-        let input = [
-            #"{"device_token":"\#(Self.token(1))","payload":{"aps":{"alert":"one"}}}"#,
-            #"{"device_token":"\#(Self.token(2))","payload":{"aps":{"alert":"# + "\"" + String(repeating: "x", count: 5000) + "\"}}}",
-            #"{"device_token":"\#(Self.token(3))","payload":"#,
-            #"{"device_token":"\#(gone)","payload":{"aps":{"alert":"gone"}}}"#,
-            #"{"device_token":"\#(Self.token(5))","event":{"seq":5,"type":"security_alert","created_at":"2026-11-21T10:00:00Z","title":"New passkey","body":"A passkey was added."}}"#,
-        ].joined(separator: "\n") + "\n"
+        let input =
+            [
+                #"{"device_token":"\#(Self.token(1))","payload":{"aps":{"alert":"one"}}}"#,
+                #"{"device_token":"\#(Self.token(2))","payload":{"aps":{"alert":"# + "\"" + String(repeating: "x", count: 5000) + "\"}}}",
+                #"{"device_token":"\#(Self.token(3))","payload":"#,
+                #"{"device_token":"\#(gone)","payload":{"aps":{"alert":"gone"}}}"#,
+                #"""
+                {"device_token":"\#(Self.token(5))","event":{"seq":5,"type":"security_alert","created_at":"2026-11-21T10:00:00Z",\#
+                "title":"New passkey","body":"A passkey was added."}}
+                """#,
+            ].joined(separator: "\n") + "\n"
         let result = try push(endpoint.url, ca: endpoint.caFile, home: home, input: input)
         #expect(result.status == 65, "\(result.stderr)")
         let byLine = Dictionary(uniqueKeysWithValues: Self.results(result.stdout).map { ($0["line"] as? Int ?? 0, $0) })
@@ -226,7 +236,7 @@ import Testing
     @Test func anUnreachableEndpointExits69WithEveryLineNotSent() throws {
         let endpoint = try endpoint()
         let url = endpoint.url, ca = endpoint.caFile
-        endpoint.stop() // nothing listens there any more
+        endpoint.stop()  // nothing listens there any more
         let home = try home()
         let result = try push(url, ca: ca, home: home, input: Self.lines(0..<50), ["--retry-for", "2s", "--max-in-flight", "4"])
         #expect(result.status == 69, "\(result.stderr)")
@@ -240,8 +250,10 @@ import Testing
     @Test func aRefusedProviderTokenStopsTheRunWith77() throws {
         let endpoint = try endpoint()
         let home = try home()
-        let args = ["push", "--endpoint", endpoint.url, "--ca-file", endpoint.caFile, "--key-file", home.keyFile, "--key-id", keyID,
-                    "--team-id", "WRONG12345", "--topic", topic, "--max-in-flight", "1"]
+        let args = [
+            "push", "--endpoint", endpoint.url, "--ca-file", endpoint.caFile, "--key-file", home.keyFile, "--key-id", keyID,
+            "--team-id", "WRONG12345", "--topic", topic, "--max-in-flight", "1",
+        ]
         let result = try ToolRunner.run("raxx-notify", args, environment: ["RAXX_HOME": home.home.path], input: Self.lines(0..<200), timeout: 120)
         #expect(result.status == 77, "\(result.stderr)")
         let results = Self.results(result.stdout)

@@ -19,10 +19,12 @@ import Testing
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-ask-\(UUID().uuidString).json")
         try body.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let (_, out) = try ToolRunner.system("/usr/bin/curl", [
-            "-s", "-D", "-", "-H", "Content-Type: application/json", "--data-binary", "@" + file.path,
-            sandbox.url + "/api/auth/register/options",
-        ])
+        let (_, out) = try ToolRunner.system(
+            "/usr/bin/curl",
+            [
+                "-s", "-D", "-", "-H", "Content-Type: application/json", "--data-binary", "@" + file.path,
+                sandbox.url + "/api/auth/register/options",
+            ])
         let parts = out.components(separatedBy: "\r\n\r\n")
         let head = parts.first?.components(separatedBy: "\r\n") ?? []
         let status = Int(head.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
@@ -32,8 +34,9 @@ import Testing
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         let text = parts.dropFirst().joined(separator: "\r\n\r\n")
-        return Answer(status: status, headers: headers,
-                      body: (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:])
+        return Answer(
+            status: status, headers: headers,
+            body: (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:])
     }
 
     static func wrong(_ code: String?) -> String { code == "11111111" ? "22222222" : "11111111" }
@@ -61,8 +64,9 @@ import Testing
         #expect(Set(home.sandbox.mailbox.messages(to: victim).compactMap(\.code)).count == 1)
 
         // The person, with the right code from the email, is told to wait, not that it is wrong.
-        let person = try ToolRunner.run("raxx-auth", ["register", "--email", victim, "--code-fd", "0", "--pin-fd", "0"],
-                                        environment: home.environment, input: code + "\n246813\n")
+        let person = try ToolRunner.run(
+            "raxx-auth", ["register", "--email", victim, "--code-fd", "0", "--pin-fd", "0"],
+            environment: home.environment, input: code + "\n246813\n")
         #expect(person.status == 75, "\(person.stderr)")
         #expect(person.stderr.contains("Try again in"), "\(person.stderr)")
         #expect(!person.stderr.contains("429"), "\(person.stderr)")
@@ -93,8 +97,9 @@ import Testing
         #expect(statuses.dropFirst(30).allSatisfy { $0 == 429 })
         #expect(home.sandbox.mailbox.messages().count == 30)
         // The person's tool says when to try again (exit 75), nothing about HTTP.
-        let late = try ToolRunner.run("raxx-auth", ["register", "--email", "late@example.com", "--code-fd", "0", "--pin-fd", "0"],
-                                      environment: home.environment, input: "12345678\n246813\n")
+        let late = try ToolRunner.run(
+            "raxx-auth", ["register", "--email", "late@example.com", "--code-fd", "0", "--pin-fd", "0"],
+            environment: home.environment, input: "12345678\n246813\n")
         #expect(late.status == 75 && late.stderr.contains("Try again in"), "\(late.stderr)")
     }
 
@@ -106,16 +111,19 @@ import Testing
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) } }
         let home = try AuthHome(database: database)
         let huge = String(repeating: "a", count: 900_000) + "@example.com"
-        let bad = [huge, "nul\u{0}@example.com", "esc\u{1B}[2J@example.com", "back\u{8}space@example.com",
-                   "evil@attacker.test>,<victim@example.com", "\"quoted\"@example.com", "two@@example.com", "a b@example.com",
-                   "rtl\u{202E}moc.elpmaxe@example.com", "nodot@example", "dots@example..com"]
+        let bad = [
+            huge, "nul\u{0}@example.com", "esc\u{1B}[2J@example.com", "back\u{8}space@example.com",
+            "evil@attacker.test>,<victim@example.com", "\"quoted\"@example.com", "two@@example.com", "a b@example.com",
+            "rtl\u{202E}moc.elpmaxe@example.com", "nodot@example", "dots@example..com",
+        ]
         for address in bad {
             let answer = try Self.ask(home.sandbox, ["email": address])
             #expect(answer.status == 400 && answer.code == "bad_request", "\(address.prefix(40)): \(answer.status)")
             #expect((answer.body["detail"] as? String)?.hasPrefix("Field 'email'") == true, "\(answer.body)")
         }
         #expect(home.sandbox.mailbox.messages().isEmpty)
-        let rows = try ToolRunner.system("/usr/bin/sqlite3", [database, "SELECT COUNT(*) FROM email_codes; SELECT COUNT(*) FROM audit_events WHERE action LIKE 'registration.%'"])
+        let rows = try ToolRunner.system(
+            "/usr/bin/sqlite3", [database, "SELECT COUNT(*) FROM email_codes; SELECT COUNT(*) FROM audit_events WHERE action LIKE 'registration.%'"])
         #expect(rows.stdout.split(separator: "\n") == ["0", "0"], "\(rows.stdout)")
         // 254 bytes is the limit, in bytes: 250 two-byte letters are too many.
         let wide = String(repeating: "é", count: 125) + "@example.com"
@@ -124,8 +132,9 @@ import Testing
         #expect(try Self.ask(home.sandbox, ["email": "o'brien@example.com"]).status == 202)
 
         // The tools refuse the same addresses before anything is sent or written.
-        let register = try ToolRunner.run("raxx-auth", ["register", "--email", "evil@attacker.test>,<victim@example.com"],
-                                          environment: home.environment)
+        let register = try ToolRunner.run(
+            "raxx-auth", ["register", "--email", "evil@attacker.test>,<victim@example.com"],
+            environment: home.environment)
         #expect(register.status == 64 && register.stderr.contains("--email"), "\(register.stderr)")
         for verb in [["seed", "--positions", "0", "--fills", "0"], ["staff", "grant"]] {
             let run = try ToolRunner.run("raxx-sandbox", verb + ["--db", database, "--email", "esc\u{1B}@example.com"])

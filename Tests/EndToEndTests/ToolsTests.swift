@@ -36,7 +36,9 @@ let tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr",
         #expect(verb.status == 0 && verb.stdout == r.stdout, "\(tool): \(verb.stdout) \(verb.stderr)")
         if tool != "raxx-sandbox" {
             let json = try ToolRunner.run(tool, ["version"])
-            #expect(json.stdout == #"{"commit":"\#(RaxxVersion.commit)","date":"\#(RaxxVersion.commitDay)","tool":"\#(tool)","version":"\#(RaxxVersion.current)"}"# + "\n")
+            #expect(
+                json.stdout == #"{"commit":"\#(RaxxVersion.commit)","date":"\#(RaxxVersion.commitDay)","tool":"\#(tool)","version":"\#(RaxxVersion.current)"}"#
+                    + "\n")
         }
     }
 
@@ -53,8 +55,10 @@ let tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr",
         "raxx-cache": ["refresh", "show", "status", "verify", "purge"],
         "raxx-order": ["place", "watch", "list", "show", "cancel", "reconcile", "heartbeat", "disarm"],
         "raxx-notify": ["list", "watch", "devices", "push"],
-        "raxx-dsr": ["open", "verify-identity", "extend", "list", "show", "cancel", "refuse", "export", "plan", "apply", "receipt",
-                     "verify-receipt", "audit"],
+        "raxx-dsr": [
+            "open", "verify-identity", "extend", "list", "show", "cancel", "refuse", "export", "plan", "apply", "receipt",
+            "verify-receipt", "audit",
+        ],
         "raxx-sandbox": ["serve", "seed", "churn", "staff", "apns", "erasure-rules"],
     ]
 
@@ -78,8 +82,10 @@ let tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr",
     /// A mistyped verb is a usage error that says what it may have meant, as gh does (a mistyped
     /// flag already did); a word far from every verb gets no guess.
     @Test func unknownVerbIsAUsageErrorWithASuggestion() throws {
-        let cases: [(String, [String], String)] = [("raxx-cache", ["shwo"], "show"), ("raxx-cache", ["stauts"], "status"),
-                                                  ("raxx-auth", ["passkeys", "lsit"], "list"), ("raxx-order", ["plcae", "--json"], "place")]
+        let cases: [(String, [String], String)] = [
+            ("raxx-cache", ["shwo"], "show"), ("raxx-cache", ["stauts"], "status"),
+            ("raxx-auth", ["passkeys", "lsit"], "list"), ("raxx-order", ["plcae", "--json"], "place"),
+        ]
         for (tool, arguments, meant) in cases {
             let r = try ToolRunner.run(tool, arguments + ["--format", "text"])
             #expect(r.status == 64, "\(tool) \(arguments)")
@@ -99,34 +105,35 @@ let tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr",
     @Test func helpIsLaidOutAsGhUsersExpect() throws {
         let r = try ToolRunner.run("raxx-cache", ["status", "--help"], environment: ["COLUMNS": "80"])
         #expect(r.status == 0)
-        #expect(r.stdout == """
-            USAGE: raxx-cache status [--format <format>] [--json] [--quiet] [--no-pager]
+        #expect(
+            r.stdout == """
+                USAGE: raxx-cache status [--format <format>] [--json] [--quiet] [--no-pager]
 
-            Show what the cache holds and how its last refresh went.
-            Connectivity: offline-capable (never touches the network).
+                Show what the cache holds and how its last refresh went.
+                Connectivity: offline-capable (never touches the network).
 
-            OPTIONS:
-              --format <format>       Output format: text (tables) or json (JSON Lines).
-                                      Default: text on a terminal, json otherwise. (values:
-                                      text, json)
-              --json                  Same as --format json.
-              --quiet                 Print on stderr only what needs a person: no
-                                      progress, no notes, and nothing when offline (exit
-                                      69), busy (exit 75) or older than --max-age (exit 3).
-                                      For cron.
-              --no-pager              Never page a long table on a terminal (see $PAGER).
-              --version               Show the version.
-              -h, --help              Show help information.
+                OPTIONS:
+                  --format <format>       Output format: text (tables) or json (JSON Lines).
+                                          Default: text on a terminal, json otherwise. (values:
+                                          text, json)
+                  --json                  Same as --format json.
+                  --quiet                 Print on stderr only what needs a person: no
+                                          progress, no notes, and nothing when offline (exit
+                                          69), busy (exit 75) or older than --max-age (exit 3).
+                                          For cron.
+                  --no-pager              Never page a long table on a terminal (see $PAGER).
+                  --version               Show the version.
+                  -h, --help              Show help information.
 
-            EXAMPLES:
-              # How old the cache is, and its limits
-              raxx-cache status
+                EXAMPLES:
+                  # How old the cache is, and its limits
+                  raxx-cache status
 
-            LEARN MORE:
-              man raxx-cache  every verb in full
-              man raxx        the conventions: output, errors, exit statuses, environment
+                LEARN MORE:
+                  man raxx-cache  every verb in full
+                  man raxx        the conventions: output, errors, exit statuses, environment
 
-            """, "\(r.stdout)")
+                """, "\(r.stdout)")
         // A tool's help: its verbs, every example, and how to get a verb's help; `help VERB` is `VERB --help`.
         let root = try ToolRunner.run("raxx-order", ["--help"])
         #expect(root.stdout.hasPrefix("USAGE: raxx-order <subcommand>\n\nEnter paper-trading orders.\n"), "\(root.stdout)")
@@ -166,8 +173,10 @@ let tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr",
     @Test func offlineCommandsNeverLoadLibcurl() throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("raxx-nocurl-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: home) }
-        let offline: [(String, [String])] = [("raxx-auth", ["status"]), ("raxx-cache", ["status"]), ("raxx-cache", ["show", "positions"]),
-                                             ("raxx-order", ["list", "--cached"]), ("raxx-auth", ["--version"])]
+        let offline: [(String, [String])] = [
+            ("raxx-auth", ["status"]), ("raxx-cache", ["status"]), ("raxx-cache", ["show", "positions"]),
+            ("raxx-order", ["list", "--cached"]), ("raxx-auth", ["--version"]),
+        ]
         for (tool, arguments) in offline {
             let r = try ToolRunner.run(tool, arguments, environment: ["RAXX_HOME": home, "LD_DEBUG": "files"])
             #expect(!r.stderr.contains("libcurl"), "\(tool) \(arguments.joined(separator: " ")) loaded libcurl")
@@ -243,14 +252,15 @@ let tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr",
         #expect(r.status == 69)
         #expect(r.stdout.isEmpty)
         #expect(r.stderr.hasPrefix(Self.offlineMessage), "into a pipe too, an error is text for a person: \(r.stderr)")
-        #expect(r.seconds < 30) // refused connections fail fast, not at the 60 s timeout (a generous bound, not a benchmark)
+        #expect(r.seconds < 30)  // refused connections fail fast, not at the 60 s timeout (a generous bound, not a benchmark)
     }
 
     @Test func softOfflineHangingExits69WithinTheTimeout() throws {
         let listener = try LoopbackListener(.hang)
         defer { listener.stop() }
-        let r = try ToolRunner.run("raxx-auth", ["ping", "--format", "text"],
-                                   environment: ["RAXX_API_URL": listener.url, "RAXX_TIMEOUT": "1s"], timeout: 30)
+        let r = try ToolRunner.run(
+            "raxx-auth", ["ping", "--format", "text"],
+            environment: ["RAXX_API_URL": listener.url, "RAXX_TIMEOUT": "1s"], timeout: 30)
         #expect(r.status == 69)
         #expect(r.stderr.hasPrefix(Self.offlineMessage))
         #expect(!r.stderr.contains("HTTP"))
@@ -269,7 +279,11 @@ let tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr",
     @Test func plainHTTPToARemoteHostIsRefusedBeforeAnyConnection() throws {
         let r = try ToolRunner.run("raxx-auth", ["ping", "--json"], environment: ["RAXX_API_URL": "http://api.raxx.app"])
         #expect(r.status == 64)
-        #expect(r.stderr == #"{"error":{"code":"usage","hint":"Use https, or a loopback address such as http://127.0.0.1:PORT.","message":"Refusing plain http to api.raxx.app: only loopback servers may use http."}}"# + "\n")
+        #expect(
+            r.stderr
+                == #"{"error":{"code":"usage","hint":"Use https, or a loopback address such as http://127.0.0.1:PORT.","#
+                + #""message":"Refusing plain http to api.raxx.app: only loopback servers may use http."}}"#
+                + "\n")
     }
 }
 

@@ -1,7 +1,8 @@
 import Foundation
 import RaxxAPNs
-@testable import RaxxAPNsEndpoint
 import Testing
+
+@testable import RaxxAPNsEndpoint
 
 /// The endpoint in process, over real TLS and HTTP/2, with curl (built with nghttp2) as the client.
 // check-blocking: exempt, curl runs on a thread of its own (`run` below), never on the pool.
@@ -47,17 +48,21 @@ import Testing
                 let outData = out.fileHandleForReading.readDataToEndOfFile()
                 process.waitUntilExit()
                 errDone.wait()
-                continuation.resume(returning: Curl(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                                                    stderr: String(decoding: errData.data, as: UTF8.self)))
+                continuation.resume(
+                    returning: Curl(
+                        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                        stderr: String(decoding: errData.data, as: UTF8.self)))
             }.start()
         }
     }
 
     /// Runs `body` against an endpoint in a folder of its own, then `afterStop` with its log
     /// (complete once the endpoint has stopped), then removes the folder.
-    func withEndpoint(_ adjust: (inout APNsEndpointConfiguration) -> Void = { _ in },
-                      _ body: (_ url: String, _ ca: String, _ log: String) async throws -> Void,
-                      afterStop: (_ log: String) throws -> Void = { _ in }) async throws {
+    func withEndpoint(
+        _ adjust: (inout APNsEndpointConfiguration) -> Void = { _ in },
+        _ body: (_ url: String, _ ca: String, _ log: String) async throws -> Void,
+        afterStop: (_ log: String) throws -> Void = { _ in }
+    ) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("apns-tls-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -79,9 +84,11 @@ import Testing
     }
 
     func pushArguments(ca: String, jwt: String, headers: [String] = [], payload: String = #"{"aps":{"alert":"hi"}}"#) -> [String] {
-        var arguments = ["--http2", "--cacert", ca, "-D", "-", "-X", "POST",
-                         "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: \(Team.topic)", "-H", "apns-push-type: alert",
-                         "--data-binary", payload, "-w", "\\n%{http_version} %{http_code}\\n"]
+        var arguments = [
+            "--http2", "--cacert", ca, "-D", "-", "-X", "POST",
+            "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: \(Team.topic)", "-H", "apns-push-type: alert",
+            "--data-binary", payload, "-w", "\\n%{http_version} %{http_code}\\n",
+        ]
         for header in headers { arguments += ["-H", header] }
         return arguments
     }
@@ -109,23 +116,27 @@ import Testing
             #expect(bad.stdout.contains(#"{"reason":"BadDeviceToken"}"#) && bad.stdout.hasSuffix("\n2 400\n"), "\(bad.stdout)")
             let get = try await Self.curl(["--http2", "--cacert", ca, "-w", "\\n%{http_code}\\n", "https://localhost:\(port)/3/device/\(Team.token)"])
             #expect(get.stdout.contains(#"{"reason":"MethodNotAllowed"}"#) && get.stdout.hasSuffix("\n405\n"), "\(get.stdout) \(get.stderr)")
-            let large = try await Self.curl(pushArguments(ca: ca, jwt: jwt, payload: #"{"a":""# + String(repeating: "x", count: 5000) + #""}"#)
-                                                + ["\(url)/3/device/\(Team.token)"])
+            let large = try await Self.curl(
+                pushArguments(ca: ca, jwt: jwt, payload: #"{"a":""# + String(repeating: "x", count: 5000) + #""}"#)
+                    + ["\(url)/3/device/\(Team.token)"])
             #expect(large.stdout.contains(#"{"reason":"PayloadTooLarge"}"#) && large.stdout.hasSuffix("\n2 413\n"), "\(large.stdout)")
-            let noAuth = try await Self.curl(["--http2", "--cacert", ca, "-X", "POST", "-d", "{}", "-w", "\\n%{http_code}\\n",
-                                              "-H", "apns-topic: \(Team.topic)", "\(url)/3/device/\(Team.token)"])
+            let noAuth = try await Self.curl([
+                "--http2", "--cacert", ca, "-X", "POST", "-d", "{}", "-w", "\\n%{http_code}\\n",
+                "-H", "apns-topic: \(Team.topic)", "\(url)/3/device/\(Team.token)",
+            ])
             #expect(noAuth.stdout.contains(#"{"reason":"MissingProviderToken"}"#) && noAuth.stdout.hasSuffix("\n403\n"), "\(noAuth.stdout)")
             // The HTTP/2 answer is the only one: HTTP/1.1 over TLS gets no ALPN agreement and no answer.
             let http1 = try await Self.curl(["--http1.1", "--cacert", ca, "-w", "%{http_code}", "\(url)/3/device/\(Team.token)"])
             #expect(http1.status != 0 || http1.stdout != "200")
 
-            try await Task.sleep(for: .milliseconds(500)) // the log is written at least every 0.2 s
+            try await Task.sleep(for: .milliseconds(500))  // the log is written at least every 0.2 s
             let lines = try logLines(log)
             let accepted = lines.filter { $0["event"] as? String == "accepted" }
             #expect(accepted.count == 1)
             #expect(accepted.first?["apns_id"] as? String == id && accepted.first?["connection"] as? Int == 1)
-            #expect(lines.filter { $0["event"] as? String == "refused" }.compactMap { $0["reason"] as? String }.sorted()
-                        == ["BadDeviceToken", "MethodNotAllowed", "MissingProviderToken", "PayloadTooLarge"])
+            #expect(
+                lines.filter { $0["event"] as? String == "refused" }.compactMap { $0["reason"] as? String }.sorted()
+                    == ["BadDeviceToken", "MethodNotAllowed", "MissingProviderToken", "PayloadTooLarge"])
         }
     }
 
@@ -143,7 +154,7 @@ import Testing
             let result = try await Self.curl(arguments)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.components(separatedBy: "\n2 200\n").count - 1 == 5, "\(result.stdout.debugDescription)")
-        } afterStop: { log in // stopping flushes the log
+        } afterStop: { log in  // stopping flushes the log
             let accepted = try logLines(log).filter { $0["event"] as? String == "accepted" }
             #expect(accepted.compactMap { $0["apns_id"] as? String } == (1...5).map { String(format: "00000000-0000-4000-8000-%012d", $0) })
             // Two streams a connection: 1, 1, 2, 2, 3.
@@ -160,9 +171,13 @@ import Testing
             // nghttp sends all ten requests' HEADERS, then all their DATA, before it reads anything:
             // streams 6 to 10 reach the endpoint after its GOAWAY, the first five before.
             // (nghttp does not check certificates; curl's tests above do.)
-            let result = try await Self.run("/usr/bin/nghttp", ["-v", "-n", "--timeout=60", "-m", "10", "-d", payload,
-                                                                 "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: \(Team.topic)",
-                                                                 "\(url)/3/device/\(Team.token)"])
+            let result = try await Self.run(
+                "/usr/bin/nghttp",
+                [
+                    "-v", "-n", "--timeout=60", "-m", "10", "-d", payload,
+                    "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: \(Team.topic)",
+                    "\(url)/3/device/\(Team.token)",
+                ])
             let goAway = try #require(result.stdout.components(separatedBy: "recv GOAWAY frame").dropFirst().first)
             let lastStream = try #require(goAway.split(separator: "last_stream_id=").dropFirst().first?.prefix { $0.isNumber })
             let answered = result.stdout.components(separatedBy: ":status: 200").count - 1

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import RaxxAPNs
+
 @testable import RaxxAPNsEndpoint
 
 /// A team with one provider key, and requests built as a client sends them.
@@ -20,8 +21,10 @@ struct Team {
         try! ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: issuedAt, key: signer ?? key).compact
     }
 
-    static func request(jwt: String?, token: String = Team.token, method: String = "POST", path: String? = nil,
-                        headers: [(String, String)] = [], payload: String = #"{"aps":{"alert":"hello"}}"#) -> PushRequest {
+    static func request(
+        jwt: String?, token: String = Team.token, method: String = "POST", path: String? = nil,
+        headers: [(String, String)] = [], payload: String = #"{"aps":{"alert":"hello"}}"#
+    ) -> PushRequest {
         var fields: [(name: String, value: String)] = []
         if let jwt { fields.append(("authorization", "bearer \(jwt)")) }
         var base: [(String, String)] = [("apns-topic", topic), ("apns-push-type", "alert"), ("apns-priority", "10")]

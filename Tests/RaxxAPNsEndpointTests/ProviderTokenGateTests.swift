@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
 import RaxxAPNs
-@testable import RaxxAPNsEndpoint
 import Testing
+
+@testable import RaxxAPNsEndpoint
 
 /// The provider token's rules: signature, key, team, age, refresh interval, a connection's key,
 /// and the scripted expiry.

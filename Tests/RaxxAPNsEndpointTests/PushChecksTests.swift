@@ -1,7 +1,8 @@
 import Foundation
 import RaxxAPNs
-@testable import RaxxAPNsEndpoint
 import Testing
+
+@testable import RaxxAPNsEndpoint
 
 /// Each stateless check, and the reason Apple gives for its failure.
 @Suite struct PushChecksTests {
@@ -19,8 +20,12 @@ import Testing
     }
 
     @Test func aWellFormedRequestPasses() throws {
-        let request = Team.request(jwt: "a.b.c", headers: [("apns-expiration", "0"), ("apns-collapse-id", "fills"),
-                                                          ("apns-id", "123e4567-e89b-12d3-a456-426614174000")])
+        let request = Team.request(
+            jwt: "a.b.c",
+            headers: [
+                ("apns-expiration", "0"), ("apns-collapse-id", "fills"),
+                ("apns-id", "123e4567-e89b-12d3-a456-426614174000"),
+            ])
         let head = try checks.head(request).get()
         #expect(head.deviceToken == Team.token && head.bearer == "a.b.c")
         let notification = try checks.notification(request, deviceToken: head.deviceToken).get()
@@ -61,8 +66,12 @@ import Testing
     }
 
     @Test func duplicateHeaders() {
-        #expect(reason(Team.request(jwt: "a.b.c", headers: [("apns-collapse-id", "a")]
-                                        + [("apns-expiration", "1"), ("apns-expiration", "2")])) == .duplicateHeaders)
+        #expect(
+            reason(
+                Team.request(
+                    jwt: "a.b.c",
+                    headers: [("apns-collapse-id", "a")]
+                        + [("apns-expiration", "1"), ("apns-expiration", "2")])) == .duplicateHeaders)
         var twice = Team.request(jwt: "a.b.c")
         twice.headers.append((name: "apns-topic", value: Team.topic))
         #expect(reason(twice) == .duplicateHeaders)

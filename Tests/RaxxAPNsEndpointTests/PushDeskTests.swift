@@ -1,7 +1,8 @@
 import Foundation
 import RaxxAPNs
-@testable import RaxxAPNsEndpoint
 import Testing
+
+@testable import RaxxAPNsEndpoint
 
 /// Scripted failures, and the desk's answers and log lines.
 @Suite struct PushDeskTests {
@@ -31,7 +32,10 @@ import Testing
         #expect(script.unregisteredTimestamp(Team.token.uppercased(), now: 5) == 1_700_000_000_123)
         #expect(script.unregisteredTimestamp(upper, now: 5) == 5)
         #expect(script.unregisteredTimestamp(String(repeating: "ee", count: 32), now: 5) == nil)
-        #expect(throws: FailureScript.TokensFileError(line: 2, message: "expected a hex device token (64 to 200 digits), then optionally a timestamp in milliseconds")) {
+        #expect(
+            throws: FailureScript.TokensFileError(
+                line: 2, message: "expected a hex device token (64 to 200 digits), then optionally a timestamp in milliseconds")
+        ) {
             try FailureScript.readUnregistered("\(Team.token)\nnot-a-token\n")
         }
         #expect(throws: FailureScript.TokensFileError.self) { try FailureScript.readUnregistered("\(Team.token) yesterday\n") }
@@ -46,7 +50,7 @@ import Testing
         #expect(first == again)
         #expect(first != other)
         let failures = first.compactMap { $0 }
-        #expect((350...650).contains(failures.count)) // 500 expected
+        #expect((350...650).contains(failures.count))  // 500 expected
         #expect(Set(failures) == Set(FailureScript.failures))
         #expect((0..<100).allSatisfy { _ in FailureScript(failRate: 0).roll() == nil })
         let always = FailureScript(failRate: 1, seed: 1)
@@ -58,14 +62,16 @@ import Testing
         let path = temporaryPath("log.jsonl")
         defer { try? FileManager.default.removeItem(at: URL(fileURLWithPath: path).deletingLastPathComponent()) }
         let log = try PushLog(path: path)
-        let desk = PushDesk(checks: PushChecks(topic: Team.topic), gate: ProviderTokenGate(teamID: Team.teamID, keys: team.keys),
-                            log: log, clock: { clock.date })
+        let desk = PushDesk(
+            checks: PushChecks(topic: Team.topic), gate: ProviderTokenGate(teamID: Team.teamID, keys: team.keys),
+            log: log, clock: { clock.date })
         var connection = PushDesk.ConnectionState(number: 3)
         let id = "123E4567-E89B-12D3-A456-426614174000"
         let jwt = team.jwt(issuedAt: clock.seconds)
-        let request = Team.request(jwt: jwt,
-                                   headers: [("apns-id", id), ("apns-collapse-id", "c1"), ("apns-expiration", "1750003600")],
-                                   payload: "{\"aps\":\n {\"alert\":\"hi\"}}")
+        let request = Team.request(
+            jwt: jwt,
+            headers: [("apns-id", id), ("apns-collapse-id", "c1"), ("apns-expiration", "1750003600")],
+            payload: "{\"aps\":\n {\"alert\":\"hi\"}}")
         let answer = desk.answer(request, connection: &connection, stream: 5)
         #expect(answer.status == 200 && answer.apnsID == id && answer.uniqueID != nil && answer.body.isEmpty)
         #expect(connection.keyID == Team.keyID)
@@ -96,8 +102,9 @@ import Testing
     @Test func unregisteredTokensAnswer410WithTheirTimestamp() throws {
         let clock = ManualClock()
         let gone = String(repeating: "0f", count: 32)
-        let desk = PushDesk(checks: PushChecks(), gate: ProviderTokenGate(teamID: Team.teamID, keys: team.keys),
-                            script: FailureScript(unregistered: [Team.token: 1_700_000_000_000, gone: nil]), clock: { clock.date })
+        let desk = PushDesk(
+            checks: PushChecks(), gate: ProviderTokenGate(teamID: Team.teamID, keys: team.keys),
+            script: FailureScript(unregistered: [Team.token: 1_700_000_000_000, gone: nil]), clock: { clock.date })
         var connection = PushDesk.ConnectionState(number: 1)
         let jwt = team.jwt(issuedAt: clock.seconds)
         let first = desk.answer(Team.request(jwt: jwt), connection: &connection, stream: 1)
@@ -114,8 +121,9 @@ import Testing
         let path = temporaryPath("log.jsonl")
         defer { try? FileManager.default.removeItem(at: URL(fileURLWithPath: path).deletingLastPathComponent()) }
         let log = try PushLog(path: path)
-        let desk = PushDesk(checks: PushChecks(), gate: ProviderTokenGate(teamID: Team.teamID, keys: team.keys, expireAfter: 5),
-                            script: FailureScript(failRate: 0.5, seed: 42), log: log, clock: { clock.date })
+        let desk = PushDesk(
+            checks: PushChecks(), gate: ProviderTokenGate(teamID: Team.teamID, keys: team.keys, expireAfter: 5),
+            script: FailureScript(failRate: 0.5, seed: 42), log: log, clock: { clock.date })
         var connection = PushDesk.ConnectionState(number: 1)
         let jwt = team.jwt(issuedAt: clock.seconds)
         var statuses: [Int] = []
@@ -135,8 +143,9 @@ import Testing
     }
 
     @Test func aLogLineEscapesWhatItQuotes() throws {
-        let entry = PushLogEntry(event: .accepted, status: 200, apnsID: "x", deviceToken: "t", topic: "a\"b\\c\u{1}",
-                                 collapseID: "line\nbreak", payload: Array("{\"k\":\r\n1}".utf8), connection: 1, stream: 1, time: 0)
+        let entry = PushLogEntry(
+            event: .accepted, status: 200, apnsID: "x", deviceToken: "t", topic: "a\"b\\c\u{1}",
+            collapseID: "line\nbreak", payload: Array("{\"k\":\r\n1}".utf8), connection: 1, stream: 1, time: 0)
         let line = entry.jsonLine()
         #expect(!line.contains("\n"))
         let object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])

@@ -1,7 +1,8 @@
 import Foundation
-@testable import RaxxAge
 import RaxxCore
 import Testing
+
+@testable import RaxxAge
 
 /// Keys, encodings, and everything the decryptor must refuse.
 @Suite struct AgeKeyTests {
@@ -194,7 +195,7 @@ import Testing
     }
 
     @Test func aChangedByteAnywhereIsRefused() throws {
-        let plaintext = randomBytes(150_000) // three chunks: 64 KiB, 64 KiB, the rest
+        let plaintext = randomBytes(150_000)  // three chunks: 64 KiB, 64 KiB, the rest
         let file = try encrypt(plaintext, to: [identity.recipient])
         expectSameBytes(try decrypt(file, with: [identity]), plaintext, "a round trip")
         let payload = headerEnd(file)
@@ -223,7 +224,8 @@ import Testing
         expectRefused(Array(file[..<(payload - 5)]), code: "age_truncated", "the nonce cut")
         expectRefused(Array(file[..<(payload + chunk + 100)]), "cut inside a chunk")
         expectRefused(Array(file[..<(headerEnd(file) - 10)]), code: "age_header", "cut in the header")
-        let swapped = Array(file[..<payload]) + Array(file[(payload + chunk)..<(payload + 2 * chunk)])
+        let swapped =
+            Array(file[..<payload]) + Array(file[(payload + chunk)..<(payload + 2 * chunk)])
             + Array(file[payload..<(payload + chunk)]) + Array(file[(payload + 2 * chunk)...])
         expectRefused(swapped, code: "age_payload", "chunks 1 and 2 swapped")
         expectRefused(file + [0], "a byte appended")
@@ -284,7 +286,10 @@ import Testing
             (text.replacingOccurrences(of: "-> X25519 ", with: "-> X25519 A"), "age_header"),
             (text.replacingOccurrences(of: "-> X25519", with: "-> other"), "age_no_identity"),
             (text.replacingOccurrences(of: "\n---", with: "\n-> extra stanza\n\n---"), "age_header_mac"),
-            (text.replacingOccurrences(of: "\n---", with: "\n-> scrypt AAAAAAAAAAAAAAAAAAAAAA 10\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n---"), "age_passphrase_file"),
+            (
+                text.replacingOccurrences(of: "\n---", with: "\n-> scrypt AAAAAAAAAAAAAAAAAAAAAA 10\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n---"),
+                "age_passphrase_file"
+            ),
             (text.replacingOccurrences(of: "\n", with: "\r\n"), "age_header"),
         ]
         for (header, code) in cases {

@@ -73,7 +73,8 @@ import Testing
         #expect(header.contains("\n-> scrypt "), "a scrypt stanza")
         #expect(header.split(separator: "\n")[1].hasSuffix(" 18"), "age's default work factor")
 
-        let run = try tool.runWithPassphrase("correct horse battery staple", ["-d", "-o", scratch.path("out").path, scratch.path("p.age").path], in: scratch.url)
+        let run = try tool.runWithPassphrase(
+            "correct horse battery staple", ["-d", "-o", scratch.path("out").path, scratch.path("p.age").path], in: scratch.url)
         #expect(run.status == 0, "age -d with the passphrase failed: \(run.stderr)")
         expectSameBytes(try readBytes(scratch.path("out")), plaintext, "age decrypts \(plaintext.count) bytes byte for byte")
 

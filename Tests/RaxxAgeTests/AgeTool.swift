@@ -115,7 +115,7 @@ func encryptToFile(_ plaintext: [UInt8], at url: URL, make: (AgeFileDescriptorSi
         let n = min(piece, plaintext.count - offset)
         try encryptor.write(contentsOf: plaintext[offset..<(offset + n)])
         offset += n
-        piece = piece * 3 + 7 // 1, 10, 37, … then large pieces, crossing chunk boundaries at odd places
+        piece = piece * 3 + 7  // 1, 10, 37, … then large pieces, crossing chunk boundaries at odd places
     }
     try encryptor.finish()
 }

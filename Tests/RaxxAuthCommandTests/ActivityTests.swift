@@ -13,8 +13,11 @@ import Testing
         world.keystore = Fixtures.signedIn()
         world.api.onListAuditEvents { input in
             let cursor = input.query.cursor ?? 0
-            let events = (1...2).map { Components.Schemas.AuditEvent(seq: cursor + Int64($0), at: Fixtures.now, actor: "usr_1",
-                                                                     action: "session.started", subject: "usr_1") }
+            let events = (1...2).map {
+                Components.Schemas.AuditEvent(
+                    seq: cursor + Int64($0), at: Fixtures.now, actor: "usr_1",
+                    action: "session.started", subject: "usr_1")
+            }
             return .ok(.init(body: .json(.init(events: events, cursor: cursor + 2, hasMore: cursor == 0))))
         }
         #expect(try await world.run(RaxxAuth.Activity.self) == .ok)

@@ -1,7 +1,8 @@
 import ArgumentParser
-@testable import RaxxAuthCommand
 import RaxxCLI
 import Testing
+
+@testable import RaxxAuthCommand
 
 /// `raxx-auth status` with only the global options is built without the argument parser
 /// (DirectlyInvocable): exactly as the parser builds it, and nothing else is.

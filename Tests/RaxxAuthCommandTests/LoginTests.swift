@@ -11,14 +11,16 @@ import Testing
 @Suite struct LoginTests {
     static func keystoreWithPasskey() throws -> (MemoryKeystore, StoredCredential) {
         let pin = SecretBytes(copying: Array("246813".utf8))
-        let made = try SoftwareAuthenticator.makeCredential(rpID: "raxx.app", userHandle: [1, 2, 3], email: Fixtures.email,
-                                                            clientDataHash: [UInt8](repeating: 0, count: 32), pin: pin, now: Fixtures.now)
+        let made = try SoftwareAuthenticator.makeCredential(
+            rpID: "raxx.app", userHandle: [1, 2, 3], email: Fixtures.email,
+            clientDataHash: [UInt8](repeating: 0, count: 32), pin: pin, now: Fixtures.now)
         return (Fixtures.keystore(credential: made.credential), made.credential)
     }
 
     func options(_ credential: StoredCredential) -> Components.Schemas.PublicKeyCredentialRequestOptionsJSON {
-        .init(challenge: Base64URL.encode(Array("login-challenge-0123456789".utf8)), rpId: "raxx.app",
-              allowCredentials: [.init(_type: .publicKey, id: credential.credentialID)], userVerification: .required)
+        .init(
+            challenge: Base64URL.encode(Array("login-challenge-0123456789".utf8)), rpId: "raxx.app",
+            allowCredentials: [.init(_type: .publicKey, id: credential.credentialID)], userVerification: .required)
     }
 
     @Test func signsInWithThePasskey() async throws {

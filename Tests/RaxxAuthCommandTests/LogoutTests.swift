@@ -17,7 +17,7 @@ import Testing
         world.api.onLogout { _ in .noContent(.init()) }
         #expect(try await world.run(RaxxAuth.Logout.self, ["--json"]) == .ok)
         #expect(world.api.calls == [.init(operation: "logout", authorization: "Bearer access-1")])
-        #expect(keystore.current == nil) // no passkey either: the keystore is gone
+        #expect(keystore.current == nil)  // no passkey either: the keystore is gone
         let line = try #require(world.jsonLines.first)
         #expect(line["revoked_on_server"] as? Bool == true && line["signed_out"] as? Bool == true)
     }
@@ -31,8 +31,9 @@ import Testing
         world.environment["TZ"] = "UTC"
         #expect(try await world.run(RaxxAuth.Logout.self, ["--format", "text"]) == .ok)
         // In the local zone, compact, with how long until: one way of writing a time.
-        #expect(world.stderr.contents.contains("The server could not be reached; its session will lapse by itself at 22:00 (in 12h)."),
-                "\(world.stderr.contents)")
+        #expect(
+            world.stderr.contents.contains("The server could not be reached; its session will lapse by itself at 22:00 (in 12h)."),
+            "\(world.stderr.contents)")
         #expect(keystore.current == nil)
     }
 
@@ -73,6 +74,6 @@ import Testing
         #expect(line["revoked_on_server"] as? Bool == false)
         #expect(line["server_session_lapses_at"] as? String == "2026-11-21T22:00:00Z")
         #expect(world.stderr.contents.contains("The server did not confirm the sign-out; its session will lapse by itself"))
-        #expect(keystore.current == nil) // wiped here all the same
+        #expect(keystore.current == nil)  // wiped here all the same
     }
 }

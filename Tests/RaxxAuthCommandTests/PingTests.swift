@@ -25,11 +25,13 @@ import Testing
         let world = world()
         let clock = try #require(world.clock)
         world.api.onGetHealth { _ in
-            clock.advance(by: 0.042) // the answer takes 42 ms
+            clock.advance(by: 0.042)  // the answer takes 42 ms
             return .ok(.init(body: .json(.init(status: .ok, version: "1.2.3", time: Fixtures.now))))
         }
         #expect(try await world.run(RaxxAuth.Ping.self) == .ok)
-        #expect(world.stdout.contents == #"{"api_url":"http://127.0.0.1:9","latency_ms":42,"server_time":"2026-11-21T10:00:00Z","server_version":"1.2.3","status":"ok"}"# + "\n")
+        #expect(
+            world.stdout.contents
+                == #"{"api_url":"http://127.0.0.1:9","latency_ms":42,"server_time":"2026-11-21T10:00:00Z","server_version":"1.2.3","status":"ok"}"# + "\n")
         #expect(world.stderr.contents.isEmpty)
         #expect(world.api.calls == [.init(operation: "getHealth", authorization: nil)])
     }
@@ -45,8 +47,10 @@ import Testing
     /// Under cron stdout and stderr are both mail, read by a person: an error is text whatever
     /// stdout is (a pipe here), and JSON only when asked for (--json, --format json, RAXX_ERRORS=json).
     @Test func anErrorIntoAPipeIsTextUnlessJSONWasAskedFor() async throws {
-        for (arguments, environment, json) in [([String](), [String: String](), false), (["--json"], [:], true),
-                                               (["--format", "json"], [:], true), ([], ["RAXX_ERRORS": "json"], true)] {
+        for (arguments, environment, json) in [
+            ([String](), [String: String](), false), (["--json"], [:], true),
+            (["--format", "json"], [:], true), ([], ["RAXX_ERRORS": "json"], true),
+        ] {
             let world = world()
             for (name, value) in environment { world.environment[name] = value }
             world.api.onGetHealth { _ in throw TransportFailure(kind: .offlineHard, curlCode: 7, detail: "Connection refused") }
@@ -55,8 +59,9 @@ import Testing
             if json {
                 #expect(world.stderr.contents.hasPrefix(#"{"error":{"code":"offline""#), "\(arguments) \(environment): \(world.stderr.contents)")
             } else {
-                #expect(world.stderr.contents.hasPrefix("raxx-auth: This action requires an internet connection. Try again when online.\n"),
-                        "\(world.stderr.contents)")
+                #expect(
+                    world.stderr.contents.hasPrefix("raxx-auth: This action requires an internet connection. Try again when online.\n"),
+                    "\(world.stderr.contents)")
             }
         }
     }

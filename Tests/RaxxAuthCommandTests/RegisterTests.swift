@@ -57,8 +57,12 @@ import Testing
                 asks.add()
                 return .accepted(.init(body: .json(.init(email: Fixtures.email, digits: 8, expiresAt: Fixtures.now.addingTimeInterval(600)))))
             case "24681357"?: return .ok(.init(body: .json(Self.options)))
-            default: return .default(statusCode: 400, Fixtures.problem(400, code: "code_invalid", title: "That is not the code we emailed.",
-                                                                       detail: "9 more wrong tries allowed for this address in the next 10 minutes."))
+            default:
+                return .default(
+                    statusCode: 400,
+                    Fixtures.problem(
+                        400, code: "code_invalid", title: "That is not the code we emailed.",
+                        detail: "9 more wrong tries allowed for this address in the next 10 minutes."))
             }
         }
         world.api.onRegisterVerify { _ in .ok(.init(body: .json(Fixtures.grant()))) }
@@ -88,8 +92,9 @@ import Testing
         world.clock = TestClock(Fixtures.now)
         world.pin = "246813"
         let pin = SecretBytes(copying: Array("246813".utf8))
-        let made = try SoftwareAuthenticator.makeCredential(rpID: "raxx.app", userHandle: [1, 2, 3], email: Fixtures.email,
-                                                            clientDataHash: [UInt8](repeating: 0, count: 32), pin: pin, now: Fixtures.now)
+        let made = try SoftwareAuthenticator.makeCredential(
+            rpID: "raxx.app", userHandle: [1, 2, 3], email: Fixtures.email,
+            clientDataHash: [UInt8](repeating: 0, count: 32), pin: pin, now: Fixtures.now)
         world.keystore = Fixtures.keystore(credential: made.credential)
         #expect(try await world.run(RaxxAuth.Register.self, ["--email", Fixtures.email, "--format", "text"]) == .failure)
         #expect(world.stderr.contents.contains("already holds a passkey"))

@@ -1,10 +1,11 @@
 import Foundation
-@testable import RaxxAuthCommand
 import RaxxCore
 import RaxxTestSupport
 import RaxxVault
 import RaxxWire
 import Testing
+
+@testable import RaxxAuthCommand
 
 /// `raxx-auth status` in-process: the keystore alone, never the network.
 @Suite struct StatusTests {
@@ -42,11 +43,12 @@ import Testing
     @Test func listsEveryServerTheConfiguredOneFirst() async throws {
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now)
-        world.keystore = MemoryKeystore(KeystoreContents(servers: [
-            "http://127.0.0.1:8080": ServerCredentials(session: Fixtures.session()),
-            "https://staging.raxx.app": ServerCredentials(session: Fixtures.session(sessionFor: -1)),
-        ]))
-        #expect(try await world.run(RaxxAuth.Status.self) == .signInRequired) // not signed in to the configured one
+        world.keystore = MemoryKeystore(
+            KeystoreContents(servers: [
+                "http://127.0.0.1:8080": ServerCredentials(session: Fixtures.session()),
+                "https://staging.raxx.app": ServerCredentials(session: Fixtures.session(sessionFor: -1)),
+            ]))
+        #expect(try await world.run(RaxxAuth.Status.self) == .signInRequired)  // not signed in to the configured one
         #expect(world.jsonLines.map { $0["server"] as? String } == ["https://api.raxx.app", "http://127.0.0.1:8080", "https://staging.raxx.app"])
         #expect(world.jsonLines.map { $0["signed_in"] as? Bool } == [false, true, false])
         #expect(world.stderr.contents.contains("Not signed in to https://api.raxx.app."))
@@ -57,11 +59,13 @@ import Testing
 
     @Test func theRecordWritesWhatItsEncodableConformanceWrites() throws {
         let records = [
-            SessionRecord(server: "https://api.raxx.app", signedIn: true, account: "trader@example.com", accountID: "acc_1",
-                          accessExpiresAt: Date(timeIntervalSince1970: 1_795_000_000.25), sessionExpiresAt: Date(timeIntervalSince1970: 1_795_086_400),
-                          keystore: "/home/trader/.local/state/raxx/keystore", passkey: true, authenticator: "software"),
-            SessionRecord(server: "http://127.0.0.1:8080", signedIn: false, account: nil, accountID: nil, accessExpiresAt: nil,
-                          sessionExpiresAt: nil, keystore: "/tmp/raxx \"home\"/keystore", passkey: false, authenticator: nil),
+            SessionRecord(
+                server: "https://api.raxx.app", signedIn: true, account: "trader@example.com", accountID: "acc_1",
+                accessExpiresAt: Date(timeIntervalSince1970: 1_795_000_000.25), sessionExpiresAt: Date(timeIntervalSince1970: 1_795_086_400),
+                keystore: "/home/trader/.local/state/raxx/keystore", passkey: true, authenticator: "software"),
+            SessionRecord(
+                server: "http://127.0.0.1:8080", signedIn: false, account: nil, accountID: nil, accessExpiresAt: nil,
+                sessionExpiresAt: nil, keystore: "/tmp/raxx \"home\"/keystore", passkey: false, authenticator: nil),
         ]
         for record in records {
             #expect(JSONLines.line(written: record) == (try Self.encoded(record)))

@@ -53,7 +53,7 @@ import Testing
         world.clock = TestClock(Fixtures.now)
         world.keystore = MemoryKeystore()
         #expect(try await world.run(RaxxAuth.WhoAmI.self) == .signInRequired)
-        #expect(world.api.calls.isEmpty) // refused before anything went on the wire
+        #expect(world.api.calls.isEmpty)  // refused before anything went on the wire
     }
 
     @Test func anotherServersSessionIsNeverSent() async throws {

@@ -16,8 +16,10 @@ import Testing
     static let dashedID = "-k127C-1P-8xxIZZ_6EkXm8r9EhelziNjWJBbPHO1LI"
 
     @Test func aDashedIDIsTheValueWhereverItStands() throws {
-        for words in [[Self.dashedID, "--pin-fd", "0"], ["--pin-fd", "0", Self.dashedID], ["--json", Self.dashedID, "--pin-fd", "0"],
-                      ["--pin-fd", "0", "--", Self.dashedID]] {
+        for words in [
+            [Self.dashedID, "--pin-fd", "0"], ["--pin-fd", "0", Self.dashedID], ["--json", Self.dashedID, "--pin-fd", "0"],
+            ["--pin-fd", "0", "--", Self.dashedID],
+        ] {
             let parsed = try Remove.parse(CommandLineWords.forParser(words))
             #expect(parsed.id == Self.dashedID && parsed.pinFd == 0, "\(words)")
         }
@@ -32,8 +34,10 @@ import Testing
     }
 
     @Test func optionsHelpAndPlainWordsAreLeftAsTyped() {
-        for words in [[], ["--json"], ["abc", "--pin-fd", "3"], ["-h"], ["--help"], ["-help"], ["-"], ["--", "-x", "y"],
-                      ["--format=json", "id"], ["-x"]] {
+        for words in [
+            [], ["--json"], ["abc", "--pin-fd", "3"], ["-h"], ["--help"], ["-help"], ["-"], ["--", "-x", "y"],
+            ["--format=json", "id"], ["-x"],
+        ] {
             #expect(CommandLineWords.forParser(words) == words, "\(words)")
         }
         do {

@@ -11,9 +11,10 @@ import Testing
     static let origin = "https://api.raxx.app"
 
     static func session(_ account: String) -> StoredSession {
-        StoredSession(email: "t@example.com", accountID: account, accessToken: "access-secret",
-                      accessExpiresAt: Date(timeIntervalSince1970: 1_800_000_000), renewalToken: "renewal-secret",
-                      sessionExpiresAt: Date(timeIntervalSince1970: 1_800_003_600), signedInAt: Date(timeIntervalSince1970: 1_799_999_000))
+        StoredSession(
+            email: "t@example.com", accountID: account, accessToken: "access-secret",
+            accessExpiresAt: Date(timeIntervalSince1970: 1_800_000_000), renewalToken: "renewal-secret",
+            sessionExpiresAt: Date(timeIntervalSince1970: 1_800_003_600), signedInAt: Date(timeIntervalSince1970: 1_799_999_000))
     }
 
     static func keystore(_ account: String?) -> KeystoreContents {
@@ -24,7 +25,7 @@ import Testing
         let world = TestWorld()
         let keystore = MemoryKeystore(Self.keystore("acc_b"))
         world.keystore = keystore
-        world.accounts = MemoryLocalAccounts(current: "acc_a") // a marker older than the keystore
+        world.accounts = MemoryLocalAccounts(current: "acc_a")  // a marker older than the keystore
         let context = try world.context(tool: "t", requirement: .offlineCapable, format: .json)
 
         // The keystore changed since: it is read, and the account signed in is adopted.

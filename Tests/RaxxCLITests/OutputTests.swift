@@ -6,10 +6,11 @@ import RaxxWire
 import Testing
 
 @Suite struct OutputFormatTests {
-    @Test(arguments: [
-        (nil, false, true, OutputFormat.text), (nil, false, false, .json), (.text, false, false, .text),
-        (.json, false, true, .json), (nil, true, true, .json), (.text, true, true, .json),
-    ] as [(OutputFormat?, Bool, Bool, OutputFormat)])
+    @Test(
+        arguments: [
+            (nil, false, true, OutputFormat.text), (nil, false, false, .json), (.text, false, false, .text),
+            (.json, false, true, .json), (nil, true, true, .json), (.text, true, true, .json),
+        ] as [(OutputFormat?, Bool, Bool, OutputFormat)])
     func resolves(format: OutputFormat?, json: Bool, tty: Bool, expected: OutputFormat) {
         #expect(OutputFormat.resolve(format: format, json: json, stdoutIsTTY: tty) == expected)
     }
@@ -26,36 +27,43 @@ import Testing
     @Test func wideCharactersKeepTheColumnsAligned() {
         #expect(TerminalText.columns("iPhone 📱") == 9 && TerminalText.columns("株式") == 4)
         #expect(TerminalText.columns("👨‍👩‍👧") == 2 && TerminalText.columns("e\u{301}") == 1 && TerminalText.columns("❤️") == 2)
-        let table = Table(columns: [.init("Label"), .init("Env")],
-                          rows: [["iPhone 📱", "sandbox"], ["plain", "production"], ["株式", "sandbox"], ["👨‍👩‍👧 family", "x"], ["é", "y"]])
-        #expect(table.render() == """
-            LABEL      ENV
-            iPhone 📱  sandbox
-            plain      production
-            株式       sandbox
-            👨‍👩‍👧 family  x
-            é          y
+        let table = Table(
+            columns: [.init("Label"), .init("Env")],
+            rows: [["iPhone 📱", "sandbox"], ["plain", "production"], ["株式", "sandbox"], ["👨‍👩‍👧 family", "x"], ["é", "y"]])
+        #expect(
+            table.render() == """
+                LABEL      ENV
+                iPhone 📱  sandbox
+                plain      production
+                株式       sandbox
+                👨‍👩‍👧 family  x
+                é          y
 
-            """)
+                """)
     }
 
     @Test func padsColumnsAndAlignsNumbersRight() {
-        let table = Table(columns: [.init("Symbol"), .init("Qty", .right), .init("Note")],
-                          rows: [["AAPL", "10", "long"], ["AAPL261218C00190000", "-2", ""]])
-        #expect(table.render() == """
-            SYMBOL               QTY  NOTE
-            AAPL                  10  long
-            AAPL261218C00190000   -2  \n
-            """)
+        let table = Table(
+            columns: [.init("Symbol"), .init("Qty", .right), .init("Note")],
+            rows: [["AAPL", "10", "long"], ["AAPL261218C00190000", "-2", ""]])
+        #expect(
+            table.render() == """
+                SYMBOL               QTY  NOTE
+                AAPL                  10  long
+                AAPL261218C00190000   -2  \n
+                """)
     }
 
     /// Fitted to a width, the least needed columns go first (by importance, else the later
     /// one), elidable values are shortened in the middle, and one column always stays.
     @Test func aTableFitsAWidth() {
         let hash = "hmac-sha256:" + String(repeating: "ab", count: 34)
-        let table = Table(columns: [.init("ID", importance: 10, elidable: true), .init("Kind"), .init("Status", importance: 9),
-                                    .init("Subject", importance: 6, elidable: true), .init("Note")],
-                          rows: [["dsr_0mx5h82gt4y0tccsfi23", "erasure", "completed", hash, "a note that is rather long for a table"]])
+        let table = Table(
+            columns: [
+                .init("ID", importance: 10, elidable: true), .init("Kind"), .init("Status", importance: 9),
+                .init("Subject", importance: 6, elidable: true), .init("Note"),
+            ],
+            rows: [["dsr_0mx5h82gt4y0tccsfi23", "erasure", "completed", hash, "a note that is rather long for a table"]])
         #expect(table.fitted(to: 500).render() == table.render())
         let fitted = table.fitted(to: 60)
         #expect(fitted.render().split(separator: "\n").allSatisfy { $0.count <= 60 }, "\(fitted.render())")
@@ -75,15 +83,17 @@ import Testing
     let error = RaxxError(code: .offline, message: RaxxError.offlineMessage, hint: "No route.")
 
     @Test func textGoesToStderrWithToolAndHint() {
-        #expect(Reporter(tool: "raxx-order", format: .text).render(error) == """
-            raxx-order: This action requires an internet connection. Try again when online.
-            hint: No route.\n
-            """)
+        #expect(
+            Reporter(tool: "raxx-order", format: .text).render(error) == """
+                raxx-order: This action requires an internet connection. Try again when online.
+                hint: No route.\n
+                """)
     }
 
     @Test func jsonIsOneObjectOnOneLine() {
-        #expect(Reporter(tool: "raxx-order", format: .json).render(error)
-            == #"{"error":{"code":"offline","hint":"No route.","message":"This action requires an internet connection. Try again when online."}}"# + "\n")
+        #expect(
+            Reporter(tool: "raxx-order", format: .json).render(error)
+                == #"{"error":{"code":"offline","hint":"No route.","message":"This action requires an internet connection. Try again when online."}}"# + "\n")
     }
 
     /// An error quoting a 30 MB value shows a thousand characters of it and says how much is left out.
@@ -158,8 +168,9 @@ import Testing
 
     @Test func liveContextRefusesABadServerURL() {
         do {
-            _ = try CommandContext.live(tool: "t", requirement: .networkRequired, output: OutputRequest(),
-                                        environment: EnvironmentVariables(["HOME": "/tmp", "RAXX_API_URL": "http://example.com"]))
+            _ = try CommandContext.live(
+                tool: "t", requirement: .networkRequired, output: OutputRequest(),
+                environment: EnvironmentVariables(["HOME": "/tmp", "RAXX_API_URL": "http://example.com"]))
             Issue.record("accepted plain http to a remote host")
         } catch {
             #expect(error.status == .usage)
@@ -174,7 +185,7 @@ import Testing
         defer { close(fd) }
         let sink = FileDescriptorSink(fd: fd)
         sink.write("{\"symbol\":\"AAPL\"}\n")
-        #expect(sink.failure == nil) // buffered: nothing tried yet
+        #expect(sink.failure == nil)  // buffered: nothing tried yet
         sink.flush()
         #expect(sink.failure == "No space left on device")
     }

@@ -41,11 +41,11 @@ import Testing
         #expect(try shown("2026-11-27T19:29:30Z") == "just now")
         #expect(try shown("2026-11-27T19:18:00Z") == "12m ago")
         #expect(try shown("2026-11-27T19:42:00Z") == "in 12m")
-        #expect(try shown("2026-11-27T08:05:00Z") == "09:05") // Paris is an hour ahead in November
+        #expect(try shown("2026-11-27T08:05:00Z") == "09:05")  // Paris is an hour ahead in November
         #expect(try shown("2026-11-27T08:05:00Z", TimeZone(identifier: "UTC")!) == "08:05")
-        #expect(try shown("2026-11-26T23:30:00Z") == "00:30") // the same day in Paris
+        #expect(try shown("2026-11-26T23:30:00Z") == "00:30")  // the same day in Paris
         #expect(try shown("2026-03-02T10:00:00Z") == "Mar 2 11:00")
-        #expect(try shown("2025-12-31T23:30:00Z") == "Jan 1 00:30") // already 2026 in Paris
+        #expect(try shown("2025-12-31T23:30:00Z") == "Jan 1 00:30")  // already 2026 in Paris
         #expect(try shown("2025-06-01T10:00:00Z") == "2025-06-01")
     }
 

@@ -6,8 +6,10 @@ import Testing
 
 /// `--quiet` and empty tables: what a cron job prints is what needs a person.
 @Suite struct QuietTests {
-    @Test(arguments: [RaxxError.offline(.offlineHard), .offline(.offlineSoft), .rateLimited(retryAfter: 30),
-                      RaxxError(code: .refreshRunning, message: "Another refresh is running.")])
+    @Test(arguments: [
+        RaxxError.offline(.offlineHard), .offline(.offlineSoft), .rateLimited(retryAfter: 30),
+        RaxxError(code: .refreshRunning, message: "Another refresh is running."),
+    ])
     func transientFailuresAreSilentWithQuiet(error: RaxxError) throws {
         for format in [OutputFormat.text, .json] {
             let world = TestWorld()

@@ -1,12 +1,12 @@
 import Foundation
-import RaxxCLI
 import RaxxAPI
+import RaxxCLI
 import RaxxCore
 import Testing
 
 /// `--since`: a time, a date (from its midnight in the local time zone) or a duration back.
 @Suite struct SinceArgumentTests {
-    let now = Date(timeIntervalSince1970: 1_795_255_200) // 2026-11-21T10:00:00Z
+    let now = Date(timeIntervalSince1970: 1_795_255_200)  // 2026-11-21T10:00:00Z
 
     @Test func takesATimeADurationOrADate() throws {
         #expect(try SinceArgument.parse("2026-11-21T09:30:00Z", now: now) == now.addingTimeInterval(-1800))
@@ -34,8 +34,9 @@ import Testing
 @Suite struct AuditAboutTests {
     @Test func namesTheOrderOrTheDevice() {
         func event(_ details: [String: String]) -> Components.Schemas.AuditEvent {
-            .init(seq: 1, at: Date(timeIntervalSince1970: 0), actor: "usr_1", action: "order.placed", subject: "acc_1",
-                  details: .init(additionalProperties: details))
+            .init(
+                seq: 1, at: Date(timeIntervalSince1970: 0), actor: "usr_1", action: "order.placed", subject: "acc_1",
+                details: .init(additionalProperties: details))
         }
         #expect(AuditPages.about(event(["order_id": "ord_1", "side": "buy", "qty": "10", "symbol": "AAPL"])) == "order ord_1 (buy 10 AAPL)")
         #expect(AuditPages.about(event(["client_order_id": "c-1", "reason": "live_trading_refused"])) == "order c-1")

@@ -6,8 +6,9 @@ import Testing
 /// and the names stay the ones the tool has always answered to.
 @Suite struct CommandNamesTests {
     @Test func everyCommandNamesItself() {
-        #expect(CommandNames.paths(RaxxCache.self) == [
-            "raxx-cache", "raxx-cache refresh", "raxx-cache show", "raxx-cache status", "raxx-cache verify", "raxx-cache purge", "raxx-cache version",
-        ])
+        #expect(
+            CommandNames.paths(RaxxCache.self) == [
+                "raxx-cache", "raxx-cache refresh", "raxx-cache show", "raxx-cache status", "raxx-cache verify", "raxx-cache purge", "raxx-cache version",
+            ])
     }
 }

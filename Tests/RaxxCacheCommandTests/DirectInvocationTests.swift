@@ -1,7 +1,8 @@
 import ArgumentParser
-@testable import RaxxCacheCommand
 import RaxxCLI
 import Testing
+
+@testable import RaxxCacheCommand
 
 /// `raxx-cache status` and `show WHAT` with only the global options are built without the argument
 /// parser (DirectlyInvocable): exactly as the parser builds them, and nothing else is.
@@ -56,9 +57,11 @@ import Testing
         }
         if let show = command as? RaxxCache.Show {
             #expect(Mirror(reflecting: show).children.count == 7)
-            return ["show", show.what.rawValue, "\(String(describing: show.symbol))", "\(String(describing: show.since))",
-                    "\(String(describing: show.status))", "\(String(describing: show.limit))", "\(String(describing: show.maxAge))",
-                    "\(show.global.json)", "\(String(describing: show.global.format))"]
+            return [
+                "show", show.what.rawValue, "\(String(describing: show.symbol))", "\(String(describing: show.since))",
+                "\(String(describing: show.status))", "\(String(describing: show.limit))", "\(String(describing: show.maxAge))",
+                "\(show.global.json)", "\(String(describing: show.global.format))",
+            ]
         }
         return ["unexpected \(type(of: command))"]
     }

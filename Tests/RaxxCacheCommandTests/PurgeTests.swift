@@ -22,7 +22,7 @@ import Testing
         world.clock = TestClock(Fixtures.now.addingTimeInterval(100 * 86400))
         world.stores = MemoryStores(cache: cache)
         #expect(try await world.run(RaxxCache.Purge.self, ["--older-than", "30d"]) == .ok)
-        #expect(world.jsonLines.first?["removed"] as? Int == 2) // the fill and its filled order
+        #expect(world.jsonLines.first?["removed"] as? Int == 2)  // the fill and its filled order
         #expect(try cache.counts()["positions"] == 2)
     }
 

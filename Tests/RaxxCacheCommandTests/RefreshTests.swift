@@ -42,7 +42,7 @@ import Testing
         // The first page says how many changes the sync brings: the line's total, with no other
         // request (the summary, which checksums every row, is not asked for).
         world.api.onGetSyncChanges { _ in
-            clock.advance(by: 2) // a slow page: the line is drawn after it
+            clock.advance(by: 2)  // a slow page: the line is drawn after it
             var page = Fixtures.syncPage()
             page.total = 4
             return .ok(.init(body: .json(page)))

@@ -12,7 +12,7 @@ import Testing
         let world = TestWorld()
         world.clock = TestClock(now)
         world.stores = MemoryStores(cache: cache)
-        world.keystore = MemoryKeystore() // reads check whose cache it is, offline
+        world.keystore = MemoryKeystore()  // reads check whose cache it is, offline
         return world
     }
 
@@ -23,7 +23,7 @@ import Testing
         #expect(lines.count == 2)
         #expect(lines.allSatisfy { $0["as_of"] as? String == "2026-11-21T10:00:00Z" })
         #expect(Set(lines.compactMap { $0["symbol"] as? String }) == ["AAPL", "AAPL261218C00190000"])
-        #expect(world.stderr.contents.isEmpty) // fresh: nothing to disclose
+        #expect(world.stderr.contents.isEmpty)  // fresh: nothing to disclose
         #expect(world.api.calls.isEmpty)
     }
 
@@ -33,12 +33,13 @@ import Testing
         let world = world(now: Fixtures.now.addingTimeInterval(60), cache: try Fixtures.filledCache())
         world.terminalColumns = 120
         #expect(try await world.run(RaxxCache.Show.self, ["positions", "--format", "text"]) == .ok)
-        #expect(world.stdout.contents == """
-            SYMBOL                     QTY  AVG PRICE    LAST  MARKET VALUE     UNREALIZED P&L  UPDATED
-            AAPL                        10     187.25  190.00      1,900.00    +27.50 (+1.5 %)  1m ago
-            AAPL 18 Dec 26 190 C ×100    2       3.50    4.25        850.00  +150.00 (+21.4 %)  1m ago
+        #expect(
+            world.stdout.contents == """
+                SYMBOL                     QTY  AVG PRICE    LAST  MARKET VALUE     UNREALIZED P&L  UPDATED
+                AAPL                        10     187.25  190.00      1,900.00    +27.50 (+1.5 %)  1m ago
+                AAPL 18 Dec 26 190 C ×100    2       3.50    4.25        850.00  +150.00 (+21.4 %)  1m ago
 
-            """, "\(world.stdout.contents)")
+                """, "\(world.stdout.contents)")
         let json = TestWorld()
         json.clock = world.clock; json.stores = world.stores; json.keystore = world.keystore
         #expect(try await json.run(RaxxCache.Show.self, ["positions"]) == .ok)
@@ -82,7 +83,7 @@ import Testing
     @Test func oldDataSaysItsAgeAndMaxAgeExits3AfterPrinting() async throws {
         let world = world(now: Fixtures.now.addingTimeInterval(3 * 3600), cache: try Fixtures.filledCache())
         #expect(try await world.run(RaxxCache.Show.self, ["orders", "--max-age", "1h", "--format", "text"]) == .stale)
-        #expect(world.stdout.contents.contains("ord-1") == false) // the table shows client order ids, not server ids
+        #expect(world.stdout.contents.contains("ord-1") == false)  // the table shows client order ids, not server ids
         #expect(world.stdout.contents.contains("c-1"))
         #expect(world.stderr.contents.contains("Data last updated at 10:00 (3h ago)"), "\(world.stderr.contents)")
         // Durations exact, in one form (it read "3 hours old, older than --max-age 1h").

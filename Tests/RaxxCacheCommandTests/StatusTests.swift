@@ -1,10 +1,11 @@
 import Foundation
-@testable import RaxxCacheCommand
 import RaxxCore
 import RaxxStore
 import RaxxTestSupport
 import RaxxWire
 import Testing
+
+@testable import RaxxCacheCommand
 
 /// `raxx-cache status` in-process.
 @Suite struct StatusTests {
@@ -23,9 +24,14 @@ import Testing
     @Test func aFirstFillUnderWayShowsNoRows() async throws {
         let store = try CacheStore.inMemory()
         try store.beginRebuild(accountID: "acc_1")
-        try store.apply(.init(changes: [.init(seq: 1, entity: .position, op: .upsert, id: "p1",
-                                              position: .init(id: "p1", symbol: "AAPL", qty: 1, avgPrice: "1.00", updatedAt: Date()))],
-                              cursor: 1, hasMore: true, reset: false, asOf: Date()))
+        try store.apply(
+            .init(
+                changes: [
+                    .init(
+                        seq: 1, entity: .position, op: .upsert, id: "p1",
+                        position: .init(id: "p1", symbol: "AAPL", qty: 1, avgPrice: "1.00", updatedAt: Date()))
+                ],
+                cursor: 1, hasMore: true, reset: false, asOf: Date()))
         #expect(try store.counts()["positions"] == 1)
         let world = TestWorld()
         world.stores = MemoryStores(cache: store)

@@ -2,11 +2,12 @@ import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 import RaxxAPI
-@testable import RaxxClient
 import RaxxCore
 import RaxxTestSupport
 import Synchronization
 import Testing
+
+@testable import RaxxClient
 
 /// `RAXX_DEBUG=api`: the exchange as it went, with nothing secret in it.
 @Suite struct APITraceTests {
@@ -17,8 +18,10 @@ import Testing
 
     @Test func theExchangeShowsWithItsSecretsRedacted() async throws {
         let answer = #"{"access_token":"tok-secret-1","renewal_token":"ren-secret-2","account":{"id":"acc_1"},"code":"step_up_required"}"#
-        let listener = try LoopbackListener(.respond(status: 201, headers: ["Content-Type": "application/json", "Set-Cookie": "s=cookie-secret"],
-                                                     body: answer))
+        let listener = try LoopbackListener(
+            .respond(
+                status: 201, headers: ["Content-Type": "application/json", "Set-Cookie": "s=cookie-secret"],
+                body: answer))
         defer { listener.stop() }
         let lines = Lines()
         let transport = CurlTransport(options: .init(userAgent: "raxx-test/0.1.0", trace: lines.trace))
@@ -26,7 +29,11 @@ import Testing
         request.headerFields[.authorization] = "Bearer bearer-secret-3"
         request.headerFields[HTTPField.Name("Raxx-Step-Up-Grant")!] = "grant-secret-4"
         request.headerFields[.contentType] = "application/json"
-        let body = #"{"email":"t@example.com","code":"12345678","credential":{"id":"cred1","response":{"signature":"sig-secret-5","clientDataJSON":"cd-secret-6","authenticatorData":"ad-secret-7","userHandle":"uh-secret-8"}},"pin":"2468"}"#
+        let body =
+            #"""
+            {"email":"t@example.com","code":"12345678","credential":{"id":"cred1","response":{"signature":"sig-secret-5","clientDataJSON":"cd-secret-6",\#
+            "authenticatorData":"ad-secret-7","userHandle":"uh-secret-8"}},"pin":"2468"}
+            """#
         _ = try await transport.send(request, body: HTTPBody(body), baseURL: URL(string: listener.url)!, operationID: "test")
 
         let text = lines.text.withLock { $0 }
@@ -39,8 +46,10 @@ import Testing
         #expect(text.contains(#""account":{"id":"acc_1"}"#))
         // A problem's code shows; a one-time code does not.
         #expect(text.contains(#""code":"step_up_required""#) && !text.contains("12345678"))
-        for secret in ["tok-secret-1", "ren-secret-2", "bearer-secret-3", "grant-secret-4", "sig-secret-5", "cd-secret-6", "ad-secret-7",
-                       "uh-secret-8", "2468", "cookie-secret"] {
+        for secret in [
+            "tok-secret-1", "ren-secret-2", "bearer-secret-3", "grant-secret-4", "sig-secret-5", "cd-secret-6", "ad-secret-7",
+            "uh-secret-8", "2468", "cookie-secret",
+        ] {
             #expect(!text.contains(secret), "\(secret) shows in the trace")
         }
     }
@@ -50,18 +59,22 @@ import Testing
         defer { down.stop() }
         let lines = Lines()
         let transport = CurlTransport(options: .init(userAgent: "raxx-test/0.1.0", trace: lines.trace))
-        _ = try await transport.send(HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/api/health"), body: nil,
-                                     baseURL: URL(string: down.url)!, operationID: "test")
+        _ = try await transport.send(
+            HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/api/health"), body: nil,
+            baseURL: URL(string: down.url)!, operationID: "test")
         #expect(lines.text.withLock { $0 }.contains("< 503 Service Unavailable ("))
         #expect(lines.text.withLock { $0 }.contains("[17 bytes, not JSON]\n"))
 
         let refused = try LoopbackListener(.refuse)
         let failed = Lines()
-        let quick = CurlTransport(options: .init(connectTimeout: .seconds(2), totalTimeout: .seconds(5), userAgent: "raxx-test/0.1.0",
-                                                 trace: failed.trace))
+        let quick = CurlTransport(
+            options: .init(
+                connectTimeout: .seconds(2), totalTimeout: .seconds(5), userAgent: "raxx-test/0.1.0",
+                trace: failed.trace))
         await #expect(throws: TransportFailure.self) {
-            _ = try await quick.send(HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/api/health"), body: nil,
-                                     baseURL: URL(string: refused.url)!, operationID: "test")
+            _ = try await quick.send(
+                HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/api/health"), body: nil,
+                baseURL: URL(string: refused.url)!, operationID: "test")
         }
         #expect(failed.text.withLock { $0 }.contains("< no answer ("))
     }
@@ -92,8 +105,10 @@ import Testing
     /// A subject's audit trail is asked for by its email, in the query: under RAXX_DEBUG=api the
     /// email showed in the URL even with the body hidden.
     @Test func aPersonalDataQueryIsNotShown() async throws {
-        let listener = try LoopbackListener(.respond(status: 200, headers: ["Content-Type": "application/json"],
-                                                     body: #"{"events":[],"cursor":0,"has_more":false}"#))
+        let listener = try LoopbackListener(
+            .respond(
+                status: 200, headers: ["Content-Type": "application/json"],
+                body: #"{"events":[],"cursor":0,"has_more":false}"#))
         defer { listener.stop() }
         let lines = Lines()
         let transport = CurlTransport(options: .init(userAgent: "raxx-test/0.1.0", trace: lines.trace))

@@ -2,12 +2,13 @@ import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 import RaxxAPI
-@testable import RaxxClient
 import RaxxCore
-@testable import RaxxSandbox
 import RaxxTestSupport
 import RaxxWire
 import Testing
+
+@testable import RaxxClient
+@testable import RaxxSandbox
 
 /// Every answer has a ceiling (`AnswerCeiling`): past it the transport stops reading, whether the
 /// answer said its length or came chunked, and the command is told the answer was too large.
@@ -15,9 +16,12 @@ import Testing
     let transport = CurlTransport(options: .init(connectTimeout: .seconds(2), totalTimeout: .seconds(120), userAgent: "raxx-test/0.1.0"))
 
     /// A sync page as JSON: its fields, one change repeated, the last change.
-    static let change = #"{"entity":"position","id":"pos_1","op":"upsert","position":{"avg_price":"187.25","id":"pos_1","qty":10,"symbol":"AAPL","updated_at":"2026-01-02T03:04:05Z"},"seq":1}"#
-    static let page = LoopbackListener.StreamedBody(head: #"{"as_of":"2026-01-02T03:04:05Z","cursor":1,"has_more":false,"reset":false,"changes":["#,
-                                                    filler: change + ",", tail: change + "]}")
+    static let change =
+        #"{"entity":"position","id":"pos_1","op":"upsert","#
+        + #""position":{"avg_price":"187.25","id":"pos_1","qty":10,"symbol":"AAPL","updated_at":"2026-01-02T03:04:05Z"},"seq":1}"#
+    static let page = LoopbackListener.StreamedBody(
+        head: #"{"as_of":"2026-01-02T03:04:05Z","cursor":1,"has_more":false,"reset":false,"changes":["#,
+        filler: change + ",", tail: change + "]}")
 
     static func listener(bytes: Int, chunked: Bool) throws -> LoopbackListener {
         try LoopbackListener(.stream(status: 200, headers: ["Content-Type": "application/json"], body: page, bytes: bytes, chunked: chunked))
@@ -25,8 +29,9 @@ import Testing
 
     /// GETs a page as `operationID`; answers how many bytes of body came back.
     func get(_ listener: LoopbackListener, as operationID: String) async throws -> Int {
-        let (_, body) = try await transport.send(HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/api/sync"), body: nil,
-                                                 baseURL: URL(string: listener.url)!, operationID: operationID)
+        let (_, body) = try await transport.send(
+            HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/api/sync"), body: nil,
+            baseURL: URL(string: listener.url)!, operationID: operationID)
         var count = 0
         if let body { for try await chunk in body { count += chunk.count } }
         return count
@@ -63,8 +68,9 @@ import Testing
     @Test func aRawSyncPagePastItsCeilingIsTheAnswerTooLarge() async throws {
         let listener = try Self.listener(bytes: AnswerCeiling.syncPage + (1 << 20), chunked: true)
         defer { listener.stop() }
-        let raw = RaptorClient.makeRaw(tool: "raxx-test",
-                                       configuration: try RaxxConfiguration(environment: ["HOME": "/tmp", "RAXX_API_URL": listener.url]))
+        let raw = RaptorClient.makeRaw(
+            tool: "raxx-test",
+            configuration: try RaxxConfiguration(environment: ["HOME": "/tmp", "RAXX_API_URL": listener.url]))
         let error = await #expect(throws: (any Error).self) { try await raw.get(WireOperations.getSyncChanges, ["0", "5000", "false"]) }
         let mapped = error.map { ErrorMapping.raxxError(from: $0) }
         #expect(mapped == .answerTooLarge)
@@ -80,7 +86,8 @@ import Testing
 
         let id = String(repeating: "o", count: 64), decimal = "-" + String(repeating: "9", count: 18) + ".9999"
         let date = "2026-12-31T23:59:59.999999Z"
-        let order = #"{"avg_fill_price":"\#(decimal)","client_order_id":"\#(String(repeating: "c", count: 64))","created_at":"\#(date)","#
+        let order =
+            #"{"avg_fill_price":"\#(decimal)","client_order_id":"\#(String(repeating: "c", count: 64))","created_at":"\#(date)","#
             + #""filled_qty":\#(Int64.min),"id":"\#(id)","limit_price":"\#(decimal)","mode":"paper","not_after":"\#(date)","qty":\#(Int64.min),"#
             + #""reject_code":"\#(String(repeating: "r", count: 32))","side":"sell","status":"partially_filled","#
             + #""symbol":"\#(String(repeating: "S", count: 32))","tif":"day","type":"market","updated_at":"\#(date)"}"#
@@ -88,7 +95,7 @@ import Testing
         let decoded = try SyncPageReader.decode(Array((Self.page.head + change + "]}").utf8))
         #expect(decoded.changes.first?.order?.clientOrderId.count == 64)
         #expect(change.utf8.count == 749)
-        #expect(change.utf8.count + 1 <= AnswerCeiling.largestChange) // with the comma between changes
+        #expect(change.utf8.count + 1 <= AnswerCeiling.largestChange)  // with the comma between changes
         #expect(AnswerCeiling.syncPage == 40_960_000)
     }
 }

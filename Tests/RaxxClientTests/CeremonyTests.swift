@@ -1,19 +1,20 @@
 import Foundation
-import RaxxSandboxTestSupport
-import RaxxSecrets
-import Synchronization
 import GRDB
 import HTTPTypes
 import OpenAPIRuntime
 import RaxxAPI
 import RaxxCore
 import RaxxDomain
-@testable import RaxxClient
-@testable import RaxxSandbox
+import RaxxSandboxTestSupport
+import RaxxSecrets
 import RaxxTestSupport
 import RaxxVault
 import RaxxWebAuthn
+import Synchronization
 import Testing
+
+@testable import RaxxClient
+@testable import RaxxSandbox
 
 /// Registration, sign-in, renewal, step-up and sign-out against an in-process sandbox, with a
 /// shared hand-moved clock and a keystore in a folder of the test's own.
@@ -23,8 +24,10 @@ final class AuthRig: @unchecked Sendable {
     let database: SandboxDatabase
     let configuration: SandboxConfiguration
 
-    init(tokenTTL: RaxxDuration = .seconds(60), sessionTTL: RaxxDuration = .hours(1), origin: String = "https://localhost",
-         stepUpNotional: Decimal = 10_000) throws {
+    init(
+        tokenTTL: RaxxDuration = .seconds(60), sessionTTL: RaxxDuration = .hours(1), origin: String = "https://localhost",
+        stepUpNotional: Decimal = 10_000
+    ) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try "11112222333344445555666677778888".write(to: folder.appendingPathComponent("machine-id"), atomically: true, encoding: .utf8)
         database = try SandboxDatabase(path: ":memory:")
@@ -64,8 +67,10 @@ final class Recorder: ClientMiddleware, @unchecked Sendable {
 
     func body(of operation: String) -> [UInt8]? { lock.lock(); defer { lock.unlock() }; return bodies[operation] }
 
-    func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
-                   next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)) async throws -> (HTTPResponse, HTTPBody?) {
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
         guard let body else { return try await next(request, nil, baseURL) }
         let bytes = try await [UInt8](collecting: body, upTo: 1 << 20)
         record(operationID, bytes)
@@ -105,8 +110,11 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
             let status = try await generatedClient(url, middlewares: [BearerToken(session.accessToken)]).getSession()
             guard case .default(401, _) = status else { Issue.record("a revoked token still works: \(status)"); return }
         }
-        #expect(try rig.auditActions() == ["registration.code_sent", "account.created", "passkey.registered", "session.started", "session.started",
-                                           "session.revoked"])
+        #expect(
+            try rig.auditActions() == [
+                "registration.code_sent", "account.created", "passkey.registered", "session.started", "session.started",
+                "session.revoked",
+            ])
     }
 
     @Test func anotherDeviceWithoutTheEmailedCodeCannotAddAPasskey() async throws {
@@ -116,11 +124,13 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
             // Another device (another keystore) that cannot read the account's email: no code, or
             // a guessed one.
             let other = try AuthRig()
-            let intruder = Ceremonies(keystore: other.keystore, client: try generatedClient(url), authenticatedClient: try generatedClient(url),
-                                      endpoint: try APIEndpoint(parsing: url.absoluteString), clock: rig.clock.closure)
+            let intruder = Ceremonies(
+                keystore: other.keystore, client: try generatedClient(url), authenticatedClient: try generatedClient(url),
+                endpoint: try APIEndpoint(parsing: url.absoluteString), clock: rig.clock.closure)
             #expect(await raxxCode { _ = try await intruder.register(email: "t@example.com", pin: goodPIN) } == "code_required")
             for guess in ["00000001", "12345678", "99999999"] {
-                #expect(await raxxCode { _ = try await intruder.register(email: "t@example.com", pin: goodPIN, code: { _, _ in guess }) }
+                #expect(
+                    await raxxCode { _ = try await intruder.register(email: "t@example.com", pin: goodPIN, code: { _, _ in guess }) }
                         == "code_invalid")
             }
             #expect(try await rig.database.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM passkeys") } == 1)
@@ -132,14 +142,18 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
         try await rig.run { url in
             let first = try await rig.ceremonies(url).register(email: "t@example.com", pin: goodPIN, code: rig.code)
             let other = try AuthRig()
-            let device = Ceremonies(keystore: other.keystore, client: try generatedClient(url), authenticatedClient: try generatedClient(url),
-                                    endpoint: try APIEndpoint(parsing: url.absoluteString), clock: rig.clock.closure)
+            let device = Ceremonies(
+                keystore: other.keystore, client: try generatedClient(url), authenticatedClient: try generatedClient(url),
+                endpoint: try APIEndpoint(parsing: url.absoluteString), clock: rig.clock.closure)
             let second = try await device.register(email: "t@example.com", pin: goodPIN, code: rig.code)
             #expect(second.accountID == first.accountID)
             #expect(try await rig.database.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM passkeys") } == 2)
             let mail = rig.database.mailbox.messages(to: "t@example.com")
-            #expect(mail.map(\.subject) == ["Your Raxx registration code", "Your Raxx passkey is ready",
-                                             "Your Raxx registration code", "A passkey was added to your Raxx account"])
+            #expect(
+                mail.map(\.subject) == [
+                    "Your Raxx registration code", "Your Raxx passkey is ready",
+                    "Your Raxx registration code", "A passkey was added to your Raxx account",
+                ])
         }
     }
 
@@ -219,7 +233,7 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
         try await rig.run { url in
             #expect(await raxxCode { _ = try await rig.ceremonies(url).register(email: "t@example.com", pin: goodPIN, code: rig.code) } == "origin_mismatch")
             let kept = try rig.keystore.load().onlyServer.credential
-            #expect(kept == nil) // nothing kept from a refused registration
+            #expect(kept == nil)  // nothing kept from a refused registration
         }
     }
 
@@ -267,14 +281,18 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
             #expect(grant.actionHash == actionHash)
             #expect(grant.expiresAt == rig.clock.now.addingTimeInterval(120))
             let service = RaptorService(database: rig.database, configuration: rig.configuration, clock: rig.clock.closure)
-            let userID = try await rig.database.writer.read { try String.fetchOne($0, sql: "SELECT user_id FROM accounts WHERE id = ?", arguments: [session.accountID])! }
+            let userID = try await rig.database.writer.read {
+                try String.fetchOne($0, sql: "SELECT user_id FROM accounts WHERE id = ?", arguments: [session.accountID])!
+            }
             let otherHash = Base64URL.encode([UInt8](repeating: 8, count: 32))
             let now = rig.clock.now
             let outcomes = try await rig.database.writer.write { db in
-                [try service.consumeStepUpGrant(db, grant: grant.grant, actionHash: otherHash, userID: userID, now: now),
-                 try service.consumeStepUpGrant(db, grant: grant.grant, actionHash: actionHash, userID: "usr_other", now: now),
-                 try service.consumeStepUpGrant(db, grant: grant.grant, actionHash: actionHash, userID: userID, now: now),
-                 try service.consumeStepUpGrant(db, grant: grant.grant, actionHash: actionHash, userID: userID, now: now)]
+                [
+                    try service.consumeStepUpGrant(db, grant: grant.grant, actionHash: otherHash, userID: userID, now: now),
+                    try service.consumeStepUpGrant(db, grant: grant.grant, actionHash: actionHash, userID: "usr_other", now: now),
+                    try service.consumeStepUpGrant(db, grant: grant.grant, actionHash: actionHash, userID: userID, now: now),
+                    try service.consumeStepUpGrant(db, grant: grant.grant, actionHash: actionHash, userID: userID, now: now),
+                ]
             }
             // Another action, another account: refused; the right one: once.
             #expect(outcomes == [false, false, true, false])
@@ -289,8 +307,9 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
             let ceremonies = try rig.ceremonies(url)
             _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN, code: rig.code)
             func request(_ id: String, qty: Int64) -> Components.Schemas.OrderRequest {
-                .init(clientOrderId: id, symbol: "MSFT", side: .buy, qty: qty, _type: .market, tif: .day,
-                      notAfter: rig.clock.now.addingTimeInterval(10), mode: .paper)
+                .init(
+                    clientOrderId: id, symbol: "MSFT", side: .buy, qty: qty, _type: .market, tif: .day,
+                    notAfter: rig.clock.now.addingTimeInterval(10), mode: .paper)
             }
             func hash(_ id: String, qty: Int64) -> String {
                 OrderAction(clientOrderID: id, symbol: "MSFT", side: .buy, qty: qty, type: .market, limitPrice: nil, tif: .day, mode: .paper).hash
@@ -304,7 +323,8 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
             #expect(try asked.body.applicationProblemJson.actionHash == hash("a", qty: 30))
             let grant = try await ceremonies.stepUp(actionHash: hash("a", qty: 30), pin: goodPIN).grant
             // Another order may not use it…
-            guard case .default(403, let refused) = try await client.placeOrder(headers: .init(raxxStepUpGrant: grant), body: .json(request("b", qty: 31))) else {
+            guard case .default(403, let refused) = try await client.placeOrder(headers: .init(raxxStepUpGrant: grant), body: .json(request("b", qty: 31)))
+            else {
                 Issue.record("a grant placed another order"); return
             }
             #expect(try refused.body.applicationProblemJson.code == "step_up_invalid")
@@ -333,14 +353,17 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
             _ = try await rig.ceremonies(url).register(email: "victim@example.com", pin: goodPIN, code: rig.code)
             // …and the attacker's verification, over the earlier options, is refused.
             let clientData = ClientData.json(type: "webauthn.create", challenge: options.challenge, origin: APIEndpoint.clientOrigin(rpID: "localhost"))
-            let made = try SoftwareAuthenticator.makeCredential(rpID: "localhost", userHandle: Base64URL.decode(options.user.id)!, email: "victim@example.com",
-                                                                clientDataHash: ClientData.hash(clientData), pin: SecretBytes(copying: Array("9999".utf8)),
-                                                                now: rig.clock.now, opsLimit: 1, memLimit: 8192)
+            let made = try SoftwareAuthenticator.makeCredential(
+                rpID: "localhost", userHandle: Base64URL.decode(options.user.id)!, email: "victim@example.com",
+                clientDataHash: ClientData.hash(clientData), pin: SecretBytes(copying: Array("9999".utf8)),
+                now: rig.clock.now, opsLimit: 1, memLimit: 8192)
             let id = Base64URL.encode(made.credentialID)
-            let answer = try await client.registerVerify(body: .json(.init(
-                id: id, rawId: id, _type: .publicKey,
-                response: .init(clientDataJSON: Base64URL.encode(clientData), attestationObject: Base64URL.encode(made.attestationObject)),
-                clientExtensionResults: .init())))
+            let answer = try await client.registerVerify(
+                body: .json(
+                    .init(
+                        id: id, rawId: id, _type: .publicKey,
+                        response: .init(clientDataJSON: Base64URL.encode(clientData), attestationObject: Base64URL.encode(made.attestationObject)),
+                        clientExtensionResults: .init())))
             guard case .default(409, let problem) = answer else { Issue.record("the hijack went through: \(answer)"); return }
             #expect(try problem.body.applicationProblemJson.code == "account_exists")
         }
@@ -353,8 +376,11 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
             _ = try await ceremonies.register(email: "t@example.com", pin: goodPIN, code: rig.code)
             let client = ceremonies.authenticatedClient
             func limitBuy(_ id: String, qty: Int64, price: String) async throws -> Operations.PlaceOrder.Output {
-                try await client.placeOrder(body: .json(.init(clientOrderId: id, symbol: "SPY", side: .buy, qty: qty, _type: .limit,
-                                                              limitPrice: price, tif: .gtc, notAfter: rig.clock.now.addingTimeInterval(10), mode: .paper)))
+                try await client.placeOrder(
+                    body: .json(
+                        .init(
+                            clientOrderId: id, symbol: "SPY", side: .buy, qty: qty, _type: .limit,
+                            limitPrice: price, tif: .gtc, notAfter: rig.clock.now.addingTimeInterval(10), mode: .paper)))
             }
             // An order whose value overflows is a 400, not a crash.
             guard case .default(400, _) = try await limitBuy("huge", qty: 1_000_000, price: "999999999.9999") else {
@@ -366,7 +392,7 @@ func raxxCode(_ body: () async throws -> Void) async -> String? {
             guard case .created(let second) = try await limitBuy("rest-2", qty: 60_000, price: "1.00") else { Issue.record("second"); return }
             #expect(try second.body.json.status == .rejected)
             #expect(try second.body.json.rejectCode == "insufficient_buying_power")
-            #expect(try await client.getHealth().ok.body.json.status == .ok) // still up
+            #expect(try await client.getHealth().ok.body.json.status == .ok)  // still up
         }
     }
 }

@@ -26,7 +26,7 @@ import Testing
         #expect(read("APNS-Id :\t6B2C9E0A \r\n", keeping: kept) == .field(name: "apns-id", value: "6B2C9E0A"))
         #expect(read("apns-unique-id: 1\r\n", keeping: kept) == .other)
         #expect(read("apns-i: 1\r\n", keeping: kept) == .other)
-        #expect(read("apns_id: 1\r\n", keeping: kept) == .other) // '_' is not '-' in another case
+        #expect(read("apns_id: 1\r\n", keeping: kept) == .other)  // '_' is not '-' in another case
         #expect(read("content-length: 0\r\n", keeping: []) == .other)
         #expect(read("HTTP/2 200 \r\n", keeping: kept) == .status)
         #expect(read("\r\n", keeping: kept) == .other)

@@ -3,7 +3,7 @@ import RaxxTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The push engine's record of its connections (`raxx_curl_track_sockets`): it corks them for a

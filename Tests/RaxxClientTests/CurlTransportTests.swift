@@ -2,15 +2,17 @@ import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 import RaxxAPI
-@testable import RaxxClient
 import RaxxCore
 import RaxxTestSupport
 import Testing
 
+@testable import RaxxClient
+
 /// The libcurl transport against loopback listeners that refuse, hang, reset and answer.
 @Suite struct CurlTransportTests {
-    let transport = CurlTransport(options: .init(
-        connectTimeout: .seconds(2), totalTimeout: RaxxDuration(milliseconds: 700), userAgent: "raxx-test/0.1.0"))
+    let transport = CurlTransport(
+        options: .init(
+            connectTimeout: .seconds(2), totalTimeout: RaxxDuration(milliseconds: 700), userAgent: "raxx-test/0.1.0"))
 
     func get(_ url: String, path: String = "/api/health") async throws -> (HTTPResponse, String) {
         let (response, body) = try await transport.send(
@@ -78,8 +80,9 @@ import Testing
         defer { listener.stop() }
         var request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/api/orders")
         request.headerFields[.contentType] = "application/json"
-        let (response, _) = try await transport.send(request, body: HTTPBody(#"{"qty":1}"#),
-                                                     baseURL: URL(string: listener.url)!, operationID: "placeOrder")
+        let (response, _) = try await transport.send(
+            request, body: HTTPBody(#"{"qty":1}"#),
+            baseURL: URL(string: listener.url)!, operationID: "placeOrder")
         #expect(response.status.code == 201)
         let raw = try #require(listener.requests.first)
         #expect(raw.hasPrefix("POST /api/orders HTTP/1.1"))
@@ -146,9 +149,11 @@ import Testing
         #expect(try judged("https://api.raxx.app", "@127.0.0.1/x").bypassesProxy == CurlOptions.bypassesProxy("https://api.raxx.app@127.0.0.1/x"))
     }
 
-    @Test(arguments: [(6, TransportFailure.Kind.offlineHard), (7, .offlineHard), (5, .offlineHard), (28, .offlineSoft),
-                      (52, .offlineSoft), (55, .offlineSoft), (56, .offlineSoft), (60, .tls), (35, .tls), (42, .cancelled),
-                      (1, .policy), (27, .other)])
+    @Test(arguments: [
+        (6, TransportFailure.Kind.offlineHard), (7, .offlineHard), (5, .offlineHard), (28, .offlineSoft),
+        (52, .offlineSoft), (55, .offlineSoft), (56, .offlineSoft), (60, .tls), (35, .tls), (42, .cancelled),
+        (1, .policy), (27, .other),
+    ])
     func classifiesCurlCodes(code: Int, kind: TransportFailure.Kind) {
         #expect(TransportFailure.kind(forCurlCode: code) == kind)
     }
@@ -170,10 +175,10 @@ import Testing
     @Test func measuresHowFarTheServerIsAhead() {
         let local = Date(timeIntervalSince1970: 1_795_255_200)
         let clock = ServerClock(local: { local })
-        #expect(clock.now() == local) // nothing seen yet
-        clock.observe(dateHeader: "Sat, 21 Nov 2026 11:00:00 GMT", receivedAt: local) // an hour ahead
+        #expect(clock.now() == local)  // nothing seen yet
+        clock.observe(dateHeader: "Sat, 21 Nov 2026 11:00:00 GMT", receivedAt: local)  // an hour ahead
         #expect(abs(clock.skew - 3600.5) < 0.01)
-        clock.observe(dateHeader: "Sat, 21 Nov 2026 10:00:00 GMT", receivedAt: local) // in step: within a second is no skew
+        clock.observe(dateHeader: "Sat, 21 Nov 2026 10:00:00 GMT", receivedAt: local)  // in step: within a second is no skew
         #expect(clock.skew == 0)
     }
 
@@ -205,8 +210,10 @@ import Testing
         formatter.timeZone = TimeZone(secondsFromGMT: 0)
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
         let body = #"{"status":"ok","version":"1","time":"2026-11-21T10:00:00Z"}"#
-        let listener = try LoopbackListener(.respond(status: 200, headers: ["Content-Type": "application/json", "Date": formatter.string(from: ahead)],
-                                                     body: body))
+        let listener = try LoopbackListener(
+            .respond(
+                status: 200, headers: ["Content-Type": "application/json", "Date": formatter.string(from: ahead)],
+                body: body))
         defer { listener.stop() }
         let configuration = try RaxxConfiguration(environment: ["HOME": "/tmp", "RAXX_API_URL": listener.url])
         let clock = ServerClock()

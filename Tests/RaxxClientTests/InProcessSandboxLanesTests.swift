@@ -24,8 +24,10 @@ import Testing
 
             let curl = Process()
             curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            curl.arguments = ["curl", "--silent", "--max-time", "10", "--output", "/dev/null", "--write-out", "%{http_code}",
-                              url.appendingPathComponent("api/health").absoluteString]
+            curl.arguments = [
+                "curl", "--silent", "--max-time", "10", "--output", "/dev/null", "--write-out", "%{http_code}",
+                url.appendingPathComponent("api/health").absoluteString,
+            ]
             let out = Pipe()
             curl.standardOutput = out
             try curl.run()

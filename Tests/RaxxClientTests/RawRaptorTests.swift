@@ -44,8 +44,9 @@ import Testing
         let transport = RaptorClient.transport(tool: "raxx-test", configuration: configuration)
         let client = RaptorClient.make(tool: "raxx-test", configuration: configuration, transport: transport)
         let raw = RaptorClient.makeRaw(tool: "raxx-test", configuration: configuration, transport: transport)
-        let body = Components.Schemas.OrderRequest(clientOrderId: "c1", symbol: "AAPL", side: .buy, qty: 1, _type: .market, tif: .day,
-                                                   notAfter: Date(timeIntervalSince1970: 1_795_000_000), mode: .paper)
+        let body = Components.Schemas.OrderRequest(
+            clientOrderId: "c1", symbol: "AAPL", side: .buy, qty: 1, _type: .market, tif: .day,
+            notAfter: Date(timeIntervalSince1970: 1_795_000_000), mode: .paper)
         // "{}" is no order: the generated client refuses the answer, after sending the request.
         _ = try? await client.placeOrder(body: .json(body))
         _ = try await raw.post(WireOperations.placeOrder, json: Array("{}".utf8))

@@ -60,8 +60,10 @@ import Testing
         let keystore = Fixtures.signedIn()
         let middleware = BearerTokenMiddleware(tokens: tokens(keystore, StubAPI()))
         let sent = Sent()
-        let answer = try await middleware.intercept(HTTPRequest(method: .get, scheme: "https", authority: "api.raxx.app", path: "/api/session"),
-                                                    body: nil, baseURL: URL(fileURLWithPath: "/"), operationID: "getSession") { request, _, _ in
+        let answer = try await middleware.intercept(
+            HTTPRequest(method: .get, scheme: "https", authority: "api.raxx.app", path: "/api/session"),
+            body: nil, baseURL: URL(fileURLWithPath: "/"), operationID: "getSession"
+        ) { request, _, _ in
             let authorization = request.headerFields[.authorization] ?? ""
             sent.append(authorization)
             guard authorization == "Bearer access-1" else { return (HTTPResponse(status: .ok), nil) }
@@ -78,8 +80,10 @@ import Testing
     @Test func aRefusalWithNoNewerTokenIsTheServersAnswer() async throws {
         let middleware = BearerTokenMiddleware(tokens: tokens(Fixtures.signedIn(), StubAPI()))
         let sent = Sent()
-        let answer = try await middleware.intercept(HTTPRequest(method: .get, scheme: "https", authority: "api.raxx.app", path: "/api/session"),
-                                                    body: nil, baseURL: URL(fileURLWithPath: "/"), operationID: "getSession") { request, _, _ in
+        let answer = try await middleware.intercept(
+            HTTPRequest(method: .get, scheme: "https", authority: "api.raxx.app", path: "/api/session"),
+            body: nil, baseURL: URL(fileURLWithPath: "/"), operationID: "getSession"
+        ) { request, _, _ in
             sent.append(request.headerFields[.authorization] ?? "")
             return (HTTPResponse(status: .unauthorized), nil)
         }

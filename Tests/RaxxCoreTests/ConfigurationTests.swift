@@ -41,8 +41,10 @@ import Testing
             #expect(c.cacheDirectoryPath == root.appendingPathComponent("cache", isDirectory: true).path, "\(raxxHome)")
             #expect(c.stateDirectory.path == c.stateDirectoryPath)
             let x = try RaxxConfiguration(environment: ["HOME": home])
-            #expect(x.stateDirectoryPath == URL(fileURLWithPath: home, isDirectory: true)
-                .appendingPathComponent(".local/state", isDirectory: true).appendingPathComponent("raxx", isDirectory: true).path, "\(home)")
+            #expect(
+                x.stateDirectoryPath
+                    == URL(fileURLWithPath: home, isDirectory: true)
+                    .appendingPathComponent(".local/state", isDirectory: true).appendingPathComponent("raxx", isDirectory: true).path, "\(home)")
         }
         #expect(try RaxxConfiguration(environment: ["HOME": "/h", "RAXX_HOME": "rel"]).cacheDirectoryPath == cwd + "/rel/cache")
     }
@@ -75,14 +77,18 @@ import Testing
 }
 
 @Suite struct APIEndpointTests {
-    @Test(arguments: ["https://api.raxx.app", "https://example.com:8443/base", "http://127.0.0.1:8080",
-                      "http://127.1.2.3", "http://localhost:9", "http://[::1]:8080"])
+    @Test(arguments: [
+        "https://api.raxx.app", "https://example.com:8443/base", "http://127.0.0.1:8080",
+        "http://127.1.2.3", "http://localhost:9", "http://[::1]:8080",
+    ])
     func accepts(url: String) throws {
         #expect(try APIEndpoint(parsing: url).url.absoluteString == url)
     }
 
-    @Test(arguments: ["http://example.com", "http://10.0.0.1:80", "http://192.168.1.1", "http://127.0.0.1.evil.com",
-                      "ftp://127.0.0.1", "not a url", "https://user:pw@api.raxx.app", "https://api.raxx.app/?x=1"])
+    @Test(arguments: [
+        "http://example.com", "http://10.0.0.1:80", "http://192.168.1.1", "http://127.0.0.1.evil.com",
+        "ftp://127.0.0.1", "not a url", "https://user:pw@api.raxx.app", "https://api.raxx.app/?x=1",
+    ])
     func refuses(url: String) {
         do {
             _ = try APIEndpoint(parsing: url)
@@ -95,12 +101,16 @@ import Testing
 
     /// Brackets at either end are dropped (as trimming "[]" did), nothing else is.
     @Test func loopbackHostsWithAndWithoutBrackets() {
-        for host in ["127.0.0.1", "127.255.0.9", "localhost", "LocalHost", "::1", "[::1]", "[[::1]]", "]::1[", "0:0:0:0:0:0:0:1",
-                     "[0:0:0:0:0:0:0:1]", "[localhost]", "[127.0.0.1]"] {
+        for host in [
+            "127.0.0.1", "127.255.0.9", "localhost", "LocalHost", "::1", "[::1]", "[[::1]]", "]::1[", "0:0:0:0:0:0:0:1",
+            "[0:0:0:0:0:0:0:1]", "[localhost]", "[127.0.0.1]",
+        ] {
             #expect(APIEndpoint.isLoopback(host: host), "\(host)")
         }
-        for host in ["", "[", "[]", "10.0.0.1", "127.0.0.256", "127.0.0", "127.0.0.1.2", "[::2]", "::1x", "[:[:1]", "local host",
-                     "127.0.0.1 ", " ::1", "x[::1]"] {
+        for host in [
+            "", "[", "[]", "10.0.0.1", "127.0.0.256", "127.0.0", "127.0.0.1.2", "[::2]", "::1x", "[:[:1]", "local host",
+            "127.0.0.1 ", " ::1", "x[::1]",
+        ] {
             #expect(!APIEndpoint.isLoopback(host: host), "\(host)")
         }
     }
@@ -148,8 +158,10 @@ import Testing
             if let port = e.port { key += "_\(port)" }
             return String(key.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-") ? $0 : "-" })
         }
-        for text in ["https://api.raxx.app", "https://API.raxx.app:8443/x", "http://127.0.0.1:8080", "http://[::1]:9",
-                     "http://localhost", "https://my-host_1.example.com", "https://xn--bcher-kva.example", "http://[0:0:0:0:0:0:0:1]:1"] {
+        for text in [
+            "https://api.raxx.app", "https://API.raxx.app:8443/x", "http://127.0.0.1:8080", "http://[::1]:9",
+            "http://localhost", "https://my-host_1.example.com", "https://xn--bcher-kva.example", "http://[0:0:0:0:0:0:0:1]:1",
+        ] {
             let e = try endpoint(text)
             #expect(e.storageKey == byCharacters(e), "\(text)")
         }

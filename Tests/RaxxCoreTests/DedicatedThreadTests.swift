@@ -1,9 +1,10 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import RaxxCore
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Work handed to a `DedicatedThread` runs there, before and after each await, and what it blocks
 /// is that thread alone.

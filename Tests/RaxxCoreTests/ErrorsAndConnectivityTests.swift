@@ -38,9 +38,11 @@ import Testing
 }
 
 @Suite struct ConnectivityTests {
-    @Test(arguments: [(200, Connectivity.online), (201, .online), (400, .online), (401, .online), (404, .online),
-                      (500, .online), (501, .online), (429, .offlineSoft), (502, .offlineSoft), (503, .offlineSoft),
-                      (504, .offlineSoft)])
+    @Test(arguments: [
+        (200, Connectivity.online), (201, .online), (400, .online), (401, .online), (404, .online),
+        (500, .online), (501, .online), (429, .offlineSoft), (502, .offlineSoft), (503, .offlineSoft),
+        (504, .offlineSoft),
+    ])
     func classifiesStatuses(status: Int, expected: Connectivity) {
         #expect(Connectivity.classify(httpStatus: status) == expected)
     }

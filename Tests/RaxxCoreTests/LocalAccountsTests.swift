@@ -49,7 +49,7 @@ import Testing
         try accounts.forget("acc_a")
         #expect(!home.exists(folders.statePath("acc_a")) && !home.exists(folders.cachePath("acc_a")))
         #expect(home.exists(folders.statePath("acc_b") + "/alerts.sqlite"))
-        #expect(try accounts.current() == "acc_b") // another account's forgetting leaves the current one
+        #expect(try accounts.current() == "acc_b")  // another account's forgetting leaves the current one
         try accounts.forget("acc_b")
         #expect(try accounts.current() == nil)
         #expect(!home.exists(folders.markerPath))
@@ -64,7 +64,7 @@ import Testing
         let folders = AccountFolders(try home.configuration)
         let accounts = FileLocalAccounts(try home.configuration)
         #expect(try accounts.marked() == nil)
-        accounts.confirm() // nothing to confirm: no marker appears
+        accounts.confirm()  // nothing to confirm: no marker appears
         #expect(!home.exists(folders.markerPath))
         try accounts.adopt("acc_a", sessionKeptFromBefore: false)
         let old = timespec(tv_sec: 1_000_000_000, tv_nsec: 0)

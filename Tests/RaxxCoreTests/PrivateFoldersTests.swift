@@ -3,7 +3,7 @@ import RaxxCore
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The rule on the tools' folders, tried as another local user would try it: a folder they may
@@ -45,7 +45,7 @@ import Glibc
     @Test func foldersAreMadePrivateFromTheRootDown() throws {
         let sandbox = try Sandbox()
         let path = sandbox.home + "/cache/api.raxx.app/accounts/acc_1"
-        #expect(try !sandbox.folders.folder(path, create: false)) // a read makes nothing
+        #expect(try !sandbox.folders.folder(path, create: false))  // a read makes nothing
         #expect(!sandbox.exists(sandbox.home + "/cache"))
         #expect(try sandbox.folders.folder(path))
         for folder in ["/cache", "/cache/api.raxx.app", "/cache/api.raxx.app/accounts", "/cache/api.raxx.app/accounts/acc_1"] {
@@ -59,13 +59,13 @@ import Glibc
         let cache = sandbox.home + "/cache"
         try sandbox.folders.folder(cache + "/api.raxx.app")
         chmod(cache, 0o775)
-        chown(cache, geteuid(), 1) // a group others are in (daemon), not the user's own
+        chown(cache, geteuid(), 1)  // a group others are in (daemon), not the user's own
         let refused = try #require(refusal { () throws(RaxxError) in try sandbox.folders.folder(cache + "/api.raxx.app/accounts") })
         #expect(refused.status == .notPermitted)
         #expect(refused.code == "unsafe_folder")
         #expect(refused.message == "\(cache) can be written by other users; refusing to use it.")
         #expect(refused.hint == "Fix it with: chmod go-w \(cache)")
-        #expect(!sandbox.exists(cache + "/api.raxx.app/accounts")) // nothing made past it
+        #expect(!sandbox.exists(cache + "/api.raxx.app/accounts"))  // nothing made past it
         // The root itself is held to the rule too (RAXX_HOME world-writable).
         chmod(cache, 0o700)
         chmod(sandbox.home, 0o777)
@@ -81,7 +81,7 @@ import Glibc
         let sandbox = try Sandbox()
         let cache = sandbox.home + "/cache"
         try sandbox.folders.folder(cache)
-        guard PrivateFolders.isPrivateGroup(getegid()) else { return } // a machine whose group is shared: nothing to show
+        guard PrivateFolders.isPrivateGroup(getegid()) else { return }  // a machine whose group is shared: nothing to show
         chown(cache, geteuid(), getegid())
         chmod(cache, 0o775)
         #expect(try sandbox.folders.folder(cache + "/api.raxx.app"))
@@ -160,7 +160,7 @@ import Glibc
         #expect(!sandbox.exists(real))
         #expect(sandbox.contents(keep) == ["precious"])
         #expect(try String(contentsOfFile: keep + "/precious", encoding: .utf8) == "mine")
-        try sandbox.folders.remove(real) // nothing there: nothing to do
+        try sandbox.folders.remove(real)  // nothing there: nothing to do
     }
 
     /// Under a folder planted as a link, a removal refuses rather than follow it to the folder it

@@ -51,12 +51,12 @@ import Testing
         let rig = Rig()
         let line = ProgressLine(label: "pushing", unit: "notifications", total: 100, clock: rig.clock, write: rig.write)
         line.update(done: 1)
-        #expect(rig.output.isEmpty) // work shorter than the interval shows nothing
+        #expect(rig.output.isEmpty)  // work shorter than the interval shows nothing
         rig.advance(.milliseconds(300))
         line.update(done: 30)
-        line.update(done: 31) // too soon after the last draw
+        line.update(done: 31)  // too soon after the last draw
         rig.advance(.milliseconds(100))
-        line.update(done: 40) // still too soon
+        line.update(done: 40)  // still too soon
         rig.advance(.milliseconds(200))
         line.update(done: 50)
         #expect(rig.output.count == 2)
@@ -71,8 +71,8 @@ import Testing
         rig.advance(.seconds(1))
         line.update(done: 10, total: 20)
         line.finish()
-        line.finish() // once only
-        line.update(done: 20) // nothing after the end
+        line.finish()  // once only
+        line.update(done: 20)  // nothing after the end
         #expect(rig.output == [ProgressLine.clearSequence + "refreshing: 10 of 20 changes  50%  10/s  0:01 left", ProgressLine.clearSequence])
     }
 
@@ -97,20 +97,22 @@ import Testing
     @Test func aLastStepWithoutACountShowsItsNameAndTheTimeSpentOnIt() {
         let rig = Rig()
         // A long interval: the step's own ticker (real time) never comes due during the test.
-        let line = ProgressLine(label: "refreshing", unit: "changes", total: 600, minimumInterval: .seconds(60),
-                                clock: rig.clock, write: rig.write)
+        let line = ProgressLine(
+            label: "refreshing", unit: "changes", total: 600, minimumInterval: .seconds(60),
+            clock: rig.clock, write: rig.write)
         rig.advance(.seconds(60))
         line.update(done: 600)
         rig.advance(.seconds(60))
         line.step("building the cache's indexes")
         rig.advance(.seconds(65))
-        line.update(done: 600) // a count after the step began does not take the line back
+        line.update(done: 600)  // a count after the step began does not take the line back
         line.finish(keep: true)
-        #expect(rig.output == [
-            ProgressLine.clearSequence + "refreshing: 600 of 600 changes  100%  10/s",
-            ProgressLine.clearSequence + "refreshing: building the cache's indexes… 0:00",
-            ProgressLine.clearSequence + "refreshing: building the cache's indexes… 1:05",
-            ProgressLine.clearSequence + "refreshing: building the cache's indexes… 1:05\n",
-        ])
+        #expect(
+            rig.output == [
+                ProgressLine.clearSequence + "refreshing: 600 of 600 changes  100%  10/s",
+                ProgressLine.clearSequence + "refreshing: building the cache's indexes… 0:00",
+                ProgressLine.clearSequence + "refreshing: building the cache's indexes… 1:05",
+                ProgressLine.clearSequence + "refreshing: building the cache's indexes… 1:05\n",
+            ])
     }
 }

@@ -2,10 +2,11 @@ import RaxxCore
 import Testing
 
 @Suite struct RaxxDurationTests {
-    @Test(arguments: [
-        ("500ms", 500), ("90s", 90_000), ("15m", 900_000), ("12h", 43_200_000), ("7d", 604_800_000),
-        ("1h30m", 5_400_000), ("45", 45_000), (" 2m ", 120_000), ("0s", 0),
-    ] as [(String, Int64)])
+    @Test(
+        arguments: [
+            ("500ms", 500), ("90s", 90_000), ("15m", 900_000), ("12h", 43_200_000), ("7d", 604_800_000),
+            ("1h30m", 5_400_000), ("45", 45_000), (" 2m ", 120_000), ("0s", 0),
+        ] as [(String, Int64)])
     func parses(text: String, milliseconds: Int64) {
         #expect(RaxxDuration(parsing: text)?.milliseconds == milliseconds)
     }

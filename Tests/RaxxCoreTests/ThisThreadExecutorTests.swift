@@ -3,7 +3,7 @@ import RaxxCore
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What the task saw, written from several threads.

@@ -6,10 +6,11 @@ import Testing
 /// and the names stay the ones the tool has always answered to.
 @Suite struct CommandNamesTests {
     @Test func everyCommandNamesItself() {
-        #expect(CommandNames.paths(RaxxDSR.self) == [
-            "raxx-dsr", "raxx-dsr open", "raxx-dsr verify-identity", "raxx-dsr extend", "raxx-dsr list", "raxx-dsr show",
-            "raxx-dsr cancel", "raxx-dsr refuse", "raxx-dsr export", "raxx-dsr plan", "raxx-dsr apply", "raxx-dsr receipt",
-            "raxx-dsr verify-receipt", "raxx-dsr audit", "raxx-dsr version",
-        ])
+        #expect(
+            CommandNames.paths(RaxxDSR.self) == [
+                "raxx-dsr", "raxx-dsr open", "raxx-dsr verify-identity", "raxx-dsr extend", "raxx-dsr list", "raxx-dsr show",
+                "raxx-dsr cancel", "raxx-dsr refuse", "raxx-dsr export", "raxx-dsr plan", "raxx-dsr apply", "raxx-dsr receipt",
+                "raxx-dsr verify-receipt", "raxx-dsr audit", "raxx-dsr version",
+            ])
     }
 }

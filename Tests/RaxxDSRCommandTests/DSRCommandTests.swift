@@ -48,7 +48,11 @@ final class MemoryDSRFiles: DSRFiles, @unchecked Sendable {
     var typed: String?
     var prompts: [String] = []
     func askPassphrase(prompt: String) throws(RaxxError) -> AgePassphrase {
-        guard let text = lock.withLock({ prompts.append(prompt); return typed }) else {
+        guard
+            let text = lock.withLock({
+                prompts.append(prompt); return typed
+            })
+        else {
             throw RaxxError.usage("A passphrase is needed, and there is no terminal to ask for it.")
         }
         var bytes = Array(text.utf8)
@@ -74,25 +78,28 @@ final class MemoryAgeSink: AgeSink {
     func write(_ bytes: UnsafeRawBufferPointer) throws(RaxxError) { data.append(contentsOf: bytes) }
 }
 
-
 /// Plan hashes as the server makes them (hex SHA-256): an older plan's and the latest.
 private let PH = String(repeating: "ab", count: 32)
 private let OLD = String(repeating: "0", count: 64)
 private let NEW = String(repeating: "f", count: 64)
 
 enum DSRFixtures {
-    static func request(id: String = "dsr_1", kind: Components.Schemas.DSRKind = .access, status: Components.Schemas.DSRStatus = .identityUnverified,
-                        due: String = "2026-12-21", overdue: Bool = false, planHash: String? = nil) -> Components.Schemas.DSRRequest {
-        .init(id: id, kind: kind, subject: "subject@example.com", ticket: "T-1", status: status, receivedAt: Fixtures.now, dueOn: due,
-              extended: false, overdue: overdue, openedBy: "staff@example.com", planHash: planHash, createdAt: Fixtures.now, updatedAt: Fixtures.now)
+    static func request(
+        id: String = "dsr_1", kind: Components.Schemas.DSRKind = .access, status: Components.Schemas.DSRStatus = .identityUnverified,
+        due: String = "2026-12-21", overdue: Bool = false, planHash: String? = nil
+    ) -> Components.Schemas.DSRRequest {
+        .init(
+            id: id, kind: kind, subject: "subject@example.com", ticket: "T-1", status: status, receivedAt: Fixtures.now, dueOn: due,
+            extended: false, overdue: overdue, openedBy: "staff@example.com", planHash: planHash, createdAt: Fixtures.now, updatedAt: Fixtures.now)
     }
 
     static func staffOnly() -> Components.Responses.Problem { Fixtures.problem(403, code: "staff_only", title: "Staff only.") }
 
     /// A receipt signed with `key`.
     static func receipt(_ key: Curve25519.Signing.PrivateKey) throws -> Components.Schemas.DSRReceipt {
-        let body = Components.Schemas.DSRReceiptBody(requestId: "dsr_1", subjectHash: "hmac-sha256:ab", planHash: PH,
-                                                     items: [.init(table: "fills", action: .delete, rows: 12)], completedAt: "2026-11-21T10:00:00Z")
+        let body = Components.Schemas.DSRReceiptBody(
+            requestId: "dsr_1", subjectHash: "hmac-sha256:ab", planHash: PH,
+            items: [.init(table: "fills", action: .delete, rows: 12)], completedAt: "2026-11-21T10:00:00Z")
         let signature = try key.signature(for: CanonicalJSON.data(body))
         return .init(receipt: body, algorithm: .ed25519, keyId: keyID(key), signature: Base64URL.encode(signature))
     }
@@ -125,8 +132,13 @@ enum DSRFixtures {
             #expect(body.receivedAt.map(RFC3339.string(from:)) == "2026-01-31T12:00:00Z")
             return .created(.init(body: .json(DSRFixtures.request(kind: .erasure, due: "2026-02-28"))))
         }
-        #expect(try await world.run(RaxxDSR.Open.self, ["--email", "Subject@Example.com", "--kind", "erasure", "--ticket", "T-1",
-                                                        "--received-at", "2026-01-31"]) == .ok)
+        #expect(
+            try await world.run(
+                RaxxDSR.Open.self,
+                [
+                    "--email", "Subject@Example.com", "--kind", "erasure", "--ticket", "T-1",
+                    "--received-at", "2026-01-31",
+                ]) == .ok)
         #expect(world.jsonLines.first?["due_on"] as? String == "2026-02-28")
     }
 
@@ -172,8 +184,11 @@ enum DSRFixtures {
             return .ok(.init(body: .json(DSRFixtures.request(status: .verified))))
         }
         world.api.onExtendDSRRequest { _ in
-            .default(statusCode: 409, Fixtures.problem(409, code: "extension_refused", title: "The request cannot be extended.",
-                                                       detail: "The request was extended already; it can be extended only once."))
+            .default(
+                statusCode: 409,
+                Fixtures.problem(
+                    409, code: "extension_refused", title: "The request cannot be extended.",
+                    detail: "The request was extended already; it can be extended only once."))
         }
         world.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(status: .verified)))) }
         world.api.onCloseDSRRequest { input in
@@ -194,12 +209,17 @@ enum DSRFixtures {
 
     @Test func listFiltersByDueDateAndOverdueExits1() async throws {
         let world = world()
-        world.api.onListDSRRequests { _ in .ok(.init(body: .json(.init(requests: [
-            DSRFixtures.request(id: "late", due: "2026-11-20", overdue: true),
-            DSRFixtures.request(id: "soon", due: "2026-11-25"),
-            DSRFixtures.request(id: "later", due: "2026-12-21"),
-            DSRFixtures.request(id: "done", status: .completed, due: "2026-11-22"),
-        ])))) }
+        world.api.onListDSRRequests { _ in
+            .ok(
+                .init(
+                    body: .json(
+                        .init(requests: [
+                            DSRFixtures.request(id: "late", due: "2026-11-20", overdue: true),
+                            DSRFixtures.request(id: "soon", due: "2026-11-25"),
+                            DSRFixtures.request(id: "later", due: "2026-12-21"),
+                            DSRFixtures.request(id: "done", status: .completed, due: "2026-11-22"),
+                        ]))))
+        }
         #expect(try await world.run(RaxxDSR.List.self, ["--due-within", "7d"]) == .ok)
         #expect(world.jsonLines.compactMap { $0["id"] as? String } == ["late", "soon"])
         let before = world.jsonLines.count
@@ -227,12 +247,16 @@ enum DSRFixtures {
     }
 
     static func export(tamper: Bool = false) throws -> Components.Schemas.DSRExport {
-        let rows = [try Components.Schemas.DSRExport.TablesPayload.AdditionalPropertiesPayloadPayload(
-            additionalProperties: .init(unvalidatedValue: ["id": "ord_1", "qty": 10, "symbol": "AAPL"]))]
+        let rows = [
+            try Components.Schemas.DSRExport.TablesPayload.AdditionalPropertiesPayloadPayload(
+                additionalProperties: .init(unvalidatedValue: ["id": "ord_1", "qty": 10, "symbol": "AAPL"]))
+        ]
         let sha = SHA256.hash(data: try CanonicalJSON.data(rows)).map { String(format: "%02x", $0) }.joined()
-        return .init(manifest: .init(requestId: "dsr_1", subject: "subject@example.com", generatedAt: "2026-11-21T10:00:00Z",
-                                     tables: [.init(table: "orders", rows: tamper ? 2 : 1, sha256: sha)]),
-                     tables: .init(additionalProperties: ["orders": rows]))
+        return .init(
+            manifest: .init(
+                requestId: "dsr_1", subject: "subject@example.com", generatedAt: "2026-11-21T10:00:00Z",
+                tables: [.init(table: "orders", rows: tamper ? 2 : 1, sha256: sha)]),
+            tables: .init(additionalProperties: ["orders": rows]))
     }
 
     @Test func writesTheCheckedDocumentToANewFile() async throws {
@@ -324,9 +348,10 @@ enum DSRFixtures {
             let world = world()
             files.descriptors[3] = typed
             world.api.onExportDSRData { _ in .ok(.init(body: .json(try Self.export()))) }
-        world.api.onConfirmDSRExport { _ in .ok(.init(body: .json(DSRFixtures.request(status: .completed)))) }
-            #expect(try await world.run(RaxxDSR.Export.self, ["dsr_1", "--out", "/tmp/s.age", "--passphrase-fd", "3", "--format", "text"]) == status,
-                    "\(typed)")
+            world.api.onConfirmDSRExport { _ in .ok(.init(body: .json(DSRFixtures.request(status: .completed)))) }
+            #expect(
+                try await world.run(RaxxDSR.Export.self, ["dsr_1", "--out", "/tmp/s.age", "--passphrase-fd", "3", "--format", "text"]) == status,
+                "\(typed)")
             if status != .ok {
                 #expect(world.api.calls.isEmpty, "\(typed)")
                 #expect(world.stderr.contents.contains("at least 12 characters"), "\(typed)")
@@ -336,8 +361,9 @@ enum DSRFixtures {
 
     @Test func aBadRecipientOrBothKindsSendNothing() async throws {
         let world = world()
-        #expect(try await world.run(RaxxDSR.Export.self, ["dsr_1", "--out", "/tmp/b.age", "--encrypt-to", "age1nope", "--format", "text"])
-            == .dataError)
+        #expect(
+            try await world.run(RaxxDSR.Export.self, ["dsr_1", "--out", "/tmp/b.age", "--encrypt-to", "age1nope", "--format", "text"])
+                == .dataError)
         #expect(world.stderr.contents.contains("encrypt-to"))
         #expect(world.api.calls.isEmpty)
         await #expect(throws: (any Error).self) {
@@ -367,9 +393,16 @@ enum DSRFixtures {
 
     @Test func planPrintsItemsAndTheHash() async throws {
         let world = world()
-        world.api.onPlanDSRErasure { _ in .ok(.init(body: .json(.init(requestId: "dsr_1", planHash: PH, items: [
-            .init(table: "fills", what: "paper-trading fills", rows: 3, action: .delete, ground: "Art. 17(1)", retention: "none"),
-        ], computedAt: Fixtures.now)))) }
+        world.api.onPlanDSRErasure { _ in
+            .ok(
+                .init(
+                    body: .json(
+                        .init(
+                            requestId: "dsr_1", planHash: PH,
+                            items: [
+                                .init(table: "fills", what: "paper-trading fills", rows: 3, action: .delete, ground: "Art. 17(1)", retention: "none")
+                            ], computedAt: Fixtures.now))))
+        }
         #expect(try await world.run(RaxxDSR.Plan.self, ["dsr_1"]) == .ok)
         #expect(world.jsonLines.first?["plan_hash"] as? String == PH)
         #expect(try await world.run(RaxxDSR.Plan.self, ["dsr_1", "--format", "text"]) == .ok)
@@ -383,11 +416,12 @@ enum DSRFixtures {
             .default(statusCode: 409, Fixtures.problem(409, code: "identity_unverified", title: "Verify the requester's identity first."))
         }
         #expect(try await world.run(RaxxDSR.Plan.self, ["dsr_1", "--format", "text"]) == .failure)
-        #expect(world.stderr.contents == """
-            raxx-dsr: Verify the requester's identity first: raxx-dsr verify-identity ID --method TEXT
-            hint: TEXT says how it was verified (a reply from the account's email, say).
+        #expect(
+            world.stderr.contents == """
+                raxx-dsr: Verify the requester's identity first: raxx-dsr verify-identity ID --method TEXT
+                hint: TEXT says how it was verified (a reply from the account's email, say).
 
-            """, "\(world.stderr.contents)")
+                """, "\(world.stderr.contents)")
     }
 
     @Test func applyWithoutATerminalNeedsConfirm() async throws {
@@ -436,8 +470,13 @@ enum DSRFixtures {
     @Test func aHashThatIsNotThePlansIsSaidToBeSo() async throws {
         let world = world()
         world.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .planned, planHash: NEW)))) }
-        #expect(try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", OLD, "--confirm", "subject@example.com",
-                                                         "--format", "text"]) == .dataError)
+        #expect(
+            try await world.run(
+                RaxxDSR.Apply.self,
+                [
+                    "dsr_1", "--plan-hash", OLD, "--confirm", "subject@example.com",
+                    "--format", "text",
+                ]) == .dataError)
         #expect(world.stderr.contents.contains("field 'plan-hash': is not this plan's hash"))
         #expect(!world.stderr.contents.contains("stale"))
         #expect(world.api.operations == [Operations.GetDSRRequest.id])
@@ -465,12 +504,13 @@ enum DSRFixtures {
         world.api.onCheckDSRErasurePlan(Self.currentPlan(PH))
         world.api.onStepUpOptions { _ in
             world.interrupt()
-            throw RaxxError.cancelled // the process has ended by now; the stub stops the command as well
+            throw RaxxError.cancelled  // the process has ended by now; the stub stops the command as well
         }
         _ = try await world.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", PH, "--confirm", "subject@example.com", "--format", "text"])
         #expect(world.ended == [ExitStatus.cancelled.rawValue])
-        #expect(world.stderr.contents.contains("raxx-dsr: Stopped before erasing anything: dsr_1 is still planned, its plan unchanged."),
-                "\(world.stderr.contents)")
+        #expect(
+            world.stderr.contents.contains("raxx-dsr: Stopped before erasing anything: dsr_1 is still planned, its plan unchanged."),
+            "\(world.stderr.contents)")
         #expect(world.stderr.contents.contains("hint: Apply again to finish it: raxx-dsr apply dsr_1 --plan-hash \(PH)"))
         #expect(!world.api.operations.contains(Operations.ApplyDSRErasure.id))
 
@@ -496,7 +536,8 @@ enum DSRFixtures {
             open.finish()
             throw CancellationError()
         }
-        #expect(try await stopped.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", PH, "--confirm", "subject@example.com", "--format", "text"])
+        #expect(
+            try await stopped.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", PH, "--confirm", "subject@example.com", "--format", "text"])
                 == .cancelled)
         #expect(stopped.stderr.contents.contains("Stopped waiting for the erasure of dsr_1. On the server the erasure goes on"))
         #expect(stopped.stderr.contents.contains("hint: Apply again to finish it: raxx-dsr apply dsr_1 --plan-hash \(PH)"))
@@ -504,7 +545,8 @@ enum DSRFixtures {
         let lost = world()
         lost.api.onGetDSRRequest { _ in .ok(.init(body: .json(DSRFixtures.request(kind: .erasure, status: .completed, planHash: PH)))) }
         lost.api.onApplyDSRErasure { _ in throw TransportFailure(kind: .offlineSoft, curlCode: 28, detail: "timed out") }
-        #expect(try await lost.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", PH, "--confirm", "subject@example.com", "--format", "text"])
+        #expect(
+            try await lost.run(RaxxDSR.Apply.self, ["dsr_1", "--plan-hash", PH, "--confirm", "subject@example.com", "--format", "text"])
                 == .unavailable)
         #expect(lost.stderr.contents.contains("The connection was lost while dsr_1 was being erased"))
     }

@@ -7,8 +7,10 @@ import Testing
     @Test(arguments: ["AAPL", "BRK.B", "spy", "AAPL261218C00190000", "AAPL  261218P00190000", "QQQ270115C00500000"])
     func wellFormedSymbols(symbol: String) { #expect(InstrumentSymbol(parsing: symbol) != nil) }
 
-    @Test(arguments: ["", "TOOLONGX", "AA PL", "AAPL261218X00190000", "AAPL261318C00190000", "123", "AAPL26121C00190000",
-                      "AAPL261218C00000000"])
+    @Test(arguments: [
+        "", "TOOLONGX", "AA PL", "AAPL261218X00190000", "AAPL261318C00190000", "123", "AAPL26121C00190000",
+        "AAPL261218C00000000",
+    ])
     func malformedSymbols(symbol: String) { #expect(InstrumentSymbol(parsing: symbol) == nil) }
 
     @Test func oneCanonicalSpelling() throws {

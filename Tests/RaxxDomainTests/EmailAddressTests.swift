@@ -55,12 +55,14 @@ import Testing
     /// Generated addresses with any character of any kind put in: what is accepted is its own
     /// normalization, fits the limit, and holds nothing that could end or split a header.
     @Test func whatIsAcceptedCanNeverBreakAHeader() async {
-        let alphabet: [Unicode.Scalar] = ["a", "Z", "0", ".", "@", "-", "'", "+", "<", ">", ",", ";", ":", "\"", "\\", "(", ")", "[", "]",
-                                          " ", "\t", "\r", "\n", "\u{0}", "\u{1B}", "\u{8}", "\u{7F}", "\u{85}", "\u{A0}", "\u{200B}",
-                                          "\u{2028}", "\u{202E}", "\u{FEFF}", "é", "ß", "İ", "日", "\u{1F600}"]
+        let alphabet: [Unicode.Scalar] = [
+            "a", "Z", "0", ".", "@", "-", "'", "+", "<", ">", ",", ";", ":", "\"", "\\", "(", ")", "[", "]",
+            " ", "\t", "\r", "\n", "\u{0}", "\u{1B}", "\u{8}", "\u{7F}", "\u{85}", "\u{A0}", "\u{200B}",
+            "\u{2028}", "\u{202E}", "\u{FEFF}", "é", "ß", "İ", "日", "\u{1F600}",
+        ]
         await propertyCheck(count: 3_000, input: Gen.uint64()) { seed in
             var state = seed
-            func next() -> UInt64 { // SplitMix64
+            func next() -> UInt64 {  // SplitMix64
                 state &+= 0x9E37_79B9_7F4A_7C15
                 var z = state
                 z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

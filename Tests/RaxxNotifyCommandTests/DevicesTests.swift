@@ -23,11 +23,20 @@ import Testing
         world.api.onRegisterAPNsDevice { input in
             guard case .json(let registration) = input.body else { throw RaxxError(code: .internal, message: "no body") }
             #expect(registration.token == Self.token && registration.alerts == [.fillConfirmed, .orderRejected])
-            return .created(.init(body: .json(.init(id: "dev-1", environment: .sandbox, tokenSuffix: String(Self.token.suffix(8)),
-                                                    label: registration.label, alerts: registration.alerts ?? [], createdAt: Fixtures.now))))
+            return .created(
+                .init(
+                    body: .json(
+                        .init(
+                            id: "dev-1", environment: .sandbox, tokenSuffix: String(Self.token.suffix(8)),
+                            label: registration.label, alerts: registration.alerts ?? [], createdAt: Fixtures.now))))
         }
-        #expect(try await world.run(RaxxNotify.Devices.Add.self, ["--token", Self.token, "--environment", "sandbox",
-                                                                  "--alerts", "order_rejected,fill_confirmed", "--label", "phone"]) == .ok)
+        #expect(
+            try await world.run(
+                RaxxNotify.Devices.Add.self,
+                [
+                    "--token", Self.token, "--environment", "sandbox",
+                    "--alerts", "order_rejected,fill_confirmed", "--label", "phone",
+                ]) == .ok)
         let line = try #require(world.jsonLines.first)
         #expect(line["token_suffix"] as? String == "ab12ab12")
         #expect(!world.stdout.contents.contains(Self.token))
@@ -57,8 +66,14 @@ import Testing
 
     @Test func listsAndRemoves() async throws {
         let world = world()
-        world.api.onListAPNsDevices { _ in .ok(.init(body: .json(.init(devices: [
-            .init(id: "dev-1", environment: .production, tokenSuffix: "ab12ab12", alerts: [.securityAlert], createdAt: Fixtures.now)])))) }
+        world.api.onListAPNsDevices { _ in
+            .ok(
+                .init(
+                    body: .json(
+                        .init(devices: [
+                            .init(id: "dev-1", environment: .production, tokenSuffix: "ab12ab12", alerts: [.securityAlert], createdAt: Fixtures.now)
+                        ]))))
+        }
         world.api.onRevokeAPNsDevice { input in
             input.path.deviceId == "dev-1" ? .noContent(.init()) : .default(statusCode: 404, Fixtures.problem(404, code: "not_found", title: "No such device."))
         }

@@ -71,9 +71,11 @@ import Testing
     /// data before the error is reported (exit 4, no HTTP status).
     @Test func anAccountThatNoLongerExistsIsForgottenHere() async throws {
         let world = world()
-        let passkey = try SoftwareAuthenticator.makeCredential(rpID: "raxx.app", userHandle: [1, 2, 3], email: Fixtures.email,
-                                                               clientDataHash: [UInt8](repeating: 0, count: 32),
-                                                               pin: SecretBytes(copying: Array("246813".utf8)), now: Fixtures.now).credential
+        let passkey = try SoftwareAuthenticator.makeCredential(
+            rpID: "raxx.app", userHandle: [1, 2, 3], email: Fixtures.email,
+            clientDataHash: [UInt8](repeating: 0, count: 32),
+            pin: SecretBytes(copying: Array("246813".utf8)), now: Fixtures.now
+        ).credential
         world.keystore = Fixtures.keystore(credential: passkey, session: Fixtures.session(at: Fixtures.now))
         let account = try #require(world.keystore?.current?[Fixtures.origin].session?.accountID)
         world.api.onListEvents { _ in .default(statusCode: 401, Fixtures.problem(401, code: "account_closed", title: "This account no longer exists.")) }

@@ -1,9 +1,9 @@
 import Foundation
-import Synchronization
 import PropertyBased
 import RaxxCLI
 import RaxxTestSupport
 import RaxxWire
+import Synchronization
 import Testing
 
 @testable import RaxxNotifyCommand
@@ -44,17 +44,24 @@ import Testing
 
         mutating func object(depth: Int) -> String {
             let keys = (0..<random.int(0...4)).map { _ in random.pick(["aps", "alert", "title", "body", "seq", "type", "thread-id", "k\\\"q"]) }
-            return "{" + space() + keys.map { key in "\"\(key)\"" + space() + ":" + space() + value(depth: depth) }
+            return "{" + space()
+                + keys.map { key in "\"\(key)\"" + space() + ":" + space() + value(depth: depth) }
                 .joined(separator: space() + "," + space()) + space() + "}"
         }
 
         /// A push line: mostly good fields, sometimes of the wrong kind, missing, unknown or twice.
         mutating func line() -> String {
             var members: [(String, String)] = []
-            let token = random.int(0...9) == 0 ? String(repeating: "zz", count: 32) : String(repeating: random.pick(["ab", "0F", "9c"]), count: random.pick([32, 40, 100, 101]))
+            let token =
+                random.int(0...9) == 0
+                ? String(repeating: "zz", count: 32) : String(repeating: random.pick(["ab", "0F", "9c"]), count: random.pick([32, 40, 100, 101]))
             if random.int(0...9) > 0 { members.append(("device_token", random.int(0...9) == 0 ? scalar() : string(token))) }
-            if random.bool() { members.append(("topic", random.int(0...5) == 0 ? scalar() : string(random.pick(["app.raxx", "app raxx", "", "app.raxx.voip"])))) }
-            if random.bool() { members.append(("push_type", random.int(0...5) == 0 ? scalar() : string(random.pick(["alert", "background", "voip", "nope"])))) }
+            if random.bool() {
+                members.append(("topic", random.int(0...5) == 0 ? scalar() : string(random.pick(["app.raxx", "app raxx", "", "app.raxx.voip"]))))
+            }
+            if random.bool() {
+                members.append(("push_type", random.int(0...5) == 0 ? scalar() : string(random.pick(["alert", "background", "voip", "nope"]))))
+            }
             if random.bool() { members.append(("priority", random.int(0...3) == 0 ? scalar() : random.pick(["10", "5", "1", "7", "10.0", "\"10\""]))) }
             if random.bool() { members.append(("expiration", random.int(0...3) == 0 ? scalar() : random.pick(["0", "1893456000", "-1", "1.5"]))) }
             if random.int(0...3) == 0 { members.append(("collapse_id", random.int(0...3) == 0 ? scalar() : string(random.text(0...80)))) }
@@ -65,7 +72,8 @@ import Testing
             case 0: break
             case 1: members.append(("payload", scalar()))
             case 2: members.append(("event", object(depth: 1)))
-            default: members.append(("payload", random.bool() ? object(depth: 0) : #"{"aps":{"alert":{"title":"Order filled","body":"Bought 10 AAPL"}},"seq":1}"#))
+            default:
+                members.append(("payload", random.bool() ? object(depth: 0) : #"{"aps":{"alert":{"title":"Order filled","body":"Bought 10 AAPL"}},"seq":1}"#))
             }
             if random.int(0...9) == 0 { members.append(("extra", scalar())) }
             if random.int(0...11) == 0, let twice = members.first { members.append(twice) }
@@ -124,11 +132,16 @@ import Testing
 
     /// The lines the benchmark and the README send are read directly, with no fallback.
     @Test func theUsualLineIsReadDirectly() throws {
-        let text = #"{"device_token":"abababababababababababababababababababababababababababababababab","payload":{"aps":{"alert":{"title":"Order filled","body":"Bought 10 AAPL at 190.25"},"thread-id":"raxx.fill"},"seq":1}}"#
+        let text =
+            #"""
+            {"device_token":"abababababababababababababababababababababababababababababababab","payload":{"aps":{"alert":{"title":"Order filled",\#
+            "body":"Bought 10 AAPL at 190.25"},"thread-id":"raxx.fill"},"seq":1}}
+            """#
         let flat = try #require(FlatJSONObject(Array(text.utf8)))
         let fields = try #require(PushLine.fields(flat))
-        #expect(String(decoding: fields.payload, as: UTF8.self)
-            == #"{"aps":{"alert":{"title":"Order filled","body":"Bought 10 AAPL at 190.25"},"thread-id":"raxx.fill"},"seq":1}"#)
+        #expect(
+            String(decoding: fields.payload, as: UTF8.self)
+                == #"{"aps":{"alert":{"title":"Order filled","body":"Bought 10 AAPL at 190.25"},"thread-id":"raxx.fill"},"seq":1}"#)
         guard case .notification(let notification) = Self.parser.parse(Self.line(Array(text.utf8))) else {
             Issue.record("not read")
             return

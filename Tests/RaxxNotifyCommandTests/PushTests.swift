@@ -37,7 +37,13 @@ import Testing
             hear(notification)
             if hangs {
                 await withCheckedContinuation { continuation in
-                    let now = lock.withLock { released ? true : { held.append(continuation); return false }() }
+                    let now = lock.withLock {
+                        released
+                            ? true
+                            : {
+                                held.append(continuation); return false
+                            }()
+                    }
                     if now { continuation.resume() }
                 }
             }
@@ -50,7 +56,9 @@ import Testing
 
         /// Lets every hanging send answer.
         func release() {
-            let waiting = lock.withLock { released = true; defer { held = [] }; return held }
+            let waiting = lock.withLock {
+                released = true; defer { held = [] }; return held
+            }
             for continuation in waiting { continuation.resume() }
         }
 
@@ -78,11 +86,16 @@ import Testing
     }
 
     @Test func sendsEachLineAndAnswersOneResultPerLine() async throws {
-        let event = #""event":{"seq":9,"type":"fill_confirmed","created_at":"2026-11-21T10:00:00Z","title":"Filled","symbol":"AAPL","side":"buy","qty":10,"price":"190.25"}"#
-        let (world, push) = world([
-            Self.line(Self.tokens[0]),
-            Self.line(Self.tokens[1], event + #","apns_id":"6B2C9E0A-3C57-4E73-9E2A-0E8E3E4B7C11","collapse_id":"fills","priority":5,"expiration":0"#),
-        ], ids: ["11111111-2222-3333-4444-555555555555"])
+        let event =
+            #"""
+            "event":{"seq":9,"type":"fill_confirmed","created_at":"2026-11-21T10:00:00Z","title":"Filled","symbol":"AAPL","side":"buy",\#
+            "qty":10,"price":"190.25"}
+            """#
+        let (world, push) = world(
+            [
+                Self.line(Self.tokens[0]),
+                Self.line(Self.tokens[1], event + #","apns_id":"6B2C9E0A-3C57-4E73-9E2A-0E8E3E4B7C11","collapse_id":"fills","priority":5,"expiration":0"#),
+            ], ids: ["11111111-2222-3333-4444-555555555555"])
         #expect(try await world.run(RaxxNotify.Push.self, Self.arguments + ["--endpoint", "sandbox", "--connections", "2"]) == .ok)
         let results = results(world)
         #expect(results.count == 2)
@@ -97,23 +110,25 @@ import Testing
         #expect(String(decoding: rendered.payload, as: UTF8.self).contains(#""body":"Bought 10 AAPL at 190.25""#))
         #expect(push.shutDown)
         // Into a pipe the run ends with its summary on stderr, as on a terminal (it said nothing).
-        #expect(world.stderr.contents == "raxx-notify push: 2 delivered, 0 unregistered, 0 failed, 0 not sent, 0 malformed, of 2\n",
-                "\(world.stderr.contents)")
+        #expect(
+            world.stderr.contents == "raxx-notify push: 2 delivered, 0 unregistered, 0 failed, 0 not sent, 0 malformed, of 2\n",
+            "\(world.stderr.contents)")
     }
 
     @Test func aMalformedLineIsRefusedNamingTheLineAndFieldAndTheStreamGoesOn() async throws {
         let oversized = #""payload":{"aps":{"alert":""# + String(repeating: "x", count: 4100) + #""}}"#
-        let (world, push) = world([
-            Self.line(Self.tokens[0]),
-            "{not json",
-            Self.line("abc"),
-            Self.line(Self.tokens[1], oversized),
-            Self.line(Self.tokens[2], #""payload":{"a":1},"colapse_id":"x""#),
-            Self.line(Self.tokens[2], #""payload":{"a":1},"priority":7"#),
-            Self.line(Self.tokens[2], #""payload":{"a":1},"event":{}"#),
-            "",
-            Self.line(Self.tokens[3]),
-        ], ids: ["11111111-2222-3333-4444-555555555555", "21111111-2222-3333-4444-555555555555"])
+        let (world, push) = world(
+            [
+                Self.line(Self.tokens[0]),
+                "{not json",
+                Self.line("abc"),
+                Self.line(Self.tokens[1], oversized),
+                Self.line(Self.tokens[2], #""payload":{"a":1},"colapse_id":"x""#),
+                Self.line(Self.tokens[2], #""payload":{"a":1},"priority":7"#),
+                Self.line(Self.tokens[2], #""payload":{"a":1},"event":{}"#),
+                "",
+                Self.line(Self.tokens[3]),
+            ], ids: ["11111111-2222-3333-4444-555555555555", "21111111-2222-3333-4444-555555555555"])
         #expect(try await world.run(RaxxNotify.Push.self, Self.arguments) == .dataError)
         let results = results(world)
         #expect(results[1]?["status"] as? String == "delivered" && results[9]?["status"] as? String == "delivered")
@@ -122,15 +137,18 @@ import Testing
             #expect(results[line]?["status"] as? String == "malformed", "line \(line)")
             #expect(results[line]?["field"] as? String == field, "line \(line)")
         }
-        #expect(results[8] == nil) // a blank line is no notification
-        #expect(push.sent.map(\.deviceToken) .sorted() == [Self.tokens[0], Self.tokens[3]])
+        #expect(results[8] == nil)  // a blank line is no notification
+        #expect(push.sent.map(\.deviceToken).sorted() == [Self.tokens[0], Self.tokens[3]])
         #expect(world.stderr.contents.contains("6 of 8 lines were malformed"))
     }
 
     @Test func unregisteredAndFailedExit1WithApnsTimestamp() async throws {
-        let (world, push) = world([Self.line(Self.tokens[0]), Self.line(Self.tokens[1]), Self.line(Self.tokens[2])],
-                                  ids: ["11111111-2222-3333-4444-555555555555", "21111111-2222-3333-4444-555555555555",
-                                        "31111111-2222-3333-4444-555555555555"])
+        let (world, push) = world(
+            [Self.line(Self.tokens[0]), Self.line(Self.tokens[1]), Self.line(Self.tokens[2])],
+            ids: [
+                "11111111-2222-3333-4444-555555555555", "21111111-2222-3333-4444-555555555555",
+                "31111111-2222-3333-4444-555555555555",
+            ])
         push.answers[Self.tokens[0]] = PushResult(status: .unregistered, reason: "Unregistered", timestamp: 1_795_255_200_500, attempts: 1)
         push.answers[Self.tokens[1]] = PushResult(status: .failed, reason: "BadDeviceToken", attempts: 1)
         #expect(try await world.run(RaxxNotify.Push.self, Self.arguments + ["--json"]) == .failure)
@@ -142,8 +160,9 @@ import Testing
     }
 
     @Test func anUnreachableEndpointExits69AndListsTheRestAsNotSent() async throws {
-        let (world, push) = world((0..<4).map { Self.line(Self.tokens[$0]) },
-                                  ids: (1...4).map { "\($0)1111111-2222-3333-4444-555555555555" })
+        let (world, push) = world(
+            (0..<4).map { Self.line(Self.tokens[$0]) },
+            ids: (1...4).map { "\($0)1111111-2222-3333-4444-555555555555" })
         push.answers[Self.tokens[0]] = PushResult(status: .notSent, reason: "Unreachable", attempts: 3, detail: "connection refused")
         #expect(try await world.run(RaxxNotify.Push.self, Self.arguments + ["--max-in-flight", "1"]) == .unavailable)
         let results = results(world)
@@ -175,8 +194,9 @@ import Testing
         #expect(world.stderr.contents.hasPrefix("raxx-notify: Line 1 names no topic, and --topic is not given.\n"))
         #expect(world.stdout.contents.isEmpty && push.settings == nil && push.sent.isEmpty)
         // A later line without one, after lines that name theirs, is that line's malformed result.
-        let (later, _) = self.world([Self.line(Self.tokens[0], #""topic":"app.raxx.ios","payload":{"a":1}"#), Self.line(Self.tokens[1])],
-                               ids: ["11111111-2222-3333-4444-555555555555"])
+        let (later, _) = self.world(
+            [Self.line(Self.tokens[0], #""topic":"app.raxx.ios","payload":{"a":1}"#), Self.line(Self.tokens[1])],
+            ids: ["11111111-2222-3333-4444-555555555555"])
         #expect(try await later.run(RaxxNotify.Push.self, Array(Self.arguments.dropLast(2))) == .dataError)
         #expect(results(later)[2]?["field"] as? String == "topic" && results(later)[1]?["status"] as? String == "delivered")
     }
@@ -228,11 +248,12 @@ import Testing
         push.answers[Self.tokens[0]] = PushResult(status: .delivered, attempts: 1, latency: .milliseconds(12))
         world.stdoutIsTTY = true
         #expect(try await world.run(RaxxNotify.Push.self, Self.arguments) == .ok)
-        #expect(world.stdout.contents == """
-            LINE  TOKEN      STATUS       REASON                  LATENCY   APNS ID
-            1     …01010101  delivered    -                       12.0 ms   11111111-2222-3333-4444-555555555555
+        #expect(
+            world.stdout.contents == """
+                LINE  TOKEN      STATUS       REASON                  LATENCY   APNS ID
+                1     …01010101  delivered    -                       12.0 ms   11111111-2222-3333-4444-555555555555
 
-            """)
+                """)
     }
 
     /// On a terminal a result table longer than the screen goes through the pager when the run
@@ -266,8 +287,12 @@ import Testing
             // A key with escapes: the payload is written out again, the same JSON.
             Self.line(Self.tokens[2], #""pay\u006coad":{"aps":{"alert":"hi"}}"#),
         ]
-        let (world, push) = world(lines, ids: ["11111111-2222-3333-4444-555555555555", "21111111-2222-3333-4444-555555555555",
-                                               "31111111-2222-3333-4444-555555555555"])
+        let (world, push) = world(
+            lines,
+            ids: [
+                "11111111-2222-3333-4444-555555555555", "21111111-2222-3333-4444-555555555555",
+                "31111111-2222-3333-4444-555555555555",
+            ])
         #expect(try await world.run(RaxxNotify.Push.self, Self.arguments) == .ok)
         func sent(_ token: String) throws -> String {
             String(decoding: try #require(push.sent.first { $0.deviceToken == token }).payload, as: UTF8.self)

@@ -57,16 +57,16 @@ import Testing
             case 1: return .ok(.init(body: .json(Fixtures.alerts([1]))))
             case 2, 3: throw TransportFailure(kind: .offlineSoft, curlCode: 28, detail: "timed out")
             case 4:
-                #expect(input.query.cursor == 1) // resumes after the last line written
+                #expect(input.query.cursor == 1)  // resumes after the last line written
                 return .ok(.init(body: .json(Fixtures.alerts([2, 3]))))
             default:
-                world.interrupt() // SIGINT
+                world.interrupt()  // SIGINT
                 throw CancellationError()
             }
         }
         #expect(try await world.run(RaxxNotify.Watch.self, ["--type", "fill_confirmed"]) == .ok)
         #expect(world.jsonLines.compactMap { $0["seq"] as? Int } == [1, 2, 3])
-        #expect(world.stderr.contents == "No connection — waiting\nConnection back.\n") // said once
+        #expect(world.stderr.contents == "No connection — waiting\nConnection back.\n")  // said once
         #expect(world.sleeps.count == 2)
         #expect(world.sleeps.allSatisfy { $0 <= .seconds(30) })
         #expect(try stores.alerts().state().watchCursor == 3)
@@ -83,5 +83,9 @@ import Testing
 final class Counter: @unchecked Sendable {
     private let lock = NSLock()
     private var value = 0
-    func next() -> Int { lock.withLock { value += 1; return value } }
+    func next() -> Int {
+        lock.withLock {
+            value += 1; return value
+        }
+    }
 }

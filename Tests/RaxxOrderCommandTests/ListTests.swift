@@ -35,10 +35,16 @@ import Testing
             world.stores = MemoryStores()
             world.stdoutIsTTY = terminal
             world.terminalColumns = 80
-            world.environment["NO_COLOR"] = "1" // the width counted is what shows
+            world.environment["NO_COLOR"] = "1"  // the width counted is what shows
             world.api.onListOrders { _ in
-                .ok(.init(body: .json(.init(orders: [Fixtures.order(id: id, clientOrderID: client, symbol: "AAPL261218C00190000", type: .limit,
-                                                                    limitPrice: "3.5", status: .partiallyFilled, filled: 3)]))))
+                .ok(
+                    .init(
+                        body: .json(
+                            .init(orders: [
+                                Fixtures.order(
+                                    id: id, clientOrderID: client, symbol: "AAPL261218C00190000", type: .limit,
+                                    limitPrice: "3.5", status: .partiallyFilled, filled: 3)
+                            ]))))
             }
             return world
         }
@@ -129,7 +135,7 @@ import Testing
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now.addingTimeInterval(2 * 86400))
         world.stores = MemoryStores(cache: try Fixtures.filledCache())
-        world.keystore = MemoryKeystore() // reads check whose cache it is, offline
+        world.keystore = MemoryKeystore()  // reads check whose cache it is, offline
         #expect(try await world.run(RaxxOrder.List.self, ["--cached"]) == .ok)
         #expect(world.jsonLines.first?["as_of"] as? String == "2026-11-21T10:00:00Z")
         #expect(world.stderr.contents.contains("Data last updated at Nov 21 10:00"), "\(world.stderr.contents)")

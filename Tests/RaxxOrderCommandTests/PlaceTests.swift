@@ -27,18 +27,25 @@ import Testing
     /// refused, an order above 100,000 needs a step-up, a buy above 500,000 would be rejected.
     @Sendable static func checks(_ input: Operations.CheckOrders.Input) throws -> Operations.CheckOrders.Output {
         guard case .json(let request) = input.body else { throw RaxxError(code: .internal, message: "no body") }
-        return .ok(.init(body: .json(.init(checks: request.orders.map { order in
-            guard ["AAPL", "MSFT"].contains(order.symbol) else {
-                return .init(clientOrderId: order.clientOrderId, verdict: .refused, code: "unknown_symbol",
-                             message: "The market has no such instrument. \(order.symbol)", stepUpRequired: false)
-            }
-            let notional = order.qty * 200
-            let action = OrderAction(clientOrderID: order.clientOrderId, symbol: order.symbol, side: order.side, qty: order.qty,
-                                     type: order._type, limitPrice: order.limitPrice, tif: order.tif, mode: order.mode)
-            return .init(clientOrderId: order.clientOrderId, verdict: order.side == .buy && notional > 500_000 ? .wouldReject : .wouldPlace,
-                         code: order.side == .buy && notional > 500_000 ? "insufficient_buying_power" : nil,
-                         notional: "\(notional).00", stepUpRequired: notional > 100_000, actionHash: notional > 100_000 ? action.hash : nil)
-        }))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        checks: request.orders.map { order in
+                            guard ["AAPL", "MSFT"].contains(order.symbol) else {
+                                return .init(
+                                    clientOrderId: order.clientOrderId, verdict: .refused, code: "unknown_symbol",
+                                    message: "The market has no such instrument. \(order.symbol)", stepUpRequired: false)
+                            }
+                            let notional = order.qty * 200
+                            let action = OrderAction(
+                                clientOrderID: order.clientOrderId, symbol: order.symbol, side: order.side, qty: order.qty,
+                                type: order._type, limitPrice: order.limitPrice, tif: order.tif, mode: order.mode)
+                            return .init(
+                                clientOrderId: order.clientOrderId, verdict: order.side == .buy && notional > 500_000 ? .wouldReject : .wouldPlace,
+                                code: order.side == .buy && notional > 500_000 ? "insufficient_buying_power" : nil,
+                                notional: "\(notional).00", stepUpRequired: notional > 100_000, actionHash: notional > 100_000 ? action.hash : nil)
+                        }))))
     }
 
     @Test func placesOneOrderFromFlagsJournalledFirst() async throws {
@@ -52,8 +59,13 @@ import Testing
             #expect(try stores.journal().unresolved(accountID: Fixtures.accountID).map(\.clientOrderID) == [request.clientOrderId])
             return .created(.init(body: .json(Fixtures.order(clientOrderID: request.clientOrderId, type: .limit, limitPrice: "187.5", status: .open))))
         }
-        #expect(try await world.run(RaxxOrder.Place.self, ["--symbol", "aapl", "--side", "buy", "--qty", "10", "--type", "limit",
-                                                           "--limit-price", "187.5"]) == .ok)
+        #expect(
+            try await world.run(
+                RaxxOrder.Place.self,
+                [
+                    "--symbol", "aapl", "--side", "buy", "--qty", "10", "--type", "limit",
+                    "--limit-price", "187.5",
+                ]) == .ok)
         let line = try #require(world.jsonLines.first)
         #expect(line["result"] as? String == "placed" && line["status"] as? String == "open" && line["symbol"] as? String == "AAPL")
         #expect(try stores.journal().unresolved(accountID: Fixtures.accountID).isEmpty)
@@ -96,8 +108,9 @@ import Testing
         world.stderrIsTTY = true
         world.answer = false
         #expect(try await world.run(RaxxOrder.Place.self, order) == .cancelled)
-        #expect(world.questions.count == 1 && world.questions[0].contains("placed already at") && world.questions[0].hasSuffix("[y/N] "),
-                "\(world.questions)")
+        #expect(
+            world.questions.count == 1 && world.questions[0].contains("placed already at") && world.questions[0].hasSuffix("[y/N] "),
+            "\(world.questions)")
         #expect(world.api.operations.filter { $0 == "placeOrder" }.count == 1, "a no sends nothing")
         world.answer = true
         #expect(try await world.run(RaxxOrder.Place.self, order) == .ok)
@@ -106,8 +119,10 @@ import Testing
         let fingerprint = try #require(stores.journal().placedBatchFingerprints(accountID: Fixtures.accountID).first)
         let now = try #require(world.clock?.now)
         #expect(try stores.journal().placedBatch(fingerprint: fingerprint, accountID: Fixtures.accountID, now: now) != nil)
-        #expect(try stores.journal().placedBatch(fingerprint: fingerprint, accountID: Fixtures.accountID,
-                                                 now: now.addingTimeInterval(OrderJournal.batchMemory + 1)) == nil)
+        #expect(
+            try stores.journal().placedBatch(
+                fingerprint: fingerprint, accountID: Fixtures.accountID,
+                now: now.addingTimeInterval(OrderJournal.batchMemory + 1)) == nil)
         #expect(try stores.journal().placedBatch(fingerprint: fingerprint, accountID: "another-account", now: now) == nil)
     }
 
@@ -122,16 +137,19 @@ import Testing
     /// Every bad line is named in one run, not the first alone.
     @Test func everyBadLineIsNamedInOneRun() async throws {
         let (world, _) = try world()
-        world.stdin = [#"{"symbol":"AAPL","side":"hold","qty":1}"#, #"{"symbol":"AAPL","side":"buy","qty":1}"#, "not json",
-                       #"{"symbol":"AAPL","side":"buy","qty":0}"#].joined(separator: "\n")
+        world.stdin = [
+            #"{"symbol":"AAPL","side":"hold","qty":1}"#, #"{"symbol":"AAPL","side":"buy","qty":1}"#, "not json",
+            #"{"symbol":"AAPL","side":"buy","qty":0}"#,
+        ].joined(separator: "\n")
         #expect(try await world.run(RaxxOrder.Place.self, ["--format", "text"]) == .dataError)
-        #expect(world.stderr.contents == """
-            raxx-order: 3 lines are bad; no order was sent:
-              line 1, field 'side': must be buy or sell, not 'hold'
-              line 3: is not a JSON object of order fields
-              line 4, field 'qty': must be positive, not 0
+        #expect(
+            world.stderr.contents == """
+                raxx-order: 3 lines are bad; no order was sent:
+                  line 1, field 'side': must be buy or sell, not 'hold'
+                  line 3: is not a JSON object of order fields
+                  line 4, field 'qty': must be positive, not 0
 
-            """)
+                """)
         #expect(world.api.calls.isEmpty)
     }
 
@@ -149,11 +167,14 @@ import Testing
     /// `--dry-run` is the server's check: each order's verdict, nothing placed, no PIN.
     @Test func aDryRunShowsTheServersVerdictsAndPlacesNothing() async throws {
         let (world, stores) = try world()
-        world.stdin = [#"{"symbol":"AAPL","side":"buy","qty":10,"client_order_id":"a"}"#,
-                       #"{"symbol":"AAPL","side":"buy","qty":600,"client_order_id":"b"}"#,
-                       #"{"symbol":"AAPL","side":"buy","qty":5000,"client_order_id":"c"}"#].joined(separator: "\n")
+        world.stdin = [
+            #"{"symbol":"AAPL","side":"buy","qty":10,"client_order_id":"a"}"#,
+            #"{"symbol":"AAPL","side":"buy","qty":600,"client_order_id":"b"}"#,
+            #"{"symbol":"AAPL","side":"buy","qty":5000,"client_order_id":"c"}"#,
+        ].joined(separator: "\n")
         #expect(try await world.run(RaxxOrder.Place.self, ["--dry-run"]) == .failure)
-        #expect(world.jsonLines.map { "\($0["client_order_id"]!) \($0["verdict"]!) \($0["step_up_required"] as? Bool ?? false)" }
+        #expect(
+            world.jsonLines.map { "\($0["client_order_id"]!) \($0["verdict"]!) \($0["step_up_required"] as? Bool ?? false)" }
                 == ["a would_place false", "b would_place true", "c would_reject true"])
         #expect(world.jsonLines.last?["code"] as? String == "insufficient_buying_power")
         #expect(world.stderr.contents.contains("1 of 3 orders would be rejected."))
@@ -165,9 +186,11 @@ import Testing
     /// would reject is not sent, and no step-up is asked for it.
     @Test func largeOrdersAreConfirmedOnceAndWouldBeRejectedOnesAreNotSent() async throws {
         let (world, _) = try world()
-        world.stdin = [#"{"symbol":"AAPL","side":"buy","qty":5000,"client_order_id":"big-reject"}"#,
-                       #"{"symbol":"AAPL","side":"sell","qty":600,"client_order_id":"big-1"}"#,
-                       #"{"symbol":"AAPL","side":"sell","qty":700,"client_order_id":"big-2"}"#].joined(separator: "\n")
+        world.stdin = [
+            #"{"symbol":"AAPL","side":"buy","qty":5000,"client_order_id":"big-reject"}"#,
+            #"{"symbol":"AAPL","side":"sell","qty":600,"client_order_id":"big-1"}"#,
+            #"{"symbol":"AAPL","side":"sell","qty":700,"client_order_id":"big-2"}"#,
+        ].joined(separator: "\n")
         world.api.onStepUpOptions { _ in .ok(.init(body: .json(.init(challenge: "c2VydmVyLWNoYWxsZW5nZQ", rpId: "raxx.app")))) }
         // This device has no passkey: the step-up is refused before any order goes, for the two
         // large orders that would pass, and not for the one that would be rejected.
@@ -223,8 +246,10 @@ import Testing
         world.api.onPlaceOrder { input in
             guard case .json(let request) = input.body else { throw RaxxError(code: .internal, message: "no body") }
             guard let grant = input.headers.raxxStepUpGrant else {
-                let hash = OrderAction(clientOrderID: request.clientOrderId, symbol: request.symbol, side: request.side, qty: request.qty,
-                                       type: request._type, limitPrice: request.limitPrice, tif: request.tif, mode: request.mode).hash
+                let hash = OrderAction(
+                    clientOrderID: request.clientOrderId, symbol: request.symbol, side: request.side, qty: request.qty,
+                    type: request._type, limitPrice: request.limitPrice, tif: request.tif, mode: request.mode
+                ).hash
                 return .default(statusCode: 403, Fixtures.problem(403, code: "step_up_required", actionHash: hash))
             }
             #expect(grant == "grant-1")
@@ -293,7 +318,7 @@ import Testing
 
     @Test func theDeadlineIsTheServersTime() async throws {
         let (world, _) = try world()
-        world.serverSkew = 3600 // the server's clock is an hour ahead of this machine's
+        world.serverSkew = 3600  // the server's clock is an hour ahead of this machine's
         world.api.onPlaceOrder { input in
             guard case .json(let request) = input.body else { throw RaxxError(code: .internal, message: "no body") }
             // 10 s from now by the server's clock, which judges it; by this machine's it would have

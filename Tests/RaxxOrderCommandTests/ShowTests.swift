@@ -47,7 +47,7 @@ import Testing
         let world = TestWorld()
         world.clock = TestClock(Fixtures.now)
         world.stores = MemoryStores(cache: try Fixtures.filledCache())
-        world.keystore = MemoryKeystore() // reads check whose cache it is, offline
+        world.keystore = MemoryKeystore()  // reads check whose cache it is, offline
         #expect(try await world.run(RaxxOrder.Show.self, ["ord-1", "--cached"]) == .ok)
         #expect(world.jsonLines.first?["client_order_id"] as? String == "c-1")
         #expect(try await world.run(RaxxOrder.Show.self, ["ord-9", "--cached"]) == .failure)

@@ -31,14 +31,20 @@ final class SwitchServer: @unchecked Sendable {
             _orderIDs.append(body.orderIds ?? [])
         }
         let armed = body.timeoutS > 0
-        return .ok(.init(body: .json(.init(armed: armed, timeoutS: body.timeoutS,
-                                           firesAt: armed ? clock.now.addingTimeInterval(Double(body.timeoutS)) : nil, orders: armed ? 1 : 0))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        armed: armed, timeoutS: body.timeoutS,
+                        firesAt: armed ? clock.now.addingTimeInterval(Double(body.timeoutS)) : nil, orders: armed ? 1 : 0))))
     }
 
     /// Counts a read of the orders and answers its number (from 1); each read takes `seconds`.
     func read(taking seconds: TimeInterval) -> Int {
         clock.advance(by: seconds)
-        return lock.withLock { _reads += 1; return _reads }
+        return lock.withLock {
+            _reads += 1; return _reads
+        }
     }
 }
 
@@ -77,7 +83,7 @@ final class SwitchServer: @unchecked Sendable {
         let timeouts = server.timeouts
         #expect(timeouts.first == 30 && timeouts.last == 0)
         #expect(timeouts.dropFirst().dropLast().allSatisfy { $0 == 30 } && timeouts.count >= 4, "\(timeouts)")
-        #expect(server.coveredIDs.first == ["ord-1"]) // placed earlier: put under the switch by name
+        #expect(server.coveredIDs.first == ["ord-1"])  // placed earlier: put under the switch by name
         #expect(world.stderr.contents.isEmpty)
         // Disarmed from here: nothing is left to watch for.
         #expect(try stores.journal().switchWatch()?.firesAt == nil)
@@ -92,8 +98,9 @@ final class SwitchServer: @unchecked Sendable {
             if n < 6 { throw Self.offline }
             return .ok(.init(body: .json(order(input.path.orderId, .cancelled, reject: "connection_lost", at: Fixtures.now.addingTimeInterval(5)))))
         }
-        let cancelled = Components.Schemas.Event(seq: 41, _type: .orderCancelled, createdAt: Fixtures.now.addingTimeInterval(5),
-                                                 title: "Cancelled", orderId: "ord-1", symbol: "MSFT", side: .buy, qty: 2, reason: "connection_lost")
+        let cancelled = Components.Schemas.Event(
+            seq: 41, _type: .orderCancelled, createdAt: Fixtures.now.addingTimeInterval(5),
+            title: "Cancelled", orderId: "ord-1", symbol: "MSFT", side: .buy, qty: 2, reason: "connection_lost")
         world.api.onListEvents { input in
             let fresh = (input.query.cursor ?? 0) < 41
             return .ok(.init(body: .json(.init(events: fresh ? [cancelled] : [], cursor: fresh ? 41 : input.query.cursor ?? 0, hasMore: false))))
@@ -103,13 +110,16 @@ final class SwitchServer: @unchecked Sendable {
         // Local time as every sentence says it, with how long until or ago (the test's clock moves on).
         let deadline = Fixtures.now.addingTimeInterval(5)
         let firesAt = String(PeopleText.moment(deadline, now: deadline, timeZone: .gmt).prefix { $0 != " " }) + " ("
-        #expect(said.components(separatedBy: "No connection — the server will cancel the watched orders at \(firesAt)in ")
-                    .count == 2, "\(said)")
+        #expect(
+            said.components(separatedBy: "No connection — the server will cancel the watched orders at \(firesAt)in ")
+                .count == 2, "\(said)")
         #expect(said.contains("raxx-order: Connection back.\n"))
         #expect(said.contains("raxx-order: order ord-1 (buy 2 MSFT) was cancelled by the server at \(firesAt)"))
         #expect(said.contains(" ago): the dead man's switch fired because it was not renewed in time"))
-        #expect(said.contains("raxx-order: 1 order was cancelled by the server's dead man's switch, which fired because it was not renewed "
-                              + "in time (the connection was gone).\nhint: "))
+        #expect(
+            said.contains(
+                "raxx-order: 1 order was cancelled by the server's dead man's switch, which fired because it was not renewed "
+                    + "in time (the connection was gone).\nhint: "))
         // No renewal after the firing, and none while away (the switch was armed once, for 5 s).
         #expect(server.timeouts == [5])
         // It kept trying, backing off.
@@ -238,11 +248,13 @@ final class SwitchServer: @unchecked Sendable {
 
     @Test func theNextRunTellsOnceWhichOrdersTheSwitchCancelled() async throws {
         let (world, stores, _) = world()
-        try stores.journal().noteSwitch(accountID: Fixtures.accountID, timeout: 30, firesAt: Fixtures.now.addingTimeInterval(30),
-                                        at: Fixtures.now.addingTimeInterval(-60))
-        let cancelled = Components.Schemas.Event(seq: 41, _type: .orderCancelled, createdAt: Fixtures.now.addingTimeInterval(30),
-                                                 title: "Cancelled: switch not renewed in time", orderId: "ord-9", symbol: "MSFT", side: .buy, qty: 2,
-                                                 reason: "connection_lost")
+        try stores.journal().noteSwitch(
+            accountID: Fixtures.accountID, timeout: 30, firesAt: Fixtures.now.addingTimeInterval(30),
+            at: Fixtures.now.addingTimeInterval(-60))
+        let cancelled = Components.Schemas.Event(
+            seq: 41, _type: .orderCancelled, createdAt: Fixtures.now.addingTimeInterval(30),
+            title: "Cancelled: switch not renewed in time", orderId: "ord-9", symbol: "MSFT", side: .buy, qty: 2,
+            reason: "connection_lost")
         let cursors = Cursors()
         world.api.onListEvents { input in
             cursors.append(input.query.cursor ?? -1)
@@ -254,17 +266,18 @@ final class SwitchServer: @unchecked Sendable {
         #expect(try await world.run(RaxxOrder.List.self) == .ok)
         let said = world.stderr.contents
         let at = PeopleText.moment(Fixtures.now.addingTimeInterval(30), now: try #require(world.clock).now, timeZone: .gmt)
-        #expect(said == """
-            raxx-order: The server cancelled 1 order while this device was away:
-            raxx-order: order ord-9 (buy 2 MSFT) was cancelled by the server at \(at): \
-            the dead man's switch fired because it was not renewed in time.
+        #expect(
+            said == """
+                raxx-order: The server cancelled 1 order while this device was away:
+                raxx-order: order ord-9 (buy 2 MSFT) was cancelled by the server at \(at): \
+                the dead man's switch fired because it was not renewed in time.
 
-            """)
+                """)
         #expect(try await world.run(RaxxOrder.List.self) == .ok)
-        #expect(world.stderr.contents == said) // once
+        #expect(world.stderr.contents == said)  // once
         #expect(cursors.values == [0, 41])
         // Long after the deadline, one more look, then nothing more is asked.
-        world.clock?.advance(by: 300) // within the access token's life, past the deadline and its grace
+        world.clock?.advance(by: 300)  // within the access token's life, past the deadline and its grace
         #expect(try await world.run(RaxxOrder.List.self) == .ok)
         #expect(try stores.journal().switchWatch() == nil)
         #expect(try await world.run(RaxxOrder.List.self) == .ok)
@@ -279,13 +292,19 @@ final class SwitchServer: @unchecked Sendable {
         world.api.onGetSession { _ in .ok(.init(body: .json(Fixtures.serverSession()))) }
         world.api.onCheckOrders(PlaceTests.checks)
         world.api.onPlaceOrder { [self] _ in .created(.init(body: .json(order("ord-1", .open)))) }
-        #expect(try await world.run(RaxxOrder.Place.self, ["--symbol", "MSFT", "--side", "buy", "--qty", "2", "--type", "limit",
-                                                           "--limit-price", "1.00", "--tif", "gtc", "--cancel-after", "60s"]) == .ok)
+        #expect(
+            try await world.run(
+                RaxxOrder.Place.self,
+                [
+                    "--symbol", "MSFT", "--side", "buy", "--qty", "2", "--type", "limit",
+                    "--limit-price", "1.00", "--tif", "gtc", "--cancel-after", "60s",
+                ]) == .ok)
         let operations = world.api.operations
         #expect(operations.firstIndex(of: "cancelOrdersAfter")! < operations.firstIndex(of: "placeOrder")!)
         #expect(server.timeouts == [60])
-        #expect(world.stderr.contents.contains("The dead man's switch is armed: the server cancels the open orders at 10:01 (in 1m) "),
-                "\(world.stderr.contents)")
+        #expect(
+            world.stderr.contents.contains("The dead man's switch is armed: the server cancels the open orders at 10:01 (in 1m) "),
+            "\(world.stderr.contents)")
         #expect(try stores.journal().switchWatch()?.timeout == 60)
     }
 }

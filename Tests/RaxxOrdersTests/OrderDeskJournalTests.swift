@@ -4,10 +4,11 @@ import RaxxAPI
 import RaxxCore
 import RaxxDomain
 import RaxxOrders
-@testable import RaxxStore
 import RaxxTestSupport
 import Synchronization
 import Testing
+
+@testable import RaxxStore
 
 /// The desk's journal: every order is in it before it is sent, the next one written while the one
 /// before is at the server; when an entry cannot be written, nothing more is sent, and what was
@@ -15,8 +16,9 @@ import Testing
 @Suite struct OrderDeskJournalTests {
     func intents(_ count: Int) throws -> [OrderIntent] {
         try (1...count).map {
-            try OrderIntent(line: $0, symbol: "AAPL", side: "buy", qty: .integer(1), type: nil, limitPrice: nil, tif: nil,
-                            clientOrderID: "c-\($0)", newID: { "unused" })
+            try OrderIntent(
+                line: $0, symbol: "AAPL", side: "buy", qty: .integer(1), type: nil, limitPrice: nil, tif: nil,
+                clientOrderID: "c-\($0)", newID: { "unused" })
         }
     }
 
@@ -107,13 +109,16 @@ import Testing
         let api = StubAPI()
         api.onPlaceOrder { input in
             guard case .json(let request) = input.body else { throw RaxxError(code: .internal, message: "no body") }
-            let hash = OrderAction(clientOrderID: request.clientOrderId, symbol: request.symbol, side: request.side, qty: request.qty,
-                                   type: request._type, limitPrice: request.limitPrice, tif: request.tif, mode: request.mode).hash
+            let hash = OrderAction(
+                clientOrderID: request.clientOrderId, symbol: request.symbol, side: request.side, qty: request.qty,
+                type: request._type, limitPrice: request.limitPrice, tif: request.tif, mode: request.mode
+            ).hash
             return .default(statusCode: 403, Fixtures.problem(403, code: "step_up_required", actionHash: hash))
         }
         let desk = OrderDesk(client: api.api(middlewares: []), journal: journal, accountID: Fixtures.accountID, clock: { Fixtures.now }, deadline: .seconds(10))
         let (results, stop) = await desk.place(try intents(2)) { _, _ in
-            throw RaxxError.usage("A PIN is needed, and there is no terminal to ask for it.", hint: "Run on a terminal, or pass the PIN on a file descriptor: --pin-fd N")
+            throw RaxxError.usage(
+                "A PIN is needed, and there is no terminal to ask for it.", hint: "Run on a terminal, or pass the PIN on a file descriptor: --pin-fd N")
         }
         #expect(stop?.status == .usage && stop?.message == "A PIN is needed, and there is no terminal to ask for it.")
         #expect(results.map(\.outcome) == [PlacementResult.Outcome.rejected, .notSent])

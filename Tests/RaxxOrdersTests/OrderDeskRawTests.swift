@@ -5,17 +5,19 @@ import RaxxClient
 import RaxxCore
 import RaxxDomain
 import RaxxOrders
-@testable import RaxxStore
 import RaxxTestSupport
 import RaxxWire
 import Testing
+
+@testable import RaxxStore
 
 /// The desk's orders sent as bytes (`rawOrders`), against a loopback listener that answers every
 /// request the same way: what is journalled is what went on the wire, and each kind of answer
 /// settles the order as the generated client's would.
 @Suite struct OrderDeskRawTests {
-    let intent = try! OrderIntent(line: 1, symbol: "AAPL", side: "buy", qty: .integer(1), type: "limit", limitPrice: .string("187.5"),
-                                  tif: "gtc", clientOrderID: "c-1", newID: { "unused" })
+    let intent = try! OrderIntent(
+        line: 1, symbol: "AAPL", side: "buy", qty: .integer(1), type: "limit", limitPrice: .string("187.5"),
+        tif: "gtc", clientOrderID: "c-1", newID: { "unused" })
 
     /// Places `intent` with the listener answering `status` and `body`; answers the results, the
     /// stop, the journal and the listener.
@@ -26,8 +28,9 @@ import Testing
         let journal = try OrderJournal.inMemory()
         let configuration = try RaxxConfiguration(environment: ["HOME": "/tmp", "RAXX_API_URL": listener.url])
         // The generated client is only for a step-up's retry: none is expected here.
-        var desk = OrderDesk(client: StubAPI().api(middlewares: []), journal: journal, accountID: Fixtures.accountID, clock: { Fixtures.now },
-                             deadline: .seconds(10))
+        var desk = OrderDesk(
+            client: StubAPI().api(middlewares: []), journal: journal, accountID: Fixtures.accountID, clock: { Fixtures.now },
+            deadline: .seconds(10))
         desk.rawOrders = RaptorClient.makeRaw(tool: "raxx-test", configuration: configuration)
         let (results, stop) = await desk.place([intent]) { _, _ in throw RaxxError(code: .internal, message: "no step-up expected") }
         return (results, stop, journal, listener)

@@ -21,8 +21,9 @@ import Testing
         let clock = TestClock(Date(timeIntervalSince1970: 1_700_000_000))
         let raw = P256.Signing.PrivateKey().rawRepresentation
         let publicKey = try P256.Signing.PrivateKey(rawRepresentation: raw).publicKey
-        let tokens = ProviderTokens(key: try P256.Signing.PrivateKey(rawRepresentation: raw), keyID: Self.keyID, teamID: Self.teamID,
-                                    sharing: nil, clock: clock.closure)
+        let tokens = ProviderTokens(
+            key: try P256.Signing.PrivateKey(rawRepresentation: raw), keyID: Self.keyID, teamID: Self.teamID,
+            sharing: nil, clock: clock.closure)
         let first = try await tokens.current()
         clock.advance(by: 49 * 60 + 59)
         #expect(try await tokens.current() == first)
@@ -86,8 +87,10 @@ import Testing
         let raw = P256.Signing.PrivateKey().rawRepresentation
         let file = TokenFile(stateDirectory: folder, teamID: Self.teamID, keyID: Self.keyID)
         // Two dispatchers (as two processes would: separate instances, one file).
-        let a = ProviderTokens(key: try P256.Signing.PrivateKey(rawRepresentation: raw), keyID: Self.keyID, teamID: Self.teamID, sharing: file, clock: clock.closure)
-        let b = ProviderTokens(key: try P256.Signing.PrivateKey(rawRepresentation: raw), keyID: Self.keyID, teamID: Self.teamID, sharing: file, clock: clock.closure)
+        let a = ProviderTokens(
+            key: try P256.Signing.PrivateKey(rawRepresentation: raw), keyID: Self.keyID, teamID: Self.teamID, sharing: file, clock: clock.closure)
+        let b = ProviderTokens(
+            key: try P256.Signing.PrivateKey(rawRepresentation: raw), keyID: Self.keyID, teamID: Self.teamID, sharing: file, clock: clock.closure)
         let fromA = try await a.current()
         clock.advance(by: 10 * 60)
         let fromB = try await b.current()

@@ -38,11 +38,12 @@ import Testing
     static func client(_ endpoint: ScriptedEndpoint, retryFor: RaxxDuration = .seconds(30), failFast: Bool = false) -> (PushClient, TestClock) {
         let clock = TestClock(Date(timeIntervalSince1970: 1_700_000_000))
         let tokens = ProviderTokens(key: P256.Signing.PrivateKey(), keyID: "KEY1234567", teamID: "TEAM123456", sharing: nil, clock: clock.closure)
-        let client = PushClient(options: .init(endpoint: "https://127.0.0.1:1", retryFor: retryFor, failFast: failFast), tokens: tokens, transport: endpoint,
-                                newID: { "6b2c9e0a-3c57-4e73-9e2a-0e8e3e4b7c11" },
-                                sleep: { clock.advance(by: Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18) },
-                                monotonic: { .milliseconds(Int64(clock.now.timeIntervalSince1970 * 1000)) },
-                                jitter: { 0.5 })
+        let client = PushClient(
+            options: .init(endpoint: "https://127.0.0.1:1", retryFor: retryFor, failFast: failFast), tokens: tokens, transport: endpoint,
+            newID: { "6b2c9e0a-3c57-4e73-9e2a-0e8e3e4b7c11" },
+            sleep: { clock.advance(by: Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18) },
+            monotonic: { .milliseconds(Int64(clock.now.timeIntervalSince1970 * 1000)) },
+            jitter: { 0.5 })
         return (client, clock)
     }
 
@@ -52,17 +53,20 @@ import Testing
         case awaited, completion
     }
 
-    static let notification = PushNotification(deviceToken: String(repeating: "ab", count: 32), topic: "app.raxx.ios",
-                                               payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8))
+    static let notification = PushNotification(
+        deviceToken: String(repeating: "ab", count: 32), topic: "app.raxx.ios",
+        payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8))
 
     static func header(_ name: String, of request: HTTP2Request) -> String? {
         request.headers.first { $0.hasPrefix(name + ": ") }.map { String($0.dropFirst(name.count + 2)) }
     }
 
     @Test(arguments: Way.allCases) func retriesThrottlingAndOutagesWithTheSameApnsID(way: Way) async {
-        let endpoint = ScriptedEndpoint([Self.error(429, .tooManyRequests), Self.error(503, .serviceUnavailable),
-                                         Self.error(500, .internalServerError),
-                                         .failure(TransportFailure(kind: .offlineSoft, curlCode: 92, detail: "stream refused (GOAWAY)"))])
+        let endpoint = ScriptedEndpoint([
+            Self.error(429, .tooManyRequests), Self.error(503, .serviceUnavailable),
+            Self.error(500, .internalServerError),
+            .failure(TransportFailure(kind: .offlineSoft, curlCode: 92, detail: "stream refused (GOAWAY)")),
+        ])
         let (client, _) = Self.client(endpoint)
         let result = await client.send(Self.notification, way)
         #expect(result.status == .delivered && result.attempts == 5)
@@ -91,8 +95,11 @@ import Testing
     @Test(arguments: Way.allCases) func unregisteredCarriesApnsTimestamp(way: Way) async {
         let endpoint = ScriptedEndpoint([Self.error(410, .unregistered, timestamp: 1_699_999_000_123)])
         let result = await Self.client(endpoint).0.send(Self.notification, way)
-        #expect(result == PushResult(status: .unregistered, reason: "Unregistered", apnsID: "6B2C9E0A-3C57-4E73-9E2A-0E8E3E4B7C11",
-                                     timestamp: 1_699_999_000_123, attempts: 1, latency: .zero))
+        #expect(
+            result
+                == PushResult(
+                    status: .unregistered, reason: "Unregistered", apnsID: "6B2C9E0A-3C57-4E73-9E2A-0E8E3E4B7C11",
+                    timestamp: 1_699_999_000_123, attempts: 1, latency: .zero))
     }
 
     @Test(arguments: Way.allCases) func anExpiredProviderTokenIsReplacedOnceAndTheNotificationResent(way: Way) async throws {

@@ -49,10 +49,12 @@ import Testing
     }
 
     @Test func aDeviceTokenIsAnEvenRunOf64To200HexDigits() {
-        for (token, good) in [(String(repeating: "aB", count: 32), true), (String(repeating: "0", count: 200), true),
-                              (String(repeating: "0", count: 62), false), (String(repeating: "0", count: 202), false),
-                              (String(repeating: "0", count: 65), false), (String(repeating: "0", count: 63) + "g", false),
-                              (String(repeating: "0", count: 63) + "\u{ff10}", false)] {
+        for (token, good) in [
+            (String(repeating: "aB", count: 32), true), (String(repeating: "0", count: 200), true),
+            (String(repeating: "0", count: 62), false), (String(repeating: "0", count: 202), false),
+            (String(repeating: "0", count: 65), false), (String(repeating: "0", count: 63) + "g", false),
+            (String(repeating: "0", count: 63) + "\u{ff10}", false),
+        ] {
             #expect(APNs.isWellFormedDeviceToken(token) == good, "\(token)")
             #expect(APNs.isWellFormedDeviceToken(token[...]) == good)
         }
@@ -68,15 +70,16 @@ import Testing
         try n.check()
         let request = n.request(baseURL: "https://127.0.0.1:4443/", providerToken: Self.providerToken, apnsID: "6B2C9E0A-3C57-4E73-9E2A-0E8E3E4B7C11")
         #expect(request.url == "https://127.0.0.1:4443/3/device/\(Self.token)")
-        #expect(request.headers == [
-            "authorization: bearer h.c.s",
-            "apns-topic: app.raxx.ios",
-            "apns-push-type: background",
-            "apns-priority: 5",
-            "apns-expiration: 1800000000",
-            "apns-collapse-id: fills",
-            "apns-id: 6B2C9E0A-3C57-4E73-9E2A-0E8E3E4B7C11",
-        ])
+        #expect(
+            request.headers == [
+                "authorization: bearer h.c.s",
+                "apns-topic: app.raxx.ios",
+                "apns-push-type: background",
+                "apns-priority: 5",
+                "apns-expiration: 1800000000",
+                "apns-collapse-id: fills",
+                "apns-id: 6B2C9E0A-3C57-4E73-9E2A-0E8E3E4B7C11",
+            ])
         #expect(request.body == n.payload)
     }
 

@@ -1,5 +1,6 @@
-@testable import RaxxPush
 import Testing
+
+@testable import RaxxPush
 
 /// The push engine hands libcurl each URL taken apart: a URL to the origin the handle holds has
 /// only its path set; what libcurl would read back is the URL given, whatever came before it.
@@ -13,15 +14,15 @@ import Testing
         let parts = try #require(URLParts())
         let sequence = [
             "https://127.0.0.1:8443/3/device/\(String(repeating: "ab", count: 32))",
-            "https://127.0.0.1:8443/3/device/\(String(repeating: "cd", count: 32))",   // path alone
-            "https://127.0.0.1:8443/3/device/ef?x=1",                                   // a query: parsed whole
-            "https://127.0.0.1:8443/3/device/01",                                      // no stale query
-            "https://api.push.apple.com/3/device/02",                                  // another origin
+            "https://127.0.0.1:8443/3/device/\(String(repeating: "cd", count: 32))",  // path alone
+            "https://127.0.0.1:8443/3/device/ef?x=1",  // a query: parsed whole
+            "https://127.0.0.1:8443/3/device/01",  // no stale query
+            "https://api.push.apple.com/3/device/02",  // another origin
             "https://api.push.apple.com/3/device/03",
-            "https://api.push.apple.com/3/./device/../device/04",                      // dots: parsed whole
+            "https://api.push.apple.com/3/./device/../device/04",  // dots: parsed whole
             "https://api.push.apple.com/3/device/05",
-            "https://api.push.apple.com:443/3/device/06",                              // another authority
-            "https://api.push.apple.com/3/device/07%2F",                               // an escape: parsed whole
+            "https://api.push.apple.com:443/3/device/06",  // another authority
+            "https://api.push.apple.com/3/device/07%2F",  // an escape: parsed whole
             "https://api.push.apple.com/3/device/08",
         ]
         for url in sequence {

@@ -3,8 +3,9 @@ import GRDB
 import HTTPTypes
 import OpenAPIRuntime
 import RaxxAPI
-@testable import RaxxSandbox
 import Testing
+
+@testable import RaxxSandbox
 
 /// Collects the operation IDs of everything `registerHandlers` registers.
 final class OperationRecorder: ServerTransport, ServerMiddleware, @unchecked Sendable {
@@ -25,8 +26,10 @@ final class OperationRecorder: ServerTransport, ServerMiddleware, @unchecked Sen
         locked { handlers.append((method, path, handler)) }
     }
 
-    func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
-                   next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?))
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
+    )
         async throws -> (HTTPResponse, HTTPBody?)
     {
         locked { ids.append(operationID) }
@@ -61,8 +64,12 @@ final class OperationRecorder: ServerTransport, ServerMiddleware, @unchecked Sen
         #expect(Access.table["checkOrders"] == .signedIn)
         // Every data-subject operation but the public receipt key is staff only; applying also steps up.
         let staff = Access.table.filter { [.staff, .staffStepUp].contains($0.value) }.keys.sorted()
-        #expect(staff == ["applyDSRErasure", "checkDSRErasurePlan", "closeDSRRequest", "confirmDSRExport", "createDSRRequest", "exportDSRData", "extendDSRRequest", "getDSRReceipt",
-                          "getDSRRequest", "listDSRRequests", "listSubjectAuditEvents", "planDSRErasure", "verifyDSRIdentity"])
+        #expect(
+            staff == [
+                "applyDSRErasure", "checkDSRErasurePlan", "closeDSRRequest", "confirmDSRExport", "createDSRRequest", "exportDSRData", "extendDSRRequest",
+                "getDSRReceipt",
+                "getDSRRequest", "listDSRRequests", "listSubjectAuditEvents", "planDSRErasure", "verifyDSRIdentity",
+            ])
         #expect(Access.table["applyDSRErasure"] == .staffStepUp)
         #expect(Access.table["listAuditEvents"] == .signedIn)
     }

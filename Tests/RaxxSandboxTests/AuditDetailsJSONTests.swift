@@ -1,13 +1,15 @@
 import Foundation
 import PropertyBased
-@testable import RaxxSandbox
 import Testing
+
+@testable import RaxxSandbox
 
 /// The audit trail's details, written directly, are the text JSONEncoder (sorted keys) writes.
 @Suite struct AuditDetailsJSONTests {
     /// Scalars that JSON escapes, or that a careless writer would: controls, C1 controls, the
     /// characters JSON quotes, slashes, line and paragraph separators, and text beyond ASCII.
-    static let awkward: [Unicode.Scalar] = (0..<0x20).map { Unicode.Scalar(UInt8($0)) }
+    static let awkward: [Unicode.Scalar] =
+        (0..<0x20).map { Unicode.Scalar(UInt8($0)) }
         + ["\"", "\\", "/", "\u{7F}", "\u{80}", "\u{9F}", "\u{A0}", "é", "中", "\u{2028}", "\u{2029}", "\u{FEFF}", "😀", "\u{10FFFF}"]
 
     @Test func theTextIsWhatJSONEncoderWrites() async {
@@ -24,9 +26,11 @@ import Testing
             var details: [String: String] = [:]
             for _ in 0..<next(7) {
                 let key = String(String.UnicodeScalarView((0...next(12)).map { _ in keyLetters[next(keyLetters.count)] }))
-                let value = String(String.UnicodeScalarView((0..<next(24)).map { _ -> Unicode.Scalar in
-                    next(3) == 0 ? Self.awkward[next(Self.awkward.count)] : Unicode.Scalar(UInt8(0x20 + next(0x5F)))
-                }))
+                let value = String(
+                    String.UnicodeScalarView(
+                        (0..<next(24)).map { _ -> Unicode.Scalar in
+                            next(3) == 0 ? Self.awkward[next(Self.awkward.count)] : Unicode.Scalar(UInt8(0x20 + next(0x5F)))
+                        }))
                 details[key] = value
             }
             let encoder = JSONEncoder()

@@ -1,12 +1,13 @@
 import Foundation
 import HTTPTypes
 import RaxxAPI
-@testable import RaxxSandbox
 import RaxxCore
 import RaxxTestSupport
 import RaxxWire
 import Synchronization
 import Testing
+
+@testable import RaxxSandbox
 
 /// The sandbox answers many clients at once and never hangs: a dozen accounts each following
 /// their alerts with long polls while each places orders, against a real `raxx-sandbox serve` on a
@@ -47,27 +48,33 @@ import Testing
             for (n, token) in tokens.enumerated() {
                 let headers = ["Authorization": "Bearer \(token)"]
                 // The watchers: reads of the feed back to back until every account's orders are answered.
-                for _ in 0..<Self.watchersEach { group.addTask {
-                    var cursor: Int64 = 0
-                    while tally.tradersDone.load(ordering: .acquiring) < Self.accounts {
-                        do {
-                            let (response, text) = try await httpCall(url, .get, "/api/events?wait=0&cursor=\(cursor)", headers: headers)
-                            guard response.status.code == 200 else {
-                                tally.failures.withLock { $0.append("events \(n): \(response.status.code) \(text)") }
+                for _ in 0..<Self.watchersEach {
+                    group.addTask {
+                        var cursor: Int64 = 0
+                        while tally.tradersDone.load(ordering: .acquiring) < Self.accounts {
+                            do {
+                                let (response, text) = try await httpCall(url, .get, "/api/events?wait=0&cursor=\(cursor)", headers: headers)
+                                guard response.status.code == 200 else {
+                                    tally.failures.withLock { $0.append("events \(n): \(response.status.code) \(text)") }
+                                    return
+                                }
+                                if let page = try? JSONDecoder().decode(Components.Schemas.EventPage.self, from: Data(text.utf8)) { cursor = page.cursor }
+                            } catch {
+                                tally.failures.withLock { $0.append("events \(n): \(error)") }
                                 return
                             }
-                            if let page = try? JSONDecoder().decode(Components.Schemas.EventPage.self, from: Data(text.utf8)) { cursor = page.cursor }
-                        } catch {
-                            tally.failures.withLock { $0.append("events \(n): \(error)") }
-                            return
                         }
                     }
-                } }
+                }
                 // The trader: orders one after another.
                 group.addTask {
                     defer { tally.tradersDone.add(1, ordering: .releasing) }
                     for k in 0..<Self.ordersEach {
-                        let order = #"{"client_order_id":"load-\#(n)-\#(k)","symbol":"AAPL","side":"buy","qty":1,"type":"market","tif":"day","not_after":"\#(notAfter)","mode":"paper"}"#
+                        let order =
+                            #"""
+                            {"client_order_id":"load-\#(n)-\#(k)","symbol":"AAPL","side":"buy","qty":1,"type":"market","tif":"day",\#
+                            "not_after":"\#(notAfter)","mode":"paper"}
+                            """#
                         do {
                             let (response, text) = try await httpCall(url, .post, "/api/orders", headers: headers, body: order)
                             guard response.status.code == 201 else {

@@ -4,10 +4,11 @@ import GRDB
 import RaxxAPI
 import RaxxCore
 import RaxxDomain
-@testable import RaxxSandbox
 import RaxxWire
 import Synchronization
 import Testing
+
+@testable import RaxxSandbox
 
 /// A clock a test moves.
 final class MovableClock: @unchecked Sendable {
@@ -70,16 +71,20 @@ struct DSRRig {
     /// A step-up grant for `userID` bound to applying `planHash` to `id`, as stepUpVerify records one.
     func grant(userID: String, id: String, planHash: String) async throws -> String {
         let grant = "grant-\(UUID().uuidString)"
-        try await database.stores.auth.grantStepUp(grantHash: Tokens.hash(grant), userID: userID,
-                                                          actionHash: ErasureApplyAction(requestID: id, planHash: planHash).actionHash,
-                                                          expiresAt: clock.now.addingTimeInterval(120), now: clock.now)
+        try await database.stores.auth.grantStepUp(
+            grantHash: Tokens.hash(grant), userID: userID,
+            actionHash: ErasureApplyAction(requestID: id, planHash: planHash).actionHash,
+            expiresAt: clock.now.addingTimeInterval(120), now: clock.now)
         return grant
     }
 
     func apply(_ token: String, _ id: String, planHash: String, grant: String?) async throws -> Components.Schemas.ErasureOutcome {
         try await self.as(token) {
-            try await service.applyDSRErasure(.init(path: .init(requestId: id), headers: .init(raxxStepUpGrant: grant),
-                                                    body: .json(.init(planHash: planHash)))).ok.body.json
+            try await service.applyDSRErasure(
+                .init(
+                    path: .init(requestId: id), headers: .init(raxxStepUpGrant: grant),
+                    body: .json(.init(planHash: planHash)))
+            ).ok.body.json
         }
     }
 
@@ -106,8 +111,10 @@ struct DSRRig {
 func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeInterval(12 * 3600) }
 
 @Suite struct DSRDeadlineTests {
-    @Test(arguments: [("2026-01-31", "2026-02-28"), ("2028-01-31", "2028-02-29"), ("2026-03-31", "2026-04-30"), ("2026-12-15", "2027-01-15"),
-                      ("2026-05-31", "2026-06-30")])
+    @Test(arguments: [
+        ("2026-01-31", "2026-02-28"), ("2028-01-31", "2028-02-29"), ("2026-03-31", "2026-04-30"), ("2026-12-15", "2027-01-15"),
+        ("2026-05-31", "2026-06-30"),
+    ])
     func dueOneMonthFromReceiptClampedToTheMonthsEnd(received: String, due: String) {
         #expect(DSRDeadline.due(receivedAt: day(received)).description == due)
     }
@@ -127,8 +134,10 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         let (token, account) = try await rig.signIn("user@example.com")
         let refused = await problem { _ = try await rig.open(token, email: "x@example.com", kind: .access) }
         #expect(refused?.status == 403 && refused?.code == .staffOnly)
-        for call in [{ _ = try await rig.as(token) { try await rig.service.listDSRRequests(.init()) } },
-                     { _ = try await rig.as(token) { try await rig.service.planDSRErasure(.init(path: .init(requestId: "x"))) } }] {
+        for call in [
+            { _ = try await rig.as(token) { try await rig.service.listDSRRequests(.init()) } },
+            { _ = try await rig.as(token) { try await rig.service.planDSRErasure(.init(path: .init(requestId: "x"))) } },
+        ] {
             #expect(await problem(call)?.code == .staffOnly)
         }
         let userID = try await rig.userID("user@example.com")
@@ -169,8 +178,9 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         let verified = try await rig.verify(staff, r.id)
         #expect(verified.status == .verified && verified.verifiedBy == "staff@example.com" && verified.verificationMethod == "email reply")
         #expect(await problem { _ = try await rig.verify(staff, r.id) }?.code == .invalidState)
-        #expect(await problem { _ = try await rig.as(staff) { try await rig.service.exportDSRData(.init(path: .init(requestId: r.id))) } }?
-            .code == .invalidState)
+        #expect(
+            await problem { _ = try await rig.as(staff) { try await rig.service.exportDSRData(.init(path: .init(requestId: r.id))) } }?
+                .code == .invalidState)
         let cancelled = try await rig.as(staff) {
             try await rig.service.closeDSRRequest(.init(path: .init(requestId: r.id), body: .json(.init(status: .cancelled, reason: "withdrawn")))).ok.body.json
         }
@@ -189,8 +199,12 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         let (staff, _) = try await rig.signIn("staff@example.com", staff: true)
         let (subject, account) = try await rig.signIn("s@example.com")
         _ = try await rig.as(subject) {
-            try await rig.service.placeOrder(.init(body: .json(.init(clientOrderId: "c1", symbol: "AAPL", side: .buy, qty: 1, _type: .market,
-                                                                     tif: .day, notAfter: rig.clock.now.addingTimeInterval(60), mode: .paper))))
+            try await rig.service.placeOrder(
+                .init(
+                    body: .json(
+                        .init(
+                            clientOrderId: "c1", symbol: "AAPL", side: .buy, qty: 1, _type: .market,
+                            tif: .day, notAfter: rig.clock.now.addingTimeInterval(60), mode: .paper))))
         }
         let r = try await rig.open(staff, email: "s@example.com", kind: .access)
         _ = try await rig.verify(staff, r.id)
@@ -198,8 +212,11 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         let counts = Dictionary(uniqueKeysWithValues: export.manifest.tables.map { ($0.table, $0.rows) })
         #expect(counts["account"] == 1 && counts["orders"] == 1 && counts["sessions"] == 1 && counts["dsr_requests"] == 1)
         #expect(counts["fills"] == Int64(try await rig.count("SELECT COUNT(*) FROM fills WHERE account_id = ?", [account.id])))
-        #expect(Set(export.tables.additionalProperties.keys) == ["account", "passkeys", "sessions", "devices", "orders", "fills", "positions",
-                                                                 "alerts", "audit_events", "dsr_requests"])
+        #expect(
+            Set(export.tables.additionalProperties.keys) == [
+                "account", "passkeys", "sessions", "devices", "orders", "fills", "positions",
+                "alerts", "audit_events", "dsr_requests",
+            ])
         for entry in export.manifest.tables {
             let rows = try #require(export.tables.additionalProperties[entry.table])
             let sha = SHA256.hash(data: try CanonicalJSON.data(rows)).map { String(format: "%02x", $0) }.joined()
@@ -253,8 +270,12 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         let (staff, _) = try await rig.signIn("staff@example.com", staff: true)
         let (subject, account) = try await rig.signIn("s@example.com")
         _ = try await rig.as(subject) {
-            try await rig.service.placeOrder(.init(body: .json(.init(clientOrderId: "c1", symbol: "AAPL", side: .buy, qty: 1, _type: .market,
-                                                                     tif: .day, notAfter: rig.clock.now.addingTimeInterval(60), mode: .paper))))
+            try await rig.service.placeOrder(
+                .init(
+                    body: .json(
+                        .init(
+                            clientOrderId: "c1", symbol: "AAPL", side: .buy, qty: 1, _type: .market,
+                            tif: .day, notAfter: rig.clock.now.addingTimeInterval(60), mode: .paper))))
         }
         _ = try await rig.as(subject) {
             try await rig.service.registerAPNsDevice(.init(body: .json(.init(token: String(repeating: "ab", count: 32), environment: .sandbox))))
@@ -293,8 +314,10 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         #expect(outcome.request.status == .completed && !outcome.alreadyCompleted)
         #expect(outcome.request.subject.hasPrefix("hmac-sha256:"))
         // No table holds the subject's email, user id or account id, except pseudonymised rows.
-        for table in ["users", "accounts", "sessions", "passkeys", "device_tokens", "orders", "fills", "positions", "events", "change_log",
-                      "challenges", "step_up_grants", "dsr_requests", "audit_events"] {
+        for table in [
+            "users", "accounts", "sessions", "passkeys", "device_tokens", "orders", "fills", "positions", "events", "change_log",
+            "challenges", "step_up_grants", "dsr_requests", "audit_events",
+        ] {
             let dump = try await rig.database.writer.read { db in
                 try Row.fetchAll(db, sql: "SELECT * FROM \(table)").map { $0.description }.joined(separator: "\n")
             }
@@ -334,12 +357,14 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         let last = try await rig.count("SELECT MAX(seq) FROM audit_events")
         func jims() async throws -> [String] {
             try await rig.database.writer.read { db in
-                try String.fetchAll(db, sql: """
-                    SELECT seq || ' ' || actor || ' ' || action || ' ' || subject || ' ' || details FROM audit_events
-                    WHERE seq <= ?2 AND (actor IN (?1, 'jimbob@x.test')
-                                         OR subject IN (?1, 'jimbob@x.test', (SELECT id FROM accounts WHERE user_id = ?1)))
-                    ORDER BY seq
-                    """, arguments: [jimID, last])
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT seq || ' ' || actor || ' ' || action || ' ' || subject || ' ' || details FROM audit_events
+                        WHERE seq <= ?2 AND (actor IN (?1, 'jimbob@x.test')
+                                             OR subject IN (?1, 'jimbob@x.test', (SELECT id FROM accounts WHERE user_id = ?1)))
+                        ORDER BY seq
+                        """, arguments: [jimID, last])
             }
         }
         let before = try await jims()
@@ -364,22 +389,30 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         _ = try Seeder(database: rig.database, market: Market()).seed(email: "s@example.com", positions: 3, fills: 20, now: rig.clock.now)
         try await rig.sendRegistrationCode("s@example.com")
         try await rig.sendRegistrationCode("jims@example.com")
-        #expect(await problem {
-            _ = try await rig.service.registerOptions(.init(body: .json(.init(email: "s@example.com", code: "00000000"))))
-        }?.code == .codeInvalid)
+        #expect(
+            await problem {
+                _ = try await rig.service.registerOptions(.init(body: .json(.init(email: "s@example.com", code: "00000000"))))
+            }?.code == .codeInvalid)
         let now = rig.clock.now
         try await rig.database.writer.write { db in
-            let session = try #require(try String.fetchOne(db, sql: "SELECT id FROM sessions WHERE user_id = (SELECT user_id FROM accounts WHERE id = ?)",
-                                                           arguments: [s.account.id]))
-            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "system", action: .sessionRevoked, subject: "unknown",
-                                                     details: ["session_id": session]))
+            let session = try #require(
+                try String.fetchOne(
+                    db, sql: "SELECT id FROM sessions WHERE user_id = (SELECT user_id FROM accounts WHERE id = ?)",
+                    arguments: [s.account.id]))
+            try SandboxDatabase.audit(
+                db,
+                AuditEntry(
+                    at: now, actor: "system", action: .sessionRevoked, subject: "unknown",
+                    details: ["session_id": session]))
         }
         let access = try await rig.open(s.staff, email: "s@example.com", kind: .access)
         _ = try await rig.verify(s.staff, access.id)
         let export = try await rig.as(s.staff) { try await rig.service.exportDSRData(.init(path: .init(requestId: access.id))).ok.body.json }
         let exported = try #require(export.tables.additionalProperties["audit_events"]).map { row in
-            (seq: row.additionalProperties.value["seq"].flatMap { $0 } as? Int ?? -1,
-             subject: row.additionalProperties.value["subject"].flatMap { $0 } as? String ?? "")
+            (
+                seq: row.additionalProperties.value["seq"].flatMap { $0 } as? Int ?? -1,
+                subject: row.additionalProperties.value["subject"].flatMap { $0 } as? String ?? ""
+            )
         }
         #expect(exported.filter { $0.subject == "s@example.com" }.count == 2)
         #expect(exported.contains { $0.subject == "unknown" })
@@ -388,9 +421,10 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         let plan = try await rig.plan(s.staff, s.id)
         func trail() async throws -> [Int: String] {
             try await rig.database.writer.read { db in
-                Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT seq, actor, subject, details FROM audit_events").map { row in
-                    (row["seq"] as Int, "\(row["actor"] as String) \(row["subject"] as String) \(row["details"] as String)")
-                })
+                Dictionary(
+                    uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT seq, actor, subject, details FROM audit_events").map { row in
+                        (row["seq"] as Int, "\(row["actor"] as String) \(row["subject"] as String) \(row["details"] as String)")
+                    })
             }
         }
         let before = try await trail()
@@ -419,7 +453,10 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         _ = try await rig.verify(b, access.id)
         let export = try await rig.as(b) { try await rig.service.exportDSRData(.init(path: .init(requestId: access.id))).ok.body.json }
         let exported = try #require(export.tables.additionalProperties["dsr_requests"]).map { row in
-            (id: row.additionalProperties.value["id"].flatMap { $0 } as? String ?? "", role: row.additionalProperties.value["role"].flatMap { $0 } as? String ?? "")
+            (
+                id: row.additionalProperties.value["id"].flatMap { $0 } as? String ?? "",
+                role: row.additionalProperties.value["role"].flatMap { $0 } as? String ?? ""
+            )
         }
         #expect(exported.map(\.id) == [handled.id, access.id] && exported.map(\.role) == ["opened_and_verified", "subject"], "\(exported)")
         #expect(!String(describing: export.tables.additionalProperties["dsr_requests"]).contains("s@example.com"))
@@ -447,8 +484,12 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         let s = try await setUp(rig)
         let plan = try await rig.plan(s.staff, s.id)
         _ = try await rig.as(s.subject) {
-            try await rig.service.placeOrder(.init(body: .json(.init(clientOrderId: "c2", symbol: "MSFT", side: .buy, qty: 1, _type: .market,
-                                                                     tif: .day, notAfter: rig.clock.now.addingTimeInterval(60), mode: .paper))))
+            try await rig.service.placeOrder(
+                .init(
+                    body: .json(
+                        .init(
+                            clientOrderId: "c2", symbol: "MSFT", side: .buy, qty: 1, _type: .market,
+                            tif: .day, notAfter: rig.clock.now.addingTimeInterval(60), mode: .paper))))
         }
         let grant = try await rig.grant(userID: s.staffID, id: s.id, planHash: plan.planHash)
         #expect(await problem { _ = try await rig.apply(s.staff, s.id, planHash: plan.planHash, grant: grant) }?.code == .planStale)
@@ -467,8 +508,9 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         let s = try await setUp(rig)
         let userID = try await rig.userID("s@example.com")
         try await rig.database.writer.write { db in
-            try db.execute(sql: "INSERT INTO challenges (challenge, purpose, user_id, expires_at, used_at) VALUES ('spent', 'login', ?, 0, 0)",
-                           arguments: [userID])
+            try db.execute(
+                sql: "INSERT INTO challenges (challenge, purpose, user_id, expires_at, used_at) VALUES ('spent', 'login', ?, 0, 0)",
+                arguments: [userID])
         }
         let plan = try await rig.plan(s.staff, s.id)
         // The staff member's step-up prunes spent challenges (the subject's among them).
@@ -484,8 +526,9 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         _ = try Seeder(database: rig.database, market: Market()).seed(email: "s@example.com", positions: 5, fills: 1_000, now: rig.clock.now)
         let plan = try await rig.plan(s.staff, s.id)
         let grant = try await rig.grant(userID: s.staffID, id: s.id, planHash: plan.planHash)
-        _ = try await rig.database.stores.dsr.beginErasure(id: s.id, planHash: plan.planHash, grant: grant, rules: ErasureRule.allCases,
-                                                           staffUserID: s.staffID, now: rig.clock.now)
+        _ = try await rig.database.stores.dsr.beginErasure(
+            id: s.id, planHash: plan.planHash, grant: grant, rules: ErasureRule.allCases,
+            staffUserID: s.staffID, now: rig.clock.now)
         return s
     }
 
@@ -494,9 +537,14 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
     func chunk(_ rig: DSRRig, _ id: String, limit: Int, waitingAfter steps: Int?) async throws -> (rows: Int, gaveWay: Int) {
         try await rig.database.writer.write { db in
             var asked = 0, gaveWay = 0
-            let rows = try DSRStore.eraseChunk(db, erasing: DecodedSubject(), id: id, rules: ErasureRule.allCases, auditCursor: 0,
-                                               limit: limit, othersWaiting: { asked += 1; return steps.map { asked >= $0 } ?? false },
-                                               giveWay: { gaveWay += 1 }).rows
+            let rows = try DSRStore.eraseChunk(
+                db, erasing: DecodedSubject(), id: id, rules: ErasureRule.allCases, auditCursor: 0,
+                limit: limit,
+                othersWaiting: {
+                    asked += 1; return steps.map { asked >= $0 } ?? false
+                },
+                giveWay: { gaveWay += 1 }
+            ).rows
             return (rows, gaveWay)
         }
     }
@@ -536,24 +584,30 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
                 }
             }
             let start = try #require(try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM audit_events"))
-            try db.execute(sql: """
-                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-                INSERT INTO audit_events (at, actor, action, subject, details) SELECT 0, ?, 'test.event', 'test', '{}' FROM n
-                """, arguments: [5 * step, user])
+            try db.execute(
+                sql: """
+                    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+                    INSERT INTO audit_events (at, actor, action, subject, details) SELECT 0, ?, 'test.event', 'test', '{}' FROM n
+                    """, arguments: [5 * step, user])
             func naming(after seq: Int64) throws -> Int {
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM audit_events WHERE seq > ? AND actor = ?", arguments: [seq, user]) ?? -1
             }
             // Another write waits from the second step on: two steps, given way after each.
             var asked = 0, gaveWay = 0
-            let cut = try DSRStore.eraseChunk(db, erasing: DecodedSubject(), id: s.id, rules: ErasureRule.allCases, auditCursor: start,
-                                              limit: 10 * step, othersWaiting: { asked += 1; return asked >= 2 },
-                                              giveWay: { gaveWay += 1 })
+            let cut = try DSRStore.eraseChunk(
+                db, erasing: DecodedSubject(), id: s.id, rules: ErasureRule.allCases, auditCursor: start,
+                limit: 10 * step,
+                othersWaiting: {
+                    asked += 1; return asked >= 2
+                },
+                giveWay: { gaveWay += 1 })
             #expect(cut.rows == 2 * step && !cut.done && gaveWay == 2)
             #expect(try naming(after: start) == 3 * step)
             #expect(try naming(after: cut.auditCursor) == 3 * step)
             // Nobody waiting: the rest, and the trail is through.
-            let rest = try DSRStore.eraseChunk(db, erasing: DecodedSubject(), id: s.id, rules: ErasureRule.allCases,
-                                               auditCursor: cut.auditCursor, limit: 10 * step, giveWay: {})
+            let rest = try DSRStore.eraseChunk(
+                db, erasing: DecodedSubject(), id: s.id, rules: ErasureRule.allCases,
+                auditCursor: cut.auditCursor, limit: 10 * step, giveWay: {})
             #expect(rest.rows == 3 * step && rest.done)
             #expect(try naming(after: start) == 0)
         }
@@ -581,10 +635,11 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         // The lock held (on the writer's own queue) until the test lets go.
         let release = DispatchSemaphore(value: 0)
         let held = Mutex(false)
-        database.writer.asyncWrite({ _ in
-            held.withLock { $0 = true }
-            release.wait()
-        }, completion: { _, _ in })
+        database.writer.asyncWrite(
+            { _ in
+                held.withLock { $0 = true }
+                release.wait()
+            }, completion: { _, _ in })
         while !held.withLock({ $0 }) { await Task.yield() }
         #expect(!database.waitingWrites.any)
         let write = Task { try await writer.write { db in try Int.fetchOne(db, sql: "SELECT 1") } }
@@ -607,8 +662,9 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         let grant = try await rig.grant(userID: s.staffID, id: s.id, planHash: plan.planHash)
         // Only the first transaction runs (as when the process dies right after it).
         let dsr = rig.database.stores.dsr
-        _ = try await dsr.beginErasure(id: s.id, planHash: plan.planHash, grant: grant, rules: ErasureRule.allCases, staffUserID: s.staffID,
-                                       now: rig.clock.now)
+        _ = try await dsr.beginErasure(
+            id: s.id, planHash: plan.planHash, grant: grant, rules: ErasureRule.allCases, staffUserID: s.staffID,
+            now: rig.clock.now)
         _ = try await rig.database.writer.write { db in
             try DSRStore.eraseChunk(db, erasing: DecodedSubject(), id: s.id, rules: ErasureRule.allCases, auditCursor: 0, limit: 1)
         }
@@ -649,20 +705,26 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
     @Test func everyTableHoldingPersonalDataHasAnErasureRule() throws {
         let database = try SandboxDatabase(path: ":memory:")
         let covered = Set(ErasureRule.allCases.flatMap(\.coveredTables))
-        let personal = ["user", "account", "email", "token", "device", "session", "subject", "actor", "handle", "display_name",
-                        "opened_by", "verified_by"]
+        let personal = [
+            "user", "account", "email", "token", "device", "session", "subject", "actor", "handle", "display_name",
+            "opened_by", "verified_by",
+        ]
         let schema = try database.writer.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT m.name AS tbl, p.name AS col FROM sqlite_master m, pragma_table_info(m.name) p WHERE m.type = 'table' ORDER BY m.name
-                """).map { (table: $0["tbl"] as String, column: $0["col"] as String) }
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT m.name AS tbl, p.name AS col FROM sqlite_master m, pragma_table_info(m.name) p WHERE m.type = 'table' ORDER BY m.name
+                    """
+            ).map { (table: $0["tbl"] as String, column: $0["col"] as String) }
         }
         #expect(schema.count > 50)
         var holding: Set<String> = []
         for (table, column) in schema where personal.contains(where: { column.lowercased().contains($0) }) { holding.insert(table) }
         #expect(holding.contains("users") && holding.contains("fills") && holding.contains("email_codes"))
         for table in holding.sorted() {
-            #expect(covered.contains(table) || ErasureRule.withoutRule[table] != nil,
-                    "\(table) holds personal data and no erasure rule covers it (nor does ErasureRule.withoutRule say why it needs none)")
+            #expect(
+                covered.contains(table) || ErasureRule.withoutRule[table] != nil,
+                "\(table) holds personal data and no erasure rule covers it (nor does ErasureRule.withoutRule say why it needs none)")
         }
         // Every table is known: covered, or said to need no rule.
         for table in Set(schema.map(\.table)) {
@@ -671,8 +733,9 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         for (table, parent) in ErasureRule.deletedWith {
             #expect(covered.contains(parent))
             let cascades = try database.writer.read { db in
-                try Bool.fetchOne(db, sql: "SELECT 1 FROM pragma_foreign_key_list(?) WHERE \"table\" = ? AND on_delete = 'CASCADE'",
-                                  arguments: [table, parent]) ?? false
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM pragma_foreign_key_list(?) WHERE \"table\" = ? AND on_delete = 'CASCADE'",
+                    arguments: [table, parent]) ?? false
             }
             #expect(cascades, "\(table) is said to go with \(parent) but is not deleted with it")
         }
@@ -680,8 +743,9 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         let tables = Set(schema.map(\.table))
         for rule in ErasureRule.allCases {
             #expect(rule.coveredTables.allSatisfy(tables.contains), "\(rule.id)")
-            #expect(!rule.identifierStatements.isEmpty || rule.historyStep != nil || !rule.finalStatements.isEmpty || rule.refusesErasureWhenPresent,
-                    "\(rule.id) erases nothing")
+            #expect(
+                !rule.identifierStatements.isEmpty || rule.historyStep != nil || !rule.finalStatements.isEmpty || rule.refusesErasureWhenPresent,
+                "\(rule.id) erases nothing")
         }
     }
 
@@ -698,11 +762,15 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         // And every table that can hold a link to a person without a rule of its own: what an
         // erasure does to it (cancel_after and closed_account_tokens were missing).
         let companions = ErasureRule.companions.map(\.table)
-        #expect(Set(companions).isSuperset(of: ["email_codes", "email_code_attempts", "spent_renewal_tokens", "cancel_after",
-                                                 "closed_account_tokens"]))
+        #expect(
+            Set(companions).isSuperset(of: [
+                "email_codes", "email_code_attempts", "spent_renewal_tokens", "cancel_after",
+                "closed_account_tokens",
+            ]))
         for companion in ErasureRule.companions {
-            #expect(page.contains(row(companion.table, companion.action, companion.retention, companion.ground, companion.what)),
-                    "raxx.7 lacks \(companion.table)")
+            #expect(
+                page.contains(row(companion.table, companion.action, companion.retention, companion.ground, companion.what)),
+                "raxx.7 lacks \(companion.table)")
         }
     }
 }
@@ -776,8 +844,10 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         #expect(out.actor == "psn_0" && out.subject == "jimbob@x.test")
         #expect(out.details == AuditDetailsJSON.text(["staff": "psn_0", "note": "jimbob@x.test", "order_ids": "usr_1,usr_2", "account_id": "psn_0"]))
         // Nothing whole: nothing changes.
-        #expect(bob.pseudonymised(actor: "usr_10", subject: "jimbob@x.test",
-                                  details: AuditDetailsJSON.text(["email": "bob@x.test.example", "id": "xusr_1"])) == nil)
+        #expect(
+            bob.pseudonymised(
+                actor: "usr_10", subject: "jimbob@x.test",
+                details: AuditDetailsJSON.text(["email": "bob@x.test.example", "id": "xusr_1"])) == nil)
         #expect(bob.pseudonymised(actor: "anonymous", subject: "BOB@x.TEST", details: "{}")?.subject == "psn_0")
     }
 

@@ -4,10 +4,11 @@ import HTTPTypes
 import RaxxAPI
 import RaxxCore
 import RaxxDomain
-@testable import RaxxSandbox
 import RaxxSandboxTestSupport
 import RaxxTestSupport
 import Testing
+
+@testable import RaxxSandbox
 
 /// The sandbox's service with a clock the test moves: the switch's deadlines pass without sleeping.
 struct SwitchRig {
@@ -32,9 +33,13 @@ struct SwitchRig {
 
     /// A GTC buy limited far below the market: it rests open.
     func rest(_ caller: Caller, _ id: String, symbol: String = "MSFT") async throws -> Components.Schemas.Order {
-        try await service.orders.placeOrder(.init(body: .json(.init(
-            clientOrderId: id, symbol: symbol, side: .buy, qty: 2, _type: .limit, limitPrice: "1.00", tif: .gtc,
-            notAfter: clock.now.addingTimeInterval(60), mode: .paper))), caller: caller).created.body.json
+        try await service.orders.placeOrder(
+            .init(
+                body: .json(
+                    .init(
+                        clientOrderId: id, symbol: symbol, side: .buy, qty: 2, _type: .limit, limitPrice: "1.00", tif: .gtc,
+                        notAfter: clock.now.addingTimeInterval(60), mode: .paper))), caller: caller
+        ).created.body.json
     }
 
     func order(_ caller: Caller, _ id: String) async throws -> Components.Schemas.Order {
@@ -103,13 +108,13 @@ extension RaptorService {
         let otherSession = try await rig.rest(sameAccountOtherSession, "other-session")
         _ = try await rig.set(otherAccount, 30)
         let otherAccounts = try await rig.rest(otherAccount, "other-account")
-        #expect(try await rig.set(session, 30).orders == 2) // a renewal says what it covers
+        #expect(try await rig.set(session, 30).orders == 2)  // a renewal says what it covers
         let cursor = try await rig.syncCursor(session)
 
         rig.clock.advance(by: 29)
         #expect(try await rig.service.switches.fireDue() == 0)
         #expect(try await rig.order(session, covered.id).status == .open)
-        _ = try await rig.set(otherAccount, 30) // the other account's switch is renewed in time
+        _ = try await rig.set(otherAccount, 30)  // the other account's switch is renewed in time
         rig.clock.advance(by: 2)
         #expect(try await rig.service.switches.fireDue() == 2)
 
@@ -197,7 +202,7 @@ extension RaptorService {
     @Test func anOrderUnderAnotherSessionsSwitchStaysThere() async throws {
         let rig = try SwitchRig()
         let phone = try await rig.signIn()
-        let laptop = try await rig.signIn() // a second session of the same account
+        let laptop = try await rig.signIn()  // a second session of the same account
         let order = try await rig.rest(phone, "guarded")
         #expect(try await rig.set(phone, 30, orders: [order.id]).orders == 1)
         let refused = await problem { _ = try await rig.set(laptop, 60, orders: [order.id]) }
@@ -242,9 +247,13 @@ extension RaptorService {
         let rig = try SwitchRig()
         let caller = try await rig.signIn()
         _ = try await rig.set(caller, 5)
-        let filled = try await rig.service.orders.placeOrder(.init(body: .json(.init(
-            clientOrderId: "fills", symbol: "AAPL", side: .buy, qty: 1, _type: .market, tif: .day,
-            notAfter: rig.clock.now.addingTimeInterval(60), mode: .paper))), caller: caller).created.body.json
+        let filled = try await rig.service.orders.placeOrder(
+            .init(
+                body: .json(
+                    .init(
+                        clientOrderId: "fills", symbol: "AAPL", side: .buy, qty: 1, _type: .market, tif: .day,
+                        notAfter: rig.clock.now.addingTimeInterval(60), mode: .paper))), caller: caller
+        ).created.body.json
         #expect(filled.status == .filled)
         rig.clock.advance(by: 6)
         #expect(try await rig.service.switches.fireDue() == 0)
@@ -281,14 +290,15 @@ extension RaptorService {
             try db.execute(sql: "INSERT INTO users (id, email, handle, created_at) VALUES ('u1', 'a@example.com', x'01', 0)")
             try db.execute(sql: "INSERT INTO events (user_id, type, title, created_at, symbol) VALUES ('u1', 'fill_confirmed', 'one', 1, 'AAPL')")
             try db.execute(sql: "INSERT INTO events (user_id, type, title, created_at) VALUES ('u1', 'security_alert', 'two', 2)")
-            try db.execute(sql: "DELETE FROM events WHERE title = 'two'") // the sequence is past it all the same
+            try db.execute(sql: "DELETE FROM events WHERE title = 'two'")  // the sequence is past it all the same
             #expect(throws: (any Error).self) {
                 try db.execute(sql: "INSERT INTO events (user_id, type, title, created_at) VALUES ('u1', 'order_cancelled', 'x', 3)")
             }
         }
         try SandboxDatabase.migrator.migrate(queue, upTo: "v14: the tokens of erased accounts' sessions, to tell their devices")
         try queue.write { db in
-            #expect(try Row.fetchAll(db, sql: "SELECT seq, title, symbol FROM events").map { "\($0[0] as Int64) \($0[1] as String) \($0[2] as String)" }
+            #expect(
+                try Row.fetchAll(db, sql: "SELECT seq, title, symbol FROM events").map { "\($0[0] as Int64) \($0[1] as String) \($0[2] as String)" }
                     == ["1 one AAPL"])
             try db.execute(sql: "INSERT INTO events (user_id, type, title, created_at) VALUES ('u1', 'order_cancelled', 'three', 3)")
             #expect(try Int64.fetchOne(db, sql: "SELECT seq FROM events WHERE title = 'three'") == 3)
@@ -302,7 +312,8 @@ extension RaptorService {
             #expect(try String.fetchAll(db, sql: "SELECT title FROM events ORDER BY seq") == ["one", "three"])
             try db.execute(sql: "INSERT INTO events (user_id, type, title, created_at) VALUES ('u1', 'price_alert', 'four', 4)")
             #expect(try Int64.fetchOne(db, sql: "SELECT seq FROM events WHERE title = 'four'") == 4)
-            #expect(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE tbl_name = 'events' AND type = 'index' ORDER BY name")
+            #expect(
+                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE tbl_name = 'events' AND type = 'index' ORDER BY name")
                     == ["events_session_expiring", "events_user_seq"])
             // Still one session_expiring alert a session.
             try db.execute(sql: "INSERT INTO events (user_id, type, title, created_at, session_id) VALUES ('u1', 'session_expiring', 'a', 5, 's1')")

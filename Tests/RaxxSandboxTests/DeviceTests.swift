@@ -3,16 +3,21 @@ import GRDB
 import HTTPTypes
 import RaxxAPI
 import RaxxCore
-@testable import RaxxSandbox
 import RaxxSandboxTestSupport
 import RaxxTestSupport
 import Testing
 
+@testable import RaxxSandbox
+
 extension HandlerRig {
-    func register(_ caller: Caller, token: String, environment: Components.Schemas.DeviceRegistration.EnvironmentPayload = .sandbox,
-                  label: String? = nil, alerts: [Components.Schemas.EventType]? = nil) async throws -> Components.Schemas.Device {
-        try await devices.registerAPNsDevice(.init(body: .json(.init(token: token, environment: environment, label: label, alerts: alerts))),
-                                             caller: caller).created.body.json
+    func register(
+        _ caller: Caller, token: String, environment: Components.Schemas.DeviceRegistration.EnvironmentPayload = .sandbox,
+        label: String? = nil, alerts: [Components.Schemas.EventType]? = nil
+    ) async throws -> Components.Schemas.Device {
+        try await devices.registerAPNsDevice(
+            .init(body: .json(.init(token: token, environment: environment, label: label, alerts: alerts))),
+            caller: caller
+        ).created.body.json
     }
 
     func activeDevices(_ caller: Caller) async throws -> [Components.Schemas.Device] {
@@ -69,8 +74,10 @@ func apnsToken(_ tail: String = "0badcafe") -> String {
     @Test func validationRefusals() async throws {
         let rig = try HandlerRig()
         let (caller, _) = try await rig.signIn()
-        for bad in ["", String(repeating: "a", count: 63), String(repeating: "a", count: 201), String(repeating: "g", count: 64),
-                    String(repeating: "a", count: 63) + " ", String(repeating: "é", count: 64)] {
+        for bad in [
+            "", String(repeating: "a", count: 63), String(repeating: "a", count: 201), String(repeating: "g", count: 64),
+            String(repeating: "a", count: 63) + " ", String(repeating: "é", count: 64),
+        ] {
             let refused = await problem { _ = try await rig.register(caller, token: bad) }
             #expect(refused?.status == 400 && refused?.code == .badRequest, "\(bad)")
             #expect(refused?.detail?.contains("'token'") == true, "\(bad)")
@@ -140,8 +147,9 @@ func apnsToken(_ tail: String = "0badcafe") -> String {
         let auth = ["Authorization": "Bearer \(grant.accessToken)"]
         let token = apnsToken()
         try await withSandbox(database: database) { url in
-            let (created, body) = try await httpCall(url, .post, "/api/devices/apns", headers: auth,
-                                                     body: #"{"token":"\#(token)","environment":"sandbox","label":"Phone"}"#)
+            let (created, body) = try await httpCall(
+                url, .post, "/api/devices/apns", headers: auth,
+                body: #"{"token":"\#(token)","environment":"sandbox","label":"Phone"}"#)
             #expect(created.status.code == 201)
             #expect(body.contains("token_suffix") && body.contains("0badcafe") && !body.contains(token))
             let client = try generatedClient(url, middlewares: [BearerToken(grant.accessToken)])

@@ -5,16 +5,19 @@ import OpenAPIRuntime
 import RaxxAPI
 import RaxxClient
 import RaxxCore
-@testable import RaxxSandbox
 import RaxxSandboxTestSupport
 import RaxxTestSupport
 import ServiceLifecycle
 import Testing
 
+@testable import RaxxSandbox
+
 extension HandlerRig {
     /// One page of the caller's feed.
-    func feed(_ caller: Caller, cursor: Int64? = nil, limit: Int? = nil, wait: Int? = nil, types: [Components.Schemas.EventType]? = nil,
-              since: Date? = nil) async throws -> Components.Schemas.EventPage {
+    func feed(
+        _ caller: Caller, cursor: Int64? = nil, limit: Int? = nil, wait: Int? = nil, types: [Components.Schemas.EventType]? = nil,
+        since: Date? = nil
+    ) async throws -> Components.Schemas.EventPage {
         try await events.listEvents(.init(query: .init(cursor: cursor, limit: limit, wait: wait, _type: types, since: since)), caller: caller)
             .ok.body.json
     }
@@ -28,8 +31,9 @@ extension HandlerRig {
 
     /// A sell of something the caller does not hold: rejected `insufficient_position`.
     func unheldSell(_ id: String) -> Components.Schemas.OrderRequest {
-        .init(clientOrderId: id, symbol: "MSFT", side: .sell, qty: 5, _type: .market, tif: .day,
-              notAfter: Self.now.addingTimeInterval(60), mode: .paper)
+        .init(
+            clientOrderId: id, symbol: "MSFT", side: .sell, qty: 5, _type: .market, tif: .day,
+            notAfter: Self.now.addingTimeInterval(60), mode: .paper)
     }
 }
 
@@ -78,7 +82,7 @@ extension HandlerRig {
         #expect(alerts.events.map(\._type) == [.securityAlert, .securityAlert])
         let two = try await rig.feed(caller, types: [.orderRejected, .fillConfirmed, .orderRejected])
         #expect(two.events.map(\._type) == [.fillConfirmed, .orderRejected])
-        let recent = try await rig.feed(caller, since: t0) // at or after
+        let recent = try await rig.feed(caller, since: t0)  // at or after
         #expect(recent.events.map(\._type) == [.orderRejected, .securityAlert])
         let both = try await rig.feed(caller, types: [.securityAlert], since: t0.addingTimeInterval(-60))
         #expect(both.events.count == 1 && both.events.first?.createdAt == t0.addingTimeInterval(60))
@@ -126,14 +130,14 @@ extension HandlerRig {
         let end = grant.sessionExpiresAt
         let clock = TestClock(HandlerRig.now)
         let scan = EventHandlers(events: rig.stores.events, notifier: rig.database.notifier, clock: clock.closure)
-        #expect(try await scan.noteExpiringSessions().isEmpty) // hours away
+        #expect(try await scan.noteExpiringSessions().isEmpty)  // hours away
         clock.advance(by: end.timeIntervalSince(HandlerRig.now) - 16 * 60)
-        #expect(try await scan.noteExpiringSessions().isEmpty) // 16 minutes away
+        #expect(try await scan.noteExpiringSessions().isEmpty)  // 16 minutes away
         clock.advance(by: 2 * 60)
         let noted = try await scan.noteExpiringSessions()
-        #expect(noted.map(\.sessionID) == [caller.sessionID]) // not the revoked one
+        #expect(noted.map(\.sessionID) == [caller.sessionID])  // not the revoked one
         clock.advance(by: 60)
-        #expect(try await scan.noteExpiringSessions().isEmpty) // once per session
+        #expect(try await scan.noteExpiringSessions().isEmpty)  // once per session
         let events = try await rig.feed(caller).events
         #expect(events.count == 1)
         #expect(events.first?._type == .sessionExpiring)
@@ -161,14 +165,17 @@ extension HandlerRig {
         let rig = try HandlerRig()
         let mint = SessionMint(configuration: rig.configuration)
         func register(_ credentialID: String) async throws -> String {
-            let passkey = NewPasskey(credentialID: credentialID, email: "p@example.com", displayName: nil,
-                                     userHandle: Array(repeating: 7, count: 32), publicKey: [0], signCount: 0, transports: nil)
-            return try await rig.stores.auth.register(passkey, session: mint.mint(now: HandlerRig.now, method: "registration").session,
-                                                            now: HandlerRig.now, admit: { _ in }).userID
+            let passkey = NewPasskey(
+                credentialID: credentialID, email: "p@example.com", displayName: nil,
+                userHandle: Array(repeating: 7, count: 32), publicKey: [0], signCount: 0, transports: nil)
+            return try await rig.stores.auth.register(
+                passkey, session: mint.mint(now: HandlerRig.now, method: "registration").session,
+                now: HandlerRig.now, admit: { _ in }
+            ).userID
         }
         let user = try await register("first")
         let caller = Caller(userID: user, accountID: "", sessionID: "")
-        #expect(try await rig.feed(caller).events.isEmpty) // the first passkey is no news
+        #expect(try await rig.feed(caller).events.isEmpty)  // the first passkey is no news
         #expect(try await register("second") == user)
         let alert = try #require(try await rig.feed(caller).events.first)
         #expect(alert._type == .securityAlert && alert.reason == "passkey_added")
@@ -215,7 +222,7 @@ extension HandlerRig {
         task.cancel()
         let page = try await task.value
         #expect(page.events.isEmpty)
-        #expect(ContinuousClock.now - cancelled < .seconds(40)) // not the 60 s asked for
+        #expect(ContinuousClock.now - cancelled < .seconds(40))  // not the 60 s asked for
     }
 }
 
@@ -231,8 +238,9 @@ extension HandlerRig {
                 try await client.listEvents(query: .init(cursor: 0, wait: 60))
             }
             try await waitUntil { database.notifier.waiting == 1 }
-            let order = Components.Schemas.OrderRequest(clientOrderId: "lp", symbol: "AAPL", side: .buy, qty: 10, _type: .market, tif: .day,
-                                                        notAfter: Date().addingTimeInterval(60), mode: .paper)
+            let order = Components.Schemas.OrderRequest(
+                clientOrderId: "lp", symbol: "AAPL", side: .buy, qty: 10, _type: .market, tif: .day,
+                notAfter: Date().addingTimeInterval(60), mode: .paper)
             let placed = try await client.placeOrder(body: .json(order)).created.body.json
             let placedAt = ContinuousClock.now
             let page = try await polled.ok.body.json
@@ -258,8 +266,9 @@ extension HandlerRig {
             // Out of range: 400 naming the parameter.
             let (status, body) = try await httpCall(url, .get, "/api/events?wait=61", headers: ["Authorization": "Bearer \(grant.accessToken)"])
             #expect(status.status.code == 400 && body.contains("'wait'"))
-            let (badType, typeBody) = try await httpCall(url, .get, "/api/events?type=nope",
-                                                        headers: ["Authorization": "Bearer \(grant.accessToken)"])
+            let (badType, typeBody) = try await httpCall(
+                url, .get, "/api/events?type=nope",
+                headers: ["Authorization": "Bearer \(grant.accessToken)"])
             #expect(badType.status.code == 400 && typeBody.contains("'type'"))
         }
     }
@@ -283,7 +292,7 @@ extension HandlerRig {
             clock.advance(by: grant.sessionExpiresAt.timeIntervalSince(clock.now) - 10 * 60)
             let advanced = ContinuousClock.now
             let page = try await polled.ok.body.json
-            #expect(ContinuousClock.now - advanced < .seconds(40)) // the scan's event ended the wait, not its 60 s
+            #expect(ContinuousClock.now - advanced < .seconds(40))  // the scan's event ended the wait, not its 60 s
             #expect(page.events.map(\._type) == [.sessionExpiring])
             // (The wire's date-times are whole seconds.)
             let expiresAt = try #require(page.events.first?.expiresAt)
@@ -308,8 +317,9 @@ extension HandlerRig {
         var logger = Logger(label: "raxx-sandbox-test")
         logger.logLevel = .critical
         let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let app = try buildApplication(configuration: SandboxConfiguration(port: 0), database: database, logger: logger,
-                                       onListening: { continuation.yield($0) })
+        let app = try buildApplication(
+            configuration: SandboxConfiguration(port: 0), database: database, logger: logger,
+            onListening: { continuation.yield($0) })
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
@@ -328,7 +338,7 @@ extension HandlerRig {
             #expect(page.events.isEmpty && page.cursor == 0)
             // Not the 60 s asked for (generous: a loaded 2-core machine can delay a woken task by seconds).
             #expect(ContinuousClock.now - triggered < .seconds(40))
-            try await tasks.waitForAll() // the server stopped, not held by the poll
+            try await tasks.waitForAll()  // the server stopped, not held by the poll
             #expect(ContinuousClock.now - triggered < .seconds(50))
         }
     }
@@ -365,8 +375,10 @@ extension HandlerRig {
     /// not when it rolls back; the next transaction starts with none.
     @Test func usersAreSignalledOnCommitOnly() async throws {
         let rig = try HandlerRig()
-        let ((first, _), (second, _), (third, _)) = (try await rig.signIn(), try await rig.signIn("two@example.com"),
-                                                     try await rig.signIn("three@example.com"))
+        let ((first, _), (second, _), (third, _)) = (
+            try await rig.signIn(), try await rig.signIn("two@example.com"),
+            try await rig.signIn("three@example.com")
+        )
         let database = rig.database, notifier = database.notifier
         let (u1, u2, u3) = (first.userID, second.userID, third.userID)
         let (m1, m2, m3) = (notifier.mark(u1), notifier.mark(u2), notifier.mark(u3))

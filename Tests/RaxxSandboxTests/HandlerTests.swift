@@ -2,17 +2,18 @@ import Crypto
 import Foundation
 import GRDB
 import RaxxAPI
-import RaxxDomain
 import RaxxCore
-@testable import RaxxSandbox
+import RaxxDomain
 import RaxxSandboxTestSupport
 import RaxxTestSupport
 import Testing
 
+@testable import RaxxSandbox
+
 /// The handlers called directly (no HTTP, no access gate), over the GRDB stores of an
 /// in-memory database and a fixed clock.
 struct HandlerRig {
-    static let now = Date(timeIntervalSince1970: 1_795_000_000) // 2026-11-18
+    static let now = Date(timeIntervalSince1970: 1_795_000_000)  // 2026-11-18
     let database: SandboxDatabase
     let stores: Stores
     let configuration = SandboxConfiguration()
@@ -32,8 +33,9 @@ struct HandlerRig {
     }
     var switches: DeadManSwitches { DeadManSwitches(trading: stores.trading, market: market, clock: clock) }
     var orders: OrderHandlers {
-        OrderHandlers(trading: stores.trading, audit: stores.audit, market: market, configuration: configuration, clock: clock,
-                      faults: FaultInjector(loseOrderReplies: 0))
+        OrderHandlers(
+            trading: stores.trading, audit: stores.audit, market: market, configuration: configuration, clock: clock,
+            faults: FaultInjector(loseOrderReplies: 0))
     }
     var sync: SyncHandlers { SyncHandlers(trading: stores.trading, market: market, configuration: configuration, clock: clock) }
     var gate: AccessGate { AccessGate(sessions: stores.sessions, clock: clock) }
@@ -50,10 +52,13 @@ struct HandlerRig {
         try await database.writer.read { try String.fetchAll($0, sql: "SELECT action FROM audit_events ORDER BY seq") }
     }
 
-    func order(_ id: String, symbol: String = "AAPL", qty: Int64 = 10, mode: Components.Schemas.TradingMode = .paper,
-               notAfter: TimeInterval = 60) -> Components.Schemas.OrderRequest {
-        .init(clientOrderId: id, symbol: symbol, side: .buy, qty: qty, _type: .market, tif: .day,
-              notAfter: Self.now.addingTimeInterval(notAfter), mode: mode)
+    func order(
+        _ id: String, symbol: String = "AAPL", qty: Int64 = 10, mode: Components.Schemas.TradingMode = .paper,
+        notAfter: TimeInterval = 60
+    ) -> Components.Schemas.OrderRequest {
+        .init(
+            clientOrderId: id, symbol: symbol, side: .buy, qty: qty, _type: .market, tif: .day,
+            notAfter: Self.now.addingTimeInterval(notAfter), mode: mode)
     }
 }
 
@@ -109,7 +114,9 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         // Contracts the market does not list: a strike off the grid, a Thursday expiry, a strike
         // far from the price.
         for symbol in ["AAPL261218C00190001", "AAPL261217C00190000", "AAPL261218C99999000"] {
-            let unlisted = await problem { _ = try await rig.orders.placeOrder(.init(body: .json(rig.order("u-" + symbol.suffix(9), symbol: symbol))), caller: caller) }
+            let unlisted = await problem {
+                _ = try await rig.orders.placeOrder(.init(body: .json(rig.order("u-" + symbol.suffix(9), symbol: symbol))), caller: caller)
+            }
             #expect(unlisted?.code == .unknownSymbol, "\(symbol)")
         }
         // Above the notional threshold: a step-up bound to this very order's hash.
@@ -128,16 +135,18 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         let (caller, _) = try await rig.signIn()
         let large = rig.order("big", symbol: "MSFT", qty: 100)
         let grant = "a-grant"
-        try await rig.stores.auth.grantStepUp(grantHash: Tokens.hash(grant), userID: caller.userID,
-                                                    actionHash: OrderHandlers.requestHash(large), expiresAt: HandlerRig.now.addingTimeInterval(60),
-                                                    now: HandlerRig.now)
+        try await rig.stores.auth.grantStepUp(
+            grantHash: Tokens.hash(grant), userID: caller.userID,
+            actionHash: OrderHandlers.requestHash(large), expiresAt: HandlerRig.now.addingTimeInterval(60),
+            now: HandlerRig.now)
         let input = Operations.PlaceOrder.Input(headers: .init(raxxStepUpGrant: grant), body: .json(large))
         let placed = try await rig.orders.placeOrder(input, caller: caller).created.body.json
         #expect(placed.clientOrderId == "big")
         let other = rig.order("big2", symbol: "MSFT", qty: 100)
-        #expect(await problem {
-            _ = try await rig.orders.placeOrder(.init(headers: .init(raxxStepUpGrant: grant), body: .json(other)), caller: caller)
-        }?.code == .stepUpInvalid)
+        #expect(
+            await problem {
+                _ = try await rig.orders.placeOrder(.init(headers: .init(raxxStepUpGrant: grant), body: .json(other)), caller: caller)
+            }?.code == .stepUpInvalid)
     }
 }
 
@@ -186,7 +195,8 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         let renewed = try await rig.session.renewSession(.init(body: .json(.init(renewalToken: grant.renewalToken)))).ok.body.json
         #expect(renewed.renewalToken != grant.renewalToken)
         #expect(renewed.sessionExpiresAt == grant.sessionExpiresAt)
-        #expect(await problem { _ = try await rig.session.renewSession(.init(body: .json(.init(renewalToken: grant.renewalToken)))) }
+        #expect(
+            await problem { _ = try await rig.session.renewSession(.init(body: .json(.init(renewalToken: grant.renewalToken)))) }
                 == .sessionExpired)
         let current = try await rig.session.getSession(.init(), caller: caller).ok.body.json
         #expect(current.account.id == caller.accountID)
@@ -207,26 +217,30 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         #expect(options.user.name == "new@example.com")
         #expect(Base64URL.decode(options.user.id)?.count == 32)
         #expect(options.excludeCredentials?.isEmpty ?? true)
-        #expect(await problem { _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "nope"))), caller: { nil }) }?.code
+        #expect(
+            await problem { _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "nope"))), caller: { nil }) }?.code
                 == .badRequest)
         // An account with a passkey takes another with the emailed code, and only with it: its own
         // live session is not enough (a 15-minute token must not become a permanent passkey).
         let (caller, _) = try await rig.signIn("has@example.com")
         try await rig.database.writer.write { db in
-            try db.execute(sql: "INSERT INTO passkeys (id, user_id, public_key, algorithm, created_at) VALUES ('cred', ?, x'00', -7, 0)",
-                           arguments: [caller.userID])
+            try db.execute(
+                sql: "INSERT INTO passkeys (id, user_id, public_key, algorithm, created_at) VALUES ('cred', ?, x'00', -7, 0)",
+                arguments: [caller.userID])
         }
         _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "has@example.com"))), caller: { caller }).accepted
-        #expect(await problem {
-            _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "has@example.com", code: "00000000"))), caller: { caller })
-        }?.code == .codeInvalid)
+        #expect(
+            await problem {
+                _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "has@example.com", code: "00000000"))), caller: { caller })
+            }?.code == .codeInvalid)
         let emailed = try #require(rig.database.mailbox.messages(to: "has@example.com").last?.code)
         let own = try await rig.auth.registerOptions(.init(body: .json(.init(email: "has@example.com", code: emailed))), caller: { nil }).ok.body.json
         #expect(own.excludeCredentials?.map(\.id) == ["cred"])
         // Spent: the same code again is refused.
-        #expect(await problem {
-            _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "has@example.com", code: emailed))), caller: { nil })
-        }?.code == .codeExpired)
+        #expect(
+            await problem {
+                _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "has@example.com", code: emailed))), caller: { nil })
+            }?.code == .codeExpired)
         let login = try await rig.auth.loginOptions(.init(body: .json(.init(email: "has@example.com")))).ok.body.json
         #expect(login.allowCredentials?.map(\.id) == ["cred"])
         let nobody = try await rig.auth.loginOptions(.init(body: .json(.init(email: "nobody@example.com")))).ok.body.json
@@ -243,8 +257,9 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         let (caller, _) = try await rig.signIn("p@example.com")
         try await rig.database.writer.write { db in
             for id in ["cred-a", "cred-b"] {
-                try db.execute(sql: "INSERT INTO passkeys (id, user_id, public_key, algorithm, created_at) VALUES (?, ?, x'00', -7, 0)",
-                               arguments: [id, caller.userID])
+                try db.execute(
+                    sql: "INSERT INTO passkeys (id, user_id, public_key, algorithm, created_at) VALUES (?, ?, x'00', -7, 0)",
+                    arguments: [id, caller.userID])
             }
         }
         let bare = await problem { _ = try await rig.auth.removePasskey(.init(path: .init(passkeyId: "cred-b")), caller: caller) }
@@ -252,12 +267,14 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         #expect(bare?.actionHash == PasskeyRemovalAction(passkeyID: "cred-b").actionHash)
         // A grant bound to another passkey's removal does not do.
         let grant = Tokens.random()
-        try await rig.stores.auth.grantStepUp(grantHash: Tokens.hash(grant), userID: caller.userID,
-                                                     actionHash: PasskeyRemovalAction(passkeyID: "cred-a").actionHash,
-                                                     expiresAt: HandlerRig.now.addingTimeInterval(60), now: HandlerRig.now)
-        #expect(await problem {
-            _ = try await rig.auth.removePasskey(.init(path: .init(passkeyId: "cred-b"), headers: .init(raxxStepUpGrant: grant)), caller: caller)
-        }?.code == .stepUpInvalid)
+        try await rig.stores.auth.grantStepUp(
+            grantHash: Tokens.hash(grant), userID: caller.userID,
+            actionHash: PasskeyRemovalAction(passkeyID: "cred-a").actionHash,
+            expiresAt: HandlerRig.now.addingTimeInterval(60), now: HandlerRig.now)
+        #expect(
+            await problem {
+                _ = try await rig.auth.removePasskey(.init(path: .init(passkeyId: "cred-b"), headers: .init(raxxStepUpGrant: grant)), caller: caller)
+            }?.code == .stepUpInvalid)
         _ = try await rig.auth.removePasskey(.init(path: .init(passkeyId: "cred-a"), headers: .init(raxxStepUpGrant: grant)), caller: caller)
             .noContent
         #expect(try await rig.database.writer.read { try String.fetchAll($0, sql: "SELECT id FROM passkeys") } == ["cred-b"])
@@ -283,9 +300,10 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
     @Test func aDatabaseInMemoryTakesItsMailWithIt() async throws {
         var database: SandboxDatabase? = try SandboxDatabase(path: ":memory:")
         let directory = try #require(database?.mailer.directory)
-        _ = try await database?.stores.auth.askRegistrationCode(email: "m@example.com", code: "12345678",
-                                                                expiresAt: HandlerRig.now.addingTimeInterval(600), now: HandlerRig.now,
-                                                                limits: RegistrationCodeLimits())
+        _ = try await database?.stores.auth.askRegistrationCode(
+            email: "m@example.com", code: "12345678",
+            expiresAt: HandlerRig.now.addingTimeInterval(600), now: HandlerRig.now,
+            limits: RegistrationCodeLimits())
         #expect(Mailbox(directory: directory).messages(to: "m@example.com").count == 1)
         database = nil
         #expect(!FileManager.default.fileExists(atPath: directory))
@@ -300,8 +318,9 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
             rig = try HandlerRig()
             var configuration = rig.configuration
             configuration.codeLimits = limits
-            handlers = AuthHandlers(auth: rig.stores.auth, sessions: rig.stores.sessions, audit: rig.stores.audit,
-                                    configuration: configuration, clock: clock.closure)
+            handlers = AuthHandlers(
+                auth: rig.stores.auth, sessions: rig.stores.sessions, audit: rig.stores.audit,
+                configuration: configuration, clock: clock.closure)
         }
         /// Asks for a code (nil) or presents one; answers the problem's code, nil when accepted.
         func ask(_ email: String, _ code: String? = nil) async -> ProblemError? {

@@ -6,10 +6,11 @@ import OpenAPIRuntime
 import RaxxAPI
 import RaxxClient
 import RaxxCore
-@testable import RaxxSandbox
 import RaxxSandboxTestSupport
 import RaxxTestSupport
 import Testing
+
+@testable import RaxxSandbox
 
 // The hardening issue's items, each proven against the code that had the defect.
 
@@ -29,8 +30,9 @@ extension HandlerRig {
     }
 
     func sell(_ id: String, symbol: String = "AAPL", qty: Int64, limit: String? = nil) -> Components.Schemas.OrderRequest {
-        .init(clientOrderId: id, symbol: symbol, side: .sell, qty: qty, _type: limit == nil ? .market : .limit, limitPrice: limit, tif: .day,
-              notAfter: Self.now.addingTimeInterval(60), mode: .paper)
+        .init(
+            clientOrderId: id, symbol: symbol, side: .sell, qty: qty, _type: limit == nil ? .market : .limit, limitPrice: limit, tif: .day,
+            notAfter: Self.now.addingTimeInterval(60), mode: .paper)
     }
 }
 
@@ -57,8 +59,11 @@ extension HandlerRig {
         let mail = rig.database.mailbox.messages(to: "t@example.com")
         #expect(mail.map(\.subject) == ["A Raxx session was signed out to protect your account"])
         let trail = try await rig.auditTrail()
-        #expect(trail.contains { $0.action == "session.revoked" && $0.details["reason"] == "renewal_reused"
-                                 && $0.details["session_id"] == caller.sessionID })
+        #expect(
+            trail.contains {
+                $0.action == "session.revoked" && $0.details["reason"] == "renewal_reused"
+                    && $0.details["session_id"] == caller.sessionID
+            })
     }
 
     @Test func overHTTPTheSuccessorIsRevokedToo() async throws {
@@ -108,8 +113,9 @@ extension HandlerRig {
     @Test func aBuyLimitBelowTheThresholdAtItsLimitNeedsNoStepUp() async throws {
         let rig = try HandlerRig()
         let (caller, _) = try await rig.signIn()
-        let cheap = Components.Schemas.OrderRequest(clientOrderId: "cheap", symbol: "MSFT", side: .buy, qty: 100, _type: .limit, limitPrice: "1.00",
-                                                    tif: .gtc, notAfter: HandlerRig.now.addingTimeInterval(60), mode: .paper)
+        let cheap = Components.Schemas.OrderRequest(
+            clientOrderId: "cheap", symbol: "MSFT", side: .buy, qty: 100, _type: .limit, limitPrice: "1.00",
+            tif: .gtc, notAfter: HandlerRig.now.addingTimeInterval(60), mode: .paper)
         let placed = try await rig.orders.placeOrder(.init(body: .json(cheap)), caller: caller).created.body.json
         #expect(placed.status == .open)
     }
@@ -165,8 +171,9 @@ extension HandlerRig {
         let rig = try HandlerRig()
         let (caller, _) = try await rig.signIn()
         let forged = await problem {
-            _ = try await rig.orders.placeOrder(.init(headers: .init(raxxStepUpGrant: "forged"), body: .json(rig.order("big", symbol: "MSFT", qty: 100))),
-                                                caller: caller)
+            _ = try await rig.orders.placeOrder(
+                .init(headers: .init(raxxStepUpGrant: "forged"), body: .json(rig.order("big", symbol: "MSFT", qty: 100))),
+                caller: caller)
         }
         #expect(forged?.code == .stepUpInvalid)
         let trail = try await rig.auditTrail()
@@ -223,10 +230,13 @@ extension HandlerRig {
         let stepUpGrant = "step-up-grant-\(UUID().uuidString)"
         let clientOrderID = "order-\(UUID().uuidString)"
         try await withLoggedSandbox(database: database, logger: logger) { url in
-            let order = #"{"client_order_id":"\#(clientOrderID)","symbol":"AAPL","side":"buy","qty":1,"type":"market","tif":"day","not_after":"2999-01-01T00:00:00Z","mode":"paper"}"#
-            let (response, body) = try await httpCall(url, .post, "/api/orders",
-                                                      headers: ["Authorization": "Bearer \(grant.accessToken)", "Raxx-Step-Up-Grant": stepUpGrant],
-                                                      body: order)
+            let order =
+                #"{"client_order_id":"\#(clientOrderID)","symbol":"AAPL","side":"buy","qty":1,"type":"market","tif":"day","#
+                + #""not_after":"2999-01-01T00:00:00Z","mode":"paper"}"#
+            let (response, body) = try await httpCall(
+                url, .post, "/api/orders",
+                headers: ["Authorization": "Bearer \(grant.accessToken)", "Raxx-Step-Up-Grant": stepUpGrant],
+                body: order)
             #expect(response.status.code == 500)
             #expect(response.headerFields[.contentType] == "application/problem+json")
             #expect(body.contains(#""code":"internal""#))
@@ -257,8 +267,10 @@ extension HandlerRig {
     @Test func theSpecsLimitsOnAnOrderAreEnforced() async throws {
         let rig = try HandlerRig()
         let (caller, _) = try await rig.signIn()
-        for (id, qty, field) in [(String(repeating: "a", count: 65), Int64(1), "client_order_id"), ("has space", 1, "client_order_id"),
-                                 ("é", 1, "client_order_id"), ("ok-1", 1_000_001, "qty")] {
+        for (id, qty, field) in [
+            (String(repeating: "a", count: 65), Int64(1), "client_order_id"), ("has space", 1, "client_order_id"),
+            ("é", 1, "client_order_id"), ("ok-1", 1_000_001, "qty"),
+        ] {
             let refused = await problem { _ = try await rig.orders.placeOrder(.init(body: .json(rig.order(id, qty: qty))), caller: caller) }
             #expect(refused?.code == .badRequest, "\(id) \(qty)")
             #expect(refused?.detail?.contains("'\(field)'") == true, "\(id) \(qty)")
@@ -276,13 +288,15 @@ extension HandlerRig {
     @Test func aLongDisplayNameIsRefused() async throws {
         let rig = try HandlerRig()
         let long = await problem {
-            _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "n@example.com", displayName: String(repeating: "n", count: 65)))),
-                                                   caller: { nil })
+            _ = try await rig.auth.registerOptions(
+                .init(body: .json(.init(email: "n@example.com", displayName: String(repeating: "n", count: 65)))),
+                caller: { nil })
         }
         #expect(long?.code == .badRequest)
         #expect(long?.detail?.contains("'display_name'") == true)
-        _ = try await rig.auth.registerOptions(.init(body: .json(.init(email: "n@example.com", displayName: String(repeating: "n", count: 64)))),
-                                               caller: { nil })
+        _ = try await rig.auth.registerOptions(
+            .init(body: .json(.init(email: "n@example.com", displayName: String(repeating: "n", count: 64)))),
+            caller: { nil })
     }
 
     @Test func deadChallengesSessionsAndGrantsArePruned() async throws {
@@ -291,25 +305,34 @@ extension HandlerRig {
         let now = HandlerRig.now.timeIntervalSince1970
         let dayAndMore = 24 * 3600.0 + 60
         try await rig.database.writer.write { db in
-            for (challenge, expires, used) in [("expired", now - 1, nil), ("used", now + 100, now - 5), ("live", now + 100, nil)] as [(String, Double, Double?)] {
-                try db.execute(sql: "INSERT INTO challenges (challenge, purpose, expires_at, used_at) VALUES (?, 'login', ?, ?)",
-                               arguments: [challenge, expires, used])
+            for (challenge, expires, used) in [("expired", now - 1, nil), ("used", now + 100, now - 5), ("live", now + 100, nil)] as [(String, Double, Double?)]
+            {
+                try db.execute(
+                    sql: "INSERT INTO challenges (challenge, purpose, expires_at, used_at) VALUES (?, 'login', ?, ?)",
+                    arguments: [challenge, expires, used])
             }
-            for (grant, expires, used) in [("g-expired", now - 1, nil), ("g-used", now + 100, now - 5), ("g-live", now + 100, nil)] as [(String, Double, Double?)] {
-                try db.execute(sql: "INSERT INTO step_up_grants (grant_hash, user_id, action_hash, expires_at, used_at) VALUES (?, ?, 'h', ?, ?)",
-                               arguments: [grant, caller.userID, expires, used])
+            for (grant, expires, used) in [("g-expired", now - 1, nil), ("g-used", now + 100, now - 5), ("g-live", now + 100, nil)]
+                as [(String, Double, Double?)]
+            {
+                try db.execute(
+                    sql: "INSERT INTO step_up_grants (grant_hash, user_id, action_hash, expires_at, used_at) VALUES (?, ?, 'h', ?, ?)",
+                    arguments: [grant, caller.userID, expires, used])
             }
-            for (id, expires, revoked) in [("s-ended", now - dayAndMore, nil), ("s-revoked", now + 100, now - dayAndMore),
-                                           ("s-just-ended", now - 60, nil)] as [(String, Double, Double?)] {
-                try db.execute(sql: """
-                    INSERT INTO sessions (id, user_id, access_token_hash, access_expires_at, renewal_token_hash, created_at, expires_at, revoked_at)
-                    VALUES (?, ?, ?, ?, ?, 0, ?, ?)
-                    """, arguments: [id, caller.userID, "a-" + id, min(expires, now), "r-" + id, expires, revoked])
+            for (id, expires, revoked) in [
+                ("s-ended", now - dayAndMore, nil), ("s-revoked", now + 100, now - dayAndMore),
+                ("s-just-ended", now - 60, nil),
+            ] as [(String, Double, Double?)] {
+                try db.execute(
+                    sql: """
+                        INSERT INTO sessions (id, user_id, access_token_hash, access_expires_at, renewal_token_hash, created_at, expires_at, revoked_at)
+                        VALUES (?, ?, ?, ?, ?, 0, ?, ?)
+                        """, arguments: [id, caller.userID, "a-" + id, min(expires, now), "r-" + id, expires, revoked])
             }
         }
         _ = try await rig.auth.loginOptions(.init(body: .json(.init())))
-        try await rig.stores.auth.grantStepUp(grantHash: "g-new", userID: caller.userID, actionHash: "h",
-                                                    expiresAt: HandlerRig.now.addingTimeInterval(60), now: HandlerRig.now)
+        try await rig.stores.auth.grantStepUp(
+            grantHash: "g-new", userID: caller.userID, actionHash: "h",
+            expiresAt: HandlerRig.now.addingTimeInterval(60), now: HandlerRig.now)
         _ = try await rig.signIn("other@example.com")
         let challenges = try await rig.database.writer.read { try String.fetchAll($0, sql: "SELECT challenge FROM challenges ORDER BY challenge") }
         #expect(challenges.count == 2 && challenges.contains("live") && !challenges.contains("expired") && !challenges.contains("used"))
@@ -328,9 +351,11 @@ extension HandlerRig {
         let grant = try await signedInGrant(database, email: "t@example.com")
         let auth = ["Authorization": "Bearer \(grant.accessToken)"]
         try await withSandbox(database: database) { url in
-            for (path, name) in [("/api/orders?limit=abc", "limit"), ("/api/orders?status=open&limit=abc", "limit"),
-                                 ("/api/orders?status=nope", "status"), ("/api/sync?cursor=x&limit=5", "cursor"),
-                                 ("/api/sync?limit=5&rebuild=maybe", "rebuild")] {
+            for (path, name) in [
+                ("/api/orders?limit=abc", "limit"), ("/api/orders?status=open&limit=abc", "limit"),
+                ("/api/orders?status=nope", "status"), ("/api/sync?cursor=x&limit=5", "cursor"),
+                ("/api/sync?limit=5&rebuild=maybe", "rebuild"),
+            ] {
                 let (response, body) = try await httpCall(url, .get, path, headers: auth)
                 #expect(response.status.code == 400, "\(path)")
                 #expect(response.headerFields[.contentType] == "application/problem+json", "\(path)")
@@ -438,8 +463,10 @@ struct CapturingLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String,
-             line: UInt) {
+    func log(
+        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String,
+        line: UInt
+    ) {
         capture.append("\(level) \(message) \(self.metadata.merging(metadata ?? [:]) { $1 })")
     }
 }
@@ -447,8 +474,9 @@ struct CapturingLogHandler: LogHandler {
 /// `withSandbox` with the application's logger given.
 func withLoggedSandbox(database: SandboxDatabase, logger: Logger, _ body: (URL) async throws -> Void) async throws {
     let (ports, continuation) = AsyncStream<Int>.makeStream()
-    let app = try buildApplication(configuration: SandboxConfiguration(port: 0), database: database, logger: logger,
-                                   onListening: { continuation.yield($0) })
+    let app = try buildApplication(
+        configuration: SandboxConfiguration(port: 0), database: database, logger: logger,
+        onListening: { continuation.yield($0) })
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await app.run() }
         var iterator = ports.makeAsyncIterator()

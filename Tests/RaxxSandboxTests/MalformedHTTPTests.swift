@@ -4,7 +4,7 @@ import RaxxTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Requests the HTTP parser rejects before any handler sees them are answered as problem+json too,
@@ -22,7 +22,7 @@ import Glibc
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0) // a loaded machine may take a while
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)  // a loaded machine may take a while
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)

@@ -5,7 +5,7 @@ import RaxxSandbox
 import Testing
 
 @Suite struct MarketTests {
-    let now = Date(timeIntervalSince1970: 1_795_000_000) // 2026-11-18
+    let now = Date(timeIntervalSince1970: 1_795_000_000)  // 2026-11-18
 
     @Test func pricesAreDeterministicUnderASeed() throws {
         let a = Market(seed: 7), b = Market(seed: 7), c = Market(seed: 8)
@@ -14,7 +14,7 @@ import Testing
         #expect(a.priceTicks(aapl, at: now) != c.priceTicks(aapl, at: now))
         let price = try #require(a.priceTicks(aapl, at: now))
         #expect(price > 100 * Money.ticksPerUnit && price < 400 * Money.ticksPerUnit)
-        #expect(price % 100 == 0) // whole cents
+        #expect(price % 100 == 0)  // whole cents
     }
 
     @Test func knowsTheCoreUnderlyingsAndOptionsOnThem() throws {
@@ -24,21 +24,21 @@ import Testing
         let option = try #require(market.instrument("AAPL261218C00190000"))
         #expect(option.symbol == "AAPL261218C00190000")
         #expect(option.multiplier == 100)
-        #expect(market.instrument("AAPL  261218P00190000")?.symbol == "AAPL261218P00190000") // OCC's padded form
+        #expect(market.instrument("AAPL  261218P00190000")?.symbol == "AAPL261218P00190000")  // OCC's padded form
         #expect(market.instrument("ZZZZ261218C00190000") == nil)
-        #expect(market.instrument("AAPL261318C00190000") == nil) // month 13
+        #expect(market.instrument("AAPL261318C00190000") == nil)  // month 13
     }
 
     @Test func listsMonthlyContractsOnTheStrikeGridOnly() throws {
         let market = Market()
-        #expect(market.instrument("AAPL261218C00192500") != nil) // 192.50: AAPL's strikes are 2.50 apart
-        #expect(market.instrument("AAPL261218C00190001") == nil) // off the grid
+        #expect(market.instrument("AAPL261218C00192500") != nil)  // 192.50: AAPL's strikes are 2.50 apart
+        #expect(market.instrument("AAPL261218C00190001") == nil)  // off the grid
         #expect(market.instrument("AAPL261218C00191000") == nil)
-        #expect(market.instrument("AAPL261217C00190000") == nil) // a Thursday
-        #expect(market.instrument("AAPL261211C00190000") == nil) // a Friday, but the second of the month
-        #expect(market.instrument("AAPL261218C99999000") == nil) // far from the price
+        #expect(market.instrument("AAPL261217C00190000") == nil)  // a Thursday
+        #expect(market.instrument("AAPL261211C00190000") == nil)  // a Friday, but the second of the month
+        #expect(market.instrument("AAPL261218C99999000") == nil)  // far from the price
         #expect(market.instrument("AAPL261218C00090000") == nil)
-        #expect(market.instrument("AAPL270115P00190000") != nil) // 15 January 2027, a third Friday
+        #expect(market.instrument("AAPL270115P00190000") != nil)  // 15 January 2027, a third Friday
         // Every contract of a chain is listed, whatever the spot did meanwhile.
         for u in market.underlyings {
             for days in stride(from: 0, to: 400, by: 37) {
@@ -55,7 +55,7 @@ import Testing
         #expect(chain.count == 10)
         let calls = chain.filter { $0.right == .call }.sorted { $0.strikeThousandths < $1.strikeThousandths }
         let prices = calls.map { market.priceTicks(.option($0), at: now)! }
-        #expect(prices == prices.sorted(by: >)) // higher strike, cheaper call
+        #expect(prices == prices.sorted(by: >))  // higher strike, cheaper call
         let expired = OptionContract(occ: "AAPL200117C00100000")!
         #expect(market.priceTicks(.option(expired), at: now) == nil)
     }
@@ -70,7 +70,6 @@ import Testing
         }
     }
 }
-
 
 @Suite struct SeederTests {
     let now = Date(timeIntervalSince1970: 1_795_000_000)
@@ -91,9 +90,12 @@ import Testing
             #expect(try Int64.fetchOne(db, sql: "SELECT cash_ticks FROM accounts") ?? 0 >= 100_000 * 10_000)
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM passkeys") == 0)
             // Every fill belongs to an order of the same symbol, and order quantities add up.
-            #expect(try Int.fetchOne(db, sql: """
-                SELECT COUNT(*) FROM orders o WHERE o.qty != (SELECT SUM(qty) FROM fills f WHERE f.order_id = o.id)
-                """) == 0)
+            #expect(
+                try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT COUNT(*) FROM orders o WHERE o.qty != (SELECT SUM(qty) FROM fills f WHERE f.order_id = o.id)
+                        """) == 0)
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM fills f JOIN orders o ON o.id = f.order_id WHERE o.symbol != f.symbol") == 0)
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM positions WHERE symbol GLOB '*[0-9]C[0-9]*' OR symbol GLOB '*[0-9]P[0-9]*'") == 30)
             let actions = try String.fetchAll(db, sql: "SELECT action FROM audit_events ORDER BY seq")
@@ -111,7 +113,8 @@ import Testing
         func milliseconds(_ id: String) -> Int64? {
             let body = id.dropFirst(4)
             guard id.count == 24, id.dropLast(20).hasSuffix("_"),
-                  body.allSatisfy({ ("0"..."9").contains($0) || ("a"..."z").contains($0) }) else { return nil }
+                body.allSatisfy({ ("0"..."9").contains($0) || ("a"..."z").contains($0) })
+            else { return nil }
             return Int64(body.prefix(9), radix: 36)
         }
         try db.writer.read { db in

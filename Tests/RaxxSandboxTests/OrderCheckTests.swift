@@ -2,23 +2,29 @@ import Foundation
 import GRDB
 import RaxxAPI
 import RaxxCore
-@testable import RaxxSandbox
 import RaxxTestSupport
 import Testing
+
+@testable import RaxxSandbox
 
 /// The server's dry run (`checkOrders`): judged as placeOrder would, nothing kept.
 @Suite struct OrderCheckTests {
     func request(_ id: String, qty: Int64 = 2, rig: SwitchRig) -> Components.Schemas.OrderRequest {
-        .init(clientOrderId: id, symbol: "MSFT", side: .buy, qty: qty, _type: .limit, limitPrice: "1.00", tif: .gtc,
-              notAfter: rig.clock.now.addingTimeInterval(60), mode: .paper)
+        .init(
+            clientOrderId: id, symbol: "MSFT", side: .buy, qty: qty, _type: .limit, limitPrice: "1.00", tif: .gtc,
+            notAfter: rig.clock.now.addingTimeInterval(60), mode: .paper)
     }
 
     @Test func aCheckKeepsNothingAndAnIdTwiceIsRefused() async throws {
         let rig = try SwitchRig()
         let caller = try await rig.signIn()
-        let checks = try await rig.service.orders.checkOrders(.init(body: .json(.init(orders: [
-            request("c-1", rig: rig), request("c-2", rig: rig), request("c-1", qty: 3, rig: rig),
-        ]))), caller: caller).ok.body.json.checks
+        let checks = try await rig.service.orders.checkOrders(
+            .init(
+                body: .json(
+                    .init(orders: [
+                        request("c-1", rig: rig), request("c-2", rig: rig), request("c-1", qty: 3, rig: rig),
+                    ]))), caller: caller
+        ).ok.body.json.checks
         #expect(checks.map(\.verdict) == [.wouldPlace, .wouldPlace, .refused])
         #expect(checks[2].code == "conflict" && checks[2].orderId == nil)
         // Nothing stayed: no order, and the same ids place for real afterwards.

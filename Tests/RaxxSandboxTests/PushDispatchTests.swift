@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 import Logging
 import RaxxAPI
-@testable import RaxxSandbox
 import Testing
+
+@testable import RaxxSandbox
 
 /// A `EventPushSending` that records what it is given and answers from a script (delivered otherwise).
 final class RecordingSender: EventPushSending, @unchecked Sendable {
@@ -23,8 +24,9 @@ final class RecordingSender: EventPushSending, @unchecked Sendable {
 
 extension HandlerRig {
     func dispatcher(_ sender: RecordingSender) -> PushDispatcher {
-        PushDispatcher(store: stores.pushDispatch, notifier: database.notifier, sender: sender, clock: clock,
-                       logger: Logger(label: "test"))
+        PushDispatcher(
+            store: stores.pushDispatch, notifier: database.notifier, sender: sender, clock: clock,
+            logger: Logger(label: "test"))
     }
 
     /// Runs the dispatcher's passes until it has nothing left; answers the passes that sent.

@@ -3,9 +3,10 @@ import GRDB
 import PropertyBased
 import RaxxAPI
 import RaxxDomain
-@testable import RaxxSandbox
 import RaxxTestSupport
 import Testing
+
+@testable import RaxxSandbox
 
 /// The records read column by column (`init(row:)`) held to GRDB's Codable row decoder, which read
 /// them before: the same record from the same row, or the same refusal (a NULL where a value must
@@ -47,8 +48,9 @@ import Testing
 
         mutating func real(nullable: Bool = false) -> DatabaseValue {
             if (nullable && random.bool()) || random.int(0...20) == 0 { return .null }
-            return random.bool() ? Int64(random.int(0...2_000_000_000)).databaseValue
-                                 : (Double(random.int(0...2_000_000_000)) + Double(random.int(0...999)) / 1000).databaseValue
+            return random.bool()
+                ? Int64(random.int(0...2_000_000_000)).databaseValue
+                : (Double(random.int(0...2_000_000_000)) + Double(random.int(0...999)) / 1000).databaseValue
         }
     }
 
@@ -82,22 +84,24 @@ import Testing
     @Test func storedRowsReadTheSameBothWays() throws {
         let db = try DatabaseQueue()
         try db.write { db in
-            try db.execute(sql: """
-                CREATE TABLE orders (id TEXT, account_id TEXT, client_order_id TEXT, symbol TEXT, side TEXT, qty INTEGER, type TEXT,
-                    limit_price_ticks INTEGER, tif TEXT, status TEXT, filled_qty INTEGER, avg_fill_price_ticks INTEGER, reject_code TEXT,
-                    mode TEXT, not_after REAL, created_at REAL, updated_at REAL);
-                INSERT INTO orders VALUES ('ord_1', 'acc_1', 'c-1', 'AAPL', 'buy', 10, 'limit', 19025, 'day', 'filled', 10, 19020, NULL,
-                    'paper', NULL, 1795000000.25, 1795000001);
-                INSERT INTO orders VALUES ('ord_2', 'acc_1', 'c-2', 'AAPL260116C00200000', 'sell', 1, 'market', NULL, 'gtc', 'renamed',
-                    0, NULL, 'insufficient_buying_power', 'live', 1795000100, 1795000000, 1795000000);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE orders (id TEXT, account_id TEXT, client_order_id TEXT, symbol TEXT, side TEXT, qty INTEGER, type TEXT,
+                        limit_price_ticks INTEGER, tif TEXT, status TEXT, filled_qty INTEGER, avg_fill_price_ticks INTEGER, reject_code TEXT,
+                        mode TEXT, not_after REAL, created_at REAL, updated_at REAL);
+                    INSERT INTO orders VALUES ('ord_1', 'acc_1', 'c-1', 'AAPL', 'buy', 10, 'limit', 19025, 'day', 'filled', 10, 19020, NULL,
+                        'paper', NULL, 1795000000.25, 1795000001);
+                    INSERT INTO orders VALUES ('ord_2', 'acc_1', 'c-2', 'AAPL260116C00200000', 'sell', 1, 'market', NULL, 'gtc', 'renamed',
+                        0, NULL, 'insufficient_buying_power', 'live', 1795000100, 1795000000, 1795000000);
+                    """)
             let rows = try Row.fetchAll(db, sql: "SELECT \(OrderRecord.columns) FROM orders")
             for row in rows {
                 let read = Self.bothWays(row, OrderRecord.self)
                 #expect(read.direct == read.codable && (read.direct != "refused") == (row["id"] == "ord_1"), "\(row)")
             }
             let refused = #expect(throws: UnknownStoredValue.self) { try OrderRecord(row: rows[1]) }
-            #expect(refused?.description == "orders.status holds 'renamed', which is not one of OrderStatus's values ("
+            #expect(
+                refused?.description == "orders.status holds 'renamed', which is not one of OrderStatus's values ("
                     + OrderStatus.allCases.map(\.rawValue).joined(separator: ", ") + ")")
         }
     }
@@ -131,8 +135,9 @@ import Testing
             ]
             let read = try? await queue.write { db in
                 try db.execute(sql: "DELETE FROM orders")
-                try db.execute(sql: "INSERT INTO orders VALUES (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))",
-                               arguments: StatementArguments(values))
+                try db.execute(
+                    sql: "INSERT INTO orders VALUES (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))",
+                    arguments: StatementArguments(values))
                 return try Self.rowAndInPlace(db, "SELECT \(OrderRecord.columns) FROM orders") { try OrderRecord(columns: $0) }
             }
             #expect(read != nil && read?.row == read?.inPlace, "\(values)")
@@ -163,10 +168,12 @@ import Testing
         let queue = try DatabaseQueue()
         try queue.read { db in
             let statement = try db.makeStatement(sql: "SELECT NULL AS qty, 'ten' AS price, 'filled' AS status")
-            for (what, read) in [("qty", { (row: ColumnRow) in _ = try row.decode(Int64.self, atIndex: 0) }),
-                                 ("price", { (row: ColumnRow) in _ = try row.decode(Date.self, atIndex: 1) }),
-                                 ("no column 3", { (row: ColumnRow) in _ = try row.decode(String.self, atIndex: 3) }),
-                                 ("no column -1", { (row: ColumnRow) in _ = try row.decode(OrderStatus.self, atIndex: -1) })] {
+            for (what, read) in [
+                ("qty", { (row: ColumnRow) in _ = try row.decode(Int64.self, atIndex: 0) }),
+                ("price", { (row: ColumnRow) in _ = try row.decode(Date.self, atIndex: 1) }),
+                ("no column 3", { (row: ColumnRow) in _ = try row.decode(String.self, atIndex: 3) }),
+                ("no column -1", { (row: ColumnRow) in _ = try row.decode(OrderStatus.self, atIndex: -1) }),
+            ] {
                 let error = #expect(throws: DatabaseError.self, "\(what)") { try statement.firstRow(arguments: [], read) }
                 #expect(error?.message?.contains(what) == true, "\(String(describing: error))")
             }

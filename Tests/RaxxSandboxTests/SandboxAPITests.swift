@@ -4,10 +4,11 @@ import OpenAPIRuntime
 import RaxxAPI
 import RaxxClient
 import RaxxCore
-@testable import RaxxSandbox
 import RaxxSandboxTestSupport
 import RaxxTestSupport
 import Testing
+
+@testable import RaxxSandbox
 
 /// The sandbox through the generated client.
 @Suite struct SandboxAPITests {

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import RaxxDomain
-@testable import RaxxSandbox
 import Testing
+
+@testable import RaxxSandbox
 
 /// Seeded histories are ones the paper engine could have made: cash, positions and fills agree.
 @Suite struct SeededHistoryTests {
@@ -51,8 +52,10 @@ import Testing
         #expect(deposit == 0 || lowest == 0 || cash == Accounts.startingCashTicks)
         #expect(summary.cash == Money.string(ticks: cash))
         let (stored, positions) = try db.writer.read { db in
-            (try Int64.fetchOne(db, sql: "SELECT cash_ticks FROM accounts") ?? -1,
-             try Row.fetchAll(db, sql: "SELECT symbol, qty, avg_price_ticks FROM positions").map { ($0[0] as String, $0[1] as Int64, $0[2] as Int64) })
+            (
+                try Int64.fetchOne(db, sql: "SELECT cash_ticks FROM accounts") ?? -1,
+                try Row.fetchAll(db, sql: "SELECT symbol, qty, avg_price_ticks FROM positions").map { ($0[0] as String, $0[1] as Int64, $0[2] as Int64) }
+            )
         }
         #expect(stored == cash)
         // Every position is what its fills make it, long, at a positive average price.
@@ -65,16 +68,20 @@ import Testing
         #expect(Set(replayed.keys) == Set(positions.map(\.0)))
         // Orders: each fill at or inside its order's limit, the order's average its fills' average.
         let bad = try db.writer.read { db in
-            try Int.fetchOne(db, sql: """
-                SELECT COUNT(*) FROM orders o WHERE o.limit_price_ticks IS NOT NULL AND EXISTS (SELECT 1 FROM fills f WHERE f.order_id = o.id AND
-                (CASE o.side WHEN 'buy' THEN f.price_ticks > o.limit_price_ticks ELSE f.price_ticks < o.limit_price_ticks END))
-                """)
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) FROM orders o WHERE o.limit_price_ticks IS NOT NULL AND EXISTS (SELECT 1 FROM fills f WHERE f.order_id = o.id AND
+                    (CASE o.side WHEN 'buy' THEN f.price_ticks > o.limit_price_ticks ELSE f.price_ticks < o.limit_price_ticks END))
+                    """)
         }
         #expect(bad == 0)
         for f in fills.prefix(200) {
             let (average, legs) = try db.writer.read { db in
-                (try Int64.fetchOne(db, sql: "SELECT avg_fill_price_ticks FROM orders WHERE id = ?", arguments: [f.orderID]),
-                 try Row.fetchAll(db, sql: "SELECT qty, price_ticks FROM fills WHERE order_id = ? ORDER BY filled_at", arguments: [f.orderID]))
+                (
+                    try Int64.fetchOne(db, sql: "SELECT avg_fill_price_ticks FROM orders WHERE id = ?", arguments: [f.orderID]),
+                    try Row.fetchAll(db, sql: "SELECT qty, price_ticks FROM fills WHERE order_id = ? ORDER BY filled_at", arguments: [f.orderID])
+                )
             }
             var expected: Int64? = nil, filled: Int64 = 0
             for leg in legs {
@@ -91,9 +98,13 @@ import Testing
             let db = try SandboxDatabase(path: ":memory:")
             let summary = try Seeder(database: db, market: market).seed(email: "t@example.com", positions: 25, fills: 500, now: now)
             return try db.writer.read { db in
-                (summary,
-                 try Row.fetchAll(db, sql: "SELECT id, order_id, symbol, side, qty, price_ticks, filled_at FROM fills ORDER BY id").map { Array($0.databaseValues) },
-                 try Int64.fetchOne(db, sql: "SELECT cash_ticks FROM accounts") ?? 0)
+                (
+                    summary,
+                    try Row.fetchAll(db, sql: "SELECT id, order_id, symbol, side, qty, price_ticks, filled_at FROM fills ORDER BY id").map {
+                        Array($0.databaseValues)
+                    },
+                    try Int64.fetchOne(db, sql: "SELECT cash_ticks FROM accounts") ?? 0
+                )
             }
         }
         let (a, fillsA, cashA) = try seeded()

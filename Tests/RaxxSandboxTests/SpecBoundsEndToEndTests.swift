@@ -1,9 +1,10 @@
 import Foundation
 import HTTPTypes
 import RaxxAPI
-@testable import RaxxSandbox
 import RaxxTestSupport
 import Testing
+
+@testable import RaxxSandbox
 
 /// One request must never stop the sandbox: every integer and array the spec bounds, in every
 /// operation, tried as an attacker would (signed in, as staff, so each request reaches its

@@ -1,9 +1,10 @@
 import Foundation
 import PropertyBased
-@testable import RaxxSandbox
 import RaxxTestSupport
 import Synchronization
 import Testing
+
+@testable import RaxxSandbox
 
 /// The bounds read a request's body from its bytes (`SpecBounds.Reader`); they read it with
 /// JSONDecoder before, and still do what the reader refuses (`JSONValue.decoded`). Both must find
@@ -109,9 +110,11 @@ import Testing
     /// generated decoder reads too: its bounds are checked all the same.
     @Test func otherEncodingsAreHeldToTheBounds() throws {
         let text = #"{"qty": 0}"#
-        let bodies = [Data([0xEF, 0xBB, 0xBF]) + Data(text.utf8), try #require(text.data(using: .utf16LittleEndian)),
-                      try #require(text.data(using: .utf16BigEndian)), try #require(text.data(using: .utf16)),
-                      try #require(text.data(using: .utf32LittleEndian))]
+        let bodies = [
+            Data([0xEF, 0xBB, 0xBF]) + Data(text.utf8), try #require(text.data(using: .utf16LittleEndian)),
+            try #require(text.data(using: .utf16BigEndian)), try #require(text.data(using: .utf16)),
+            try #require(text.data(using: .utf32LittleEndian)),
+        ]
         for body in bodies {
             #expect(SpecBounds.violation(operationID: "placeOrder", query: nil, body: body) != nil, "\(Array(body.prefix(8)))")
         }
@@ -121,8 +124,10 @@ import Testing
     /// what JSONDecoder takes although RFC 8259 does not (a trailing comma) as JSONDecoder takes
     /// it, since the generated decoder will take it too.
     @Test func whatTheReaderRefusesIsReadAsJSONDecoderReadsIt() {
-        for text in ["", "{", "{\"qty\":}", "{\"qty\":1,}", "[1,]", "{\"qty\":01}", "{\"qty\":1} x", "{\"qty\":.5}", "{\"qty\":1.}",
-                     "{'qty':1}", "{\"q\\xty\":1}", "{\"q\\ud800ty\":1}", "{\"qty\":tru}", "{\"a\u{1}\":1}", "nul", "{\"qty\":0,}"] {
+        for text in [
+            "", "{", "{\"qty\":}", "{\"qty\":1,}", "[1,]", "{\"qty\":01}", "{\"qty\":1} x", "{\"qty\":.5}", "{\"qty\":1.}",
+            "{'qty':1}", "{\"q\\xty\":1}", "{\"q\\ud800ty\":1}", "{\"qty\":tru}", "{\"a\u{1}\":1}", "nul", "{\"qty\":0,}",
+        ] {
             let data = Data(text.utf8)
             let model = SpecBounds.JSONValue.decoded(data)
             let read = SpecBounds.JSONValue(parsing: data)
@@ -157,7 +162,8 @@ import Testing
         #expect(problem(#"{"qty": 1.5}"#) != nil)
         #expect(problem(#"{"qty": 1e7}"#) != nil)
         let orders = "{\"orders\":[" + (0..<5).map { #"{"qty":\#($0 == 3 ? 0 : 1)}"# }.joined(separator: ",") + "]}"
-        #expect(SpecBounds.violation(operationID: "checkOrders", query: nil, body: Data(orders.utf8))?.detail
-            == "Invalid value for field 'orders[3].qty': a whole number from 1 to 1000000.")
+        #expect(
+            SpecBounds.violation(operationID: "checkOrders", query: nil, body: Data(orders.utf8))?.detail
+                == "Invalid value for field 'orders[3].qty': a whole number from 1 to 1000000.")
     }
 }

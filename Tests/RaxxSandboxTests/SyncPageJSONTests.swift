@@ -3,10 +3,11 @@ import GRDB
 import PropertyBased
 import RaxxAPI
 import RaxxDomain
-@testable import RaxxSandbox
 import RaxxTestSupport
 import RaxxWire
 import Testing
+
+@testable import RaxxSandbox
 
 /// Sync pages are written as JSON straight from the rows; a client reads them with the generated
 /// types. These hold that JSON to what the generated types would have said about the same rows.
@@ -26,26 +27,29 @@ import Testing
                 ("pos_3", "ÄÖÜ€😀\u{7}\n\t\r", 0, -12_345, 1_000_000.5), ("pos_4", "MSFT", 1, 0, t + 86_400 * 400),
             ]
             for p in positions {
-                try db.execute(sql: "INSERT INTO positions (id, account_id, symbol, qty, avg_price_ticks, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-                               arguments: [p.0, account, p.1, p.2, p.3, p.4])
+                try db.execute(
+                    sql: "INSERT INTO positions (id, account_id, symbol, qty, avg_price_ticks, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    arguments: [p.0, account, p.1, p.2, p.3, p.4])
                 try ChangeLog.record(db, account: account, .position, p.0, at: now)
             }
-            try db.execute(sql: """
-                INSERT INTO orders (id, account_id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status, filled_qty,
-                avg_fill_price_ticks, reject_code, mode, not_after, created_at, updated_at) VALUES
-                ('ord_1', ?, 'c-1', 'AAPL', 'buy', 5, 'limit', 42100, 'gtc', 'partially_filled', 2, 42050, NULL, 'paper', ?, ?, ?),
-                ('ord_2', ?, 'c:2.x_y-z', 'SPY', 'sell', 1, 'market', NULL, 'day', 'expired', 0, NULL, 'insufficient "funds" ✓', 'paper',
-                 NULL, ?, ?)
-                """, arguments: [account, t + 10, t, t + 1.5, account, t - 0.75, t])
-            try db.execute(sql: """
-                INSERT INTO fills (id, account_id, order_id, symbol, side, qty, price_ticks, filled_at) VALUES
-                ('fil_1', ?, 'ord_1', 'AAPL', 'buy', 2, 42050, ?), ('fil_2', ?, 'ord_2', 'SPY', 'sell', 1, 1, ?)
-                """, arguments: [account, t + 0.5, account, t + 2])
+            try db.execute(
+                sql: """
+                    INSERT INTO orders (id, account_id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status, filled_qty,
+                    avg_fill_price_ticks, reject_code, mode, not_after, created_at, updated_at) VALUES
+                    ('ord_1', ?, 'c-1', 'AAPL', 'buy', 5, 'limit', 42100, 'gtc', 'partially_filled', 2, 42050, NULL, 'paper', ?, ?, ?),
+                    ('ord_2', ?, 'c:2.x_y-z', 'SPY', 'sell', 1, 'market', NULL, 'day', 'expired', 0, NULL, 'insufficient "funds" ✓', 'paper',
+                     NULL, ?, ?)
+                    """, arguments: [account, t + 10, t, t + 1.5, account, t - 0.75, t])
+            try db.execute(
+                sql: """
+                    INSERT INTO fills (id, account_id, order_id, symbol, side, qty, price_ticks, filled_at) VALUES
+                    ('fil_1', ?, 'ord_1', 'AAPL', 'buy', 2, 42050, ?), ('fil_2', ?, 'ord_2', 'SPY', 'sell', 1, 1, ?)
+                    """, arguments: [account, t + 0.5, account, t + 2])
             for (entity, id) in [(ChangeEntity.order, "ord_1"), (.order, "ord_2"), (.fill, "fil_1"), (.fill, "fil_2")] {
                 try ChangeLog.record(db, account: account, entity, id, at: now)
             }
-            try ChangeLog.record(db, account: account, .fill, "fil_gone", at: now)             // an upsert whose row is gone
-            try ChangeLog.record(db, account: account, .position, "pos_closed", deleted: true, at: now) // a tombstone
+            try ChangeLog.record(db, account: account, .fill, "fil_gone", at: now)  // an upsert whose row is gone
+            try ChangeLog.record(db, account: account, .position, "pos_closed", deleted: true, at: now)  // a tombstone
             // Another account's change is never on this account's pages.
             let other = try Accounts.findOrCreate(db, email: "other@example.com", at: Self.now, actor: "test").accountID
             try ChangeLog.record(db, account: other, .fill, "fil_other", at: now)
@@ -58,19 +62,27 @@ import Testing
     /// read with GRDB and mapped as the sandbox mapped them before pages were written directly.
     static func expectedChanges(_ database: SandboxDatabase, account: String, after: Int64, limit: Int) throws -> [Components.Schemas.SyncChange] {
         try database.writer.read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT seq, entity, entity_id, op FROM change_log WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-                                        arguments: [account, after, limit])
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT seq, entity, entity_id, op FROM change_log WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                arguments: [account, after, limit])
             return try rows.map { row in
                 let entity: String = row["entity"], id: String = row["entity_id"], upsert = (row["op"] as String) == "upsert"
-                let position = upsert && entity == "position"
-                    ? try Row.fetchOne(db, sql: "SELECT \(PositionRecord.columns) FROM positions WHERE id = ?", arguments: [id]).map { try TradingLedger.position($0) } : nil
-                let fill = upsert && entity == "fill"
+                let position =
+                    upsert && entity == "position"
+                    ? try Row.fetchOne(db, sql: "SELECT \(PositionRecord.columns) FROM positions WHERE id = ?", arguments: [id]).map {
+                        try TradingLedger.position($0)
+                    } : nil
+                let fill =
+                    upsert && entity == "fill"
                     ? try Row.fetchOne(db, sql: "SELECT * FROM fills WHERE id = ?", arguments: [id]).map { try TradingLedger.fill($0) } : nil
-                let order = upsert && entity == "order"
-                    ? try Row.fetchOne(db, sql: "SELECT \(OrderRecord.columns) FROM orders WHERE id = ?", arguments: [id]).map { try TradingLedger.order($0) } : nil
+                let order =
+                    upsert && entity == "order"
+                    ? try Row.fetchOne(db, sql: "SELECT \(OrderRecord.columns) FROM orders WHERE id = ?", arguments: [id]).map { try TradingLedger.order($0) }
+                    : nil
                 let deleted = position == nil && fill == nil && order == nil
-                return .init(seq: row["seq"], entity: .init(rawValue: entity) ?? .position, op: deleted ? .delete : .upsert, id: id,
-                             position: position, fill: fill, order: order)
+                return .init(
+                    seq: row["seq"], entity: .init(rawValue: entity) ?? .position, op: deleted ? .delete : .upsert, id: id,
+                    position: position, fill: fill, order: order)
             }
         }
     }
@@ -128,27 +140,36 @@ import Testing
                 let id = "\(n)-" + random.text(0...10)
                 switch random.int(0...3) {
                 case 0:
-                    try db.execute(sql: "INSERT INTO positions (id, account_id, symbol, qty, avg_price_ticks, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-                                   arguments: [id, owner, random.text(1...21), random.int64(), ticks(), time()])
+                    try db.execute(
+                        sql: "INSERT INTO positions (id, account_id, symbol, qty, avg_price_ticks, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                        arguments: [id, owner, random.text(1...21), random.int64(), ticks(), time()])
                     try ChangeLog.record(db, account: owner, .position, id, at: now)
                 case 1:
-                    try db.execute(sql: """
-                        INSERT INTO fills (id, account_id, order_id, symbol, side, qty, price_ticks, filled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                        """, arguments: [id, owner, random.text(1...12), random.text(1...21),
-                                         vocabulary(Components.Schemas.Side.allCases.map(\.rawValue)), random.int64(), ticks(), time()])
+                    try db.execute(
+                        sql: """
+                            INSERT INTO fills (id, account_id, order_id, symbol, side, qty, price_ticks, filled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                            """,
+                        arguments: [
+                            id, owner, random.text(1...12), random.text(1...21),
+                            vocabulary(Components.Schemas.Side.allCases.map(\.rawValue)), random.int64(), ticks(), time(),
+                        ])
                     try ChangeLog.record(db, account: owner, .fill, id, at: now)
                 case 2:
-                    try db.execute(sql: """
-                        INSERT INTO orders (id, account_id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status, filled_qty,
-                        avg_fill_price_ticks, reject_code, mode, not_after, created_at, updated_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """, arguments: [id, owner, random.text(1...36), random.text(1...21), vocabulary(Components.Schemas.Side.allCases.map(\.rawValue)),
-                                         random.int64(), vocabulary(Components.Schemas.OrderType.allCases.map(\.rawValue)),
-                                         random.bool() ? ticks() : nil, vocabulary(Components.Schemas.TimeInForce.allCases.map(\.rawValue)),
-                                         vocabulary(Components.Schemas.OrderStatus.allCases.map(\.rawValue)), random.int64(),
-                                         random.bool() ? ticks() : nil, random.bool() ? random.text(1...16) : nil,
-                                         vocabulary(Components.Schemas.TradingMode.allCases.map(\.rawValue)), random.bool() ? time() : nil,
-                                         time(), time()])
+                    try db.execute(
+                        sql: """
+                            INSERT INTO orders (id, account_id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status, filled_qty,
+                            avg_fill_price_ticks, reject_code, mode, not_after, created_at, updated_at)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            """,
+                        arguments: [
+                            id, owner, random.text(1...36), random.text(1...21), vocabulary(Components.Schemas.Side.allCases.map(\.rawValue)),
+                            random.int64(), vocabulary(Components.Schemas.OrderType.allCases.map(\.rawValue)),
+                            random.bool() ? ticks() : nil, vocabulary(Components.Schemas.TimeInForce.allCases.map(\.rawValue)),
+                            vocabulary(Components.Schemas.OrderStatus.allCases.map(\.rawValue)), random.int64(),
+                            random.bool() ? ticks() : nil, random.bool() ? random.text(1...16) : nil,
+                            vocabulary(Components.Schemas.TradingMode.allCases.map(\.rawValue)), random.bool() ? time() : nil,
+                            time(), time(),
+                        ])
                     try ChangeLog.record(db, account: owner, .order, id, at: now)
                 default:
                     // A change whose row is gone, or a tombstone.
@@ -167,14 +188,16 @@ import Testing
         let database = try SandboxDatabase(path: ":memory:")
         let account = try database.writer.write { db -> String in
             let account = try Accounts.findOrCreate(db, email: "odd@example.com", at: Self.now, actor: "test").accountID
-            try db.execute(sql: """
-                INSERT INTO orders (id, account_id, client_order_id, symbol, side, qty, type, tif, status, filled_qty, mode, created_at, updated_at)
-                VALUES ('o1', ?, 'c1', 'AAPL', 'buy', 1, 'market', 'day', 'suspended', 0, 'paper', 0, 0)
-                """, arguments: [account])
+            try db.execute(
+                sql: """
+                    INSERT INTO orders (id, account_id, client_order_id, symbol, side, qty, type, tif, status, filled_qty, mode, created_at, updated_at)
+                    VALUES ('o1', ?, 'c1', 'AAPL', 'buy', 1, 'market', 'day', 'suspended', 0, 'paper', 0, 0)
+                    """, arguments: [account])
             try ChangeLog.record(db, account: account, .order, "o1", at: Self.now)
             return account
         }
-        let said = "orders.status holds 'suspended', which is not one of OrderStatus's values ("
+        let said =
+            "orders.status holds 'suspended', which is not one of OrderStatus's values ("
             + Components.Schemas.OrderStatus.allCases.map(\.rawValue).joined(separator: ", ") + ")"
         let page = #expect(throws: UnknownStoredValue.self) { try Self.page(database, account: account, after: 0, limit: 10) }
         #expect(page?.description == said)
@@ -213,7 +236,9 @@ import Testing
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let transcoder = RFC3339DateTranscoder()
-        encoder.dateEncodingStrategy = .custom { date, e in var c = e.singleValueContainer(); try c.encode(try transcoder.encode(date)) }
+        encoder.dateEncodingStrategy = .custom { date, e in
+            var c = e.singleValueContainer(); try c.encode(try transcoder.encode(date))
+        }
         let reencoded = try encoder.encode(page)
         // Both documents parsed and written again one way (sorted keys) must be the same bytes.
         func canonical(_ data: Data) throws -> Data {
@@ -233,7 +258,8 @@ import Testing
             let text = String(decoding: try Self.page(database, account: account, after: after, limit: limit), as: UTF8.self)
             let changes = try #require(text.range(of: #","changes":["#))
             let fields = text[..<changes.lowerBound]
-            #expect(fields.hasPrefix(#"{"as_of":""#) && fields.contains(#""cursor":"#) && fields.contains(#""has_more":"#)
+            #expect(
+                fields.hasPrefix(#"{"as_of":""#) && fields.contains(#""cursor":"#) && fields.contains(#""has_more":"#)
                     && fields.contains(#""reset":"#))
             #expect(text.hasSuffix("]}"))
             #expect(!text[changes.upperBound...].contains(#""cursor":"#))

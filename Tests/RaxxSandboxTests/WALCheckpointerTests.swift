@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
-@testable import RaxxSQLite
-@testable import RaxxSandbox
 import RaxxTestSupport
 import Testing
+
+@testable import RaxxSQLite
+@testable import RaxxSandbox
 
 /// The sandbox's one writer never stops to checkpoint the write-ahead log (every other account's
 /// writes would wait behind it); the log is still checkpointed, by a connection of its own.

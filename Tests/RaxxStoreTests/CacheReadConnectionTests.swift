@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import RaxxCore
-@testable import RaxxStore
 import Testing
+
+@testable import RaxxStore
 
 /// The offline reads open an existing cache on a plain SQLite connection; anything else (a write,
 /// a file an older version left, a damaged one) goes through GRDB as before.
@@ -85,8 +86,17 @@ import Testing
         let url = folder.cache
         let writable = try CacheStore.open(at: url, in: folder.folders)
         try writable.beginRebuild(accountID: "acc_1")
-        let limit = #"{"id":"ord_1","client_order_id":"c-1","symbol":"MSFT","side":"buy","qty":10,"type":"limit","limit_price":"410.5","tif":"gtc","status":"partially_filled","filled_qty":4,"avg_fill_price":"410.25","reject_code":null,"mode":"paper","not_after":"2026-11-23T05:45:00.5Z","created_at":"2026-11-23T05:44:00Z","updated_at":"2026-11-23T05:44:30Z"}"#
-        let market = #"{"id":"ord_2","client_order_id":"c-2","symbol":"SPY","side":"sell","qty":1,"type":"market","tif":"day","status":"rejected","filled_qty":0,"reject_code":"buying_power","mode":"paper","created_at":"2026-11-23T05:40:00Z","updated_at":"2026-11-23T05:40:01Z"}"#
+        let limit =
+            #"""
+            {"id":"ord_1","client_order_id":"c-1","symbol":"MSFT","side":"buy","qty":10,"type":"limit","limit_price":"410.5","tif":"gtc",\#
+            "status":"partially_filled","filled_qty":4,"avg_fill_price":"410.25","reject_code":null,"mode":"paper","not_after":"2026-11-23T05:45:00.5Z",\#
+            "created_at":"2026-11-23T05:44:00Z","updated_at":"2026-11-23T05:44:30Z"}
+            """#
+        let market =
+            #"""
+            {"id":"ord_2","client_order_id":"c-2","symbol":"SPY","side":"sell","qty":1,"type":"market","tif":"day","status":"rejected",\#
+            "filled_qty":0,"reject_code":"buying_power","mode":"paper","created_at":"2026-11-23T05:40:00Z","updated_at":"2026-11-23T05:40:01Z"}
+            """#
         let json = """
             {"changes":[{"seq":1,"entity":"order","op":"upsert","id":"ord_1","order":\(limit)},
                         {"seq":2,"entity":"order","op":"upsert","id":"ord_2","order":\(market)}],
@@ -94,8 +104,10 @@ import Testing
             """
         try Array(json.utf8).withUnsafeBytes { _ = try writable.apply(json: $0) }
         try writable.finishRebuild(accountID: "acc_1")
-        try writable.savePortfolio(.init(accountId: "acc_1", asOf: Date(timeIntervalSince1970: 1_795_000_000), mode: .paper, cash: "1000.00",
-                                         marketValue: "0.00", equity: "1000.00", buyingPower: "1000.00", unrealizedPnl: "0.00", positionsCount: 0))
+        try writable.savePortfolio(
+            .init(
+                accountId: "acc_1", asOf: Date(timeIntervalSince1970: 1_795_000_000), mode: .paper, cash: "1000.00",
+                marketValue: "0.00", equity: "1000.00", buyingPower: "1000.00", unrealizedPnl: "0.00", positionsCount: 0))
         try writable.recordSuccess(at: Date(timeIntervalSince1970: 1_795_000_100))
 
         let store = try #require(try CacheStore.openExisting(at: url, in: folder.folders))
@@ -163,10 +175,10 @@ import Testing
         let url = folder.cache
         try filled(at: url)
         var writer: CacheStore? = try CacheStore.open(at: url, in: folder.folders)
-        try writer?.recordAttempt(at: Date(timeIntervalSince1970: 1_790_000_200)) // frames in the log
+        try writer?.recordAttempt(at: Date(timeIntervalSince1970: 1_790_000_200))  // frames in the log
         var reader: CacheStore? = try #require(try CacheStore.openExisting(at: url, in: folder.folders))
         #expect(try reader?.syncState().lastAttemptAt == Date(timeIntervalSince1970: 1_790_000_200))
-        writer = nil // not the last to close: the log stays as it is
+        writer = nil  // not the last to close: the log stays as it is
         #expect(try size(url.path + "-wal") > 0)
         reader = nil
         #expect(try size(url.path + "-wal") == 0)

@@ -3,18 +3,21 @@ import GRDB
 import RaxxAPI
 import RaxxCore
 import RaxxDomain
-@testable import RaxxStore
 import RaxxTestSupport
 import Testing
 
+@testable import RaxxStore
+
 func position(_ id: String, _ symbol: String, qty: Int64 = 1, seq: Int64) -> Components.Schemas.SyncChange {
-    .init(seq: seq, entity: .position, op: .upsert, id: id,
-          position: .init(id: id, symbol: symbol, qty: qty, avgPrice: "10.00", updatedAt: Date(timeIntervalSince1970: 1_790_000_000)))
+    .init(
+        seq: seq, entity: .position, op: .upsert, id: id,
+        position: .init(id: id, symbol: symbol, qty: qty, avgPrice: "10.00", updatedAt: Date(timeIntervalSince1970: 1_790_000_000)))
 }
 
 func fill(_ id: String, _ symbol: String = "AAPL", at: TimeInterval, seq: Int64) -> Components.Schemas.SyncChange {
-    .init(seq: seq, entity: .fill, op: .upsert, id: id,
-          fill: .init(id: id, orderId: "ord_1", symbol: symbol, side: .buy, qty: 1, price: "190.00", filledAt: Date(timeIntervalSince1970: at)))
+    .init(
+        seq: seq, entity: .fill, op: .upsert, id: id,
+        fill: .init(id: id, orderId: "ord_1", symbol: symbol, side: .buy, qty: 1, price: "190.00", filledAt: Date(timeIntervalSince1970: at)))
 }
 
 func tombstone(_ entity: Components.Schemas.SyncEntity, _ id: String, seq: Int64) -> Components.Schemas.SyncChange {
@@ -83,10 +86,12 @@ func symbols(_ store: CacheStore) throws -> [String] {
     /// The entity tables' indexes other than their keys, by name.
     func secondaryIndexes(_ store: CacheStore) throws -> [String] {
         try store.read { db in
-            try String.fetchAll(db, sql: """
-                SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
-                AND tbl_name IN ('positions', 'fills', 'orders') ORDER BY name
-                """)
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
+                    AND tbl_name IN ('positions', 'fills', 'orders') ORDER BY name
+                    """)
         }
     }
 
@@ -214,10 +219,11 @@ func symbols(_ store: CacheStore) throws -> [String] {
         try CacheStore.migrator.migrate(queue, upTo: "v2: rebuilds staged in keyless logs, keyed and indexed once at the end")
         try queue.write { db in
             try db.execute(sql: "UPDATE sync_state SET rebuilding = 1, rebuild_cursor = 3, account_id = 'acc_1' WHERE id = 1")
-            try db.execute(sql: """
-                INSERT INTO rebuild_positions (id, symbol, qty, avg_price, updated_at) VALUES
-                ('p1', 'AAPL', 1, '1.00', 0), ('p2', 'MSFT', 1, '1.00', 0), ('p1', NULL, NULL, NULL, NULL)
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO rebuild_positions (id, symbol, qty, avg_price, updated_at) VALUES
+                    ('p1', 'AAPL', 1, '1.00', 0), ('p2', 'MSFT', 1, '1.00', 0), ('p1', NULL, NULL, NULL, NULL)
+                    """)
         }
         let store = try CacheStore(writer: queue, url: nil)
         #expect(try store.syncState().rebuilding == .live)
@@ -289,19 +295,24 @@ func symbols(_ store: CacheStore) throws -> [String] {
         var bytes: [UInt8] = []
         try store.exportJSONLines(.fills, CacheQuery(), asOf: Date(timeIntervalSince1970: 1_790_000_000.5)) { bytes += $0 }
         // An option's parts beside its OCC symbol.
-        #expect(String(decoding: bytes, as: UTF8.self) == """
-            {"as_of":"2026-09-21T14:13:20.500Z","filled_at":"2026-09-21T14:13:20Z","id":"f\\"1","order_id":"ord_1","price":"190.00","qty":1,"side":"buy","symbol":"MSFT"}
-            {"as_of":"2026-09-21T14:13:20.500Z","filled_at":"2026-09-21T14:13:20Z","id":"f2",\
-            "option":{"expiry":"2026-12-18","multiplier":100,"right":"call","strike":"192.50","underlying":"AAPL"},\
-            "order_id":"ord_1","price":"190.00","qty":1,"side":"buy","symbol":"AAPL261218C00192500"}\n
-            """)
+        #expect(
+            String(decoding: bytes, as: UTF8.self) == """
+                {"as_of":"2026-09-21T14:13:20.500Z","filled_at":"2026-09-21T14:13:20Z","id":"f\\"1","order_id":"ord_1","price":"190.00",\
+                "qty":1,"side":"buy","symbol":"MSFT"}
+                {"as_of":"2026-09-21T14:13:20.500Z","filled_at":"2026-09-21T14:13:20Z","id":"f2",\
+                "option":{"expiry":"2026-12-18","multiplier":100,"right":"call","strike":"192.50","underlying":"AAPL"},\
+                "order_id":"ord_1","price":"190.00","qty":1,"side":"buy","symbol":"AAPL261218C00192500"}\n
+                """)
     }
 
     @Test func positionsAreValuedAtTheSnapshotsPrices() throws {
         let store = try CacheStore.inMemory()
         try store.beginRebuild(accountID: "acc_1")
-        try store.apply(page([position("p1", "AAPL", qty: 10, seq: 1), position("p2", "AAPL261218C00192500", qty: -2, seq: 2),
-                              position("p3", "MSFT", qty: 1, seq: 3)]))
+        try store.apply(
+            page([
+                position("p1", "AAPL", qty: 10, seq: 1), position("p2", "AAPL261218C00192500", qty: -2, seq: 2),
+                position("p3", "MSFT", qty: 1, seq: 3),
+            ]))
         try store.finishRebuild(accountID: "acc_1")
         var p = Fixtures.portfolio()
         p.marks = [.init(symbol: "AAPL", price: "12.5"), .init(symbol: "AAPL261218C00192500", price: "9.00")]
@@ -323,8 +334,10 @@ func symbols(_ store: CacheStore) throws -> [String] {
     /// Text is escaped as JSON wants it whatever it holds (runs without escapes are copied whole):
     /// each line decodes back to the stored values.
     @Test func exportEscapesEveryKindOfText() throws {
-        let symbols = ["PLAIN", "q\"uote", "back\\slash", "new\nline", "tab\tret\r", "ctl\u{01}\u{1f}end", "\"", "\\\\",
-                       "é€😀 unicode", "\u{7f}del", "", "mixed \"a\\b\nc\u{02}d\" tail"]
+        let symbols = [
+            "PLAIN", "q\"uote", "back\\slash", "new\nline", "tab\tret\r", "ctl\u{01}\u{1f}end", "\"", "\\\\",
+            "é€😀 unicode", "\u{7f}del", "", "mixed \"a\\b\nc\u{02}d\" tail",
+        ]
         let store = try CacheStore.inMemory()
         try store.beginRebuild(accountID: "acc_1")
         try store.apply(page(symbols.enumerated().map { fill("f\($0.offset)", $0.element, at: 1_790_000_000, seq: Int64($0.offset + 1)) }))
@@ -357,7 +370,7 @@ func symbols(_ store: CacheStore) throws -> [String] {
         let folders = PrivateFolders(roots: [folder.path])
         let cacheURL = folder.appendingPathComponent("cache.sqlite")
         let cache = try CacheStore.open(at: cacheURL, in: folders)
-        try cache.recordAttempt(at: Date()) // a write: the -wal and -shm exist now
+        try cache.recordAttempt(at: Date())  // a write: the -wal and -shm exist now
         for suffix in ["", "-wal", "-shm"] { #expect(try mode(cacheURL.path + suffix) == 0o600, "cache.sqlite\(suffix)") }
         _ = try OrderJournal.open(at: folder.appendingPathComponent("orders.sqlite"), in: folders)
         #expect(try mode(folder.appendingPathComponent("orders.sqlite").path) == 0o600)

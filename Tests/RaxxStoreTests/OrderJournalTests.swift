@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import RaxxCore
-@testable import RaxxStore
 import Testing
+
+@testable import RaxxStore
 
 /// The order journal: an entry before each order is sent, its outcome after; an outcome may go in
 /// the same transaction as the next order's entry.
@@ -32,8 +33,9 @@ import Testing
         #expect(try journal.unresolved(accountID: "acc-1").map(\.clientOrderID) == ["c-1"])
 
         let answered = OrderJournal.Outcome("c-1", .placed, orderID: "ord-1", status: "filled", at: t0.addingTimeInterval(0.002))
-        try journal.recordSending(clientOrderID: "c-2", accountID: "acc-1", request: #"{"n":2}"#, at: t0.addingTimeInterval(0.003),
-                                  settling: [answered])
+        try journal.recordSending(
+            clientOrderID: "c-2", accountID: "acc-1", request: #"{"n":2}"#, at: t0.addingTimeInterval(0.003),
+            settling: [answered])
         // c-1 is settled, c-2 is the one in flight.
         #expect(try journal.unresolved(accountID: "acc-1").map(\.clientOrderID) == ["c-2"])
         let first = try #require(try row(journal, "c-1"))
@@ -51,24 +53,32 @@ import Testing
         let queue = try DatabaseQueue()
         try OrderJournal.migrator.migrate(queue, upTo: "v3: the dead man's switch this device armed")
         try queue.write { db in
-            for (n, (id, state, account)) in ([("c-1", "placed", "acc-1"), ("c-2", "sending", "acc-1"), ("c-3", "unknown", nil)] as [(String, String, String?)]).enumerated() {
+            for (n, (id, state, account))
+                in ([("c-1", "placed", "acc-1"), ("c-2", "sending", "acc-1"), ("c-3", "unknown", nil)] as [(String, String, String?)]).enumerated()
+            {
                 let at = t0.timeIntervalSince1970 + Double(n)
-                try db.execute(sql: """
-                    INSERT INTO journal (client_order_id, request, state, created_at, updated_at, account_id) VALUES (?, '{}', ?, ?, ?, ?)
-                    """, arguments: [id, state, at, at, account])
+                try db.execute(
+                    sql: """
+                        INSERT INTO journal (client_order_id, request, state, created_at, updated_at, account_id) VALUES (?, '{}', ?, ?, ?, ?)
+                        """, arguments: [id, state, at, at, account])
             }
             for (id, state) in [("c-1", "sending"), ("c-1", "placed"), ("c-2", "sending"), ("c-3", "sending"), ("c-3", "unknown")] {
-                try db.execute(sql: "INSERT INTO journal_history (client_order_id, at, state) VALUES (?, ?, ?)", arguments: [id, t0.timeIntervalSince1970, state])
+                try db.execute(
+                    sql: "INSERT INTO journal_history (client_order_id, at, state) VALUES (?, ?, ?)", arguments: [id, t0.timeIntervalSince1970, state])
             }
         }
         let journal = try OrderJournal(writer: queue)
         #expect(try journal.unresolved(accountID: "acc-1").map(\.clientOrderID) == ["c-2", "c-3"])
         #expect(try row(journal, "c-1")?.state == "placed")
-        try journal.recordSending(clientOrderID: "c-4", accountID: "acc-1", request: "{}", at: t0.addingTimeInterval(3),
-                                  settling: [OrderJournal.Outcome("c-2", .placed, orderID: "ord-2", at: t0.addingTimeInterval(3))])
+        try journal.recordSending(
+            clientOrderID: "c-4", accountID: "acc-1", request: "{}", at: t0.addingTimeInterval(3),
+            settling: [OrderJournal.Outcome("c-2", .placed, orderID: "ord-2", at: t0.addingTimeInterval(3))])
         // The ids go on from the last one kept: the history still reads in the order it was written.
-        #expect(try history(journal) == ["c-1 sending", "c-1 placed", "c-2 sending", "c-3 sending", "c-3 unknown",
-                                         "c-2 placed ord-2", "c-4 sending"])
+        #expect(
+            try history(journal) == [
+                "c-1 sending", "c-1 placed", "c-2 sending", "c-3 sending", "c-3 unknown",
+                "c-2 placed ord-2", "c-4 sending",
+            ])
         #expect(try journal.unresolved(accountID: "acc-1").map(\.clientOrderID) == ["c-3", "c-4"])
     }
 
@@ -88,14 +98,16 @@ import Testing
         let journal = try OrderJournal.inMemory()
         try journal.recordSending(clientOrderID: "c-1", accountID: "acc-1", request: "{}", at: t0)
         try journal.writer.write { db in
-            try db.execute(sql: """
-                CREATE TRIGGER refuse BEFORE INSERT ON journal_history WHEN NEW.client_order_id = 'c-2'
-                BEGIN SELECT RAISE(ABORT, 'the disk is full'); END
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER refuse BEFORE INSERT ON journal_history WHEN NEW.client_order_id = 'c-2'
+                    BEGIN SELECT RAISE(ABORT, 'the disk is full'); END
+                    """)
         }
         #expect(throws: DatabaseError.self) {
-            try journal.recordSending(clientOrderID: "c-2", accountID: "acc-1", request: "{}", at: t0.addingTimeInterval(1),
-                                      settling: [OrderJournal.Outcome("c-1", .placed, orderID: "ord-1", at: t0.addingTimeInterval(1))])
+            try journal.recordSending(
+                clientOrderID: "c-2", accountID: "acc-1", request: "{}", at: t0.addingTimeInterval(1),
+                settling: [OrderJournal.Outcome("c-1", .placed, orderID: "ord-1", at: t0.addingTimeInterval(1))])
         }
         #expect(try row(journal, "c-2") == nil)
         #expect(try row(journal, "c-1")?.state == "sending")

@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 import RaxxAPI
 import RaxxCore
-@testable import RaxxStore
 import Testing
+
+@testable import RaxxStore
 
 /// A filled cache's rebuild stages its pages in keyless logs and applies them to the live tables
 /// at its end; an empty cache's first fill writes them to the live tables as they come. Either way,
@@ -34,10 +35,15 @@ import Testing
     /// Pages where ids come back: upserted, deleted, upserted again, deleted for good.
     static let pages = [
         page([position("p1", "AAPL", qty: 1, seq: 1), position("p2", "MSFT", qty: 2, seq: 2), fill("f1", at: 1_000, seq: 3)], more: true),
-        page([tombstone(.position, "p1", seq: 4), position("p2", "MSFT", qty: 5, seq: 5), fill("f2", at: 2_000, seq: 6),
-              tombstone(.fill, "f9", seq: 7)], more: true),
-        page([position("p1", "AAPL", qty: 7, seq: 8), position("p3", "SPY", qty: 3, seq: 9), tombstone(.fill, "f1", seq: 10),
-              tombstone(.position, "p3", seq: 11)]),
+        page(
+            [
+                tombstone(.position, "p1", seq: 4), position("p2", "MSFT", qty: 5, seq: 5), fill("f2", at: 2_000, seq: 6),
+                tombstone(.fill, "f9", seq: 7),
+            ], more: true),
+        page([
+            position("p1", "AAPL", qty: 7, seq: 8), position("p3", "SPY", qty: 3, seq: 9), tombstone(.fill, "f1", seq: 10),
+            tombstone(.position, "p3", seq: 11),
+        ]),
     ]
 
     @Test(arguments: [false, true])
@@ -81,9 +87,11 @@ import Testing
     func theFastReaderWritesTheSameRows(shadow: Bool) throws {
         let json = """
             {"changes":[
-              {"seq":1,"entity":"position","op":"upsert","id":"p1","position":{"id":"p1","symbol":"AAPL","qty":4,"avg_price":"1.5","updated_at":"2026-11-23T05:44:22.123Z"}},
+              {"seq":1,"entity":"position","op":"upsert","id":"p1",\
+              "position":{"id":"p1","symbol":"AAPL","qty":4,"avg_price":"1.5","updated_at":"2026-11-23T05:44:22.123Z"}},
               {"seq":2,"entity":"position","op":"delete","id":"p1"},
-              {"seq":3,"entity":"position","op":"upsert","id":"p2","position":{"id":"p2","symbol":"MSFT","qty":6,"avg_price":"2","updated_at":"2026-11-23T05:44:22Z"}}
+              {"seq":3,"entity":"position","op":"upsert","id":"p2",\
+              "position":{"id":"p2","symbol":"MSFT","qty":6,"avg_price":"2","updated_at":"2026-11-23T05:44:22Z"}}
             ],"cursor":3,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}
             """
         let store = try CacheStore.inMemory()

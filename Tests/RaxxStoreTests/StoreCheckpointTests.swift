@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import RaxxCore
-@testable import RaxxStore
 import RaxxTestSupport
 import Testing
+
+@testable import RaxxStore
 
 /// The device's databases (the cache, the order journal, the alerts) leave their log's checkpoints
 /// to a connection of their own: a full refresh's writer, or an order's journal write, never stops

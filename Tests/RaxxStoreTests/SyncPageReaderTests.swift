@@ -2,10 +2,11 @@ import Foundation
 import GRDB
 import RaxxAPI
 import RaxxCore
-@testable import RaxxStore
 import RaxxTestSupport
-@testable import RaxxWire
 import Testing
+
+@testable import RaxxStore
+@testable import RaxxWire
 
 /// The fast page reader writes the same rows as the generated decoder followed by `apply(_:)`,
 /// whatever the page's shape; what it does not take it leaves, untouched, to the decoder.
@@ -16,10 +17,12 @@ import Testing
             var out: [String] = []
             for table in ["positions", "fills", "orders", "rebuild_positions", "rebuild_fills", "rebuild_orders"] {
                 for row in try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY id") {
-                    out.append(table + " " + row.columnNames.map { name in
-                        let value = row[name] as DatabaseValue
-                        return "\(name)=\(value.storage)"
-                    }.joined(separator: " "))
+                    out.append(
+                        table + " "
+                            + row.columnNames.map { name in
+                                let value = row[name] as DatabaseValue
+                                return "\(name)=\(value.storage)"
+                            }.joined(separator: " "))
                 }
             }
             let state = try Self.cursors(db)
@@ -46,16 +49,24 @@ import Testing
         #expect(count == page.changes.count, sourceLocation: sourceLocation)
         #expect(try dump(fast) == dump(decoded), sourceLocation: sourceLocation)
         let header = try bytes.withUnsafeBytes { try SyncPageReader.header(of: $0) }
-        #expect(header == .init(cursor: page.cursor, hasMore: page.hasMore, reset: page.reset, asOf: page.asOf, total: page.total),
-                sourceLocation: sourceLocation)
+        #expect(
+            header == .init(cursor: page.cursor, hasMore: page.hasMore, reset: page.reset, asOf: page.asOf, total: page.total),
+            sourceLocation: sourceLocation)
     }
 
     static let position = #"{"id":"pos_1","symbol":"AAPL","qty":-19,"avg_price":"-23.2213","updated_at":"2026-11-23T05:44:22.123Z"}"#
-    static let fill = #"{"id":"fil_1","order_id":"ord_1","symbol":"AAPL261218C00160000","side":"sell","qty":3,"price":"1.05","filled_at":"2026-11-23T05:44:22Z"}"#
-    static let order = #"{"id":"ord_1","client_order_id":"c-1","symbol":"MSFT","side":"buy","qty":10,"type":"limit","limit_price":"410.5","tif":"gtc","status":"partially_filled","filled_qty":4,"avg_fill_price":"410.25","reject_code":null,"mode":"paper","not_after":"2026-11-23T05:45:00.5Z","created_at":"2026-11-23T05:44:00Z","updated_at":"2026-11-23T05:44:30.999Z"}"#
+    static let fill =
+        #"{"id":"fil_1","order_id":"ord_1","symbol":"AAPL261218C00160000","side":"sell","qty":3,"price":"1.05","filled_at":"2026-11-23T05:44:22Z"}"#
+    static let order =
+        #"""
+        {"id":"ord_1","client_order_id":"c-1","symbol":"MSFT","side":"buy","qty":10,"type":"limit","limit_price":"410.5","tif":"gtc",\#
+        "status":"partially_filled","filled_qty":4,"avg_fill_price":"410.25","reject_code":null,"mode":"paper","not_after":"2026-11-23T05:45:00.5Z",\#
+        "created_at":"2026-11-23T05:44:00Z","updated_at":"2026-11-23T05:44:30.999Z"}
+        """#
 
     @Test func aPlainPageWritesTheSameRows() throws {
-        try expectSameRows("""
+        try expectSameRows(
+            """
             {"changes":[
               {"seq":1,"entity":"position","op":"upsert","id":"pos_1","position":\(Self.position)},
               {"seq":2,"entity":"fill","op":"upsert","id":"fil_1","fill":\(Self.fill)},
@@ -68,7 +79,8 @@ import Testing
     @Test func fieldsInAnyOrderWithWhitespaceNullsAndUnknownKeys() throws {
         // The page's fields first or last, changes' keys shuffled, optional values null or absent,
         // keys the reader does not know (with escapes, numbers and nesting) skipped.
-        try expectSameRows("""
+        try expectSameRows(
+            """
             { "as_of" : "2026-11-23T05:44:40.1Z" , "reset":true,"has_more" :false, "cursor": 9,
               "extra": {"a": [1, -2.5e3, true, null, "x\\"y\\u00e9"], "b": {}},
               "changes" : [
@@ -83,7 +95,8 @@ import Testing
     }
 
     @Test func unicodeTextAndExtremeIntegers() throws {
-        try expectSameRows("""
+        try expectSameRows(
+            """
             {"changes":[{"seq":999999999999999999,"entity":"position","op":"upsert","id":"pos_é✓","position":
             {"id":"pos_é✓","symbol":"ÅBC","qty":-999999999999999999,"avg_price":"0","updated_at":"1970-01-01T00:00:00Z"}}],
             "cursor":999999999999999999,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}
@@ -96,7 +109,8 @@ import Testing
 
     @Test func aChangeCarryingSeveralEntitiesWritesTheFirstAsTheDecoderDoes() throws {
         // Not something the server sends; the two ways must still agree on it.
-        try expectSameRows("""
+        try expectSameRows(
+            """
             {"changes":[{"seq":1,"entity":"fill","op":"upsert","id":"x","fill":\(Self.fill),"position":\(Self.position)}],
             "cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}
             """)
@@ -106,7 +120,8 @@ import Testing
     @Test(arguments: [
         #"{"changes":[{"seq":1,"entity":"position","op":"upsert","id":"p\"1"}],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}"#,
         #"{"changes":[{"seq":1.0,"entity":"position","op":"delete","id":"p1"}],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}"#,
-        #"{"changes":[{"seq":1,"seq":2,"entity":"position","op":"delete","id":"p1"}],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}"#,
+        #"{"changes":[{"seq":1,"seq":2,"entity":"position","op":"delete","id":"p1"}],"cursor":1,"has_more":false,"#
+            + #""reset":false,"as_of":"2026-11-23T05:44:40Z"}"#,
         #"{"changes":[{"seq":1,"entity":"trade","op":"delete","id":"p1"}],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}"#,
         #"{"changes":[{"seq":1,"entity":"position","op":"delete"}],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}"#,
         #"{"changes":[],"cursor":1,"has_more":false,"reset":false,"as_of":"yesterday"}"#,
@@ -131,7 +146,12 @@ import Testing
 
     @Test func bracketsAndQuotesInsideStringsDoNotEndTheChanges() throws {
         // The outline finds the end of the changes by their brackets and strings alone.
-        try expectSameRows(#"{"changes":[{"seq":1,"entity":"position","op":"upsert","id":"pos_1","note":"]}\"[{","extra":[{"a":"]"},[]],"position":\#(Self.position)}],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}"#)
+        try expectSameRows(
+            #"""
+            {"changes":[{"seq":1,"entity":"position","op":"upsert","id":"pos_1","note":"]}\"[{","extra":[{"a":"]"},[]],"position":\#(Self.position)}],\#
+            "cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}
+            """#
+        )
     }
 
     @Test(arguments: [
@@ -147,7 +167,11 @@ import Testing
 
     @Test func anEscapedStringIsReadByTheDecoderInstead() throws {
         // The refresher's fallback: the same page through the decoder writes the unescaped text.
-        let json = #"{"changes":[{"seq":1,"entity":"position","op":"upsert","id":"p1","position":{"id":"p1","symbol":"A\u0042C","qty":1,"avg_price":"1","updated_at":"2026-11-23T05:44:22Z"}}],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}"#
+        let json =
+            #"""
+            {"changes":[{"seq":1,"entity":"position","op":"upsert","id":"p1","position":{"id":"p1","symbol":"A\u0042C","qty":1,"avg_price":"1",\#
+            "updated_at":"2026-11-23T05:44:22Z"}}],"cursor":1,"has_more":false,"reset":false,"as_of":"2026-11-23T05:44:40Z"}
+            """#
         let page = try Array(json.utf8).withUnsafeBytes { try SyncPageReader.decode($0) }
         #expect(page.changes.first?.position?.symbol == "ABC")
     }
@@ -214,7 +238,12 @@ import Testing
                     case .firstFill: try store.beginRebuild(accountID: "acc_1")
                     case .stagedRebuild:
                         try store.beginRebuild(accountID: "acc_1")
-                        let first = Array(#"{"as_of":"2026-11-23T05:44:40Z","cursor":1,"has_more":false,"reset":false,"changes":[{"seq":1,"entity":"fill","op":"upsert","id":"a","fill":\#(Self.fill)}]}"#.utf8)
+                        let first = Array(
+                            #"""
+                            {"as_of":"2026-11-23T05:44:40Z","cursor":1,"has_more":false,"reset":false,"changes":[{"seq":1,"entity":"fill",\#
+                            "op":"upsert","id":"a","fill":\#(Self.fill)}]}
+                            """#
+                            .utf8)
                         try first.withUnsafeBytes { _ = try store.apply(json: $0) }
                         try store.finishRebuild(accountID: "acc_1")
                         try store.recordSuccess(at: Date(timeIntervalSince1970: 1_790_000_000))
@@ -238,10 +267,20 @@ import Testing
     /// was for the writes after it (a rebuild's end among them), whether the page went in or not.
     @Test func aPageLeavesTheTemporaryStoreAsItWas() throws {
         let store = try CacheStore.inMemory()
-        let page = Array(#"{"as_of":"2026-11-23T05:44:40Z","cursor":1,"has_more":false,"reset":false,"changes":[{"seq":1,"entity":"fill","op":"upsert","id":"a","fill":\#(Self.fill)}]}"#.utf8)
+        let page = Array(
+            #"""
+            {"as_of":"2026-11-23T05:44:40Z","cursor":1,"has_more":false,"reset":false,"changes":[{"seq":1,"entity":"fill","op":"upsert",\#
+            "id":"a","fill":\#(Self.fill)}]}
+            """#
+            .utf8)
         try page.withUnsafeBytes { _ = try store.apply(json: $0) }
         #expect(try store.write { try Int.fetchOne($0, sql: "PRAGMA temp_store") } == 0)
-        let broken = Array(#"{"as_of":"2026-11-23T05:44:40Z","cursor":2,"has_more":false,"reset":false,"changes":[{"seq":2,"entity":"fill","op":"upsert","id":"b","fill":{"id":"b"}}]}"#.utf8)
+        let broken = Array(
+            #"""
+            {"as_of":"2026-11-23T05:44:40Z","cursor":2,"has_more":false,"reset":false,"changes":[{"seq":2,"entity":"fill","op":"upsert",\#
+            "id":"b","fill":{"id":"b"}}]}
+            """#
+            .utf8)
         #expect(throws: (any Error).self) { try broken.withUnsafeBytes { _ = try store.apply(json: $0) } }
         #expect(try store.write { try Int.fetchOne($0, sql: "PRAGMA temp_store") } == 0)
         #expect(try dump(store).filter { $0.hasPrefix("fills ") }.count == 1)

@@ -1,9 +1,10 @@
 import Foundation
 import RaxxAPI
-@testable import RaxxStore
 import RaxxTestSupport
 import Synchronization
 import Testing
+
+@testable import RaxxStore
 
 /// The refresh's pages are fetched by a task of their own, ahead of the writer but never more than
 /// a few pages ahead, each request carrying the cursor of the page before it.

@@ -50,7 +50,7 @@ final class CacheRig: @unchecked Sendable {
         }
         let accountID = try #require(try keystore.load().onlyServer.session?.accountID)
         var refresher = CacheRefresher(store: store, client: authed, accountID: accountID, retention: .hours(24 * 365), clock: clock.closure)
-        refresher.pageSize = 97 // many pages, to exercise paging
+        refresher.pageSize = 97  // many pages, to exercise paging
         return refresher
     }
 
@@ -63,8 +63,9 @@ final class CacheRig: @unchecked Sendable {
     }
 
     func serverSummary(_ url: URL, since: Date?) async throws -> Components.Schemas.SyncSummary {
-        let tokens = SessionTokens(keystore: keystore, client: try generatedClient(url), origin: try APIEndpoint(parsing: url.absoluteString).origin,
-                                   clock: clock.closure)
+        let tokens = SessionTokens(
+            keystore: keystore, client: try generatedClient(url), origin: try APIEndpoint(parsing: url.absoluteString).origin,
+            clock: clock.closure)
         return try await generatedClient(url, middlewares: [BearerTokenMiddleware(tokens: tokens)]).getSyncSummary(query: .init(since: since)).ok.body.json
     }
 }
@@ -138,10 +139,12 @@ func matches(_ local: [String: CacheStore.EntitySummary], _ remote: Components.S
             let decoded = try await rig.refresher(url, store: decodedStore)
             var raw = try await rig.refresher(url, store: rawStore)
             let configuration = try RaxxConfiguration(environment: ["HOME": "/tmp", "RAXX_API_URL": url.absoluteString])
-            let tokens = SessionTokens(keystore: rig.keystore, client: try generatedClient(url),
-                                       origin: try APIEndpoint(parsing: url.absoluteString).origin, clock: rig.clock.closure)
-            raw.rawPages = RaptorClient.makeRaw(tool: "raxx-test", configuration: configuration,
-                                                middlewares: [BearerTokenMiddleware(tokens: tokens)])
+            let tokens = SessionTokens(
+                keystore: rig.keystore, client: try generatedClient(url),
+                origin: try APIEndpoint(parsing: url.absoluteString).origin, clock: rig.clock.closure)
+            raw.rawPages = RaptorClient.makeRaw(
+                tool: "raxx-test", configuration: configuration,
+                middlewares: [BearerTokenMiddleware(tokens: tokens)])
             let first = try await decoded.refresh()
             #expect(try await raw.refresh() == first)
             #expect(try rows(rawStore) == rows(decodedStore))
@@ -163,8 +166,8 @@ func matches(_ local: [String: CacheStore.EntitySummary], _ remote: Components.S
         try await rig.run { url in
             let refresher = try await rig.refresher(url, store: store)
             _ = try await refresher.refresh()
-            try rig.churn(changes: 6, deletes: 3)   // tombstones the cache never pulls…
-            rig.clock.advance(by: 2 * 3600)         // …until they are past the server's retention
+            try rig.churn(changes: 6, deletes: 3)  // tombstones the cache never pulls…
+            rig.clock.advance(by: 2 * 3600)  // …until they are past the server's retention
             try rig.churn(changes: 2, deletes: 0, round: 2)
             let outcome = try await refresher.refresh()
             #expect(outcome.reset && outcome.full)
@@ -186,10 +189,12 @@ func matches(_ local: [String: CacheStore.EntitySummary], _ remote: Components.S
         let listener = try LoopbackListener(.refuse)
         // The session's own server has gone away: the same origin's session, a server that refuses.
         let origin = try #require(try rig.keystore.load().servers.keys.first)
-        let tokens = SessionTokens(keystore: rig.keystore, client: try generatedClient(URL(string: listener.url)!), origin: origin,
-                                   clock: rig.clock.closure)
-        let offline = CacheRefresher(store: store, client: try generatedClient(URL(string: listener.url)!, middlewares: [BearerTokenMiddleware(tokens: tokens)]),
-                                     accountID: accountID, retention: .hours(24), clock: rig.clock.closure)
+        let tokens = SessionTokens(
+            keystore: rig.keystore, client: try generatedClient(URL(string: listener.url)!), origin: origin,
+            clock: rig.clock.closure)
+        let offline = CacheRefresher(
+            store: store, client: try generatedClient(URL(string: listener.url)!, middlewares: [BearerTokenMiddleware(tokens: tokens)]),
+            accountID: accountID, retention: .hours(24), clock: rig.clock.closure)
         rig.clock.advance(by: 30)
         do {
             _ = try await offline.refresh()
@@ -209,7 +214,7 @@ func matches(_ local: [String: CacheStore.EntitySummary], _ remote: Components.S
         let store = try rig.store()
         try await rig.run { url in
             var refresher = try await rig.refresher(url, store: store)
-            refresher.retention = .hours(24 * 30) // seeded history spans 90 days
+            refresher.retention = .hours(24 * 30)  // seeded history spans 90 days
             let outcome = try await refresher.refresh()
             #expect(outcome.evicted > 0)
             let since = try store.syncState().evictedBefore

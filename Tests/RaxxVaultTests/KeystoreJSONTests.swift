@@ -25,14 +25,16 @@ import Testing
         mutating func unsigned() -> UInt64 { random.bool() ? UInt64(random.int(0...1 << 40)) : random.next() }
 
         mutating func credential() -> StoredCredential {
-            StoredCredential(credentialID: text(), rpID: text(), userHandle: text(), email: text(), publicKey: text(),
-                             sealedPrivateKey: text(), pinSalt: text(), pinOpsLimit: unsigned(), pinMemLimit: unsigned(),
-                             signCount: UInt32(truncatingIfNeeded: unsigned()), failedPINAttempts: random.int(0...10), createdAt: date())
+            StoredCredential(
+                credentialID: text(), rpID: text(), userHandle: text(), email: text(), publicKey: text(),
+                sealedPrivateKey: text(), pinSalt: text(), pinOpsLimit: unsigned(), pinMemLimit: unsigned(),
+                signCount: UInt32(truncatingIfNeeded: unsigned()), failedPINAttempts: random.int(0...10), createdAt: date())
         }
 
         mutating func session() -> StoredSession {
-            StoredSession(email: text(), accountID: text(), accessToken: text(), accessExpiresAt: date(), renewalToken: text(),
-                          sessionExpiresAt: date(), signedInAt: date(), accessIssuedAt: random.bool() ? date() : nil)
+            StoredSession(
+                email: text(), accountID: text(), accessToken: text(), accessExpiresAt: date(), renewalToken: text(),
+                sessionExpiresAt: date(), signedInAt: date(), accessIssuedAt: random.bool() ? date() : nil)
         }
 
         mutating func contents() -> KeystoreContents {
@@ -74,9 +76,10 @@ import Testing
             if random.int(0...15) == 0, !members.isEmpty { members[random.int(0...members.count - 1)].1 = NSNull() }
             if random.int(0...10) == 0 { members.append((random.pick(["extra", "note", "servers2"]), random.pick(["1", "{}", "[1,2]"]) as String)) }
             if random.int(0...40) == 0, let twice = members.first { members.append(twice) }
-            return "{" + space() + members.map { key, value in
-                string(key) + space() + ":" + space() + ((value as? String).flatMap { ["1", "{}", "[1,2]"].contains($0) ? $0 : nil } ?? self.value(value))
-            }.joined(separator: space() + "," + space()) + space() + "}"
+            return "{" + space()
+                + members.map { key, value in
+                    string(key) + space() + ":" + space() + ((value as? String).flatMap { ["1", "{}", "[1,2]"].contains($0) ? $0 : nil } ?? self.value(value))
+                }.joined(separator: space() + "," + space()) + space() + "}"
         }
     }
 
@@ -124,15 +127,22 @@ import Testing
     /// What a sign-in saves (a passkey and a session for a server whose origin has slashes, which
     /// JSONEncoder escapes) is read directly, and a version 1 keystore the general way.
     @Test func theUsualKeystoreIsReadDirectly() throws {
-        let credential = StoredCredential(credentialID: "AAEC", rpID: "raxx.app", userHandle: "dXNlcg", email: "t@example.com",
-                                          publicKey: "BP8", sealedPrivateKey: "c2VhbGVk", pinSalt: "c2FsdA", pinOpsLimit: 3,
-                                          pinMemLimit: 268_435_456, signCount: 7, failedPINAttempts: 0,
-                                          createdAt: Date(timeIntervalSince1970: 1_799_999_000.125))
+        let credential = StoredCredential(
+            credentialID: "AAEC", rpID: "raxx.app", userHandle: "dXNlcg", email: "t@example.com",
+            publicKey: "BP8", sealedPrivateKey: "c2VhbGVk", pinSalt: "c2FsdA", pinOpsLimit: 3,
+            pinMemLimit: 268_435_456, signCount: 7, failedPINAttempts: 0,
+            createdAt: Date(timeIntervalSince1970: 1_799_999_000.125))
         let contents = KeystoreContents(servers: [origin: ServerCredentials(credential: credential, session: sampleSession)])
         let bytes = Array(try Keystore.encoder.encode(contents))
         #expect(String(decoding: bytes, as: UTF8.self).contains(#""https:\/\/api.raxx.app""#))
         #expect(KeystoreContents(directJSON: bytes) == contents)
-        let version1 = Array(#"{"credential":{"credentialID":"AAEC","rpID":"raxx.app","userHandle":"dXNlcg","email":"t@example.com","publicKey":"BP8","sealedPrivateKey":"c2VhbGVk","pinSalt":"c2FsdA","pinOpsLimit":3,"pinMemLimit":268435456,"signCount":7,"failedPINAttempts":0,"createdAt":1799999000.125}}"#.utf8)
+        let version1 = Array(
+            #"""
+            {"credential":{"credentialID":"AAEC","rpID":"raxx.app","userHandle":"dXNlcg","email":"t@example.com","publicKey":"BP8",\#
+            "sealedPrivateKey":"c2VhbGVk","pinSalt":"c2FsdA","pinOpsLimit":3,"pinMemLimit":268435456,"signCount":7,"failedPINAttempts":0,\#
+            "createdAt":1799999000.125}}
+            """#
+            .utf8)
         #expect(KeystoreContents(directJSON: version1) == nil)
         #expect(Self.general(version1)?.unboundCredential == credential)
     }

@@ -21,9 +21,10 @@ final class VaultFolder {
     deinit { try? FileManager.default.removeItem(at: root) }
 }
 
-let sampleSession = StoredSession(email: "t@example.com", accountID: "acc_1", accessToken: "access-secret",
-                                  accessExpiresAt: Date(timeIntervalSince1970: 1_800_000_000), renewalToken: "renewal-secret",
-                                  sessionExpiresAt: Date(timeIntervalSince1970: 1_800_003_600), signedInAt: Date(timeIntervalSince1970: 1_799_999_000))
+let sampleSession = StoredSession(
+    email: "t@example.com", accountID: "acc_1", accessToken: "access-secret",
+    accessExpiresAt: Date(timeIntervalSince1970: 1_800_000_000), renewalToken: "renewal-secret",
+    sessionExpiresAt: Date(timeIntervalSince1970: 1_800_003_600), signedInAt: Date(timeIntervalSince1970: 1_799_999_000))
 
 let origin = "https://api.raxx.app"
 
@@ -163,13 +164,21 @@ func code(_ body: () throws -> Void) -> String? {
 @Suite struct KeystoreVersionTests {
     @Test func aVersion1KeystoreKeepsItsPasskeyUnboundAndDropsItsSession() throws {
         // Version 1 held one passkey and one session, with no record of the server they came from.
-        let credential = #"{"credentialID":"Y3JlZA","rpID":"raxx.app","userHandle":"dQ","email":"t@example.com","publicKey":"cA","sealedPrivateKey":"cw","pinSalt":"cw","pinOpsLimit":2,"pinMemLimit":67108864,"signCount":3,"failedPINAttempts":0,"createdAt":1795000000}"#
-        let session = #"{"email":"t@example.com","accountID":"acc_1","accessToken":"a","accessExpiresAt":1800000000,"renewalToken":"r","sessionExpiresAt":1800003600,"signedInAt":1799999000}"#
+        let credential =
+            #"""
+            {"credentialID":"Y3JlZA","rpID":"raxx.app","userHandle":"dQ","email":"t@example.com","publicKey":"cA","sealedPrivateKey":"cw",\#
+            "pinSalt":"cw","pinOpsLimit":2,"pinMemLimit":67108864,"signCount":3,"failedPINAttempts":0,"createdAt":1795000000}
+            """#
+        let session =
+            #"""
+            {"email":"t@example.com","accountID":"acc_1","accessToken":"a","accessExpiresAt":1800000000,"renewalToken":"r","sessionExpiresAt":1800003600,\#
+            "signedInAt":1799999000}
+            """#
         let v1 = #"{"version":1,"credential":\#(credential),"session":\#(session)}"#
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         let contents = try decoder.decode(KeystoreContents.self, from: Data(v1.utf8))
-        #expect(contents.servers.isEmpty) // no token is sent anywhere: nothing says which server issued it
+        #expect(contents.servers.isEmpty)  // no token is sent anywhere: nothing says which server issued it
         #expect(contents.unboundCredential?.rpID == "raxx.app")
         #expect(contents.unboundCredential?.signCount == 3)
         let encoder = JSONEncoder()
@@ -185,17 +194,23 @@ func code(_ body: () throws -> Void) -> String? {
         encoder.dateEncodingStrategy = .secondsSince1970
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
-        let credential = try decoder.decode(StoredCredential.self, from: Data(#"""
-            {"credentialID":"Y3JlZA","rpID":"raxx.app","userHandle":"dQ","email":"t@example.com","publicKey":"cA","sealedPrivateKey":"cw",
-             "pinSalt":"c2FsdA","pinOpsLimit":2,"pinMemLimit":67108864,"signCount":7,"failedPINAttempts":1,"createdAt":1795000000}
-            """#.utf8))
+        let credential = try decoder.decode(
+            StoredCredential.self,
+            from: Data(
+                #"""
+                {"credentialID":"Y3JlZA","rpID":"raxx.app","userHandle":"dQ","email":"t@example.com","publicKey":"cA","sealedPrivateKey":"cw",
+                 "pinSalt":"c2FsdA","pinOpsLimit":2,"pinMemLimit":67108864,"signCount":7,"failedPINAttempts":1,"createdAt":1795000000}
+                """#.utf8))
         #expect(credential.signCount == 7 && credential.failedPINAttempts == 1 && credential.pinSalt == "c2FsdA")
         var issued = sampleSession
         issued.accessIssuedAt = Date(timeIntervalSince1970: 1_799_999_500)
-        let contents = KeystoreContents(servers: [origin: ServerCredentials(credential: credential, session: issued),
-                                                  "http://127.0.0.1:8080": ServerCredentials(session: sampleSession),
-                                                  "http://127.0.0.1:9090": ServerCredentials(credential: credential)],
-                                        unboundCredential: credential)
+        let contents = KeystoreContents(
+            servers: [
+                origin: ServerCredentials(credential: credential, session: issued),
+                "http://127.0.0.1:8080": ServerCredentials(session: sampleSession),
+                "http://127.0.0.1:9090": ServerCredentials(credential: credential),
+            ],
+            unboundCredential: credential)
         let data = try encoder.encode(contents)
         #expect(try decoder.decode(KeystoreContents.self, from: data) == contents)
         // A missing required field is an error, not a default.

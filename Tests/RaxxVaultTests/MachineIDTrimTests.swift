@@ -1,6 +1,7 @@
 import Foundation
-@testable import RaxxVault
 import Testing
+
+@testable import RaxxVault
 
 /// The machine id is trimmed exactly as Foundation's whitespace-and-newlines trimming did.
 @Suite struct MachineIDTrimTests {
@@ -8,8 +9,9 @@ import Testing
         for value in 0...0x3100 {
             guard let scalar = Unicode.Scalar(value) else { continue }
             for text in ["\(scalar)", "\(scalar)id\(scalar)", "id\(scalar)x", "\(scalar)\(scalar)9f2c\n"] {
-                #expect(DeviceKey.trimmingWhitespace(text) == text.trimmingCharacters(in: .whitespacesAndNewlines),
-                        "U+\(String(value, radix: 16))")
+                #expect(
+                    DeviceKey.trimmingWhitespace(text) == text.trimmingCharacters(in: .whitespacesAndNewlines),
+                    "U+\(String(value, radix: 16))")
             }
         }
         #expect(DeviceKey.trimmingWhitespace("  0123456789abcdef0123456789abcdef\n") == "0123456789abcdef0123456789abcdef")

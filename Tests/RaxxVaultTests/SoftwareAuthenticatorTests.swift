@@ -2,24 +2,25 @@ import Crypto
 import Foundation
 import RaxxCore
 import RaxxSecrets
-import RaxxWebAuthn
 import RaxxVault
+import RaxxWebAuthn
 import Testing
 
 @Suite struct SoftwareAuthenticatorTests {
     let clientDataHash = Array(SHA256.hash(data: Data("client data".utf8)))
     // Cheap Argon2id settings: the tests exercise the logic, not the cost.
     func make(pin: String = "1234") throws -> SoftwareAuthenticator.Registration {
-        try SoftwareAuthenticator.makeCredential(rpID: "raxx.app", userHandle: [1, 2, 3], email: "t@example.com",
-                                                 clientDataHash: clientDataHash, pin: SecretBytes(copying: Array(pin.utf8)),
-                                                 now: Date(), opsLimit: 1, memLimit: 8192)
+        try SoftwareAuthenticator.makeCredential(
+            rpID: "raxx.app", userHandle: [1, 2, 3], email: "t@example.com",
+            clientDataHash: clientDataHash, pin: SecretBytes(copying: Array(pin.utf8)),
+            now: Date(), opsLimit: 1, memLimit: 8192)
     }
 
     @Test func registrationCarriesAnES256KeyAndTheFlags() throws {
         let r = try make()
         let authData = r.authenticatorData
         #expect(Array(authData[0..<32]) == Array(SHA256.hash(data: Data("raxx.app".utf8))))
-        #expect(authData[32] == 0x45) // UP | UV | AT
+        #expect(authData[32] == 0x45)  // UP | UV | AT
         let object = try CBOR.decode(r.attestationObject)
         #expect(object[.text("fmt")]?.textValue == "none")
         #expect(object[.text("authData")]?.bytesValue == authData)
@@ -37,9 +38,10 @@ import Testing
         var credential = try make().credential
         let key = try P256.Signing.PublicKey(x963Representation: Base64URL.decode(credential.publicKey)!)
         for expected in UInt32(1)...3 {
-            let a = try SoftwareAuthenticator.getAssertion(credential: &credential, rpID: "raxx.app", clientDataHash: clientDataHash,
-                                                           pin: SecretBytes(copying: Array("1234".utf8)))
-            #expect(a.authenticatorData[32] == 0x05) // UP | UV
+            let a = try SoftwareAuthenticator.getAssertion(
+                credential: &credential, rpID: "raxx.app", clientDataHash: clientDataHash,
+                pin: SecretBytes(copying: Array("1234".utf8)))
+            #expect(a.authenticatorData[32] == 0x05)  // UP | UV
             #expect(a.authenticatorData[33..<37].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } == expected)
             let signature = try P256.Signing.ECDSASignature(derRepresentation: a.signature)
             #expect(key.isValidSignature(signature, for: a.authenticatorData + clientDataHash))
@@ -78,8 +80,9 @@ import Testing
     @Test func refusesAnotherRelyingParty() throws {
         var credential = try make().credential
         do {
-            _ = try SoftwareAuthenticator.getAssertion(credential: &credential, rpID: "evil.example", clientDataHash: clientDataHash,
-                                                       pin: SecretBytes(copying: Array("1234".utf8)))
+            _ = try SoftwareAuthenticator.getAssertion(
+                credential: &credential, rpID: "evil.example", clientDataHash: clientDataHash,
+                pin: SecretBytes(copying: Array("1234".utf8)))
             Issue.record("signed for another RP")
         } catch {
             #expect(error.code == "rp_mismatch")

@@ -4,7 +4,7 @@ import RaxxWire
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The hand-written formatters every read runs per row, against the C library's own answers.
@@ -25,8 +25,10 @@ import Glibc
 
     @Test func timestampsMatchTheCLibrary() {
         var generator = SystemRandomNumberGenerator()
-        var dates = [0, 0.001, 0.05, 0.999, 59.5, 86_399.999, 951_782_400, 1_790_000_000.25, -1, -0.5, -86_400.001,
-                     253_402_300_799, -62_135_596_800, -30_610_224_000.007].map { Date(timeIntervalSince1970: $0) }
+        var dates = [
+            0, 0.001, 0.05, 0.999, 59.5, 86_399.999, 951_782_400, 1_790_000_000.25, -1, -0.5, -86_400.001,
+            253_402_300_799, -62_135_596_800, -30_610_224_000.007,
+        ].map { Date(timeIntervalSince1970: $0) }
         for _ in 0..<5_000 {
             let millis = Int64.random(in: -62_135_596_800_000...253_402_300_799_000, using: &generator)
             dates.append(Date(timeIntervalSince1970: Double(millis) / 1000))

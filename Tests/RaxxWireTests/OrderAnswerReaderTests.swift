@@ -1,7 +1,8 @@
 import Foundation
 import RaxxAPI
-@testable import RaxxWire
 import Testing
+
+@testable import RaxxWire
 
 /// An order answer reads the same through the fast reader as through the generated decoder, and
 /// what the fast reader does not take is left to the decoder, which takes or refuses it.
@@ -28,7 +29,11 @@ import Testing
            "side":"sell", "qty":1, "type":"market", "tif":"gtc", "status":"rejected", "filled_qty":0, "mode":"paper",
            "created_at":"2026-11-24T03:00:00Z", "extra": {"a": [1, 2.5e3, "x\\"y"]} }\n
         """,
-        #"{"id":"ord_3","client_order_id":"c-3","symbol":"MSFT","side":"buy","qty":5,"type":"market","tif":"day","status":"open","filled_qty":0,"mode":"paper","created_at":"2026-11-24T03:00:00Z","updated_at":"2026-11-24T03:00:00Z","reject_code":"insufficient_buying_power","limit_price":null,"avg_fill_price":null,"not_after":null}"#,
+        #"""
+        {"id":"ord_3","client_order_id":"c-3","symbol":"MSFT","side":"buy","qty":5,"type":"market","tif":"day","status":"open","filled_qty":0,\#
+        "mode":"paper","created_at":"2026-11-24T03:00:00Z","updated_at":"2026-11-24T03:00:00Z","reject_code":"insufficient_buying_power",\#
+        "limit_price":null,"avg_fill_price":null,"not_after":null}
+        """#,
     ])
     func readsAsTheDecoderDoes(_ json: String) throws {
         let expected = try decoded(json)
@@ -69,8 +74,9 @@ import Testing
     /// is within the decoder's limit, refused past it; no stack is exhausted either way.
     @Test(arguments: [100, 100_000])
     func leavesDeepNestingToTheDecoder(depth: Int) throws {
-        let json = Self.full.replacingOccurrences(of: #""mode":"paper""#,
-                                                  with: #""mode":"paper","x":"# + String(repeating: "[", count: depth) + String(repeating: "]", count: depth))
+        let json = Self.full.replacingOccurrences(
+            of: #""mode":"paper""#,
+            with: #""mode":"paper","x":"# + String(repeating: "[", count: depth) + String(repeating: "]", count: depth))
         #expect(throws: SyncPageReader.Unsupported.self) { try Array(json.utf8).withUnsafeBytes { try OrderAnswerReader.fast($0) } }
         if depth < 512 {
             #expect(try OrderAnswerReader.order(Array(json.utf8)) == (try decoded(Self.full)))

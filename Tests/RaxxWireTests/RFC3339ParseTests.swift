@@ -1,7 +1,8 @@
 import Foundation
 import RaxxCore
-@testable import RaxxWire
 import Testing
+
+@testable import RaxxWire
 
 /// Reading timestamps: the common shape by hand, the same Date as the ISO 8601 parse; anything
 /// else through that parse.
@@ -18,8 +19,9 @@ import Testing
             var millis = Int64.random(in: -11_676_096_000_000...253_402_300_799_000, using: &rng)
             if i % 3 == 0 { millis -= ((millis % 1000) + 1000) % 1000 }
             let text = RFC3339.string(from: Date(timeIntervalSince1970: Double(millis) / 1000))
-            let fast = try #require(text.utf8.withContiguousStorageIfAvailable { RFC3339.commonDate(UnsafeRawBufferPointer($0)) } ?? nil,
-                                    "\(text)")
+            let fast = try #require(
+                text.utf8.withContiguousStorageIfAvailable { RFC3339.commonDate(UnsafeRawBufferPointer($0)) } ?? nil,
+                "\(text)")
             #expect(fast.timeIntervalSinceReferenceDate.bitPattern == Self.foundation(text)?.timeIntervalSinceReferenceDate.bitPattern, "\(text)")
             #expect(RFC3339.date(from: text) == fast)
         }

@@ -2,8 +2,9 @@ import Foundation
 import PropertyBased
 import RaxxAPI
 import RaxxTestSupport
-@testable import RaxxWire
 import Testing
+
+@testable import RaxxWire
 
 /// The hand-written codecs held to the generated model on generated inputs: random valid values
 /// of the spec's types read back identically, whichever way they are read, and random damage to
@@ -57,7 +58,13 @@ import Testing
                 for special in specials {
                     var symbol = Array(repeating: UInt8(ascii: "A"), count: length)
                     symbol.insert(contentsOf: special, at: place)
-                    let bytes = Array(#"{"as_of":"2026-11-23T05:44:40Z","changes":[{"entity":"position","id":"pos_1","op":"upsert","position":{"avg_price":"1.5","id":"pos_1","qty":2,"symbol":""#.utf8)
+                    let bytes =
+                        Array(
+                            #"""
+                            {"as_of":"2026-11-23T05:44:40Z","changes":[{"entity":"position","id":"pos_1","op":"upsert","position":{"avg_price":"1.5",\#
+                            "id":"pos_1","qty":2,"symbol":"
+                            """#
+                            .utf8)
                         + symbol + Array(#"","updated_at":"2026-11-23T05:44:22Z"},"seq":1}],"cursor":1,"has_more":false,"reset":false}"#.utf8)
                     let decoded = Result { try bytes.withUnsafeBytes { try SyncPageReader.decode($0) } }
                     let fast = Result { try bytes.withUnsafeBytes { try SyncPageReader.readAsTheStoreDoes($0) } }
@@ -75,7 +82,11 @@ import Testing
     /// The first change that differs between two pages, or their fields.
     static func difference(_ a: Components.Schemas.SyncPage, _ b: Components.Schemas.SyncPage) -> String {
         for (x, y) in zip(a.changes, b.changes) where x != y { return "\(x)\n≠ \(y)" }
-        return "\(a.cursor) \(a.hasMore) \(a.reset) \(a.asOf) \(String(describing: a.total)) ≠ \(b.cursor) \(b.hasMore) \(b.reset) \(b.asOf) \(String(describing: b.total))"
+        return
+            """
+            \(a.cursor) \(a.hasMore) \(a.reset) \(a.asOf) \(String(describing: a.total)) ≠ \(b.cursor) \(b.hasMore) \(b.reset) \(b.asOf) \
+            \(String(describing: b.total))
+            """
     }
 
     @Test func damagedPagesAreRefusedByBothOrNeither() async throws {
@@ -164,7 +175,6 @@ extension SyncPageReader {
     }
 }
 
-
 /// The push filter's payload, taken from its line as written (`JSONMember`): on random objects
 /// written with random spacing, the bytes it takes read as JSONSerialization reads the member.
 @Suite struct JSONMemberDifferentialTests {
@@ -177,7 +187,7 @@ extension SyncPageReader {
             let options: JSONSerialization.WritingOptions = random.pick([[], [.prettyPrinted], [.sortedKeys], [.withoutEscapingSlashes]])
             let bytes = Array(try JSONSerialization.data(withJSONObject: line, options: options))
             let expected = try #require((try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])?["payload"] as? NSDictionary)
-            guard let taken = JSONMember.compactValue(named: "payload", in: bytes) else { return } // left to the fallback
+            guard let taken = JSONMember.compactValue(named: "payload", in: bytes) else { return }  // left to the fallback
             let read = try JSONSerialization.jsonObject(with: Data(taken)) as? NSDictionary
             #expect(read == expected, "\(String(decoding: bytes, as: UTF8.self))")
             #expect(!taken.contains(UInt8(ascii: "\n")))

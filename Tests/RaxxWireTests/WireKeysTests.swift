@@ -22,8 +22,9 @@ import Testing
     static let fill = Components.Schemas.Fill(id: "f", orderId: "o", symbol: "AAPL", side: .sell, qty: 1, price: "1.00", filledAt: at)
 
     @Test func eachListIsTheGeneratedTypesKeysInOrder() throws {
-        let change = Components.Schemas.SyncChange(seq: 1, entity: .order, op: .upsert, id: "o", position: Self.position, fill: Self.fill,
-                                                   order: Self.order)
+        let change = Components.Schemas.SyncChange(
+            seq: 1, entity: .order, op: .upsert, id: "o", position: Self.position, fill: Self.fill,
+            order: Self.order)
         let page = Components.Schemas.SyncPage(changes: [change], cursor: 1, hasMore: false, reset: false, asOf: Self.at, total: 1)
         #expect(try Self.keys(of: page) == Self.names(WireKeys.Page.all))
         #expect(try Self.keys(of: change) == Self.names(WireKeys.Change.all))

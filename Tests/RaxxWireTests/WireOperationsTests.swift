@@ -35,8 +35,9 @@ import Testing
     }
 
     @Test func placeOrderIsTheGeneratedRequest() async throws {
-        let order = Components.Schemas.OrderRequest(clientOrderId: "c", symbol: "AAPL", side: .buy, qty: 1, _type: .market, tif: .day,
-                                                   notAfter: Date(timeIntervalSince1970: 0), mode: .paper)
+        let order = Components.Schemas.OrderRequest(
+            clientOrderId: "c", symbol: "AAPL", side: .buy, qty: 1, _type: .market, tif: .day,
+            notAfter: Date(timeIntervalSince1970: 0), mode: .paper)
         let sent = try await Self.sent { _ = try await $0.placeOrder(body: .json(order)) }
         #expect(sent.path == WireOperations.placeOrder.path)
         #expect(sent.query == WireOperations.placeOrder.query)

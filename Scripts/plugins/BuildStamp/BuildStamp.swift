@@ -9,7 +9,10 @@ struct BuildStamp: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         let output = context.pluginWorkDirectoryURL.appending(path: "Stamp")
         let script = context.package.directoryURL.appending(path: "Scripts/stamp-build")
-        return [.prebuildCommand(displayName: "Stamping the build with its commit", executable: URL(fileURLWithPath: "/bin/sh"),
-                                 arguments: [script.path, context.package.directoryURL.path, output.path], outputFilesDirectory: output)]
+        return [
+            .prebuildCommand(
+                displayName: "Stamping the build with its commit", executable: URL(fileURLWithPath: "/bin/sh"),
+                arguments: [script.path, context.package.directoryURL.path, output.path], outputFilesDirectory: output)
+        ]
     }
 }

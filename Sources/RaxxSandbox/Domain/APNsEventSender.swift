@@ -56,8 +56,10 @@ public struct APNsEventSender: EventPushSending {
 extension APNsEventSender {
     /// A sender to the APNs endpoint at `url`, signing with the .p8 key at `keyFile` (0600, or
     /// refused); provider tokens are shared with other dispatchers through `stateDirectory`.
-    public static func open(url: String, keyFile: String, keyID: String, teamID: String, topic: String, caFile: String?,
-                            stateDirectory: URL) async throws(RaxxError) -> APNsEventSender {
+    public static func open(
+        url: String, keyFile: String, keyID: String, teamID: String, topic: String, caFile: String?,
+        stateDirectory: URL
+    ) async throws(RaxxError) -> APNsEventSender {
         let settings = PushSettings(endpoint: url, keyFile: keyFile, keyID: keyID, teamID: teamID, caFile: caFile)
         let client = try await PushClient.open(settings, stateDirectory: stateDirectory)
         return APNsEventSender(client: client, topic: topic, window: settings.maxInFlight)

@@ -32,8 +32,8 @@ struct AuditPseudonymisation: Sendable {
         var replaced: String?
         let text = Self.folded(details)
         if quoted.contains(where: { text.contains($0) }),
-           var values = try? JSONDecoder().decode([String: String].self, from: Data(details.utf8)),
-           values.values.contains(where: names)
+            var values = try? JSONDecoder().decode([String: String].self, from: Data(details.utf8)),
+            values.values.contains(where: names)
         {
             for (key, value) in values where names(value) { values[key] = pseudonym }
             replaced = AuditDetailsJSON.text(values)

@@ -59,8 +59,9 @@ enum DSRStateMachine {
     /// is the request's subject neither opens it nor takes any step of it.
     static func checkHandler(subject: String, staff: String) throws {
         guard subject.lowercased() != staff.lowercased() else {
-            throw ProblemError(403, code: .forbidden, title: "A staff member's own request is handled by another staff member.",
-                               detail: "Ask another member of the support staff.")
+            throw ProblemError(
+                403, code: .forbidden, title: "A staff member's own request is handled by another staff member.",
+                detail: "Ask another member of the support staff.")
         }
     }
 

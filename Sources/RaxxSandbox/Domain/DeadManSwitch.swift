@@ -25,25 +25,31 @@ struct DeadManSwitch: Sendable {
         guard timeout > 0 else {
             if existing != nil {
                 try ledger.removeSwitch(session: caller.sessionID, release: true)
-                try ledger.audit(AuditEntry(at: now, actor: caller.userID, action: .cancelAfterDisarmed, subject: caller.accountID,
-                                            details: ["session_id": caller.sessionID]))
+                try ledger.audit(
+                    AuditEntry(
+                        at: now, actor: caller.userID, action: .cancelAfterDisarmed, subject: caller.accountID,
+                        details: ["session_id": caller.sessionID]))
             }
             return Self.answer(nil, orders: 0)
         }
-        let armed = ArmedSwitch(sessionID: caller.sessionID, userID: caller.userID, accountID: caller.accountID, timeout: timeout,
-                                armedAt: existing?.armedAt ?? now, firesAt: now.addingTimeInterval(TimeInterval(timeout)))
+        let armed = ArmedSwitch(
+            sessionID: caller.sessionID, userID: caller.userID, accountID: caller.accountID, timeout: timeout,
+            armedAt: existing?.armedAt ?? now, firesAt: now.addingTimeInterval(TimeInterval(timeout)))
         try ledger.saveSwitch(armed)
         if existing == nil {
-            try ledger.audit(AuditEntry(at: now, actor: caller.userID, action: .cancelAfterArmed, subject: caller.accountID,
-                                        details: ["session_id": caller.sessionID, "timeout_s": "\(timeout)"]))
+            try ledger.audit(
+                AuditEntry(
+                    at: now, actor: caller.userID, action: .cancelAfterArmed, subject: caller.accountID,
+                    details: ["session_id": caller.sessionID, "timeout_s": "\(timeout)"]))
         }
         let covered = try ledger.cover(orderIDs: orderIDs, session: caller.sessionID, account: caller.accountID)
         if let id = covered.foreign.first { throw ProblemError.notFound("No order \(id).") }
         // Another live session's switch guards that order: taking it silently would leave that
         // session believing its orders are covered by its own deadline.
         if let id = covered.heldElsewhere.first {
-            throw ProblemError(409, code: .conflict, title: "The order is under another session's dead man's switch.",
-                               detail: "Order \(id) is covered by the switch of another of your sessions; disarm it there first.")
+            throw ProblemError(
+                409, code: .conflict, title: "The order is under another session's dead man's switch.",
+                detail: "Order \(id) is covered by the switch of another of your sessions; disarm it there first.")
         }
         return Self.answer(armed, orders: try ledger.coveredOpenOrderIDs(session: caller.sessionID).count)
     }
@@ -85,17 +91,22 @@ struct DeadManSwitch: Sendable {
             guard var order = try ledger.orderState(id: id) else { continue }
             try engine.setStatus(ledger, &order, .cancelled, rejectCode: reason.rawValue, now: now)
             let open = order.qty - order.filled
-            try ledger.event(NewEvent(
-                user: order.userID, type: .orderCancelled, order: order.id, title: reason.title,
-                body: "\(order.side.rawValue) \(order.qty) \(order.symbol)" + (order.filled > 0 ? " (\(order.filled) filled, \(open) cancelled)" : "")
-                    + " was cancelled by the server: " + Self.why(reason, armed: armed),
-                symbol: order.symbol, side: order.side, qty: open, reason: reason.rawValue, at: now))
+            try ledger.event(
+                NewEvent(
+                    user: order.userID, type: .orderCancelled, order: order.id, title: reason.title,
+                    body: "\(order.side.rawValue) \(order.qty) \(order.symbol)" + (order.filled > 0 ? " (\(order.filled) filled, \(open) cancelled)" : "")
+                        + " was cancelled by the server: " + Self.why(reason, armed: armed),
+                    symbol: order.symbol, side: order.side, qty: open, reason: reason.rawValue, at: now))
             cancelled.append(id)
         }
-        try ledger.audit(AuditEntry(at: now, actor: "system", action: .cancelAfterFired, subject: armed.accountID,
-                                    details: ["session_id": armed.sessionID, "reason": reason.rawValue, "orders": "\(cancelled.count)",
-                                              "order_ids": cancelled.joined(separator: ","),
-                                              "fires_at": RFC3339.string(from: armed.firesAt)]))
+        try ledger.audit(
+            AuditEntry(
+                at: now, actor: "system", action: .cancelAfterFired, subject: armed.accountID,
+                details: [
+                    "session_id": armed.sessionID, "reason": reason.rawValue, "orders": "\(cancelled.count)",
+                    "order_ids": cancelled.joined(separator: ","),
+                    "fires_at": RFC3339.string(from: armed.firesAt),
+                ]))
         try ledger.removeSwitch(session: armed.sessionID, release: true)
         return cancelled
     }

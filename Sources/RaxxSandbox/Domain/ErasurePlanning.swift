@@ -40,8 +40,9 @@ enum ErasurePlanning {
             if identifierTables.contains(item.table) { item.rows = 0 }
             return item
         }
-        let covered = Hashed(request_id: requestID, items: hashed, cash_ticks: facts.cashTicks, orders_updated: facts.ordersUpdated,
-                             positions_updated: facts.positionsUpdated, last_fill: facts.lastFill)
+        let covered = Hashed(
+            request_id: requestID, items: hashed, cash_ticks: facts.cashTicks, orders_updated: facts.ordersUpdated,
+            positions_updated: facts.positionsUpdated, last_fill: facts.lastFill)
         // Hex, so that it never starts with "-" on a command line.
         let hash = ASCIIHex.lowercase(SHA256.hash(data: try CanonicalJSON.data(covered)))
         return Components.Schemas.ErasurePlan(requestId: requestID, planHash: hash, items: items, computedAt: now)
@@ -63,8 +64,10 @@ enum ErasurePlanning {
     /// - a planned request only with the plan as it would be made now (`current`), else stale;
     /// - no live-mode records (`refusesErasureWhenPresent`);
     /// - a step-up bound to this request and plan, spent with `spend`.
-    static func judgeApply(_ state: DSRState, planHash: String, grant: String?, staffUserID: String, rules: [ErasureRule], now: Date,
-                           current: () throws -> Components.Schemas.ErasurePlan, spend: (_ grantHash: String, _ actionHash: String) throws -> Bool)
+    static func judgeApply(
+        _ state: DSRState, planHash: String, grant: String?, staffUserID: String, rules: [ErasureRule], now: Date,
+        current: () throws -> Components.Schemas.ErasurePlan, spend: (_ grantHash: String, _ actionHash: String) throws -> Bool
+    )
         throws -> Start
     {
         if state.status == .completed, state.kind == .erasure { return .alreadyCompleted }
@@ -88,8 +91,9 @@ enum ErasurePlanning {
             }
         }
         let action = ErasureApplyAction(requestID: state.id, planHash: planHash).actionHash
-        let gate = StepUpGate(actionHash: action, needs: "Applying an erasure needs a step-up.", notValidFor: "this plan",
-                              actor: staffUserID, subject: "dsr:" + state.id, details: ["ticket": state.ticket])
+        let gate = StepUpGate(
+            actionHash: action, needs: "Applying an erasure needs a step-up.", notValidFor: "this plan",
+            actor: staffUserID, subject: "dsr:" + state.id, details: ["ticket": state.ticket])
         try gate.pass(grant, now: now) { grantHash in try spend(grantHash, action) }
         return state.status == .erasing ? .resume : .start
     }

@@ -60,7 +60,8 @@ public enum ErasureRule: String, CaseIterable, Sendable {
         switch self {
         case .ordersLive: "orders"
         case .sessions, .passkeys, .deviceTokens, .challenges, .stepUpGrants, .users, .fills, .orders, .positions, .changeLog, .events,
-             .auditEvents, .accounts, .dsrRequests: rawValue
+            .auditEvents, .accounts, .dsrRequests:
+            rawValue
         }
     }
 
@@ -69,7 +70,8 @@ public enum ErasureRule: String, CaseIterable, Sendable {
         switch self {
         case .challenges: [table, "email_codes", "email_code_attempts"]
         case .sessions, .passkeys, .deviceTokens, .stepUpGrants, .users, .fills, .orders, .ordersLive, .positions, .changeLog, .events,
-             .auditEvents, .accounts, .dsrRequests: [table]
+            .auditEvents, .accounts, .dsrRequests:
+            [table]
         }
     }
 
@@ -98,7 +100,8 @@ public enum ErasureRule: String, CaseIterable, Sendable {
         switch self {
         case .ordersLive, .auditEvents, .dsrRequests: .pseudonymise
         case .sessions, .passkeys, .deviceTokens, .challenges, .stepUpGrants, .users, .fills, .orders, .positions, .changeLog, .events,
-             .accounts: .delete
+            .accounts:
+            .delete
         }
     }
 
@@ -119,7 +122,8 @@ public enum ErasureRule: String, CaseIterable, Sendable {
         case .ordersLive: "5 years"
         case .auditEvents, .dsrRequests: "6 years"
         case .sessions, .passkeys, .deviceTokens, .challenges, .stepUpGrants, .users, .fills, .orders, .positions, .changeLog, .events,
-             .accounts: "none"
+            .accounts:
+            "none"
         }
     }
 
@@ -189,63 +193,83 @@ public enum ErasureRule: String, CaseIterable, Sendable {
     public var export: Export? {
         switch self {
         case .users:
-            Export(name: "account", sql: """
-                SELECT users.id AS user_id, users.email, users.display_name, users.staff, users.created_at,
-                       accounts.id AS account_id, accounts.mode, accounts.cash_ticks, accounts.created_at AS account_created_at
-                FROM users JOIN accounts ON accounts.user_id = users.id WHERE users.id = :user
-                """)
+            Export(
+                name: "account",
+                sql: """
+                    SELECT users.id AS user_id, users.email, users.display_name, users.staff, users.created_at,
+                           accounts.id AS account_id, accounts.mode, accounts.cash_ticks, accounts.created_at AS account_created_at
+                    FROM users JOIN accounts ON accounts.user_id = users.id WHERE users.id = :user
+                    """)
         case .passkeys:
-            Export(name: "passkeys", sql: """
-                SELECT id AS credential_id, algorithm, sign_count, transports, created_at, last_used_at FROM passkeys
-                WHERE user_id = :user ORDER BY created_at
-                """)
+            Export(
+                name: "passkeys",
+                sql: """
+                    SELECT id AS credential_id, algorithm, sign_count, transports, created_at, last_used_at FROM passkeys
+                    WHERE user_id = :user ORDER BY created_at
+                    """)
         case .sessions:
-            Export(name: "sessions", sql: """
-                SELECT id, created_at, access_expires_at, expires_at, revoked_at FROM sessions WHERE user_id = :user ORDER BY created_at
-                """)
+            Export(
+                name: "sessions",
+                sql: """
+                    SELECT id, created_at, access_expires_at, expires_at, revoked_at FROM sessions WHERE user_id = :user ORDER BY created_at
+                    """)
         case .deviceTokens:
-            Export(name: "devices", sql: """
-                SELECT id, environment, substr(token, -8) AS token_suffix, label, alerts, created_at, revoked_at FROM device_tokens
-                WHERE user_id = :user ORDER BY created_at
-                """)
+            Export(
+                name: "devices",
+                sql: """
+                    SELECT id, environment, substr(token, -8) AS token_suffix, label, alerts, created_at, revoked_at FROM device_tokens
+                    WHERE user_id = :user ORDER BY created_at
+                    """)
         case .orders:
-            Export(name: "orders", sql: """
-                SELECT id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status, filled_qty, avg_fill_price_ticks,
-                       reject_code, mode, not_after, created_at, updated_at FROM orders WHERE account_id = :account ORDER BY created_at, id
-                """)
+            Export(
+                name: "orders",
+                sql: """
+                    SELECT id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status, filled_qty, avg_fill_price_ticks,
+                           reject_code, mode, not_after, created_at, updated_at FROM orders WHERE account_id = :account ORDER BY created_at, id
+                    """)
         case .fills:
-            Export(name: "fills", sql: """
-                SELECT id, order_id, symbol, side, qty, price_ticks, filled_at FROM fills WHERE account_id = :account ORDER BY filled_at, id
-                """)
+            Export(
+                name: "fills",
+                sql: """
+                    SELECT id, order_id, symbol, side, qty, price_ticks, filled_at FROM fills WHERE account_id = :account ORDER BY filled_at, id
+                    """)
         case .positions:
-            Export(name: "positions", sql: """
-                SELECT id, symbol, qty, avg_price_ticks, updated_at FROM positions WHERE account_id = :account ORDER BY symbol
-                """)
+            Export(
+                name: "positions",
+                sql: """
+                    SELECT id, symbol, qty, avg_price_ticks, updated_at FROM positions WHERE account_id = :account ORDER BY symbol
+                    """)
         case .events:
-            Export(name: "alerts", sql: """
-                SELECT seq, type, title, body, order_id, symbol, side, qty, price_ticks, reason, expires_at, created_at FROM events
-                WHERE user_id = :user ORDER BY seq
-                """)
+            Export(
+                name: "alerts",
+                sql: """
+                    SELECT seq, type, title, body, order_id, symbol, side, qty, price_ticks, reason, expires_at, created_at FROM events
+                    WHERE user_id = :user ORDER BY seq
+                    """)
         case .auditEvents:
             // Every event the erasure pseudonymises, and those of the subject's own requests.
-            Export(name: "audit_events", sql: """
-                SELECT seq, at, actor, action, subject, details FROM audit_events
-                WHERE \(Self.auditNamingSubject)
-                   OR subject IN (SELECT 'dsr:' || id FROM dsr_requests WHERE subject = :email) ORDER BY seq
-                """)
+            Export(
+                name: "audit_events",
+                sql: """
+                    SELECT seq, at, actor, action, subject, details FROM audit_events
+                    WHERE \(Self.auditNamingSubject)
+                       OR subject IN (SELECT 'dsr:' || id FROM dsr_requests WHERE subject = :email) ORDER BY seq
+                    """)
         case .dsrRequests:
             // The subject's own requests whole; those they handled as staff (which the erasure
             // changes too) by their id and the subject's part in them, nothing of the other person.
-            Export(name: "dsr_requests", sql: """
-                SELECT id, 'subject' AS role, kind, ticket, status, received_at, due_on, extended, extension_reason, verification_method,
-                       verified_at, closed_reason, created_at, completed_at FROM dsr_requests WHERE subject = :email
-                UNION ALL
-                SELECT id, CASE WHEN opened_by = :email COLLATE NOCASE AND verified_by = :email COLLATE NOCASE THEN 'opened_and_verified'
-                                WHEN opened_by = :email COLLATE NOCASE THEN 'opened' ELSE 'verified' END,
-                       kind, NULL, NULL, NULL, NULL, NULL, NULL, NULL, verified_at, NULL, created_at, NULL FROM dsr_requests
-                WHERE subject != :email AND (opened_by = :email COLLATE NOCASE OR verified_by = :email COLLATE NOCASE)
-                ORDER BY created_at, id
-                """)
+            Export(
+                name: "dsr_requests",
+                sql: """
+                    SELECT id, 'subject' AS role, kind, ticket, status, received_at, due_on, extended, extension_reason, verification_method,
+                           verified_at, closed_reason, created_at, completed_at FROM dsr_requests WHERE subject = :email
+                    UNION ALL
+                    SELECT id, CASE WHEN opened_by = :email COLLATE NOCASE AND verified_by = :email COLLATE NOCASE THEN 'opened_and_verified'
+                                    WHEN opened_by = :email COLLATE NOCASE THEN 'opened' ELSE 'verified' END,
+                           kind, NULL, NULL, NULL, NULL, NULL, NULL, NULL, verified_at, NULL, created_at, NULL FROM dsr_requests
+                    WHERE subject != :email AND (opened_by = :email COLLATE NOCASE OR verified_by = :email COLLATE NOCASE)
+                    ORDER BY created_at, id
+                    """)
         case .challenges, .stepUpGrants, .ordersLive, .changeLog, .accounts:
             nil
         }
@@ -267,8 +291,10 @@ public enum ErasureRule: String, CaseIterable, Sendable {
         case .passkeys: ["DELETE FROM passkeys WHERE user_id = :user"]
         case .deviceTokens: ["DELETE FROM device_tokens WHERE user_id = :user"]
         case .challenges:
-            ["DELETE FROM challenges WHERE user_id = :user OR email = :email", "DELETE FROM email_codes WHERE email_hash = :email_hash",
-             "DELETE FROM email_code_attempts WHERE email_hash = :email_hash"]
+            [
+                "DELETE FROM challenges WHERE user_id = :user OR email = :email", "DELETE FROM email_codes WHERE email_hash = :email_hash",
+                "DELETE FROM email_code_attempts WHERE email_hash = :email_hash",
+            ]
         case .stepUpGrants: ["DELETE FROM step_up_grants WHERE user_id = :user"]
         case .users:
             ["UPDATE users SET email = :pseudonym || '@erased.invalid', display_name = NULL, handle = randomblob(32), staff = 0 WHERE id = :user"]
@@ -305,7 +331,8 @@ public enum ErasureRule: String, CaseIterable, Sendable {
                 "UPDATE dsr_requests SET verified_by = :subject_hash WHERE verified_by = :email COLLATE NOCASE",
             ]
         case .sessions, .passkeys, .deviceTokens, .challenges, .stepUpGrants, .fills, .orders, .ordersLive, .positions, .changeLog,
-             .events, .auditEvents: []
+            .events, .auditEvents:
+            []
         }
     }
 
@@ -350,18 +377,21 @@ public enum ErasureRule: String, CaseIterable, Sendable {
     public static var companions: [Companion] {
         let covered = allCases.flatMap { rule in
             rule.coveredTables.filter { $0 != rule.table }.map {
-                Companion(table: $0, action: rule.action.rawValue, retention: rule.retention, ground: rule.ground,
-                          what: "erased with \(rule.table) (rule \(rule.id))")
+                Companion(
+                    table: $0, action: rule.action.rawValue, retention: rule.retention, ground: rule.ground,
+                    what: "erased with \(rule.table) (rule \(rule.id))")
             }
         }
         let cascaded = deletedWith.sorted { $0.key < $1.key }.compactMap { table, parent -> Companion? in
             guard let rule = allCases.first(where: { $0.table == parent }) else { return nil }
-            return Companion(table: table, action: rule.action.rawValue, retention: rule.retention, ground: rule.ground,
-                             what: withoutRule[table] ?? "deleted with \(parent)")
+            return Companion(
+                table: table, action: rule.action.rawValue, retention: rule.retention, ground: rule.ground,
+                what: withoutRule[table] ?? "deleted with \(parent)")
         }
         let kept = keptWithoutPersonalData.sorted().map {
-            Companion(table: $0, action: "keep", retention: "until the session would have ended",
-                      ground: "no personal data once the account is erased", what: withoutRule[$0] ?? "")
+            Companion(
+                table: $0, action: "keep", retention: "until the session would have ended",
+                ground: "no personal data once the account is erased", what: withoutRule[$0] ?? "")
         }
         return covered + cascaded + kept
     }

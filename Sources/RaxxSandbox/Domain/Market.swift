@@ -93,8 +93,9 @@ public struct Market: Sendable {
             for k in -strikesEachSide...strikesEachSide {
                 let strike = center + Double(k) * step
                 for right in [OptionContract.Right.call, .put] {
-                    let contract = OptionContract(underlying: underlying.symbol, expiry: expiry, right: right,
-                                                  strikeThousandths: Int64((strike * 1000).rounded()))
+                    let contract = OptionContract(
+                        underlying: underlying.symbol, expiry: expiry, right: right,
+                        strikeThousandths: Int64((strike * 1000).rounded()))
                     if lists(contract) { contracts.append(contract) }
                 }
             }

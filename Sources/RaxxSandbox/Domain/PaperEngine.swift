@@ -84,14 +84,15 @@ struct PaperEngine: Sendable {
             return
         }
         guard let instrument = market.instrument(order.symbol), let price = market.priceTicks(instrument, at: now) else {
-            try setStatus(ledger, &order, .expired, now: now) // the contract expired under the order
+            try setStatus(ledger, &order, .expired, now: now)  // the contract expired under the order
             return
         }
-        let marketable = switch (order.type, order.side) {
-        case (.market, _): true
-        case (.limit, .buy): price <= (order.limit ?? 0)
-        case (.limit, .sell): price >= (order.limit ?? Int64.max)
-        }
+        let marketable =
+            switch (order.type, order.side) {
+            case (.market, _): true
+            case (.limit, .buy): price <= (order.limit ?? 0)
+            case (.limit, .sell): price >= (order.limit ?? Int64.max)
+            }
         guard marketable else { return }
         let qty = min(order.qty - order.filled, Self.liquidity(instrument))
         if order.side == .buy {
@@ -111,13 +112,17 @@ struct PaperEngine: Sendable {
         order.status = status
         try ledger.setStatus(orderID: order.id, status, rejectCode: rejectCode, now: now)
         try ledger.recordChange(account: order.account, .order, order.id, at: now)
-        try ledger.audit(AuditEntry(at: now, actor: order.userID, action: .order(status), subject: order.account,
-                                    details: ["order_id": order.id, "reject_code": rejectCode ?? ""].filter { !$0.value.isEmpty }))
+        try ledger.audit(
+            AuditEntry(
+                at: now, actor: order.userID, action: .order(status), subject: order.account,
+                details: ["order_id": order.id, "reject_code": rejectCode ?? ""].filter { !$0.value.isEmpty }))
         if status == .rejected {
-            try ledger.event(NewEvent(user: order.userID, type: .orderRejected, order: order.id,
-                                      title: "Order rejected: \(order.side.rawValue) \(order.qty) \(order.symbol)",
-                                      body: rejectCode.map { "Reason: \($0.replacingOccurrences(of: "_", with: " "))." },
-                                      symbol: order.symbol, side: order.side, qty: order.qty, reason: rejectCode, at: now))
+            try ledger.event(
+                NewEvent(
+                    user: order.userID, type: .orderRejected, order: order.id,
+                    title: "Order rejected: \(order.side.rawValue) \(order.qty) \(order.symbol)",
+                    body: rejectCode.map { "Reason: \($0.replacingOccurrences(of: "_", with: " "))." },
+                    symbol: order.symbol, side: order.side, qty: order.qty, reason: rejectCode, at: now))
         }
     }
 
@@ -125,8 +130,10 @@ struct PaperEngine: Sendable {
         let fillID = Identifier.make("fil")
         let buy = order.side == .buy
         let cashChange = Self.cashChange(buy: buy, qty: qty, price: price, multiplier: instrument.multiplier)
-        try ledger.insertFill(NewFill(id: fillID, account: order.account, orderID: order.id, symbol: order.symbol, side: order.side,
-                                      qty: qty, price: price, at: now))
+        try ledger.insertFill(
+            NewFill(
+                id: fillID, account: order.account, orderID: order.id, symbol: order.symbol, side: order.side,
+                qty: qty, price: price, at: now))
         try ledger.recordChange(account: order.account, .fill, fillID, at: now)
         // The order.
         let filled = order.filled + qty
@@ -154,12 +161,18 @@ struct PaperEngine: Sendable {
             try ledger.insertPosition(id: id, account: order.account, symbol: order.symbol, qty: next.qty, averagePrice: next.average, now: now)
             try ledger.recordChange(account: order.account, .position, id, at: now)
         }
-        try ledger.audit(AuditEntry(at: now, actor: order.userID, action: .orderFilled, subject: order.account,
-                                    details: ["order_id": order.id, "fill_id": fillID, "qty": "\(qty)", "price": Money.string(ticks: price),
-                                              "cash_change": Money.string(ticks: cashChange)]))
-        try ledger.event(NewEvent(user: order.userID, type: .fillConfirmed, order: order.id,
-                                  title: "Filled: \(order.side.rawValue) \(qty) \(order.symbol) at \(Money.string(ticks: price))",
-                                  body: order.status == .filled ? "The order is complete." : "\(order.qty - order.filled) still open.",
-                                  symbol: order.symbol, side: order.side, qty: qty, price: price, at: now))
+        try ledger.audit(
+            AuditEntry(
+                at: now, actor: order.userID, action: .orderFilled, subject: order.account,
+                details: [
+                    "order_id": order.id, "fill_id": fillID, "qty": "\(qty)", "price": Money.string(ticks: price),
+                    "cash_change": Money.string(ticks: cashChange),
+                ]))
+        try ledger.event(
+            NewEvent(
+                user: order.userID, type: .fillConfirmed, order: order.id,
+                title: "Filled: \(order.side.rawValue) \(qty) \(order.symbol) at \(Money.string(ticks: price))",
+                body: order.status == .filled ? "The order is complete." : "\(order.qty - order.filled) still open.",
+                symbol: order.symbol, side: order.side, qty: qty, price: price, at: now))
     }
 }

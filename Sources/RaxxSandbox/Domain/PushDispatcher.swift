@@ -54,7 +54,7 @@ struct PushDispatcher: Service {
                     if cursor == nil { cursor = try await store.start() }
                     if let next = try await dispatch(after: cursor ?? 0) {
                         cursor = next
-                        continue // there may be more
+                        continue  // there may be more
                     }
                 } catch {
                     logger.error("push dispatch failed", metadata: ["error_type": "\(String(reflecting: type(of: error)))"])
@@ -71,8 +71,11 @@ struct PushDispatcher: Service {
         let pending = try await store.pending(after: cursor, limit: batch)
         guard let last = pending.last?.event.seq else { return nil }
         let pushes = pending.flatMap { p in
-            p.targets.map { OutgoingPush(deviceID: $0.deviceID, token: $0.token, apnsID: Self.apnsID(seq: p.event.seq, device: $0.deviceID),
-                                         event: p.event) }
+            p.targets.map {
+                OutgoingPush(
+                    deviceID: $0.deviceID, token: $0.token, apnsID: Self.apnsID(seq: p.event.seq, device: $0.deviceID),
+                    event: p.event)
+            }
         }
         if !pushes.isEmpty {
             let verdicts = await sender.deliver(pushes)

@@ -70,8 +70,10 @@ public struct Seeder: Sendable {
     /// A position is built by its fills: with fewer fills than positions, only the instruments
     /// that got a fill are held (the summary counts them). `progress` hears rows written
     /// (positions and fills) out of the total, now and then.
-    public func seed(email: String, positions: Int, fills: Int, now: Date = Date(),
-                     progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }) throws -> Summary {
+    public func seed(
+        email: String, positions: Int, fills: Int, now: Date = Date(),
+        progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
+    ) throws -> Summary {
         guard positions >= 0, fills >= 0, fills == 0 || positions > 0 else { throw SeedError.badCounts }
         let instruments = universe(count: positions, at: now)
         guard instruments.count == positions else {
@@ -107,13 +109,14 @@ public struct Seeder: Sendable {
                 let lot: UInt64 = instrument.multiplier == 1 ? 20 : 3
                 // What the trader means to end up holding; above it, trims are likelier.
                 let target = Int64(rng.next() % lot) + 1
-                var history = InstrumentHistory(instrument: instrument, share: share, existingID: existing?.id, lot: lot, target: target,
-                                                qty: existing?.qty ?? 0, average: existing?.averagePrice ?? 0, last: start,
-                                                rng: SplitMix(seed: rng.next()))
+                var history = InstrumentHistory(
+                    instrument: instrument, share: share, existingID: existing?.id, lot: lot, target: target,
+                    qty: existing?.qty ?? 0, average: existing?.averagePrice ?? 0, last: start,
+                    rng: SplitMix(seed: rng.next()))
                 if let opened = history.makeNext(start: start, span: history90, market: market, flows: &flows) {
                     upcoming.push(opened, index)
                 } else {
-                    done += 1 // no fills: nothing held
+                    done += 1  // no fills: nothing held
                     if done / step != (done - 1) / step || done == total { progress(done, total) }
                 }
                 histories.append(history)
@@ -127,11 +130,13 @@ public struct Seeder: Sendable {
                     symbol = instrument.symbol
                 }
                 let orderID = SeedID(prefix: "ord", at: order.opened, random: ids.next())
-                try batch.order(id: orderID, buy: order.buy, qty: order.filled, limit: order.limit, averagePrice: order.average,
-                                openedAt: order.opened, lastFillAt: order.lastFillAt)
+                try batch.order(
+                    id: orderID, buy: order.buy, qty: order.filled, limit: order.limit, averagePrice: order.average,
+                    openedAt: order.opened, lastFillAt: order.lastFillAt)
                 for leg in order.legs {
-                    try batch.fill(id: SeedID(prefix: "fil", at: leg.at, random: ids.next()), orderID: orderID, buy: order.buy,
-                                   qty: leg.qty, price: leg.price, at: leg.at)
+                    try batch.fill(
+                        id: SeedID(prefix: "fil", at: leg.at, random: ids.next()), orderID: orderID, buy: order.buy,
+                        qty: leg.qty, price: leg.price, at: leg.at)
                 }
                 orderCount += 1
                 let before = done
@@ -158,14 +163,19 @@ public struct Seeder: Sendable {
             }
             let deposit = max(-lowest, startingCash - cash, 0)
             try batch.setCash(cash + deposit)
-            try batch.audit(AuditEntry(at: now, actor: "sandbox.seed", action: .sandboxSeeded, subject: account.userID,
-                                       details: ["positions": "\(positions)", "fills": "\(fills)", "orders": "\(orderCount)",
-                                                 "deposit": Money.string(ticks: deposit)]))
+            try batch.audit(
+                AuditEntry(
+                    at: now, actor: "sandbox.seed", action: .sandboxSeeded, subject: account.userID,
+                    details: [
+                        "positions": "\(positions)", "fills": "\(fills)", "orders": "\(orderCount)",
+                        "deposit": Money.string(ticks: deposit),
+                    ]))
             return (orderCount, deposit, cash + deposit, positionsMade)
         }
         if total == 0 { progress(0, 0) }
-        return Summary(email: email, account_id: account.accountID, created_account: account.created,
-                       positions: made, orders: orderCount, fills: fills, deposit: Money.string(ticks: deposit), cash: Money.string(ticks: cash))
+        return Summary(
+            email: email, account_id: account.accountID, created_account: account.created,
+            positions: made, orders: orderCount, fills: fills, deposit: Money.string(ticks: deposit), cash: Money.string(ticks: cash))
     }
 }
 
@@ -197,8 +207,10 @@ struct InstrumentHistory {
     /// The order to write next (nil once the history is complete).
     var next: Order?
 
-    init(instrument: Market.Instrument, share: Int, existingID: String?, lot: UInt64, target: Int64, qty: Int64, average: Int64,
-         last: Double, rng: SplitMix) {
+    init(
+        instrument: Market.Instrument, share: Int, existingID: String?, lot: UInt64, target: Int64, qty: Int64, average: Int64,
+        last: Double, rng: SplitMix
+    ) {
         self.instrument = instrument
         self.share = share
         self.existingID = existingID
@@ -241,8 +253,9 @@ struct InstrumentHistory {
             last = at
         }
         made += count
-        next = Order(opened: opened, buy: buy, filled: filled, limit: rng.next() % 2 == 0 ? nil : limit, average: orderAverage ?? 0,
-                     lastFillAt: last, legs: legs)
+        next = Order(
+            opened: opened, buy: buy, filled: filled, limit: rng.next() % 2 == 0 ? nil : limit, average: orderAverage ?? 0,
+            lastFillAt: last, legs: legs)
         return opened
     }
 }

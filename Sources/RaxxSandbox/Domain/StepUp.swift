@@ -28,8 +28,9 @@ struct StepUpGate: Sendable {
 
     /// The grant presented was not good for this action.
     func refused(now: Date) -> AuditedRefusal {
-        AuditedRefusal(ProblemError(403, code: .stepUpInvalid, title: "The step-up grant is not valid for \(notValidFor)."),
-                       entry(.stepUpRefused, reason: "grant_invalid", now: now))
+        AuditedRefusal(
+            ProblemError(403, code: .stepUpInvalid, title: "The step-up grant is not valid for \(notValidFor)."),
+            entry(.stepUpRefused, reason: "grant_invalid", now: now))
     }
 
     /// Spends `grant` with `spend` (the store's single-use check, given the grant's hash), or

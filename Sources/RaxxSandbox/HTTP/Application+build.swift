@@ -29,15 +29,21 @@ public func buildApplication(
     router.middlewares.add(BodyLimitMiddleware())
     try service.registerHandlers(on: router, configuration: .raxx, middlewares: [BearerTokenMiddleware(), SpecBoundsMiddleware(), PreEncodedBodyMiddleware()])
     let events = service.events, switches = service.switches
-    let expiryScan = PeriodicScan(name: "session expiry scan", interval: .milliseconds(max(configuration.sessionScanInterval.milliseconds, 1)),
-                                  logger: logger) { try await events.noteExpiringSessions() }
-    let switchScan = PeriodicScan(name: "dead man's switch scan",
-                                  interval: .milliseconds(max(configuration.cancelAfterScanInterval.milliseconds, 1)),
-                                  logger: logger) { try await switches.fireDue() }
+    let expiryScan = PeriodicScan(
+        name: "session expiry scan", interval: .milliseconds(max(configuration.sessionScanInterval.milliseconds, 1)),
+        logger: logger
+    ) { try await events.noteExpiringSessions() }
+    let switchScan = PeriodicScan(
+        name: "dead man's switch scan",
+        interval: .milliseconds(max(configuration.cancelAfterScanInterval.milliseconds, 1)),
+        logger: logger
+    ) { try await switches.fireDue() }
     var services: [any Service] = [expiryScan, switchScan]
     if let pushSender {
-        services.append(PushDispatcher(store: database.stores.pushDispatch, notifier: database.notifier, sender: pushSender,
-                                       clock: clock, logger: logger))
+        services.append(
+            PushDispatcher(
+                store: database.stores.pushDispatch, notifier: database.notifier, sender: pushSender,
+                clock: clock, logger: logger))
     }
     return Application(
         router: router,

@@ -31,9 +31,12 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             if problem.status >= 500 {
                 let operation = (error as? ServerError)?.operationID ?? context.endpointPath ?? "no route"
-                context.logger.error("\(request.method) \(operation) answered \(problem.status) \(problem.code)",
-                                     metadata: ["operation": "\(operation)", "status": "\(problem.status)", "code": "\(problem.code)",
-                                                "error_type": "\(Self.errorType(error))"])
+                context.logger.error(
+                    "\(request.method) \(operation) answered \(problem.status) \(problem.code)",
+                    metadata: [
+                        "operation": "\(operation)", "status": "\(problem.status)", "code": "\(problem.code)",
+                        "error_type": "\(Self.errorType(error))",
+                    ])
             }
             return Self.response(problem)
         }
@@ -67,8 +70,9 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             // The answer cannot be written in a media type the request's Accept allows.
             if e.httpStatus.code == 406 {
-                return ProblemError(406, code: .notAcceptable, title: "No acceptable media type for the answer.",
-                                    detail: "Accept application/json (problems come as application/problem+json).")
+                return ProblemError(
+                    406, code: .notAcceptable, title: "No acceptable media type for the answer.",
+                    detail: "Accept application/json (problems come as application/problem+json).")
             }
             return .internalError
         case let e as HTTPError:
@@ -110,8 +114,10 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The runtime's own account of input it refused (a missing parameter, body or content type:
     /// it names what is missing), without the request it quotes.
     private static func inputDetail(_ cause: String) -> String {
-        for (prefix, kind) in [("Missing required query parameter named: ", "query parameter"),
-                               ("Missing required path parameter named: ", "path parameter")] where cause.hasPrefix(prefix) {
+        for (prefix, kind) in [
+            ("Missing required query parameter named: ", "query parameter"),
+            ("Missing required path parameter named: ", "path parameter"),
+        ] where cause.hasPrefix(prefix) {
             return "Missing \(kind) '\(cause.dropFirst(prefix.count).prefix(100))'."
         }
         return String(cause.prefix(200))
@@ -157,8 +163,10 @@ enum RequestIdentity {
 }
 
 struct BearerTokenMiddleware: ServerMiddleware {
-    func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
-                   next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?))
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
+    )
         async throws -> (HTTPResponse, HTTPBody?)
     {
         var token: String? = nil
@@ -190,8 +198,10 @@ enum RequestClient {
 }
 
 struct ClientAddressMiddleware: RouterMiddleware {
-    func handle(_ request: Request, context: SandboxRequestContext,
-                next: (Request, SandboxRequestContext) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: SandboxRequestContext,
+        next: (Request, SandboxRequestContext) async throws -> Response
+    ) async throws -> Response {
         try await RequestClient.$address.withValue(context.remoteAddress?.ipAddress) {
             try await next(request, context)
         }

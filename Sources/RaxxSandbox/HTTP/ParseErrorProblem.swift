@@ -11,20 +11,23 @@ final class ParseErrorProblemHandler: ChannelOutboundHandler, RemovableChannelHa
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    static let problem = ProblemError(400, code: .badRequest, title: "The request is not valid HTTP.",
-                                      detail: "The request line, a header or the body's framing could not be parsed.")
+    static let problem = ProblemError(
+        400, code: .badRequest, title: "The request is not valid HTTP.",
+        detail: "The request line, a header or the body's framing could not be parsed.")
 
     /// The problem's body, encoded once.
     static let body: [UInt8] = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(problem.body)).map(Array.init) ?? Array(#"{"code":"bad_request","status":400,"title":"The request is not valid HTTP."}"#.utf8)
+        return (try? encoder.encode(problem.body)).map(Array.init)
+            ?? Array(#"{"code":"bad_request","status":400,"title":"The request is not valid HTTP."}"#.utf8)
     }()
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         // The parse-error answer: 400, nothing in it, closing; every answer of the application has a type.
         guard case .head(let head) = unwrapOutboundIn(data), head.status == .badRequest,
-              head.headerFields[.contentLength] == "0", head.headerFields[.contentType] == nil else {
+            head.headerFields[.contentLength] == "0", head.headerFields[.contentType] == nil
+        else {
             context.write(data, promise: promise)
             return
         }

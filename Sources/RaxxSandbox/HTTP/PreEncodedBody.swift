@@ -23,8 +23,10 @@ struct PreEncodedBodyMiddleware: ServerMiddleware {
     /// The operations whose handlers write their own 200 body.
     static let operations: Set<String> = [Operations.GetSyncChanges.id]
 
-    func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
-                   next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?))
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
+    )
         async throws -> (HTTPResponse, HTTPBody?)
     {
         guard Self.operations.contains(operationID) else { return try await next(request, body, metadata) }

@@ -28,7 +28,8 @@ struct QueryParameterProbe: Sendable {
     /// The query parameter of `error`'s request that alone fails to decode, if there is one.
     func failingParameter(_ error: ServerError) async -> String? {
         guard error.operationInput == nil, error.underlyingError is DecodingError,
-              let path = error.request.path, let mark = path.firstIndex(of: "?") else { return nil }
+            let path = error.request.path, let mark = path.firstIndex(of: "?")
+        else { return nil }
         let route = path[..<mark]
         // The query's items, grouped by name in order of appearance (an exploded array repeats one).
         var names: [String] = []
@@ -79,8 +80,10 @@ struct QueryParameterProbe: Sendable {
 
         struct OtherOperation: Error {}
 
-        func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
-                       next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?))
+        func intercept(
+            _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
+            next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
+        )
             async throws -> (HTTPResponse, HTTPBody?)
         {
             guard operationID == Self.wanted else { throw OtherOperation() }

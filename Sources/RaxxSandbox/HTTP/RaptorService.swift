@@ -28,13 +28,17 @@ public struct RaptorService: APIProtocol {
     let dsr: DSRHandlers
     let audit: AuditHandlers
 
-    public init(database: SandboxDatabase, configuration: SandboxConfiguration,
-                clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        database: SandboxDatabase, configuration: SandboxConfiguration,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.init(database: database, stores: database.stores, configuration: configuration, clock: clock)
     }
 
-    init(database: SandboxDatabase, stores r: Stores, configuration: SandboxConfiguration,
-         clock: @escaping @Sendable () -> Date) {
+    init(
+        database: SandboxDatabase, stores r: Stores, configuration: SandboxConfiguration,
+        clock: @escaping @Sendable () -> Date
+    ) {
         let market = Market(seed: configuration.marketSeed)
         self.database = database
         self.configuration = configuration
@@ -47,8 +51,9 @@ public struct RaptorService: APIProtocol {
         session = SessionHandlers(sessions: r.sessions, switches: switches, configuration: configuration, clock: clock)
         sync = SyncHandlers(trading: r.trading, market: market, configuration: configuration, clock: clock)
         instruments = InstrumentHandlers(market: market, clock: clock)
-        orders = OrderHandlers(trading: r.trading, audit: r.audit, market: market, configuration: configuration, clock: clock,
-                               faults: FaultInjector(loseOrderReplies: configuration.loseOrderReplies))
+        orders = OrderHandlers(
+            trading: r.trading, audit: r.audit, market: market, configuration: configuration, clock: clock,
+            faults: FaultInjector(loseOrderReplies: configuration.loseOrderReplies))
         events = EventHandlers(events: r.events, notifier: database.notifier, clock: clock)
         devices = DeviceHandlers(devices: r.devices, clock: clock)
         dsr = DSRHandlers(dsr: r.dsr, trail: r.trail, audit: r.audit, configuration: configuration, clock: clock, activity: activity)

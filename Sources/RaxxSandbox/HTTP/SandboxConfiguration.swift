@@ -50,11 +50,13 @@ public struct SandboxConfiguration: Sendable {
     /// The budgets of registration codes: guesses and mails per address, asks per client.
     public var codeLimits = RegistrationCodeLimits()
 
-    public init(host: String = "127.0.0.1", port: Int = 8080, databasePath: String = ":memory:",
-                origin: String? = nil, relyingPartyID: String? = nil,
-                accessTokenTTL: RaxxDuration = .minutes(15), sessionTTL: RaxxDuration = .hours(12),
-                stepUpNotional: Decimal = 10_000, marketSeed: UInt64 = 42,
-                changeRetention: RaxxDuration = .hours(7 * 24)) {
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, databasePath: String = ":memory:",
+        origin: String? = nil, relyingPartyID: String? = nil,
+        accessTokenTTL: RaxxDuration = .minutes(15), sessionTTL: RaxxDuration = .hours(12),
+        stepUpNotional: Decimal = 10_000, marketSeed: UInt64 = 42,
+        changeRetention: RaxxDuration = .hours(7 * 24)
+    ) {
         self.host = host
         self.port = port
         self.databasePath = databasePath

@@ -12,13 +12,13 @@ extension SpecBounds {
             Bound(.query, ["limit"], .integer, 1, 10000),
         ],
         "getInstruments": [
-            Bound(.query, ["symbol"], .count, 1, 1000),
+            Bound(.query, ["symbol"], .count, 1, 1000)
         ],
         "listOrders": [
-            Bound(.query, ["limit"], .integer, 1, 1000),
+            Bound(.query, ["limit"], .integer, 1, 1000)
         ],
         "placeOrder": [
-            Bound(.body, ["qty"], .integer, 1, 1000000),
+            Bound(.body, ["qty"], .integer, 1, 1000000)
         ],
         "checkOrders": [
             Bound(.body, ["orders"], .count, 1, 1000),
@@ -35,7 +35,7 @@ extension SpecBounds {
             Bound(.query, ["type"], .count, 0, 32),
         ],
         "registerAPNsDevice": [
-            Bound(.body, ["alerts"], .count, 0, 32),
+            Bound(.body, ["alerts"], .count, 0, 32)
         ],
         "listSubjectAuditEvents": [
             Bound(.query, ["cursor"], .integer, 0, .max),

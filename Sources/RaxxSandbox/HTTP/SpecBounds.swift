@@ -88,7 +88,7 @@ enum SpecBounds {
                     case (.count, .array(let elements)):
                         guard bound.range.contains(Int64(elements.count)) else { return bound.problem(name) }
                     case (.count, _):
-                        continue // not an array: the decoder names the wrong type
+                        continue  // not an array: the decoder names the wrong type
                     }
                 }
             }
@@ -378,8 +378,10 @@ extension Decimal {
 
 /// Holds every request to the spec's bounds (`SpecBounds`) before its operation decodes it.
 struct SpecBoundsMiddleware: ServerMiddleware {
-    func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
-                   next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?))
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
+    )
         async throws -> (HTTPResponse, HTTPBody?)
     {
         guard SpecBounds.table[operationID] != nil else { return try await next(request, body, metadata) }

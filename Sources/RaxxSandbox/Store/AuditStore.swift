@@ -10,7 +10,6 @@ struct AuditEntry: Sendable, Equatable {
     var details: [String: String] = [:]
 }
 
-
 /// The database's health.
 struct HealthStore: Sendable {
     let writer: StoreWriter

@@ -22,19 +22,22 @@ struct AuditTrailStore: Sendable {
     func trail(of subject: AuditSubject, after cursor: Int64, limit: Int, seenBySubject: Bool) async throws -> AuditTrailPage {
         try await writer.read { db in
             let staff = seenBySubject ? try Self.staffIDs(db) : []
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT seq, at, actor, action, subject, details FROM audit_events
-                WHERE seq > ?1 AND (actor = ?2 OR subject IN (?2, ?3)
-                      OR subject IN (SELECT 'dsr:' || id FROM dsr_requests WHERE subject = (SELECT email FROM users WHERE id = ?2)))
-                ORDER BY seq LIMIT ?4
-                """, arguments: [cursor, subject.userID, subject.accountID ?? subject.userID, limit + 1])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT seq, at, actor, action, subject, details FROM audit_events
+                    WHERE seq > ?1 AND (actor = ?2 OR subject IN (?2, ?3)
+                          OR subject IN (SELECT 'dsr:' || id FROM dsr_requests WHERE subject = (SELECT email FROM users WHERE id = ?2)))
+                    ORDER BY seq LIMIT ?4
+                    """, arguments: [cursor, subject.userID, subject.accountID ?? subject.userID, limit + 1])
             let events = rows.prefix(limit).map { row in
                 var details = (try? JSONDecoder().decode([String: String].self, from: Data((row["details"] as String).utf8))) ?? [:]
                 var actor: String = row["actor"]
                 if seenBySubject { (actor, details) = Self.asSeenBySubject(actor: actor, details: details, subject: subject.userID, staff: staff) }
-                return Components.Schemas.AuditEvent(seq: row["seq"], at: Date(timeIntervalSince1970: row["at"]), actor: actor,
-                                                     action: row["action"], subject: row["subject"],
-                                                     details: details.isEmpty ? nil : .init(additionalProperties: details))
+                return Components.Schemas.AuditEvent(
+                    seq: row["seq"], at: Date(timeIntervalSince1970: row["at"]), actor: actor,
+                    action: row["action"], subject: row["subject"],
+                    details: details.isEmpty ? nil : .init(additionalProperties: details))
             }
             return AuditTrailPage(events: Array(events), hasMore: rows.count > limit)
         }
@@ -43,9 +46,13 @@ struct AuditTrailStore: Sendable {
     /// The user and account under `email`, if any.
     func subject(email: String) async throws -> AuditSubject? {
         try await writer.read { db in
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT users.id, accounts.id AS account_id FROM users LEFT JOIN accounts ON accounts.user_id = users.id WHERE users.email = ?
-                """, arguments: [email]) else { return nil }
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT users.id, accounts.id AS account_id FROM users LEFT JOIN accounts ON accounts.user_id = users.id WHERE users.email = ?
+                        """, arguments: [email])
+            else { return nil }
             return AuditSubject(userID: row["id"], accountID: row["account_id"])
         }
     }

@@ -102,7 +102,6 @@ struct StoredPasskey: Sendable, Equatable {
     var userHandle: [UInt8]
 }
 
-
 /// The key of the registration codes' hashes and sealed copies, made at random and never written.
 struct CodeKey: Sendable {
     private let bytes: Data
@@ -139,42 +138,56 @@ struct AuthStore: Sendable {
     func askRegistrationCode(email: String, code: String, expiresAt: Date, now: Date, limits: RegistrationCodeLimits) async throws -> CodeAsk {
         let mailer = self.mailer, key = codeKey
         let hash = Self.emailHash(email)
-        let fresh = (code: code, hash: codeHash(code, emailHash: hash), sealed: try ChaChaPoly.seal(Data(code.utf8), using: key.key,
-                                                                                                    authenticating: Data(hash.utf8)).combined)
+        let fresh = (
+            code: code, hash: codeHash(code, emailHash: hash),
+            sealed: try ChaChaPoly.seal(
+                Data(code.utf8), using: key.key,
+                authenticating: Data(hash.utf8)
+            ).combined
+        )
         return try await writer.write { db -> CodeAsk in
             try Pruning.emailCodes(db, now: now)
-            let mailed = try Double.fetchAll(db, sql: "SELECT at FROM email_code_attempts WHERE email_hash = ? AND kind = 'mailed' AND at > ?",
-                                             arguments: [hash, now.timeIntervalSince1970 - RegistrationCodeLimits.mailWindow])
+            let mailed = try Double.fetchAll(
+                db, sql: "SELECT at FROM email_code_attempts WHERE email_hash = ? AND kind = 'mailed' AND at > ?",
+                arguments: [hash, now.timeIntervalSince1970 - RegistrationCodeLimits.mailWindow])
             if let wait = RegistrationCodeLimits.retryAfter(mailed, limit: limits.mailsPerAddress, window: RegistrationCodeLimits.mailWindow, now: now) {
                 return .limited(retryAfter: wait)
             }
             var live: (code: String, expiresAt: Date)? = nil
             // A code with little time left is not mailed again (it would expire as it is read): a new one is.
-            if let row = try Row.fetchOne(db, sql: "SELECT code_sealed, expires_at FROM email_codes WHERE email_hash = ? AND expires_at > ?",
-                                          arguments: [hash, now.timeIntervalSince1970 + RegistrationCodeLimits.resendLeast]),
-               let box = try? ChaChaPoly.SealedBox(combined: row["code_sealed"] as Data),
-               let opened = try? ChaChaPoly.open(box, using: key.key, authenticating: Data(hash.utf8)) {
+            if let row = try Row.fetchOne(
+                db, sql: "SELECT code_sealed, expires_at FROM email_codes WHERE email_hash = ? AND expires_at > ?",
+                arguments: [hash, now.timeIntervalSince1970 + RegistrationCodeLimits.resendLeast]),
+                let box = try? ChaChaPoly.SealedBox(combined: row["code_sealed"] as Data),
+                let opened = try? ChaChaPoly.open(box, using: key.key, authenticating: Data(hash.utf8))
+            {
                 live = (String(decoding: opened, as: UTF8.self), Date(timeIntervalSince1970: row["expires_at"]))
             }
             if live == nil {
                 // None, one about to expire, or one sealed under the key of an earlier run, which
                 // nobody can check any more.
-                try db.execute(sql: """
-                    INSERT OR REPLACE INTO email_codes (email_hash, code_hash, code_sealed, expires_at, created_at) VALUES (?, ?, ?, ?, ?)
-                    """, arguments: [hash, fresh.hash, fresh.sealed, expiresAt.timeIntervalSince1970, now.timeIntervalSince1970])
+                try db.execute(
+                    sql: """
+                        INSERT OR REPLACE INTO email_codes (email_hash, code_hash, code_sealed, expires_at, created_at) VALUES (?, ?, ?, ?, ?)
+                        """, arguments: [hash, fresh.hash, fresh.sealed, expiresAt.timeIntervalSince1970, now.timeIntervalSince1970])
             }
             let (code, expires) = live ?? (fresh.code, expiresAt)
-            try db.execute(sql: "INSERT INTO email_code_attempts (email_hash, kind, at) VALUES (?, 'mailed', ?)",
-                           arguments: [hash, now.timeIntervalSince1970])
+            try db.execute(
+                sql: "INSERT INTO email_code_attempts (email_hash, kind, at) VALUES (?, 'mailed', ?)",
+                arguments: [hash, now.timeIntervalSince1970])
             let minutes = max(Int((expires.timeIntervalSince(now) / 60).rounded()), 1)
-            mailer.send(db, Mail(to: email, subject: "Your Raxx registration code", body: """
-                Your one-time code to register a passkey with Raxx:
+            mailer.send(
+                db,
+                Mail(
+                    to: email, subject: "Your Raxx registration code",
+                    body: """
+                        Your one-time code to register a passkey with Raxx:
 
-                \(code)
+                        \(code)
 
-                It works once, for \(minutes) minute\(minutes == 1 ? "" : "s"). If you did not ask for it, ignore this email: \
-                nobody can add a passkey to your account without it.
-                """))
+                        It works once, for \(minutes) minute\(minutes == 1 ? "" : "s"). If you did not ask for it, ignore this email: \
+                        nobody can add a passkey to your account without it.
+                        """))
             return .mailed(expiresAt: expires, again: live != nil)
         }
     }
@@ -187,8 +200,9 @@ struct AuthStore: Sendable {
         let hash = Self.emailHash(email), presented = codeHash(code, emailHash: hash)
         return try await writer.write { db -> CodeCheck in
             try Pruning.emailCodes(db, now: now)
-            let wrong = try Double.fetchAll(db, sql: "SELECT at FROM email_code_attempts WHERE email_hash = ? AND kind = 'wrong' AND at > ?",
-                                            arguments: [hash, now.timeIntervalSince1970 - RegistrationCodeLimits.guessWindow])
+            let wrong = try Double.fetchAll(
+                db, sql: "SELECT at FROM email_code_attempts WHERE email_hash = ? AND kind = 'wrong' AND at > ?",
+                arguments: [hash, now.timeIntervalSince1970 - RegistrationCodeLimits.guessWindow])
             let window = RegistrationCodeLimits.guessWindow
             if let wait = RegistrationCodeLimits.retryAfter(wrong, limit: limits.guessesPerAddress, window: window, now: now) {
                 return .limited(retryAfter: wait)
@@ -200,8 +214,9 @@ struct AuthStore: Sendable {
                 try db.execute(sql: "DELETE FROM email_codes WHERE email_hash = ?", arguments: [hash])
                 return db.changesCount == 1 ? .accepted : .expired
             }
-            try db.execute(sql: "INSERT INTO email_code_attempts (email_hash, kind, at) VALUES (?, 'wrong', ?)",
-                           arguments: [hash, now.timeIntervalSince1970])
+            try db.execute(
+                sql: "INSERT INTO email_code_attempts (email_hash, kind, at) VALUES (?, 'wrong', ?)",
+                arguments: [hash, now.timeIntervalSince1970])
             let spent = wrong + [now.timeIntervalSince1970]
             if let wait = RegistrationCodeLimits.retryAfter(spent, limit: limits.guessesPerAddress, window: window, now: now) {
                 return .limited(retryAfter: wait)
@@ -223,11 +238,15 @@ struct AuthStore: Sendable {
                     credentialIDs: try String.fetchAll(db.cachedStatement(sql: "SELECT id FROM passkeys WHERE user_id = ?"), arguments: [id]))
             }
             let handle = existing?.handle ?? c.newHandle
-            try db.cachedStatement(sql: """
-                INSERT INTO challenges (challenge, purpose, user_id, email, display_name, user_handle, session_id, expires_at)
-                VALUES (?, 'register', ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [c.challenge, existing?.id, c.email, c.displayName, Data(handle), c.sessionID,
-                                 c.expiresAt.timeIntervalSince1970])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO challenges (challenge, purpose, user_id, email, display_name, user_handle, session_id, expires_at)
+                    VALUES (?, 'register', ?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: [
+                c.challenge, existing?.id, c.email, c.displayName, Data(handle), c.sessionID,
+                c.expiresAt.timeIntervalSince1970,
+            ])
             return RegistrationOffer(handle: handle, excludedCredentialIDs: existing?.credentialIDs ?? [])
         }
     }
@@ -238,8 +257,9 @@ struct AuthStore: Sendable {
         try await writer.write { db -> [String] in
             try Pruning.challenges(db, now: now)
             let userID = try email.flatMap { try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM users WHERE email = ?"), arguments: [$0]) }
-            try db.execute(sql: "INSERT INTO challenges (challenge, purpose, user_id, email, expires_at) VALUES (?, 'login', ?, ?, ?)",
-                           arguments: [challenge, userID, email, expiresAt.timeIntervalSince1970])
+            try db.execute(
+                sql: "INSERT INTO challenges (challenge, purpose, user_id, email, expires_at) VALUES (?, 'login', ?, ?, ?)",
+                arguments: [challenge, userID, email, expiresAt.timeIntervalSince1970])
             guard let userID else { return [] }
             return try String.fetchAll(db.cachedStatement(sql: "SELECT id FROM passkeys WHERE user_id = ? ORDER BY created_at"), arguments: [userID])
         }
@@ -249,8 +269,9 @@ struct AuthStore: Sendable {
     func offerStepUp(challenge: String, userID: String, actionHash: String, expiresAt: Date, now: Date) async throws -> [String] {
         try await writer.write { db -> [String] in
             try Pruning.challenges(db, now: now)
-            try db.execute(sql: "INSERT INTO challenges (challenge, purpose, user_id, action_hash, expires_at) VALUES (?, 'step_up', ?, ?, ?)",
-                           arguments: [challenge, userID, actionHash, expiresAt.timeIntervalSince1970])
+            try db.execute(
+                sql: "INSERT INTO challenges (challenge, purpose, user_id, action_hash, expires_at) VALUES (?, 'step_up', ?, ?, ?)",
+                arguments: [challenge, userID, actionHash, expiresAt.timeIntervalSince1970])
             return try String.fetchAll(db.cachedStatement(sql: "SELECT id FROM passkeys WHERE user_id = ? ORDER BY created_at"), arguments: [userID])
         }
     }
@@ -260,24 +281,30 @@ struct AuthStore: Sendable {
     func consumeChallenge(_ challenge: String, purpose: ChallengePurpose, now: Date) async throws -> Challenge? {
         let now = now.timeIntervalSince1970
         return try await writer.write { db -> Challenge? in
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-                SELECT user_id, action_hash, email, display_name, user_handle, expires_at, used_at FROM challenges
-                WHERE challenge = ? AND purpose = ?
-                """), arguments: [challenge, purpose.rawValue]) else { return nil }
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT user_id, action_hash, email, display_name, user_handle, expires_at, used_at FROM challenges
+                            WHERE challenge = ? AND purpose = ?
+                            """), arguments: [challenge, purpose.rawValue])
+            else { return nil }
             try db.cachedStatement(sql: "UPDATE challenges SET used_at = ? WHERE challenge = ? AND used_at IS NULL").execute(arguments: [now, challenge])
             guard db.changesCount == 1 && (row["expires_at"] as Double) > now else { return nil }
             let handle: Data? = row["user_handle"]
-            return Challenge(userID: row["user_id"], actionHash: row["action_hash"], email: row["email"],
-                             displayName: row["display_name"], userHandle: handle.map { [UInt8]($0) })
+            return Challenge(
+                userID: row["user_id"], actionHash: row["action_hash"], email: row["email"],
+                displayName: row["display_name"], userHandle: handle.map { [UInt8]($0) })
         }
     }
 
     /// Registers `passkey`, creating its account when new, and starts `session`, all in one
     /// transaction; `admit` judges the facts first and may refuse by throwing. Answers the user ID
     /// and account.
-    func register(_ p: NewPasskey, session: NewSession, now: Date,
-                  admit: @escaping @Sendable (RegistrationFacts) throws -> Void) async throws -> (userID: String, account: Components.Schemas.Account)
-    {
+    func register(
+        _ p: NewPasskey, session: NewSession, now: Date,
+        admit: @escaping @Sendable (RegistrationFacts) throws -> Void
+    ) async throws -> (userID: String, account: Components.Schemas.Account) {
         let notifier = self.notifier
         return try await writer.write { db -> (userID: String, account: Components.Schemas.Account) in
             var existing: RegistrationFacts.Existing? = nil
@@ -288,38 +315,55 @@ struct AuthStore: Sendable {
             }
             let taken = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM passkeys WHERE id = ?"), arguments: [p.credentialID]) == true
             try admit(RegistrationFacts(existing: existing, credentialTaken: taken))
-            let account = try Accounts.findOrCreate(db, email: p.email, displayName: p.displayName, handle: p.userHandle,
-                                                    at: now, actor: "registration")
-            try db.cachedStatement(sql: """
-                INSERT INTO passkeys (id, user_id, public_key, algorithm, sign_count, transports, created_at)
-                VALUES (?, ?, ?, -7, ?, ?, ?)
-                """).execute(arguments: [p.credentialID, account.userID, Data(p.publicKey), Int64(p.signCount),
-                                 p.transports?.joined(separator: ","), now.timeIntervalSince1970])
-            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: account.userID, action: .passkeyRegistered, subject: account.userID,
-                                                     details: ["credential_id": p.credentialID]))
+            let account = try Accounts.findOrCreate(
+                db, email: p.email, displayName: p.displayName, handle: p.userHandle,
+                at: now, actor: "registration")
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO passkeys (id, user_id, public_key, algorithm, sign_count, transports, created_at)
+                    VALUES (?, ?, ?, -7, ?, ?, ?)
+                    """
+            ).execute(arguments: [
+                p.credentialID, account.userID, Data(p.publicKey), Int64(p.signCount),
+                p.transports?.joined(separator: ","), now.timeIntervalSince1970,
+            ])
+            try SandboxDatabase.audit(
+                db,
+                AuditEntry(
+                    at: now, actor: account.userID, action: .passkeyRegistered, subject: account.userID,
+                    details: ["credential_id": p.credentialID]))
             // A passkey added to an account that had one already: the account hears of it.
             if existing?.hasPasskey == true {
-                try EventLog.insert(db, NewEvent(user: account.userID, type: .securityAlert, order: nil,
-                                                 title: "A new passkey was added to your account.",
-                                                 body: "If this was not you, sign in and remove it, and sign out your other sessions.",
-                                                 reason: "passkey_added", at: now), notifier: notifier)
+                try EventLog.insert(
+                    db,
+                    NewEvent(
+                        user: account.userID, type: .securityAlert, order: nil,
+                        title: "A new passkey was added to your account.",
+                        body: "If this was not you, sign in and remove it, and sign out your other sessions.",
+                        reason: "passkey_added", at: now), notifier: notifier)
             }
             // Every passkey added is emailed; to an account that had one, as the recovery (or the
             // new device) it is.
             let when = RFC3339.string(from: now)
-            mailer.send(db, existing?.hasPasskey == true
-                ? Mail(to: p.email, subject: "A passkey was added to your Raxx account", body: """
-                    A new passkey was added to your Raxx account at \(when), with the one-time code we emailed \
-                    you: a new device, or a recovery after a lost or locked passkey. Your other passkeys still work.
+            mailer.send(
+                db,
+                existing?.hasPasskey == true
+                    ? Mail(
+                        to: p.email, subject: "A passkey was added to your Raxx account",
+                        body: """
+                            A new passkey was added to your Raxx account at \(when), with the one-time code we emailed \
+                            you: a new device, or a recovery after a lost or locked passkey. Your other passkeys still work.
 
-                    If this was not you, sign in with one of them, remove the new passkey (raxx-auth passkeys \
-                    remove), and sign out your other sessions.
-                    """)
-                : Mail(to: p.email, subject: "Your Raxx passkey is ready", body: """
-                    A passkey was registered for your Raxx account at \(when), with the one-time code we emailed you.
+                            If this was not you, sign in with one of them, remove the new passkey (raxx-auth passkeys \
+                            remove), and sign out your other sessions.
+                            """)
+                    : Mail(
+                        to: p.email, subject: "Your Raxx passkey is ready",
+                        body: """
+                            A passkey was registered for your Raxx account at \(when), with the one-time code we emailed you.
 
-                    If this was not you, tell us by replying to this email.
-                    """))
+                            If this was not you, tell us by replying to this email.
+                            """))
             let apiAccount = try SessionStore.start(db, session, userID: account.userID, now: now)
             return (account.userID, apiAccount)
         }
@@ -328,12 +372,15 @@ struct AuthStore: Sendable {
     /// The user's passkeys, oldest first.
     func passkeys(userID: String) async throws -> [Components.Schemas.Passkey] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, created_at, last_used_at, transports FROM passkeys WHERE user_id = ? ORDER BY created_at, id",
-                             arguments: [userID]).map { row in
+            try Row.fetchAll(
+                db, sql: "SELECT id, created_at, last_used_at, transports FROM passkeys WHERE user_id = ? ORDER BY created_at, id",
+                arguments: [userID]
+            ).map { row in
                 let used: Double? = row["last_used_at"], transports: String? = row["transports"]
-                return Components.Schemas.Passkey(id: row["id"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
-                                                  lastUsedAt: used.map(Date.init(timeIntervalSince1970:)),
-                                                  transports: transports.map { $0.split(separator: ",").map(String.init) })
+                return Components.Schemas.Passkey(
+                    id: row["id"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
+                    lastUsedAt: used.map(Date.init(timeIntervalSince1970:)),
+                    transports: transports.map { $0.split(separator: ",").map(String.init) })
             }
         }
     }
@@ -349,38 +396,56 @@ struct AuthStore: Sendable {
             guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM passkeys WHERE user_id = ?", arguments: [userID]) ?? 0 > 1 else { return .last }
             guard try StepUpGrants.consume(db, grantHash: grantHash, actionHash: actionHash, userID: userID, now: now) else { return .grantRefused }
             try db.execute(sql: "DELETE FROM passkeys WHERE id = ? AND user_id = ?", arguments: [id, userID])
-            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: .passkeyRemoved, subject: userID,
-                                                     details: ["credential_id": id]))
-            try EventLog.insert(db, NewEvent(user: userID, type: .securityAlert, order: nil,
-                                             title: "A passkey was removed from your account.",
-                                             body: "If this was not you, sign in with another passkey and sign out your other sessions.",
-                                             reason: "passkey_removed", at: now), notifier: notifier)
-            if let email = try Accounts.email(db, userID: userID) { mailer.send(db, Mail(to: email, subject: "A passkey was removed from your Raxx account", body: """
-                A passkey (\(id.prefix(12))…) was removed from your Raxx account at \(RFC3339.string(from: now)), \
-                confirmed with another of its passkeys.
+            try SandboxDatabase.audit(
+                db,
+                AuditEntry(
+                    at: now, actor: userID, action: .passkeyRemoved, subject: userID,
+                    details: ["credential_id": id]))
+            try EventLog.insert(
+                db,
+                NewEvent(
+                    user: userID, type: .securityAlert, order: nil,
+                    title: "A passkey was removed from your account.",
+                    body: "If this was not you, sign in with another passkey and sign out your other sessions.",
+                    reason: "passkey_removed", at: now), notifier: notifier)
+            if let email = try Accounts.email(db, userID: userID) {
+                mailer.send(
+                    db,
+                    Mail(
+                        to: email, subject: "A passkey was removed from your Raxx account",
+                        body: """
+                            A passkey (\(id.prefix(12))…) was removed from your Raxx account at \(RFC3339.string(from: now)), \
+                            confirmed with another of its passkeys.
 
-                If this was not you, sign in with a passkey you still have and sign out your other sessions.
-                """)) }
+                            If this was not you, sign in with a passkey you still have and sign out your other sessions.
+                            """))
+            }
             return .removed
         }
     }
 
     func passkey(id: String) async throws -> StoredPasskey? {
         try await writer.read { db -> StoredPasskey? in
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-                SELECT passkeys.user_id, passkeys.public_key, passkeys.sign_count, users.handle FROM passkeys
-                JOIN users ON users.id = passkeys.user_id WHERE passkeys.id = ?
-                """), arguments: [id]) else { return nil }
-            return StoredPasskey(userID: row["user_id"], publicKey: [UInt8](row["public_key"] as Data),
-                                 signCount: UInt32(truncatingIfNeeded: row["sign_count"] as Int64), userHandle: [UInt8](row["handle"] as Data))
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT passkeys.user_id, passkeys.public_key, passkeys.sign_count, users.handle FROM passkeys
+                            JOIN users ON users.id = passkeys.user_id WHERE passkeys.id = ?
+                            """), arguments: [id])
+            else { return nil }
+            return StoredPasskey(
+                userID: row["user_id"], publicKey: [UInt8](row["public_key"] as Data),
+                signCount: UInt32(truncatingIfNeeded: row["sign_count"] as Int64), userHandle: [UInt8](row["handle"] as Data))
         }
     }
 
     /// Remembers a passkey's newest signature counter and when it was used.
     func recordAssertion(credentialID: String, signCount: UInt32, now: Date) async throws {
         try await writer.write { db in
-            try db.execute(sql: "UPDATE passkeys SET sign_count = MAX(sign_count, ?), last_used_at = ? WHERE id = ?",
-                           arguments: [Int64(signCount), now.timeIntervalSince1970, credentialID])
+            try db.execute(
+                sql: "UPDATE passkeys SET sign_count = MAX(sign_count, ?), last_used_at = ? WHERE id = ?",
+                arguments: [Int64(signCount), now.timeIntervalSince1970, credentialID])
         }
     }
 
@@ -388,10 +453,14 @@ struct AuthStore: Sendable {
     func grantStepUp(grantHash: String, userID: String, actionHash: String, expiresAt: Date, now: Date) async throws {
         try await writer.write { db in
             try Pruning.grants(db, now: now)
-            try db.execute(sql: "INSERT INTO step_up_grants (grant_hash, user_id, action_hash, expires_at) VALUES (?, ?, ?, ?)",
-                           arguments: [grantHash, userID, actionHash, expiresAt.timeIntervalSince1970])
-            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: .stepUpGranted, subject: userID,
-                                                     details: ["action_hash": actionHash]))
+            try db.execute(
+                sql: "INSERT INTO step_up_grants (grant_hash, user_id, action_hash, expires_at) VALUES (?, ?, ?, ?)",
+                arguments: [grantHash, userID, actionHash, expiresAt.timeIntervalSince1970])
+            try SandboxDatabase.audit(
+                db,
+                AuditEntry(
+                    at: now, actor: userID, action: .stepUpGranted, subject: userID,
+                    details: ["action_hash": actionHash]))
         }
     }
 }

@@ -18,9 +18,14 @@ enum ChangeLog {
 
     /// Prunes tombstones older than `cutoff`; the horizon moves to the newest pruned one.
     static func pruneTombstones(_ db: Database, before cutoff: Date) throws {
-        guard let newest = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) FROM change_log WHERE op = \(Components.Schemas.SyncChange.OpPayload.delete.sql) AND at < ?"),
-                                              arguments: [cutoff.timeIntervalSince1970]) else { return }
-        try db.cachedStatement(sql: "DELETE FROM change_log WHERE op = \(Components.Schemas.SyncChange.OpPayload.delete.sql) AND at < ?").execute(arguments: [cutoff.timeIntervalSince1970])
+        guard
+            let newest = try Int64.fetchOne(
+                db.cachedStatement(sql: "SELECT MAX(seq) FROM change_log WHERE op = \(Components.Schemas.SyncChange.OpPayload.delete.sql) AND at < ?"),
+                arguments: [cutoff.timeIntervalSince1970])
+        else { return }
+        try db.cachedStatement(sql: "DELETE FROM change_log WHERE op = \(Components.Schemas.SyncChange.OpPayload.delete.sql) AND at < ?").execute(arguments: [
+            cutoff.timeIntervalSince1970
+        ])
         try db.cachedStatement(sql: "UPDATE sync_meta SET horizon = MAX(horizon, ?) WHERE id = 1").execute(arguments: [newest])
     }
 

@@ -40,18 +40,22 @@ struct ColumnRow: ColumnDecoding {
 
     func decode<T: DatabaseValueConvertible>(_ type: T.Type = T.self, atIndex index: Int) throws -> T {
         guard index >= 0, index < count,
-              let value = T.fromDatabaseValue(DatabaseValue(sqliteStatement: sqliteStatement, index: CInt(index))) else {
+            let value = T.fromDatabaseValue(DatabaseValue(sqliteStatement: sqliteStatement, index: CInt(index)))
+        else {
             throw mismatch(T.self, at: index)
         }
         return value
     }
 
     private func mismatch(_ type: Any.Type, at index: Int) -> DatabaseError {
-        let what = index >= 0 && index < count
-            ? "\(DatabaseValue(sqliteStatement: sqliteStatement, index: CInt(index))) in column \(index) (\(String(cString: sqlite3_column_name(sqliteStatement, CInt(index)))))"
+        let what =
+            index >= 0 && index < count
+            ? "\(DatabaseValue(sqliteStatement: sqliteStatement, index: CInt(index))) in column \(index) "
+                + "(\(String(cString: sqlite3_column_name(sqliteStatement, CInt(index)))))"
             : "no column \(index) (the row has \(count))"
-        return DatabaseError(resultCode: .SQLITE_MISMATCH, message: "could not read \(type) from \(what)",
-                             sql: String(cString: sqlite3_sql(sqliteStatement)))
+        return DatabaseError(
+            resultCode: .SQLITE_MISMATCH, message: "could not read \(type) from \(what)",
+            sql: String(cString: sqlite3_sql(sqliteStatement)))
     }
 }
 
@@ -67,8 +71,9 @@ extension Statement {
             let code = sqlite3_step(s)
             if code == SQLITE_DONE { return }
             guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(s))),
-                                    sql: String(cString: sqlite3_sql(s)))
+                throw DatabaseError(
+                    resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(s))),
+                    sql: String(cString: sqlite3_sql(s)))
             }
             guard try body(row) else { return }
         }

@@ -38,7 +38,6 @@ struct ErasureChunk: Sendable, Equatable {
     var done: Bool
 }
 
-
 /// Data-subject requests on SQLite: the requests, exports, erasure plans and their execution,
 /// receipts. The rules of each table's erasure are `ErasureRule`'s (Domain/ErasureRules.swift).
 struct DSRStore: Sendable {
@@ -54,17 +53,26 @@ struct DSRStore: Sendable {
         try await writer.write { db in
             let staff = try Self.staffEmail(db, r.staffUserID)
             try DSRStateMachine.checkHandler(subject: r.email, staff: staff)
-            try db.execute(sql: """
-                INSERT INTO dsr_requests (id, kind, subject, ticket, status, opened_by, received_at, due_on, created_at, updated_at)
-                VALUES (?, ?, ?, ?, \(Components.Schemas.DSRStatus.identityUnverified.sql), ?, ?, ?, ?, ?)
-                """, arguments: [r.id, r.kind.rawValue, r.email, r.ticket, staff, r.receivedAt.timeIntervalSince1970, r.dueOn,
-                                 r.now.timeIntervalSince1970, r.now.timeIntervalSince1970])
-            try Self.audit(db, r.id, staffUserID: r.staffUserID, action: .dsrOpened, ticket: r.ticket, now: r.now,
-                           details: ["kind": r.kind.rawValue, "due_on": r.dueOn])
-            mailer.send(db, Self.notice(to: r.email, request: r.id, """
-                We received your request to \(r.kind == .erasure ? "erase" : "receive a copy of") your personal data \
-                (request \(r.id)). We will answer by \(r.dueOn); first we confirm it is you who asked.
-                """))
+            try db.execute(
+                sql: """
+                    INSERT INTO dsr_requests (id, kind, subject, ticket, status, opened_by, received_at, due_on, created_at, updated_at)
+                    VALUES (?, ?, ?, ?, \(Components.Schemas.DSRStatus.identityUnverified.sql), ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    r.id, r.kind.rawValue, r.email, r.ticket, staff, r.receivedAt.timeIntervalSince1970, r.dueOn,
+                    r.now.timeIntervalSince1970, r.now.timeIntervalSince1970,
+                ])
+            try Self.audit(
+                db, r.id, staffUserID: r.staffUserID, action: .dsrOpened, ticket: r.ticket, now: r.now,
+                details: ["kind": r.kind.rawValue, "due_on": r.dueOn])
+            mailer.send(
+                db,
+                Self.notice(
+                    to: r.email, request: r.id,
+                    """
+                    We received your request to \(r.kind == .erasure ? "erase" : "receive a copy of") your personal data \
+                    (request \(r.id)). We will answer by \(r.dueOn); first we confirm it is you who asked.
+                    """))
             guard let opened = try Self.fetch(db, id: r.id, now: r.now) else { throw ProblemError.internalError }
             return opened
         }
@@ -78,9 +86,12 @@ struct DSRStore: Sendable {
     /// Every request (with `status`, when given), soonest due first.
     func list(status: Components.Schemas.DSRStatus?, now: Date) async throws -> [Components.Schemas.DSRRequest] {
         try await writer.read { db in
-            try DSRRequestRecord.fetchAll(db, sql: """
-                SELECT * FROM dsr_requests WHERE (?1 IS NULL OR status = ?1) ORDER BY due_on, received_at, id
-                """, arguments: [status?.rawValue]).map { $0.api(now: now) }
+            try DSRRequestRecord.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM dsr_requests WHERE (?1 IS NULL OR status = ?1) ORDER BY due_on, received_at, id
+                    """, arguments: [status?.rawValue]
+            ).map { $0.api(now: now) }
         }
     }
 
@@ -139,13 +150,16 @@ struct DSRStore: Sendable {
             var manifest: [Components.Schemas.DSRExportTable] = []
             var payload: [String: [Components.Schemas.DSRExport.TablesPayload.AdditionalPropertiesPayloadPayload]] = [:]
             for (name, rows) in tables {
-                let containers = try rows.map { try Components.Schemas.DSRExport.TablesPayload.AdditionalPropertiesPayloadPayload(
-                    additionalProperties: OpenAPIObjectContainer(unvalidatedValue: $0)) }
+                let containers = try rows.map {
+                    try Components.Schemas.DSRExport.TablesPayload.AdditionalPropertiesPayloadPayload(
+                        additionalProperties: OpenAPIObjectContainer(unvalidatedValue: $0))
+                }
                 payload[name] = containers
                 manifest.append(.init(table: name, rows: Int64(containers.count), sha256: try Self.sha256Hex(CanonicalJSON.data(containers))))
             }
-            try Self.audit(db, id, staffUserID: staffUserID, action: .dsrExported, ticket: state.ticket, now: now,
-                           details: ["tables": "\(manifest.count)", "rows": "\(manifest.reduce(0) { $0 + $1.rows })"])
+            try Self.audit(
+                db, id, staffUserID: staffUserID, action: .dsrExported, ticket: state.ticket, now: now,
+                details: ["tables": "\(manifest.count)", "rows": "\(manifest.reduce(0) { $0 + $1.rows })"])
             return Components.Schemas.DSRExport(
                 manifest: .init(requestId: id, subject: state.subject, generatedAt: RFC3339.string(from: now), tables: manifest),
                 tables: .init(additionalProperties: payload))
@@ -159,20 +173,28 @@ struct DSRStore: Sendable {
             guard let state = try Self.state(db, id: id) else { return nil }
             try Self.checkHandler(db, state, staffUserID: staffUserID)
             if state.status == .completed { return try Self.fetch(db, id: id, now: now) }
-            let exported = try Bool.fetchOne(db, sql: "SELECT 1 FROM audit_events WHERE subject = ? AND action = 'dsr.exported'",
-                                             arguments: ["dsr:" + id]) == true
+            let exported =
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM audit_events WHERE subject = ? AND action = 'dsr.exported'",
+                    arguments: ["dsr:" + id]) == true
             guard state.kind == .access, state.status == .verified, exported else {
-                throw ProblemError(409, code: .invalidState, title: "Only an access request whose export was made is completed this way.",
-                                   detail: "\(id) is \(state.status.rawValue); export it first (raxx-dsr export).")
+                throw ProblemError(
+                    409, code: .invalidState, title: "Only an access request whose export was made is completed this way.",
+                    detail: "\(id) is \(state.status.rawValue); export it first (raxx-dsr export).")
             }
-            try db.execute(sql: """
-                UPDATE dsr_requests SET status = \(Components.Schemas.DSRStatus.completed.sql), completed_at = ?1, updated_at = ?1 WHERE id = ?2
-                """, arguments: [now.timeIntervalSince1970, id])
+            try db.execute(
+                sql: """
+                    UPDATE dsr_requests SET status = \(Components.Schemas.DSRStatus.completed.sql), completed_at = ?1, updated_at = ?1 WHERE id = ?2
+                    """, arguments: [now.timeIntervalSince1970, id])
             try Self.audit(db, id, staffUserID: staffUserID, action: .dsrExportDelivered, ticket: state.ticket, now: now)
-            mailer.send(db, Self.notice(to: state.subject, request: id, """
-                The copy of your personal data (request \(id)) is ready, and our support staff send it to you encrypted: \
-                your request is complete.
-                """))
+            mailer.send(
+                db,
+                Self.notice(
+                    to: state.subject, request: id,
+                    """
+                    The copy of your personal data (request \(id)) is ready, and our support staff send it to you encrypted: \
+                    your request is complete.
+                    """))
             return try Self.fetch(db, id: id, now: now)
         }
     }
@@ -206,11 +228,12 @@ struct DSRStore: Sendable {
     /// (nil: "" for its ids, which no row has).
     static func ruleArguments(_ subject: Subject?, email: String, subjectHash: String? = nil) throws -> StatementArguments {
         let identifiers = String(decoding: try JSONEncoder().encode(subject?.identifiers ?? []), as: UTF8.self)
-        return StatementArguments([
-            "user": subject?.userID ?? "", "account": subject?.accountID ?? "", "email": email,
-            "email_hash": AuthStore.emailHash(email), "pseudonym": subject?.pseudonym ?? "", "identifiers": identifiers,
-            "subject_hash": subjectHash ?? "",
-        ] as [String: (any DatabaseValueConvertible)?])
+        return StatementArguments(
+            [
+                "user": subject?.userID ?? "", "account": subject?.accountID ?? "", "email": email,
+                "email_hash": AuthStore.emailHash(email), "pseudonym": subject?.pseudonym ?? "", "identifiers": identifiers,
+                "subject_hash": subjectHash ?? "",
+            ] as [String: (any DatabaseValueConvertible)?])
     }
 
     /// A row as plain JSON values: times (columns ending `_at`) as RFC 3339, blobs as base64url.
@@ -251,10 +274,14 @@ struct DSRStore: Sendable {
 
     /// The user and account under `email`, with their identifiers, or nil.
     static func subject(_ db: Database, email: String) throws -> Subject? {
-        guard let row = try Row.fetchOne(db, sql: """
-            SELECT users.id AS user_id, accounts.id AS account_id, users.email FROM users LEFT JOIN accounts ON accounts.user_id = users.id
-            WHERE users.email = ?
-            """, arguments: [email]) else { return nil }
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT users.id AS user_id, accounts.id AS account_id, users.email FROM users LEFT JOIN accounts ON accounts.user_id = users.id
+                    WHERE users.email = ?
+                    """, arguments: [email])
+        else { return nil }
         let user: String = row["user_id"]
         let keys = try DSRKeys.load(db)
         return Subject(
@@ -278,8 +305,9 @@ struct DSRStore: Sendable {
         let subject = try Self.subject(db, email: state.subject)
         let arguments = try ruleArguments(subject, email: state.subject)
         let items = try rules.map { rule in
-            Components.Schemas.ErasureItem(table: rule.table, what: rule.what, rows: try count(db, rule, subject: subject, arguments: arguments),
-                                           action: rule.action, ground: rule.ground, retention: rule.retention)
+            Components.Schemas.ErasureItem(
+                table: rule.table, what: rule.what, rows: try count(db, rule, subject: subject, arguments: arguments),
+                action: rule.action, ground: rule.ground, retention: rule.retention)
         }
         let account = subject?.accountID ?? ""
         let facts = ErasurePlanning.Facts(
@@ -300,13 +328,17 @@ struct DSRStore: Sendable {
             try Self.checkHandler(db, state, staffUserID: staffUserID)
             try check(state)
             let plan = try Self.computePlan(db, state: state, rules: rules, now: now).plan
-            let items = String(decoding: try JSONEncoder.sorted.encode(plan.items.map {
-                Components.Schemas.DSRReceiptItem(table: $0.table, action: $0.action, rows: $0.rows)
-            }), as: UTF8.self)
-            try db.execute(sql: "UPDATE dsr_requests SET status = \(Components.Schemas.DSRStatus.planned.sql), plan_hash = ?, plan = ?, updated_at = ? WHERE id = ?",
-                           arguments: [plan.planHash, items, now.timeIntervalSince1970, id])
-            try Self.audit(db, id, staffUserID: staffUserID, action: .dsrPlanned, ticket: state.ticket, now: now,
-                           details: ["plan_hash": plan.planHash])
+            let items = String(
+                decoding: try JSONEncoder.sorted.encode(
+                    plan.items.map {
+                        Components.Schemas.DSRReceiptItem(table: $0.table, action: $0.action, rows: $0.rows)
+                    }), as: UTF8.self)
+            try db.execute(
+                sql: "UPDATE dsr_requests SET status = \(Components.Schemas.DSRStatus.planned.sql), plan_hash = ?, plan = ?, updated_at = ? WHERE id = ?",
+                arguments: [plan.planHash, items, now.timeIntervalSince1970, id])
+            try Self.audit(
+                db, id, staffUserID: staffUserID, action: .dsrPlanned, ticket: state.ticket, now: now,
+                details: ["plan_hash": plan.planHash])
             return plan
         }
     }
@@ -348,8 +380,9 @@ struct DSRStore: Sendable {
             case .alreadyCompleted:
                 return .alreadyCompleted(try Self.fetch(db, id: id, now: now)!)
             case .resume:
-                try Self.audit(db, id, staffUserID: staffUserID, action: .dsrErasureResumed, ticket: state.ticket, now: now,
-                               details: ["plan_hash": planHash])
+                try Self.audit(
+                    db, id, staffUserID: staffUserID, action: .dsrErasureResumed, ticket: state.ticket, now: now,
+                    details: ["plan_hash": planHash])
                 return .erasing
             case .start:
                 break
@@ -362,10 +395,12 @@ struct DSRStore: Sendable {
                     for sql in rule.identifierStatements { try db.execute(sql: sql, arguments: arguments) }
                 }
             }
-            try db.execute(sql: "UPDATE dsr_requests SET status = \(Components.Schemas.DSRStatus.erasing.sql), erasure_identifiers = ?, updated_at = ? WHERE id = ?",
-                           arguments: [subject == nil ? nil : saved, now.timeIntervalSince1970, id])
-            try Self.audit(db, id, staffUserID: staffUserID, action: .dsrErasureStarted, ticket: state.ticket, now: now,
-                           details: ["plan_hash": planHash])
+            try db.execute(
+                sql: "UPDATE dsr_requests SET status = \(Components.Schemas.DSRStatus.erasing.sql), erasure_identifiers = ?, updated_at = ? WHERE id = ?",
+                arguments: [subject == nil ? nil : saved, now.timeIntervalSince1970, id])
+            try Self.audit(
+                db, id, staffUserID: staffUserID, action: .dsrErasureStarted, ticket: state.ticket, now: now,
+                details: ["plan_hash": planHash])
             return .erasing
         }
     }
@@ -377,8 +412,10 @@ struct DSRStore: Sendable {
     /// orders go first), and no chunk waits for another thread to wake up and send it.
     func eraseHistory(id: String, rules: [ErasureRule], sizing: ErasureChunkSizing, pause: Duration, yield: ErasureYield) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            ErasureRun(writer: writer, erasing: erasing, id: id, rules: rules, sizing: sizing, pause: pause, yield: yield,
-                       continuation: continuation).next()
+            ErasureRun(
+                writer: writer, erasing: erasing, id: id, rules: rules, sizing: sizing, pause: pause, yield: yield,
+                continuation: continuation
+            ).next()
         }
     }
 
@@ -398,12 +435,17 @@ struct DSRStore: Sendable {
     /// scheduling priority for the thread (SCHED_IDLE) did about as well, but a thread of the
     /// writer's queue, which runs every other write too, cannot be given its priority back without
     /// privileges.
-    static func eraseChunk(_ db: Database, erasing: DecodedSubject, id: String, rules: [ErasureRule], auditCursor: Int64,
-                           limit: Int, othersWaiting: () -> Bool = { false },
-                           giveWay: () -> Void = GiveWay.toReadyThreads) throws -> ErasureChunk {
-        guard let text = try String.fetchOne(db.cachedStatement(sql: "SELECT erasure_identifiers FROM dsr_requests WHERE id = ? AND status = \(Components.Schemas.DSRStatus.erasing.sql)"),
-                                             arguments: [id]),
-              let s = erasing.subject(from: text) else {
+    static func eraseChunk(
+        _ db: Database, erasing: DecodedSubject, id: String, rules: [ErasureRule], auditCursor: Int64,
+        limit: Int, othersWaiting: () -> Bool = { false },
+        giveWay: () -> Void = GiveWay.toReadyThreads
+    ) throws -> ErasureChunk {
+        guard
+            let text = try String.fetchOne(
+                db.cachedStatement(sql: "SELECT erasure_identifiers FROM dsr_requests WHERE id = ? AND status = \(Components.Schemas.DSRStatus.erasing.sql)"),
+                arguments: [id]),
+            let s = erasing.subject(from: text)
+        else {
             return ErasureChunk(rows: 0, auditCursor: auditCursor, done: true)
         }
         let account = s.accountID ?? ""
@@ -412,8 +454,9 @@ struct DSRStore: Sendable {
             case nil:
                 continue
             case .pseudonymiseAuditTrail:
-                return try Self.pseudonymiseAudit(db, subject: s, after: auditCursor, limit: limit, othersWaiting: othersWaiting,
-                                                  giveWay: giveWay)
+                return try Self.pseudonymiseAudit(
+                    db, subject: s, after: auditCursor, limit: limit, othersWaiting: othersWaiting,
+                    giveWay: giveWay)
             case .delete(let sql):
                 // Cached: an erasure runs these statements thousands of times.
                 let statement = try db.cachedStatement(sql: sql)
@@ -438,8 +481,10 @@ struct DSRStore: Sendable {
     /// a time as `eraseChunk` deletes, and as it, ending after the step in which another write
     /// begins to wait, giving way after each. The chunk's rows are the events it read: each is
     /// looked through, whether it names the subject or not.
-    static func pseudonymiseAudit(_ db: Database, subject s: Subject, after cursor: Int64, limit: Int,
-                                  othersWaiting: () -> Bool = { false }, giveWay: () -> Void = {}) throws -> ErasureChunk {
+    static func pseudonymiseAudit(
+        _ db: Database, subject s: Subject, after cursor: Int64, limit: Int,
+        othersWaiting: () -> Bool = { false }, giveWay: () -> Void = {}
+    ) throws -> ErasureChunk {
         let pseudonymisation = AuditPseudonymisation(identifiers: s.identifiers, pseudonym: s.pseudonym)
         let read = try db.cachedStatement(sql: "SELECT seq, actor, subject, details FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?")
         let update = try db.cachedStatement(sql: "UPDATE audit_events SET actor = ?, subject = ?, details = ? WHERE seq = ?")
@@ -448,8 +493,10 @@ struct DSRStore: Sendable {
             let step = min(limit - rows, ErasureChunkSizing.stepRows)
             // Read in place by position (ColumnRow), as the order path reads: no `Row` made per step.
             let events = try read.allRows(arguments: [last, step]) { row in
-                try (seq: row.decode(Int64.self, atIndex: 0), actor: row.decode(String.self, atIndex: 1),
-                     subject: row.decode(String.self, atIndex: 2), details: row.decode(String.self, atIndex: 3))
+                try (
+                    seq: row.decode(Int64.self, atIndex: 0), actor: row.decode(String.self, atIndex: 1),
+                    subject: row.decode(String.self, atIndex: 2), details: row.decode(String.self, atIndex: 3)
+                )
             }
             for event in events {
                 if let p = pseudonymisation.pseudonymised(actor: event.actor, subject: event.subject, details: event.details) {
@@ -482,22 +529,30 @@ struct DSRStore: Sendable {
                 for sql in rule.finalStatements { try db.execute(sql: sql, arguments: arguments) }
             }
             // The last email to the address, sent with the change that forgets it.
-            mailer.send(db, Self.notice(to: email, request: id, """
-                Your personal data was erased (request \(id)). What the law obliges us to keep is kept under a pseudonym, \
-                for the periods the receipt names; nothing links it to this address any more.
-                """))
+            mailer.send(
+                db,
+                Self.notice(
+                    to: email, request: id,
+                    """
+                    Your personal data was erased (request \(id)). What the law obliges us to keep is kept under a pseudonym, \
+                    for the periods the receipt names; nothing links it to this address any more.
+                    """))
             let itemsJSON = try String.fetchOne(db, sql: "SELECT plan FROM dsr_requests WHERE id = ?", arguments: [id]) ?? "[]"
             let items = try JSONDecoder().decode([Components.Schemas.DSRReceiptItem].self, from: Data(itemsJSON.utf8))
-            let body = Components.Schemas.DSRReceiptBody(requestId: id, subjectHash: hashed, planHash: state.planHash ?? "", items: items,
-                                                         completedAt: RFC3339.string(from: now))
+            let body = Components.Schemas.DSRReceiptBody(
+                requestId: id, subjectHash: hashed, planHash: state.planHash ?? "", items: items,
+                completedAt: RFC3339.string(from: now))
             let bodyJSON = try CanonicalJSON.data(body)
             let signature = try keys.signing.signature(for: bodyJSON)
-            try db.execute(sql: """
-                UPDATE dsr_requests SET status = \(Components.Schemas.DSRStatus.completed.sql), completed_at = ?1, updated_at = ?1, erasure_identifiers = NULL,
-                       receipt = ?2, receipt_signature = ?3 WHERE id = ?4
-                """, arguments: [now.timeIntervalSince1970, String(decoding: bodyJSON, as: UTF8.self), Base64URL.encode(signature), id])
-            try Self.audit(db, id, staffUserID: staffUserID, action: .dsrErasureCompleted, ticket: state.ticket, now: now,
-                           details: ["plan_hash": state.planHash ?? ""])
+            try db.execute(
+                sql: """
+                    UPDATE dsr_requests SET status = \(Components.Schemas.DSRStatus.completed.sql), completed_at = ?1, updated_at = ?1,
+                    erasure_identifiers = NULL,
+                           receipt = ?2, receipt_signature = ?3 WHERE id = ?4
+                    """, arguments: [now.timeIntervalSince1970, String(decoding: bodyJSON, as: UTF8.self), Base64URL.encode(signature), id])
+            try Self.audit(
+                db, id, staffUserID: staffUserID, action: .dsrErasureCompleted, ticket: state.ticket, now: now,
+                details: ["plan_hash": state.planHash ?? ""])
             return try Self.fetch(db, id: id, now: now)!
         }
     }
@@ -508,7 +563,8 @@ struct DSRStore: Sendable {
     func receipt(id: String) async throws -> Components.Schemas.DSRReceipt? {
         try await writer.write { db -> Components.Schemas.DSRReceipt? in
             guard let row = try Row.fetchOne(db, sql: "SELECT receipt, receipt_signature FROM dsr_requests WHERE id = ?", arguments: [id]),
-                  let text = row["receipt"] as String?, let signature = row["receipt_signature"] as String? else { return nil }
+                let text = row["receipt"] as String?, let signature = row["receipt_signature"] as String?
+            else { return nil }
             let body = try JSONDecoder().decode(Components.Schemas.DSRReceiptBody.self, from: Data(text.utf8))
             return .init(receipt: body, algorithm: .ed25519, keyId: try DSRKeys.load(db).keyID, signature: signature)
         }
@@ -540,8 +596,10 @@ struct DSRStore: Sendable {
 
     /// Audits a DSR action: the subject is the request (`dsr:ID`, never the person), the actor the
     /// staff member, the details carry the ticket.
-    static func audit(_ db: Database, _ id: String, staffUserID: String, action: AuditAction, ticket: String, now: Date,
-                      details: [String: String] = [:]) throws {
+    static func audit(
+        _ db: Database, _ id: String, staffUserID: String, action: AuditAction, ticket: String, now: Date,
+        details: [String: String] = [:]
+    ) throws {
         var details = details
         details["ticket"] = ticket
         details["staff"] = try staffEmail(db, staffUserID)
@@ -567,13 +625,17 @@ struct DSRKeys {
     /// The keys, made first when there are none (which takes a write transaction).
     static func load(_ db: Database) throws -> DSRKeys {
         if let row = try Row.fetchOne(db, sql: "SELECT receipt_key, pseudonym_key FROM dsr_keys WHERE id = 1") {
-            return DSRKeys(signing: try Curve25519.Signing.PrivateKey(rawRepresentation: row["receipt_key"] as Data),
-                           pseudonymKey: SymmetricKey(data: row["pseudonym_key"] as Data))
+            return DSRKeys(
+                signing: try Curve25519.Signing.PrivateKey(rawRepresentation: row["receipt_key"] as Data),
+                pseudonymKey: SymmetricKey(data: row["pseudonym_key"] as Data))
         }
         let keys = DSRKeys(signing: Curve25519.Signing.PrivateKey(), pseudonymKey: SymmetricKey(size: .bits256))
-        try db.execute(sql: "INSERT INTO dsr_keys (id, receipt_key, pseudonym_key, created_at) VALUES (1, ?, ?, ?)",
-                       arguments: [keys.signing.rawRepresentation, keys.pseudonymKey.withUnsafeBytes { Data($0) },
-                                   Date().timeIntervalSince1970])
+        try db.execute(
+            sql: "INSERT INTO dsr_keys (id, receipt_key, pseudonym_key, created_at) VALUES (1, ?, ?, ?)",
+            arguments: [
+                keys.signing.rawRepresentation, keys.pseudonymKey.withUnsafeBytes { Data($0) },
+                Date().timeIntervalSince1970,
+            ])
         return keys
     }
 
@@ -626,8 +688,10 @@ private final class ErasureRun: Sendable {
         var started = ContinuousClock.now
     }
 
-    init(writer: StoreWriter, erasing: DecodedSubject, id: String, rules: [ErasureRule], sizing: ErasureChunkSizing,
-         pause: Duration, yield: ErasureYield, continuation: CheckedContinuation<Void, any Error>) {
+    init(
+        writer: StoreWriter, erasing: DecodedSubject, id: String, rules: [ErasureRule], sizing: ErasureChunkSizing,
+        pause: Duration, yield: ErasureYield, continuation: CheckedContinuation<Void, any Error>
+    ) {
         self.writer = writer
         self.erasing = erasing
         self.id = id
@@ -639,32 +703,35 @@ private final class ErasureRun: Sendable {
     }
 
     func next() {
-        writer.base.asyncWrite({ [self] db -> ErasureChunk in
-            let (cursor, limit): (Int64, Int) = state.withLock { state in
-                state.started = ContinuousClock.now
-                return (state.cursor, state.sizing.rows)
-            }
-            return try DSRStore.eraseChunk(db, erasing: erasing, id: id, rules: rules, auditCursor: cursor, limit: limit,
-                                           othersWaiting: { writer.waiting.any })
-        }, completion: { [self] _, result in
-            // On the writer's queue, right after the chunk's commit: the time it held the lock.
-            switch result {
-            case .failure(let error):
-                continuation.resume(throwing: error)
-            case .success(let chunk):
-                state.withLock { state in
-                    state.sizing.record(rows: chunk.rows, took: ContinuousClock.now - state.started)
-                    state.cursor = chunk.auditCursor
+        writer.base.asyncWrite(
+            { [self] db -> ErasureChunk in
+                let (cursor, limit): (Int64, Int) = state.withLock { state in
+                    state.started = ContinuousClock.now
+                    return (state.cursor, state.sizing.rows)
                 }
-                let delay = yield.delay(fixedPause: pause)
-                if chunk.done {
-                    continuation.resume()
-                } else if delay > .zero {
-                    DispatchQueue.global().asyncAfter(deadline: .now() + delay / .seconds(1)) { self.next() }
-                } else {
-                    next()
+                return try DSRStore.eraseChunk(
+                    db, erasing: erasing, id: id, rules: rules, auditCursor: cursor, limit: limit,
+                    othersWaiting: { writer.waiting.any })
+            },
+            completion: { [self] _, result in
+                // On the writer's queue, right after the chunk's commit: the time it held the lock.
+                switch result {
+                case .failure(let error):
+                    continuation.resume(throwing: error)
+                case .success(let chunk):
+                    state.withLock { state in
+                        state.sizing.record(rows: chunk.rows, took: ContinuousClock.now - state.started)
+                        state.cursor = chunk.auditCursor
+                    }
+                    let delay = yield.delay(fixedPause: pause)
+                    if chunk.done {
+                        continuation.resume()
+                    } else if delay > .zero {
+                        DispatchQueue.global().asyncAfter(deadline: .now() + delay / .seconds(1)) { self.next() }
+                    } else {
+                        next()
+                    }
                 }
-            }
-        })
+            })
     }
 }

@@ -27,17 +27,20 @@ struct ExpiringSession: Sendable, Equatable {
     var expiresAt: Date
 }
 
-
 /// The alerts feed's table. Every event is written through `EventLog.insert`, inside the
 /// transaction of the change that causes it, and its user's long polls are signalled when that
 /// transaction commits (never when it rolls back).
 enum EventLog {
     static func insert(_ db: Database, _ e: NewEvent, sessionID: String? = nil, notifier: EventNotifier) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO events (user_id, type, title, body, order_id, symbol, side, qty, price_ticks, reason, expires_at, session_id, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [e.user, e.type, e.title, e.body, e.order, e.symbol, e.side, e.qty, e.price, e.reason,
-                             e.expiresAt?.timeIntervalSince1970, sessionID, e.at.timeIntervalSince1970])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO events (user_id, type, title, body, order_id, symbol, side, qty, price_ticks, reason, expires_at, session_id, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            e.user, e.type, e.title, e.body, e.order, e.symbol, e.side, e.qty, e.price, e.reason,
+            e.expiresAt?.timeIntervalSince1970, sessionID, e.at.timeIntervalSince1970,
+        ])
         notifier.signalOnCommit(e.user)
     }
 
@@ -74,9 +77,11 @@ struct EventStore: Sendable {
                 clauses.append("created_at >= ?")
                 arguments += [since.timeIntervalSince1970]
             }
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT \(EventLog.columns) FROM events WHERE \(clauses.joined(separator: " AND ")) ORDER BY seq LIMIT ?
-                """, arguments: arguments + [q.limit + 1])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(EventLog.columns) FROM events WHERE \(clauses.joined(separator: " AND ")) ORDER BY seq LIMIT ?
+                    """, arguments: arguments + [q.limit + 1])
             return EventPage(events: rows.prefix(q.limit).compactMap(EventLog.event), hasMore: rows.count > q.limit)
         }
     }
@@ -87,20 +92,27 @@ struct EventStore: Sendable {
         let notifier = self.notifier
         return try await writer.write { db -> [ExpiringSession] in
             let t = now.timeIntervalSince1970
-            let due = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT id, user_id, expires_at FROM sessions
-                WHERE revoked_at IS NULL AND expires_at > ? AND expires_at <= ?
-                AND NOT EXISTS (SELECT 1 FROM events WHERE events.type = \(Components.Schemas.EventType.sessionExpiring.sql) AND events.session_id = sessions.id)
-                ORDER BY expires_at
-                """), arguments: [t, t + window]).map {
+            let due = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT id, user_id, expires_at FROM sessions
+                        WHERE revoked_at IS NULL AND expires_at > ? AND expires_at <= ?
+                        AND NOT EXISTS (SELECT 1 FROM events WHERE events.type = \(Components.Schemas.EventType.sessionExpiring.sql) AND
+                        events.session_id = sessions.id)
+                        ORDER BY expires_at
+                        """), arguments: [t, t + window]
+            ).map {
                 ExpiringSession(sessionID: $0["id"], userID: $0["user_id"], expiresAt: Date(timeIntervalSince1970: $0["expires_at"]))
             }
             for s in due {
                 let minutes = max(Int((s.expiresAt.timeIntervalSince(now) / 60).rounded(.up)), 1)
-                try EventLog.insert(db, NewEvent(user: s.userID, type: .sessionExpiring, order: nil,
-                                                 title: "Your session ends in \(minutes) minute\(minutes == 1 ? "" : "s").",
-                                                 body: "Sign in again to keep trading.", expiresAt: s.expiresAt, at: now),
-                                    sessionID: s.sessionID, notifier: notifier)
+                try EventLog.insert(
+                    db,
+                    NewEvent(
+                        user: s.userID, type: .sessionExpiring, order: nil,
+                        title: "Your session ends in \(minutes) minute\(minutes == 1 ? "" : "s").",
+                        body: "Sign in again to keep trading.", expiresAt: s.expiresAt, at: now),
+                    sessionID: s.sessionID, notifier: notifier)
             }
             return due
         }

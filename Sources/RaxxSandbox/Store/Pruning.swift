@@ -20,8 +20,9 @@ enum Pruning {
     /// tokens go with them).
     static func sessions(_ db: Database, now: Date) throws {
         let cutoff = now.timeIntervalSince1970 - endedSessionRetention
-        try db.execute(sql: "DELETE FROM sessions WHERE expires_at < ? OR (revoked_at IS NOT NULL AND revoked_at < ?)",
-                       arguments: [cutoff, cutoff])
+        try db.execute(
+            sql: "DELETE FROM sessions WHERE expires_at < ? OR (revoked_at IS NOT NULL AND revoked_at < ?)",
+            arguments: [cutoff, cutoff])
         try db.execute(sql: "DELETE FROM closed_account_tokens WHERE expires_at < ?", arguments: [now.timeIntervalSince1970])
     }
 

@@ -16,7 +16,6 @@ struct PendingPush: Sendable {
     var targets: [PushTarget]
 }
 
-
 /// On SQLite: the cursor is one row of `push_cursor`; targets come from
 /// `device_tokens`, whose `alerts` column lists the types a device opted into.
 struct PushDispatchStore: Sendable {
@@ -36,25 +35,34 @@ struct PushDispatchStore: Sendable {
     /// Up to `limit` events after `cursor`, oldest first, with their targets.
     func pending(after cursor: Int64, limit: Int) async throws -> [PendingPush] {
         try await writer.read { db -> [PendingPush] in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT user_id, \(EventLog.columns) FROM events WHERE seq > ? ORDER BY seq LIMIT ?
-                """, arguments: [cursor, limit])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT user_id, \(EventLog.columns) FROM events WHERE seq > ? ORDER BY seq LIMIT ?
+                    """, arguments: [cursor, limit])
             var devices: [String: [(target: PushTarget, alerts: Set<String>)]] = [:]
             return try rows.map { row -> PendingPush in
                 let user: String = row["user_id"], type: String = row["type"], created: Double = row["created_at"]
                 if devices[user] == nil {
-                    devices[user] = try Row.fetchAll(db, sql: """
-                        SELECT id, token, alerts, created_at FROM device_tokens WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at, rowid
-                        """, arguments: [user]).map {
-                        (PushTarget(deviceID: $0["id"], token: $0["token"], registeredAt: Date(timeIntervalSince1970: $0["created_at"])),
-                         Set(($0["alerts"] as String).split(separator: ",").map(String.init)))
+                    devices[user] = try Row.fetchAll(
+                        db,
+                        sql: """
+                            SELECT id, token, alerts, created_at FROM device_tokens WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at, rowid
+                            """, arguments: [user]
+                    ).map {
+                        (
+                            PushTarget(deviceID: $0["id"], token: $0["token"], registeredAt: Date(timeIntervalSince1970: $0["created_at"])),
+                            Set(($0["alerts"] as String).split(separator: ",").map(String.init))
+                        )
                     }
                 }
                 let targets = (devices[user] ?? []).filter { $0.alerts.contains(type) && $0.target.registeredAt.timeIntervalSince1970 <= created }
                 // A type this build does not know yet still advances the cursor; it just goes nowhere.
                 guard let event = EventLog.event(row) else {
-                    return PendingPush(event: .init(seq: row["seq"], _type: .securityAlert, createdAt: Date(timeIntervalSince1970: created),
-                                                    title: row["title"]), user: user, targets: [])
+                    return PendingPush(
+                        event: .init(
+                            seq: row["seq"], _type: .securityAlert, createdAt: Date(timeIntervalSince1970: created),
+                            title: row["title"]), user: user, targets: [])
                 }
                 return PendingPush(event: event, user: user, targets: targets.map(\.target))
             }
@@ -73,16 +81,24 @@ struct PushDispatchStore: Sendable {
     /// was registered again since, or is gone or revoked already.
     func revokeUnregistered(deviceID: String, unregisteredAt: Date, now: Date) async throws -> Bool {
         try await writer.write { db -> Bool in
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT user_id, token, created_at FROM device_tokens WHERE id = ? AND revoked_at IS NULL
-                """, arguments: [deviceID]) else { return false }
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT user_id, token, created_at FROM device_tokens WHERE id = ? AND revoked_at IS NULL
+                        """, arguments: [deviceID])
+            else { return false }
             let created: Double = row["created_at"], user: String = row["user_id"], token: String = row["token"]
             guard created < unregisteredAt.timeIntervalSince1970 else { return false }
             try db.execute(sql: "UPDATE device_tokens SET revoked_at = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, deviceID])
-            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "apns", action: .deviceUnregistered, subject: user, details: [
-                "device_id": deviceID, "token_suffix": String(token.suffix(8)),
-                "unregistered_at": String(Int64((unregisteredAt.timeIntervalSince1970 * 1000).rounded())),
-            ]))
+            try SandboxDatabase.audit(
+                db,
+                AuditEntry(
+                    at: now, actor: "apns", action: .deviceUnregistered, subject: user,
+                    details: [
+                        "device_id": deviceID, "token_suffix": String(token.suffix(8)),
+                        "unregistered_at": String(Int64((unregisteredAt.timeIntervalSince1970 * 1000).rounded())),
+                    ]))
             return true
         }
     }

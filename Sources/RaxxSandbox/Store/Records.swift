@@ -106,8 +106,9 @@ struct OrderRecord: PositionalRecord {
 
     /// The order as the paper engine works it, for its account's user.
     func state(userID: String) -> OrderState {
-        OrderState(id: id, account: accountId, userID: userID, symbol: symbol, side: side, qty: qty, type: type, limit: limitPriceTicks,
-                   tif: tif, status: status, filled: filledQty, averageFill: avgFillPriceTicks, createdAt: createdAt)
+        OrderState(
+            id: id, account: accountId, userID: userID, symbol: symbol, side: side, qty: qty, type: type, limit: limitPriceTicks,
+            tif: tif, status: status, filled: filledQty, averageFill: avgFillPriceTicks, createdAt: createdAt)
     }
 }
 
@@ -198,8 +199,9 @@ struct DSRRequestRecord: SandboxRecord {
     var completedAt: Double?
 
     var state: DSRState {
-        DSRState(id: id, kind: kind, status: status, subject: subject, ticket: ticket, receivedAt: date(receivedAt), dueOn: dueOn,
-                 extended: extended, planHash: planHash)
+        DSRState(
+            id: id, kind: kind, status: status, subject: subject, ticket: ticket, receivedAt: date(receivedAt), dueOn: dueOn,
+            extended: extended, planHash: planHash)
     }
 
     /// The request as the API shows it on `now`'s day (`overdue`).

@@ -24,9 +24,13 @@ struct SeedStore: Sendable {
     /// (sorted); they are applied, each with its change-log entry, then audited.
     func churn(email: String, now: Date, plan: ([String]) throws -> [ChurnStep]) throws -> (account: String, updated: Int, deleted: Int) {
         try writer.write { db in
-            guard let account = try String.fetchOne(db, sql: """
-                SELECT accounts.id FROM accounts JOIN users ON users.id = accounts.user_id WHERE users.email = ?
-                """, arguments: [email]) else { throw Seeder.SeedError.noSuchAccount(email) }
+            guard
+                let account = try String.fetchOne(
+                    db,
+                    sql: """
+                        SELECT accounts.id FROM accounts JOIN users ON users.id = accounts.user_id WHERE users.email = ?
+                        """, arguments: [email])
+            else { throw Seeder.SeedError.noSuchAccount(email) }
             let ids = try String.fetchAll(db, sql: "SELECT id FROM positions WHERE account_id = ? ORDER BY id", arguments: [account])
             var updated = 0, deleted = 0
             for step in try plan(ids) {
@@ -36,15 +40,19 @@ struct SeedStore: Sendable {
                     try ChangeLog.record(db, account: account, .position, id, deleted: true, at: now)
                     deleted += 1
                 case .move(let id, let qtyDelta, let priceDelta):
-                    try db.execute(sql: """
-                        UPDATE positions SET qty = qty + ?, avg_price_ticks = avg_price_ticks + ?, updated_at = ? WHERE id = ?
-                        """, arguments: [qtyDelta, priceDelta, now.timeIntervalSince1970, id])
+                    try db.execute(
+                        sql: """
+                            UPDATE positions SET qty = qty + ?, avg_price_ticks = avg_price_ticks + ?, updated_at = ? WHERE id = ?
+                            """, arguments: [qtyDelta, priceDelta, now.timeIntervalSince1970, id])
                     try ChangeLog.record(db, account: account, .position, id, at: now)
                     updated += 1
                 }
             }
-            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "sandbox.churn", action: .sandboxChurned, subject: account,
-                                                     details: ["updated": "\(updated)", "deleted": "\(deleted)"]))
+            try SandboxDatabase.audit(
+                db,
+                AuditEntry(
+                    at: now, actor: "sandbox.churn", action: .sandboxChurned, subject: account,
+                    details: ["updated": "\(updated)", "deleted": "\(deleted)"]))
             return (account, updated, deleted)
         }
     }
@@ -72,19 +80,35 @@ struct SeedWriter {
     init(db: Database, account: String) throws {
         self.db = db
         self.account = account
-        order = try db.makeStatement(sql: """
-            INSERT INTO orders (id, account_id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status,
-            filled_qty, avg_fill_price_ticks, mode, created_at, updated_at)
-            VALUES (?1, ?2, 'seed-' || ?1, ?3, ?4, ?5, ?6, ?7, \(TimeInForce.day.sql), \(Components.Schemas.OrderStatus.filled.sql), ?5, ?8, \(Components.Schemas.TradingMode.paper.sql), ?9, ?10)
-            """)
-        fill = try db.makeStatement(sql: """
-            INSERT INTO fills (id, account_id, order_id, symbol, side, qty, price_ticks, filled_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-            """)
-        orderChange = try db.makeStatement(sql: "INSERT INTO change_log (account_id, entity, entity_id, op, at) VALUES (?1, \(Components.Schemas.SyncEntity.order.sql), ?2, \(Components.Schemas.SyncChange.OpPayload.upsert.sql), ?3)")
-        fillChange = try db.makeStatement(sql: "INSERT INTO change_log (account_id, entity, entity_id, op, at) VALUES (?1, \(Components.Schemas.SyncEntity.fill.sql), ?2, \(Components.Schemas.SyncChange.OpPayload.upsert.sql), ?3)")
-        insertPosition = try db.makeStatement(sql: """
-            INSERT INTO positions (id, account_id, symbol, qty, avg_price_ticks, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-            """)
+        order = try db.makeStatement(
+            sql: """
+                INSERT INTO orders (id, account_id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status,
+                filled_qty, avg_fill_price_ticks, mode, created_at, updated_at)
+                VALUES (?1, ?2, 'seed-' || ?1, ?3, ?4, ?5, ?6, ?7, \(TimeInForce.day.sql), \(Components.Schemas.OrderStatus.filled.sql),
+                ?5, ?8, \(Components.Schemas.TradingMode.paper.sql), ?9, ?10)
+                """)
+        fill = try db.makeStatement(
+            sql: """
+                INSERT INTO fills (id, account_id, order_id, symbol, side, qty, price_ticks, filled_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                """)
+        orderChange = try db.makeStatement(
+            sql:
+                """
+                INSERT INTO change_log (account_id, entity, entity_id, op, at) VALUES (?1, \(Components.Schemas.SyncEntity.order.sql), \
+                ?2, \(Components.Schemas.SyncChange.OpPayload.upsert.sql), ?3)
+                """
+        )
+        fillChange = try db.makeStatement(
+            sql:
+                """
+                INSERT INTO change_log (account_id, entity, entity_id, op, at) VALUES (?1, \(Components.Schemas.SyncEntity.fill.sql), \
+                ?2, \(Components.Schemas.SyncChange.OpPayload.upsert.sql), ?3)
+                """
+        )
+        insertPosition = try db.makeStatement(
+            sql: """
+                INSERT INTO positions (id, account_id, symbol, qty, avg_price_ticks, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+                """)
         updatePosition = try db.makeStatement(sql: "UPDATE positions SET qty = ?, avg_price_ticks = ?, updated_at = ? WHERE id = ?")
         for s in [order, fill] { try Self.bind(s.sqliteStatement, 2, account) }
         for s in [orderChange, fillChange] { try Self.bind(s.sqliteStatement, 1, account) }
@@ -94,8 +118,10 @@ struct SeedWriter {
     func holdings() throws -> (cash: Int64, positions: [String: Holding]) {
         let cash = try Int64.fetchOne(db, sql: "SELECT cash_ticks FROM accounts WHERE id = ?", arguments: [account]) ?? 0
         var positions: [String: Holding] = [:]
-        for position in try PositionRecord.fetchAll(db, sql: "SELECT \(PositionRecord.columns) FROM positions WHERE account_id = ?",
-                                                    arguments: [account]) {
+        for position in try PositionRecord.fetchAll(
+            db, sql: "SELECT \(PositionRecord.columns) FROM positions WHERE account_id = ?",
+            arguments: [account])
+        {
             positions[position.symbol] = position.holding
         }
         return (cash, positions)

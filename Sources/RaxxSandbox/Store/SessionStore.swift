@@ -51,7 +51,6 @@ struct SessionTimes: Sendable, Equatable {
     var expiresAt: Date
 }
 
-
 /// Sessions on SQLite.
 struct SessionStore: Sendable {
     let writer: StoreWriter
@@ -66,12 +65,16 @@ struct SessionStore: Sendable {
         // the cooperative pool (every request passes here: under load, both of this machine's
         // threads waited for readers held by tasks that needed a thread to finish).
         return try await writer.read { db -> SessionLookup in
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-                SELECT sessions.id, sessions.user_id, sessions.access_expires_at, sessions.expires_at, sessions.revoked_at,
-                       accounts.id AS account_id, users.staff
-                FROM sessions JOIN accounts ON accounts.user_id = sessions.user_id JOIN users ON users.id = sessions.user_id
-                WHERE sessions.access_token_hash = ?
-                """), arguments: [accessTokenHash]) else {
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT sessions.id, sessions.user_id, sessions.access_expires_at, sessions.expires_at, sessions.revoked_at,
+                                   accounts.id AS account_id, users.staff
+                            FROM sessions JOIN accounts ON accounts.user_id = sessions.user_id JOIN users ON users.id = sessions.user_id
+                            WHERE sessions.access_token_hash = ?
+                            """), arguments: [accessTokenHash])
+            else {
                 return try Self.isClosedAccountToken(db, accessTokenHash, now: now) ? .accountClosed : .unknown
             }
             let revoked: Double? = row["revoked_at"]
@@ -83,20 +86,28 @@ struct SessionStore: Sendable {
 
     /// Whether `tokenHash` is a token of an erased account's session (until it would have ended).
     static func isClosedAccountToken(_ db: Database, _ tokenHash: String, now: Double) throws -> Bool {
-        try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM closed_account_tokens WHERE token_hash = ? AND expires_at >= ?"),
-                          arguments: [tokenHash, now]) ?? false
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT 1 FROM closed_account_tokens WHERE token_hash = ? AND expires_at >= ?"),
+            arguments: [tokenHash, now]) ?? false
     }
 
     /// Starts `session` inside `db`'s transaction and answers the account it signs in to.
     static func start(_ db: Database, _ session: NewSession, userID: String, now: Date) throws -> Components.Schemas.Account {
         try Pruning.sessions(db, now: now)
-        try db.cachedStatement(sql: """
-            INSERT INTO sessions (id, user_id, access_token_hash, access_expires_at, renewal_token_hash, created_at, expires_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [session.id, userID, session.accessTokenHash, session.accessExpiresAt.timeIntervalSince1970,
-                             session.renewalTokenHash, now.timeIntervalSince1970, session.expiresAt.timeIntervalSince1970])
-        try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: .sessionStarted, subject: userID,
-                                                 details: ["session_id": session.id, "method": session.method]))
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO sessions (id, user_id, access_token_hash, access_expires_at, renewal_token_hash, created_at, expires_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            session.id, userID, session.accessTokenHash, session.accessExpiresAt.timeIntervalSince1970,
+            session.renewalTokenHash, now.timeIntervalSince1970, session.expiresAt.timeIntervalSince1970,
+        ])
+        try SandboxDatabase.audit(
+            db,
+            AuditEntry(
+                at: now, actor: userID, action: .sessionStarted, subject: userID,
+                details: ["session_id": session.id, "method": session.method]))
         guard let account = try Accounts.apiAccount(db, userID: userID) else { throw ProblemError.unauthorized }
         return account
     }
@@ -112,28 +123,40 @@ struct SessionStore: Sendable {
     func renew(renewalTokenHash: String, now: Date, tokens: @escaping @Sendable (Date) -> RenewedTokens) async throws -> RenewalOutcome {
         let notifier = self.notifier, mailer = self.mailer
         return try await writer.write { db -> RenewalOutcome in
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, user_id, expires_at, revoked_at FROM sessions WHERE renewal_token_hash = ?"),
-                                             arguments: [renewalTokenHash]) else {
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT id, user_id, expires_at, revoked_at FROM sessions WHERE renewal_token_hash = ?"),
+                    arguments: [renewalTokenHash])
+            else {
                 if let reused = try Self.reuse(db, renewalTokenHash: renewalTokenHash, now: now, notifier: notifier, mailer: mailer) { return reused }
                 let closed = try Self.isClosedAccountToken(db, renewalTokenHash, now: now.timeIntervalSince1970)
-                try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "anonymous", action: .sessionRenewalRefused, subject: "unknown",
-                                                         details: ["reason": closed ? "account_closed" : "unknown_token"]))
+                try SandboxDatabase.audit(
+                    db,
+                    AuditEntry(
+                        at: now, actor: "anonymous", action: .sessionRenewalRefused, subject: "unknown",
+                        details: ["reason": closed ? "account_closed" : "unknown_token"]))
                 return closed ? .accountClosed : .refused
             }
             let sessionID: String = row["id"], userID: String = row["user_id"]
             let revoked: Double? = row["revoked_at"]
             guard revoked == nil, (row["expires_at"] as Double) > now.timeIntervalSince1970 else {
-                try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: .sessionRenewalRefused, subject: userID,
-                                                         details: ["session_id": sessionID, "reason": revoked == nil ? "session_over" : "revoked"]))
+                try SandboxDatabase.audit(
+                    db,
+                    AuditEntry(
+                        at: now, actor: userID, action: .sessionRenewalRefused, subject: userID,
+                        details: ["session_id": sessionID, "reason": revoked == nil ? "session_over" : "revoked"]))
                 return .refused
             }
             let sessionEnd = Date(timeIntervalSince1970: row["expires_at"])
             let new = tokens(sessionEnd)
-            try db.cachedStatement(sql: """
-                UPDATE sessions SET access_token_hash = ?, access_expires_at = ?, renewal_token_hash = ? WHERE id = ?
-                """).execute(arguments: [new.accessTokenHash, new.accessExpiresAt.timeIntervalSince1970, new.renewalTokenHash, sessionID])
-            try db.execute(sql: "INSERT OR IGNORE INTO spent_renewal_tokens (token_hash, session_id, spent_at) VALUES (?, ?, ?)",
-                           arguments: [renewalTokenHash, sessionID, now.timeIntervalSince1970])
+            try db.cachedStatement(
+                sql: """
+                    UPDATE sessions SET access_token_hash = ?, access_expires_at = ?, renewal_token_hash = ? WHERE id = ?
+                    """
+            ).execute(arguments: [new.accessTokenHash, new.accessExpiresAt.timeIntervalSince1970, new.renewalTokenHash, sessionID])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO spent_renewal_tokens (token_hash, session_id, spent_at) VALUES (?, ?, ?)",
+                arguments: [renewalTokenHash, sessionID, now.timeIntervalSince1970])
             guard let account = try Accounts.apiAccount(db, userID: userID) else { throw ProblemError.unauthorized }
             return .renewed(sessionExpiresAt: sessionEnd, account: account)
         }
@@ -143,29 +166,48 @@ struct SessionStore: Sendable {
     /// never spent. Otherwise the token's session is revoked (if still live) with a security alert
     /// for its user, and the refusal is audited; all of it commits with the refusal.
     static func reuse(_ db: Database, renewalTokenHash: String, now: Date, notifier: EventNotifier, mailer: Mailer) throws -> RenewalOutcome? {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT sessions.id, sessions.user_id, sessions.revoked_at FROM spent_renewal_tokens
-            JOIN sessions ON sessions.id = spent_renewal_tokens.session_id WHERE spent_renewal_tokens.token_hash = ?
-            """), arguments: [renewalTokenHash]) else { return nil }
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT sessions.id, sessions.user_id, sessions.revoked_at FROM spent_renewal_tokens
+                        JOIN sessions ON sessions.id = spent_renewal_tokens.session_id WHERE spent_renewal_tokens.token_hash = ?
+                        """), arguments: [renewalTokenHash])
+        else { return nil }
         let sessionID: String = row["id"], userID: String = row["user_id"]
         let revoked: Double? = row["revoked_at"]
         if revoked == nil {
             try db.cachedStatement(sql: "UPDATE sessions SET revoked_at = ? WHERE id = ?").execute(arguments: [now.timeIntervalSince1970, sessionID])
-            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "system", action: .sessionRevoked, subject: userID,
-                                                     details: ["session_id": sessionID, "reason": "renewal_reused"]))
-            try EventLog.insert(db, NewEvent(user: userID, type: .securityAlert, order: nil,
-                                             title: "A session was signed out to protect your account.",
-                                             body: "A renewal token was used twice, so someone may hold a copy of it. Sign in again.",
-                                             reason: "renewal_token_reused", at: now), notifier: notifier)
-            if let email = try Accounts.email(db, userID: userID) { mailer.send(db, Mail(to: email, subject: "A Raxx session was signed out to protect your account", body: """
-                At \(RFC3339.string(from: now)) a renewal token of one of your sessions was presented a second time, \
-                so someone may hold a copy of it. That session is signed out; your passkeys are untouched.
+            try SandboxDatabase.audit(
+                db,
+                AuditEntry(
+                    at: now, actor: "system", action: .sessionRevoked, subject: userID,
+                    details: ["session_id": sessionID, "reason": "renewal_reused"]))
+            try EventLog.insert(
+                db,
+                NewEvent(
+                    user: userID, type: .securityAlert, order: nil,
+                    title: "A session was signed out to protect your account.",
+                    body: "A renewal token was used twice, so someone may hold a copy of it. Sign in again.",
+                    reason: "renewal_token_reused", at: now), notifier: notifier)
+            if let email = try Accounts.email(db, userID: userID) {
+                mailer.send(
+                    db,
+                    Mail(
+                        to: email, subject: "A Raxx session was signed out to protect your account",
+                        body: """
+                            At \(RFC3339.string(from: now)) a renewal token of one of your sessions was presented a second time, \
+                            so someone may hold a copy of it. That session is signed out; your passkeys are untouched.
 
-                Sign in again on the device you use. If it keeps happening, check that device for software you do not know.
-                """)) }
+                            Sign in again on the device you use. If it keeps happening, check that device for software you do not know.
+                            """))
+            }
         }
-        try SandboxDatabase.audit(db, AuditEntry(at: now, actor: "anonymous", action: .sessionRenewalRefused, subject: userID,
-                                                 details: ["session_id": sessionID, "reason": "renewal_reused"]))
+        try SandboxDatabase.audit(
+            db,
+            AuditEntry(
+                at: now, actor: "anonymous", action: .sessionRenewalRefused, subject: userID,
+                details: ["session_id": sessionID, "reason": "renewal_reused"]))
         return .reused
     }
 
@@ -175,8 +217,11 @@ struct SessionStore: Sendable {
         let notifier = self.notifier
         try await writer.write { db in
             try db.cachedStatement(sql: "UPDATE sessions SET revoked_at = ? WHERE id = ?").execute(arguments: [now.timeIntervalSince1970, sessionID])
-            try SandboxDatabase.audit(db, AuditEntry(at: now, actor: userID, action: .sessionRevoked, subject: userID,
-                                                     details: ["session_id": sessionID]))
+            try SandboxDatabase.audit(
+                db,
+                AuditEntry(
+                    at: now, actor: userID, action: .sessionRevoked, subject: userID,
+                    details: ["session_id": sessionID]))
             try then?(TradingLedger(db: db, notifier: notifier))
         }
     }
@@ -184,12 +229,18 @@ struct SessionStore: Sendable {
     /// A session's times and its user's account, or nil when either is gone.
     func session(id: String, userID: String) async throws -> (SessionTimes, Components.Schemas.Account)? {
         try await writer.read { db -> (SessionTimes, Components.Schemas.Account)? in
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT created_at, access_expires_at, expires_at FROM sessions WHERE id = ?"),
-                                             arguments: [id]),
-                  let account = try Accounts.apiAccount(db, userID: userID) else { return nil }
-            return (SessionTimes(createdAt: Date(timeIntervalSince1970: row["created_at"]),
-                                 accessExpiresAt: Date(timeIntervalSince1970: row["access_expires_at"]),
-                                 expiresAt: Date(timeIntervalSince1970: row["expires_at"])), account)
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT created_at, access_expires_at, expires_at FROM sessions WHERE id = ?"),
+                    arguments: [id]),
+                let account = try Accounts.apiAccount(db, userID: userID)
+            else { return nil }
+            return (
+                SessionTimes(
+                    createdAt: Date(timeIntervalSince1970: row["created_at"]),
+                    accessExpiresAt: Date(timeIntervalSince1970: row["access_expires_at"]),
+                    expiresAt: Date(timeIntervalSince1970: row["expires_at"])), account
+            )
         }
     }
 }

@@ -17,8 +17,10 @@ enum SyncPageJSON {
     /// Appends the page's JSON to `out`; answers the page's cursor (the last change's sequence
     /// number, or `from` when there is none) and whether more changes follow.
     @discardableResult
-    static func write(_ db: Database, account: String, after from: Int64, limit: Int, reset: Bool, asOf: Date, total: Int64? = nil,
-                      to out: inout [UInt8]) throws -> (cursor: Int64, hasMore: Bool) {
+    static func write(
+        _ db: Database, account: String, after from: Int64, limit: Int, reset: Bool, asOf: Date, total: Int64? = nil,
+        to out: inout [UInt8]
+    ) throws -> (cursor: Int64, hasMore: Bool) {
         // The page's own fields go first and its changes last, so that a client learns where the
         // next page starts without reading the changes: the changes are written first, here, and
         // the fields put in front of them once the last change has told where the page ends.
@@ -59,9 +61,12 @@ enum SyncPageJSON {
                o.id, o.client_order_id, o.symbol, o.side, o.qty, o.type, o.limit_price_ticks, o.tif, o.status, o.filled_qty,
                o.avg_fill_price_ticks, o.reject_code, o.mode, o.not_after, o.created_at, o.updated_at
         FROM change_log c
-        LEFT JOIN positions p ON c.entity = \(Components.Schemas.SyncEntity.position.sql) AND c.op = \(Components.Schemas.SyncChange.OpPayload.upsert.sql) AND p.id = c.entity_id
-        LEFT JOIN fills f ON c.entity = \(Components.Schemas.SyncEntity.fill.sql) AND c.op = \(Components.Schemas.SyncChange.OpPayload.upsert.sql) AND f.id = c.entity_id
-        LEFT JOIN orders o ON c.entity = \(Components.Schemas.SyncEntity.order.sql) AND c.op = \(Components.Schemas.SyncChange.OpPayload.upsert.sql) AND o.id = c.entity_id
+        LEFT JOIN positions p ON c.entity = \(Components.Schemas.SyncEntity.position.sql) AND c.op = \(Components.Schemas.SyncChange.OpPayload.upsert.sql)
+        AND p.id = c.entity_id
+        LEFT JOIN fills f ON c.entity = \(Components.Schemas.SyncEntity.fill.sql) AND c.op = \(Components.Schemas.SyncChange.OpPayload.upsert.sql)
+        AND f.id = c.entity_id
+        LEFT JOIN orders o ON c.entity = \(Components.Schemas.SyncEntity.order.sql) AND c.op = \(Components.Schemas.SyncChange.OpPayload.upsert.sql)
+        AND o.id = c.entity_id
         WHERE c.account_id = ? AND c.seq > ? ORDER BY c.seq LIMIT ?
         """
 
@@ -70,11 +75,12 @@ enum SyncPageJSON {
         out += Keys.entity
         let entity = try Vocabulary.entity.pick(s, 1, of: "change_log")
         out += Vocabulary.entity.quoted[entity]
-        let kind: Int32 = switch entity {
-        case Vocabulary.fillEntity: 9
-        case Vocabulary.orderEntity: 16
-        default: 4
-        }
+        let kind: Int32 =
+            switch entity {
+            case Vocabulary.fillEntity: 9
+            case Vocabulary.orderEntity: 16
+            default: 4
+            }
         // An upsert whose row is gone (deleted in the same instant) reads as a tombstone.
         let present = sqlite3_column_type(s, kind) != SQLITE_NULL
         if present, kind == 9 {

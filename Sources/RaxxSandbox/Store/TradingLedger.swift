@@ -78,8 +78,9 @@ struct TradingLedger {
 
     func openBuys(account: String, excluding: String?) throws -> [OpenBuy] {
         try db.cachedStatement(sql: SQL.openBuys).allRows(arguments: [account, excluding ?? ""]) { row in
-            try OpenBuy(symbol: row.decode(String.self, atIndex: 0), openQty: row.decode(Int64.self, atIndex: 1),
-                        limit: row.decode(Int64?.self, atIndex: 2))
+            try OpenBuy(
+                symbol: row.decode(String.self, atIndex: 0), openQty: row.decode(Int64.self, atIndex: 1),
+                limit: row.decode(Int64?.self, atIndex: 2))
         }
     }
 
@@ -97,9 +98,11 @@ struct TradingLedger {
     }
 
     func insertOrder(_ o: NewOrder) throws {
-        try db.cachedStatement(sql: SQL.insertOrder).execute(arguments: [o.id, o.account, o.clientOrderID, o.symbol, o.side, o.qty, o.type, o.limit,
-                             o.tif, o.notAfter.timeIntervalSince1970, o.requestHash, o.now.timeIntervalSince1970, o.now.timeIntervalSince1970,
-                             o.switchSession])
+        try db.cachedStatement(sql: SQL.insertOrder).execute(arguments: [
+            o.id, o.account, o.clientOrderID, o.symbol, o.side, o.qty, o.type, o.limit,
+            o.tif, o.notAfter.timeIntervalSince1970, o.requestHash, o.now.timeIntervalSince1970, o.now.timeIntervalSince1970,
+            o.switchSession,
+        ])
     }
 
     func setStatus(orderID: String, _ status: OrderStatus, rejectCode: String?, now: Date) throws {
@@ -129,19 +132,23 @@ struct TradingLedger {
         if let id = query.clientOrderID { clauses.append("client_order_id = ?"); arguments += [id] }
         if let before = query.before { clauses.append("rowid < ?"); arguments += [before] }
         let limit = query.limit
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT \(OrderRecord.columns), rowid AS page_key FROM orders WHERE \(clauses.joined(separator: " AND "))
-            ORDER BY rowid DESC LIMIT \(limit + 1)
-            """, arguments: arguments)
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT \(OrderRecord.columns), rowid AS page_key FROM orders WHERE \(clauses.joined(separator: " AND "))
+                ORDER BY rowid DESC LIMIT \(limit + 1)
+                """, arguments: arguments)
         let page = rows.prefix(limit)
-        return .init(orders: try page.map { try OrderRecord(row: $0).api }, nextBefore: rows.count > limit ? page.last.map { "\($0["page_key"] as Int64)" } : nil)
+        return .init(
+            orders: try page.map { try OrderRecord(row: $0).api }, nextBefore: rows.count > limit ? page.last.map { "\($0["page_key"] as Int64)" } : nil)
     }
 
     // MARK: Fills and positions
 
     func insertFill(_ f: NewFill) throws {
-        try db.cachedStatement(sql: "INSERT INTO fills (id, account_id, order_id, symbol, side, qty, price_ticks, filled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)").execute(
-            arguments: [f.id, f.account, f.orderID, f.symbol, f.side, f.qty, f.price, f.at.timeIntervalSince1970])
+        try db.cachedStatement(sql: "INSERT INTO fills (id, account_id, order_id, symbol, side, qty, price_ticks, filled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+            .execute(
+                arguments: [f.id, f.account, f.orderID, f.symbol, f.side, f.qty, f.price, f.at.timeIntervalSince1970])
     }
 
     func holding(account: String, symbol: String) throws -> Holding? {
@@ -171,10 +178,12 @@ struct TradingLedger {
 
     /// Arms or renews a switch (one row per session).
     func saveSwitch(_ a: ArmedSwitch) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO cancel_after (session_id, user_id, account_id, timeout_s, armed_at, fires_at) VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT (session_id) DO UPDATE SET timeout_s = excluded.timeout_s, armed_at = excluded.armed_at, fires_at = excluded.fires_at
-            """).execute(arguments: [a.sessionID, a.userID, a.accountID, a.timeout, a.armedAt.timeIntervalSince1970, a.firesAt.timeIntervalSince1970])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO cancel_after (session_id, user_id, account_id, timeout_s, armed_at, fires_at) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (session_id) DO UPDATE SET timeout_s = excluded.timeout_s, armed_at = excluded.armed_at, fires_at = excluded.fires_at
+                """
+        ).execute(arguments: [a.sessionID, a.userID, a.accountID, a.timeout, a.armedAt.timeIntervalSince1970, a.firesAt.timeIntervalSince1970])
     }
 
     /// Ends `session`'s switch; with `release`, the orders under it are no longer covered.
@@ -192,23 +201,28 @@ struct TradingLedger {
         var foreign: [String] = [], heldElsewhere: [String] = []
         for id in ids {
             guard try ownedOrderID(id, account: account) != nil else { foreign.append(id); continue }
-            let holder = try String.fetchOne(db, sql: """
-                SELECT orders.switch_session_id FROM orders JOIN cancel_after ON cancel_after.session_id = orders.switch_session_id
-                WHERE orders.id = ? AND orders.switch_session_id != ?
-                """, arguments: [id, session])
+            let holder = try String.fetchOne(
+                db,
+                sql: """
+                    SELECT orders.switch_session_id FROM orders JOIN cancel_after ON cancel_after.session_id = orders.switch_session_id
+                    WHERE orders.id = ? AND orders.switch_session_id != ?
+                    """, arguments: [id, session])
             guard holder == nil else { heldElsewhere.append(id); continue }
-            try db.execute(sql: """
-                UPDATE orders SET switch_session_id = ? WHERE id = ? AND status IN (\(OrderStatus.workingSQLList))
-                """, arguments: [session, id])
+            try db.execute(
+                sql: """
+                    UPDATE orders SET switch_session_id = ? WHERE id = ? AND status IN (\(OrderStatus.workingSQLList))
+                    """, arguments: [session, id])
         }
         return (foreign, heldElsewhere)
     }
 
     /// The open (pending, open, partially filled) orders under `session`'s switch, oldest first.
     func coveredOpenOrderIDs(session: String) throws -> [String] {
-        try String.fetchAll(db, sql: """
-            SELECT id FROM orders WHERE switch_session_id = ? AND status IN (\(OrderStatus.workingSQLList)) ORDER BY rowid
-            """, arguments: [session])
+        try String.fetchAll(
+            db,
+            sql: """
+                SELECT id FROM orders WHERE switch_session_id = ? AND status IN (\(OrderStatus.workingSQLList)) ORDER BY rowid
+                """, arguments: [session])
     }
 
     /// Switches due at `now` (deadline passed, or session revoked or over), of `account` only when given.
@@ -225,10 +239,11 @@ struct TradingLedger {
 
     /// A switch from a row whose first columns are `SQL.switchColumns`.
     static func armedSwitch(_ row: ColumnRow) throws -> ArmedSwitch {
-        try ArmedSwitch(sessionID: row.decode(String.self, atIndex: 0), userID: row.decode(String.self, atIndex: 1),
-                        accountID: row.decode(String.self, atIndex: 2), timeout: row.decode(Int.self, atIndex: 3),
-                        armedAt: Date(timeIntervalSince1970: row.decode(Double.self, atIndex: 4)),
-                        firesAt: Date(timeIntervalSince1970: row.decode(Double.self, atIndex: 5)))
+        try ArmedSwitch(
+            sessionID: row.decode(String.self, atIndex: 0), userID: row.decode(String.self, atIndex: 1),
+            accountID: row.decode(String.self, atIndex: 2), timeout: row.decode(Int.self, atIndex: 3),
+            armedAt: Date(timeIntervalSince1970: row.decode(Double.self, atIndex: 4)),
+            firesAt: Date(timeIntervalSince1970: row.decode(Double.self, atIndex: 5)))
     }
 
     // MARK: Step-up grants
@@ -259,7 +274,8 @@ struct TradingLedger {
         out.reserveCapacity(limit * 260 + 128)
         // A sync from the start is told how many changes it will get (one count over the log's
         // index), so that a progress line has its total without asking for the summary.
-        let total = from == 0
+        let total =
+            from == 0
             ? try Int64.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM change_log WHERE account_id = ?"), arguments: [account]) : nil
         try SyncPageJSON.write(db, account: account, after: from, limit: limit, reset: reset, asOf: asOf, total: total, to: &out)
         return out
@@ -276,29 +292,38 @@ struct TradingLedger {
         let positions = try summarize("SELECT id, symbol, qty, avg_price_ticks FROM positions WHERE account_id = ? ORDER BY id", [account]) {
             SyncChecksum.positionLine(id: $0["id"], symbol: $0["symbol"], qty: $0["qty"], avgPrice: Money.string(ticks: $0["avg_price_ticks"]))
         }
-        let fills = try summarize("SELECT id, order_id, symbol, side, qty, price_ticks FROM fills WHERE account_id = ? AND filled_at >= ? ORDER BY id",
-                                  [account, since]) {
-            SyncChecksum.fillLine(id: $0["id"], orderID: $0["order_id"], symbol: $0["symbol"], side: $0["side"], qty: $0["qty"],
-                                  price: Money.string(ticks: $0["price_ticks"]))
+        let fills = try summarize(
+            "SELECT id, order_id, symbol, side, qty, price_ticks FROM fills WHERE account_id = ? AND filled_at >= ? ORDER BY id",
+            [account, since]
+        ) {
+            SyncChecksum.fillLine(
+                id: $0["id"], orderID: $0["order_id"], symbol: $0["symbol"], side: $0["side"], qty: $0["qty"],
+                price: Money.string(ticks: $0["price_ticks"]))
         }
-        let orders = try summarize("""
+        let orders = try summarize(
+            """
             SELECT id, client_order_id, symbol, side, qty, type, limit_price_ticks, status, filled_qty, avg_fill_price_ticks
             FROM orders WHERE account_id = ? AND (status NOT IN (\(closed)) OR updated_at >= ?) ORDER BY id
-            """, [account, since]) { row in
+            """, [account, since]
+        ) { row in
             let limit: Int64? = row["limit_price_ticks"], average: Int64? = row["avg_fill_price_ticks"]
-            return SyncChecksum.orderLine(id: row["id"], clientOrderID: row["client_order_id"], symbol: row["symbol"], side: row["side"],
-                                          qty: row["qty"], type: row["type"], limitPrice: limit.map(Money.string(ticks:)),
-                                          status: row["status"], filledQty: row["filled_qty"], avgFillPrice: average.map(Money.string(ticks:)))
+            return SyncChecksum.orderLine(
+                id: row["id"], clientOrderID: row["client_order_id"], symbol: row["symbol"], side: row["side"],
+                qty: row["qty"], type: row["type"], limitPrice: limit.map(Money.string(ticks:)),
+                status: row["status"], filledQty: row["filled_qty"], avgFillPrice: average.map(Money.string(ticks:)))
         }
         return SummaryState(cursor: cursor, positions: positions, fills: fills, orders: orders)
     }
 
     func portfolio(account: String) throws -> PortfolioState {
         let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT cash_ticks, mode FROM accounts WHERE id = ?"), arguments: [account])
-        let holdings = try Row.fetchAll(db.cachedStatement(sql: "SELECT symbol, qty, avg_price_ticks FROM positions WHERE account_id = ?"), arguments: [account])
-            .map { (symbol: $0["symbol"] as String, qty: $0["qty"] as Int64, averagePrice: $0["avg_price_ticks"] as Int64) }
-        return PortfolioState(cash: row?["cash_ticks"] ?? 0, mode: try (row?["mode"] as String?).map(Self.tradingMode) ?? .paper,
-                              holdings: holdings)
+        let holdings = try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT symbol, qty, avg_price_ticks FROM positions WHERE account_id = ?"), arguments: [account]
+        )
+        .map { (symbol: $0["symbol"] as String, qty: $0["qty"] as Int64, averagePrice: $0["avg_price_ticks"] as Int64) }
+        return PortfolioState(
+            cash: row?["cash_ticks"] ?? 0, mode: try (row?["mode"] as String?).map(Self.tradingMode) ?? .paper,
+            holdings: holdings)
     }
 
     // MARK: Events and audit
@@ -340,7 +365,8 @@ extension TradingLedger {
             """
         static let insertOrder = """
             INSERT INTO orders (id, account_id, client_order_id, symbol, side, qty, type, limit_price_ticks, tif, status, filled_qty, mode,
-            not_after, request_hash, created_at, updated_at, switch_session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, \(Components.Schemas.OrderStatus.open.sql), 0, \(Components.Schemas.TradingMode.paper.sql), ?, ?, ?, ?, ?)
+            not_after, request_hash, created_at, updated_at, switch_session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, \(Components.Schemas.OrderStatus.open.sql),
+            0, \(Components.Schemas.TradingMode.paper.sql), ?, ?, ?, ?, ?)
             """
         static let order = "SELECT \(OrderRecord.columns) FROM orders WHERE id = ?"
         static let holding = "SELECT \(PositionRecord.columns) FROM positions WHERE account_id = ? AND symbol = ?"

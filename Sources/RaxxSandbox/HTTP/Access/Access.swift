@@ -35,9 +35,9 @@ public enum Access: Sendable, Equatable {
         Operations.StepUpOptions.id: .signedIn,
         Operations.StepUpVerify.id: .signedIn,
         Operations.ListPasskeys.id: .signedIn,
-        Operations.RemovePasskey.id: .stepUp, // bound to the passkey removed
+        Operations.RemovePasskey.id: .stepUp,  // bound to the passkey removed
         // session
-        Operations.RenewSession.id: .anonymous, // the renewal token in the body is the credential
+        Operations.RenewSession.id: .anonymous,  // the renewal token in the body is the credential
         Operations.Logout.id: .signedIn,
         Operations.GetSession.id: .signedIn,
         // sync (the spec's "read" tag)
@@ -47,12 +47,12 @@ public enum Access: Sendable, Equatable {
         // instruments
         Operations.GetInstruments.id: .signedIn,
         // orders
-        Operations.PlaceOrder.id: .stepUp, // above the notional threshold only
-        Operations.CheckOrders.id: .signedIn, // a dry run: nothing is placed, no grant is spent
+        Operations.PlaceOrder.id: .stepUp,  // above the notional threshold only
+        Operations.CheckOrders.id: .signedIn,  // a dry run: nothing is placed, no grant is spent
         Operations.ListOrders.id: .signedIn,
         Operations.GetOrder.id: .signedIn,
         Operations.CancelOrder.id: .signedIn,
-        Operations.CancelOrdersAfter.id: .signedIn, // the caller's own session's switch
+        Operations.CancelOrdersAfter.id: .signedIn,  // the caller's own session's switch
         // events
         Operations.ListEvents.id: .signedIn,
         // devices
@@ -70,10 +70,10 @@ public enum Access: Sendable, Equatable {
         Operations.ExportDSRData.id: .staff,
         Operations.ConfirmDSRExport.id: .staff,
         Operations.PlanDSRErasure.id: .staff,
-        Operations.CheckDSRErasurePlan.id: .staff, // a read: nothing is recorded
+        Operations.CheckDSRErasurePlan.id: .staff,  // a read: nothing is recorded
         Operations.ApplyDSRErasure.id: .staffStepUp,
         Operations.GetDSRReceipt.id: .staff,
-        Operations.GetDSRReceiptKey.id: .anonymous, // a public key: anyone may verify a receipt
+        Operations.GetDSRReceiptKey.id: .anonymous,  // a public key: anyone may verify a receipt
         Operations.ListSubjectAuditEvents.id: .staff,
         // audit: the caller's own trail
         Operations.ListAuditEvents.id: .signedIn,
@@ -125,9 +125,13 @@ struct AccessGate: Sendable {
             guard let token else { throw ProblemError.unauthorized }
             let caller = try await authenticate(token)
             guard caller.staff else {
-                try? await audit?.record(AuditEntry(at: clock(), actor: caller.userID, action: .accessRefused, subject: caller.userID,
-                                                    details: ["operation": operationID, "reason": ProblemError.staffOnly.code.rawValue,
-                                                              "session_id": caller.sessionID]))
+                try? await audit?.record(
+                    AuditEntry(
+                        at: clock(), actor: caller.userID, action: .accessRefused, subject: caller.userID,
+                        details: [
+                            "operation": operationID, "reason": ProblemError.staffOnly.code.rawValue,
+                            "session_id": caller.sessionID,
+                        ]))
                 throw ProblemError.staffOnly
             }
             return caller

@@ -68,8 +68,9 @@ struct AuthHandlers: Sendable {
     /// Spends `challenge`, or answers 400 `challenge_invalid`.
     func consumeChallenge(_ challenge: String, purpose: ChallengePurpose) async throws -> Challenge {
         guard let spent = try await auth.consumeChallenge(challenge, purpose: purpose, now: clock()) else {
-            throw ProblemError(400, code: .challengeInvalid, title: "The challenge is unknown, used or expired.",
-                               detail: "Start again: ask for new options.")
+            throw ProblemError(
+                400, code: .challengeInvalid, title: "The challenge is unknown, used or expired.",
+                detail: "Start again: ask for new options.")
         }
         return spent
     }
@@ -96,56 +97,69 @@ struct AuthHandlers: Sendable {
         let limits = configuration.codeLimits
         guard let code = body.code else {
             if let wait = askBudget.take(RequestClient.address ?? "", limit: limits.asksPerClient, now: now) {
-                throw ProblemError.rateLimited("Too many registration codes were asked for from this address.", retryAfter: wait,
-                                               detail: "Try again in \(Self.wait(wait)).")
+                throw ProblemError.rateLimited(
+                    "Too many registration codes were asked for from this address.", retryAfter: wait,
+                    detail: "Try again in \(Self.wait(wait)).")
             }
-            switch try await auth.askRegistrationCode(email: email, code: Self.newCode(), expiresAt: now.addingTimeInterval(Self.codeLifetime),
-                                                      now: now, limits: limits) {
+            switch try await auth.askRegistrationCode(
+                email: email, code: Self.newCode(), expiresAt: now.addingTimeInterval(Self.codeLifetime),
+                now: now, limits: limits)
+            {
             case .mailed(let expires, let again):
-                await record(actor: caller?.userID ?? "anonymous", action: .registrationCodeSent, subject: email,
-                             details: again ? ["code": "live_code_sent_again"] : [:])
+                await record(
+                    actor: caller?.userID ?? "anonymous", action: .registrationCodeSent, subject: email,
+                    details: again ? ["code": "live_code_sent_again"] : [:])
                 return .accepted(.init(body: .json(.init(email: email, digits: Self.codeDigits, expiresAt: expires))))
             case .limited(let wait):
                 // Not audited one by one: a flood of refused asks would otherwise grow the trail.
-                throw ProblemError.rateLimited("This address was sent as many codes as it may be in an hour.", retryAfter: wait,
-                                               detail: "Use the code already sent, or try again in \(Self.wait(wait)).")
+                throw ProblemError.rateLimited(
+                    "This address was sent as many codes as it may be in an hour.", retryAfter: wait,
+                    detail: "Use the code already sent, or try again in \(Self.wait(wait)).")
             }
         }
         if let wait = guessBudget.take(RequestClient.address ?? "", limit: limits.guessesPerClient, now: now) {
-            throw ProblemError.rateLimited("Too many codes were tried from this address.", retryAfter: wait,
-                                           detail: "Try again in \(Self.wait(wait)).")
+            throw ProblemError.rateLimited(
+                "Too many codes were tried from this address.", retryAfter: wait,
+                detail: "Try again in \(Self.wait(wait)).")
         }
         switch try await auth.spendRegistrationCode(email: email, code: code, now: now, limits: limits) {
         case .accepted:
             break
         case .wrong(let left):
             await record(actor: caller?.userID ?? "anonymous", action: .registrationCodeRefused, subject: email, details: ["reason": "code_invalid"])
-            throw ProblemError(400, code: .codeInvalid, title: "That is not the code we emailed.",
-                               detail: "\(left) more wrong tr\(left == 1 ? "y" : "ies") allowed for this address in the next 10 minutes.")
+            throw ProblemError(
+                400, code: .codeInvalid, title: "That is not the code we emailed.",
+                detail: "\(left) more wrong tr\(left == 1 ? "y" : "ies") allowed for this address in the next 10 minutes.")
         case .limited(let wait):
-            throw ProblemError.rateLimited("Too many wrong codes were tried for this address.", retryAfter: wait,
-                                           detail: "Try again in \(Self.wait(wait)).")
+            throw ProblemError.rateLimited(
+                "Too many wrong codes were tried for this address.", retryAfter: wait,
+                detail: "Try again in \(Self.wait(wait)).")
         case .expired:
             await record(actor: caller?.userID ?? "anonymous", action: .registrationCodeRefused, subject: email, details: ["reason": "code_expired"])
-            throw ProblemError(400, code: .codeExpired, title: "The code expired or was used.",
-                               detail: "Ask for a new one: start the registration again.")
+            throw ProblemError(
+                400, code: .codeExpired, title: "The code expired or was used.",
+                detail: "Ask for a new one: start the registration again.")
         }
         let challenge = Tokens.random()
         let offer = try await auth.offerRegistration(
-            RegistrationChallenge(challenge: challenge, email: email, displayName: body.displayName, newHandle: newUserHandle(),
-                                  sessionID: caller?.sessionID, expiresAt: now.addingTimeInterval(Self.challengeLifetime)),
+            RegistrationChallenge(
+                challenge: challenge, email: email, displayName: body.displayName, newHandle: newUserHandle(),
+                sessionID: caller?.sessionID, expiresAt: now.addingTimeInterval(Self.challengeLifetime)),
             now: now
         )
-        return .ok(.init(body: .json(.init(
-            rp: .init(id: configuration.relyingPartyID, name: "Raxx"),
-            user: .init(id: Base64URL.encode(offer.handle), name: email, displayName: body.displayName ?? email),
-            challenge: challenge,
-            pubKeyCredParams: [.init(_type: .publicKey, alg: -7)],
-            timeout: Int(Self.challengeLifetime * 1000),
-            excludeCredentials: offer.excludedCredentialIDs.map { .init(_type: .publicKey, id: $0) },
-            authenticatorSelection: .init(residentKey: .preferred, requireResidentKey: false, userVerification: .required),
-            attestation: Components.Schemas.PublicKeyCredentialCreationOptionsJSON.AttestationPayload.none
-        ))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        rp: .init(id: configuration.relyingPartyID, name: "Raxx"),
+                        user: .init(id: Base64URL.encode(offer.handle), name: email, displayName: body.displayName ?? email),
+                        challenge: challenge,
+                        pubKeyCredParams: [.init(_type: .publicKey, alg: -7)],
+                        timeout: Int(Self.challengeLifetime * 1000),
+                        excludeCredentials: offer.excludedCredentialIDs.map { .init(_type: .publicKey, id: $0) },
+                        authenticatorSelection: .init(residentKey: .preferred, requireResidentKey: false, userVerification: .required),
+                        attestation: Components.Schemas.PublicKeyCredentialCreationOptionsJSON.AttestationPayload.none
+                    ))))
     }
 
     func registerVerify(_ input: Operations.RegisterVerify.Input) async throws -> Operations.RegisterVerify.Output {
@@ -169,16 +183,18 @@ struct AuthHandlers: Sendable {
         }
         let now = clock()
         let minted = mint.mint(now: now, method: "registration")
-        let passkey = NewPasskey(credentialID: body.id, email: email, displayName: challenge.displayName, userHandle: handle,
-                                 publicKey: credential.publicKey, signCount: credential.signCount, transports: body.response.transports)
+        let passkey = NewPasskey(
+            credentialID: body.id, email: email, displayName: challenge.displayName, userHandle: handle,
+            publicKey: credential.publicKey, signCount: credential.signCount, transports: body.response.transports)
         let registered = try await auth.register(passkey, session: minted.session, now: now) { facts in
             // The account may have changed since the options were issued: it must still be the one
             // offered (same user handle). The emailed code, spent before the options, proved the
             // address: an account that has passkeys takes another with it (a new device, or a
             // recovery), and is emailed about it.
             if let existing = facts.existing, existing.handle != handle {
-                throw ProblemError(409, code: .accountExists, title: "This account was registered meanwhile.",
-                                   detail: "Start the registration again.")
+                throw ProblemError(
+                    409, code: .accountExists, title: "This account was registered meanwhile.",
+                    detail: "Start the registration again.")
             }
             if facts.credentialTaken {
                 throw ProblemError(409, code: .conflict, title: "This passkey is already registered.")
@@ -199,9 +215,10 @@ struct AuthHandlers: Sendable {
         let id = input.path.passkeyId
         let actionHash = PasskeyRemovalAction(passkeyID: id).actionHash
         let now = clock()
-        let gate = StepUpGate(actionHash: actionHash, needs: "Removing a passkey needs a step-up.", notValidFor: "removing this passkey",
-                              detail: "Confirm it with a passkey of the account; the grant must be bound to action_hash.",
-                              actor: caller.userID, subject: caller.userID, details: ["credential_id": id])
+        let gate = StepUpGate(
+            actionHash: actionHash, needs: "Removing a passkey needs a step-up.", notValidFor: "removing this passkey",
+            detail: "Confirm it with a passkey of the account; the grant must be bound to action_hash.",
+            actor: caller.userID, subject: caller.userID, details: ["credential_id": id])
         guard let grant = input.headers.raxxStepUpGrant else {
             let refusal = gate.required(now: now)
             try? await audit.record(refusal.entry)
@@ -213,8 +230,9 @@ struct AuthHandlers: Sendable {
         case .notFound:
             throw ProblemError.notFound("No passkey \(id) on this account.")
         case .last:
-            throw ProblemError(409, code: .lastPasskey, title: "This is the account's only passkey.",
-                               detail: "Register another first (raxx-auth register on another device), then remove this one.")
+            throw ProblemError(
+                409, code: .lastPasskey, title: "This is the account's only passkey.",
+                detail: "Register another first (raxx-auth register on another device), then remove this one.")
         case .grantRefused:
             let refusal = gate.refused(now: now)
             try? await audit.record(refusal.entry)
@@ -225,8 +243,9 @@ struct AuthHandlers: Sendable {
     // MARK: Sign-in
 
     func requestOptions(challenge: String, credentialIDs: [String]) -> Components.Schemas.PublicKeyCredentialRequestOptionsJSON {
-        .init(challenge: challenge, timeout: Int(Self.challengeLifetime * 1000), rpId: configuration.relyingPartyID,
-              allowCredentials: credentialIDs.map { .init(_type: .publicKey, id: $0) }, userVerification: .required)
+        .init(
+            challenge: challenge, timeout: Int(Self.challengeLifetime * 1000), rpId: configuration.relyingPartyID,
+            allowCredentials: credentialIDs.map { .init(_type: .publicKey, id: $0) }, userVerification: .required)
     }
 
     func loginOptions(_ input: Operations.LoginOptions.Input) async throws -> Operations.LoginOptions.Output {
@@ -235,8 +254,9 @@ struct AuthHandlers: Sendable {
         let challenge = Tokens.random()
         // An unknown email gets options too (with no credentials), so answers do not reveal who has an account.
         let now = clock()
-        let credentialIDs = try await auth.offerLogin(challenge: challenge, email: email,
-                                                      expiresAt: now.addingTimeInterval(Self.challengeLifetime), now: now)
+        let credentialIDs = try await auth.offerLogin(
+            challenge: challenge, email: email,
+            expiresAt: now.addingTimeInterval(Self.challengeLifetime), now: now)
         return .ok(.init(body: .json(requestOptions(challenge: challenge, credentialIDs: credentialIDs))))
     }
 
@@ -260,8 +280,9 @@ struct AuthHandlers: Sendable {
         let authenticatorData = try Self.bytes(body.response.authenticatorData, field: "response.authenticatorData")
         let signature = try Self.bytes(body.response.signature, field: "response.signature")
         let newCount = try Self.checked { () throws(WebAuthnRefusal) in
-            try verifier.verifyAssertion(clientDataJSON: clientDataBytes, authenticatorData: authenticatorData, signature: signature,
-                                         publicKey: publicKey, storedSignCount: stored.signCount, requireUserVerification: true)
+            try verifier.verifyAssertion(
+                clientDataJSON: clientDataBytes, authenticatorData: authenticatorData, signature: signature,
+                publicKey: publicKey, storedSignCount: stored.signCount, requireUserVerification: true)
         }
         try await auth.recordAssertion(credentialID: body.id, signCount: newCount, now: clock())
         return (stored.userID, challenge)
@@ -288,8 +309,9 @@ struct AuthHandlers: Sendable {
         guard case .json(let body) = input.body else { throw ProblemError.badRequest("Expected JSON.") }
         let challenge = Tokens.random()
         let now = clock()
-        let credentialIDs = try await auth.offerStepUp(challenge: challenge, userID: caller.userID, actionHash: body.actionHash,
-                                                       expiresAt: now.addingTimeInterval(Self.challengeLifetime), now: now)
+        let credentialIDs = try await auth.offerStepUp(
+            challenge: challenge, userID: caller.userID, actionHash: body.actionHash,
+            expiresAt: now.addingTimeInterval(Self.challengeLifetime), now: now)
         return .ok(.init(body: .json(requestOptions(challenge: challenge, credentialIDs: credentialIDs))))
     }
 

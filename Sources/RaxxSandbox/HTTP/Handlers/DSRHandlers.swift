@@ -24,9 +24,11 @@ struct DSRHandlers: Sendable {
         let now = clock()
         let received = body.receivedAt ?? now
         guard received <= now.addingTimeInterval(300) else { throw ProblemError.badRequest("Field 'received_at' is in the future.") }
-        let request = try await dsr.open(NewDSRRequest(id: Identifier.make("dsr"), kind: body.kind, email: email, ticket: ticket,
-                                                       receivedAt: received, dueOn: DSRDeadline.due(receivedAt: received).description,
-                                                       staffUserID: caller.userID, now: now))
+        let request = try await dsr.open(
+            NewDSRRequest(
+                id: Identifier.make("dsr"), kind: body.kind, email: email, ticket: ticket,
+                receivedAt: received, dueOn: DSRDeadline.due(receivedAt: received).description,
+                staffUserID: caller.userID, now: now))
         return .created(.init(body: .json(request)))
     }
 
@@ -43,9 +45,13 @@ struct DSRHandlers: Sendable {
         guard case .json(let body) = input.body else { throw ProblemError.badRequest("Expected JSON.") }
         let method = try Self.text(body.method, field: "method")
         let id = input.path.requestId
-        guard let request = try await dsr.update(id: id, staffUserID: caller.userID, now: clock(), { state in
-            try DSRStateMachine.verify(state, method: method)
-        }) else { throw Self.unknown(id) }
+        guard
+            let request = try await dsr.update(
+                id: id, staffUserID: caller.userID, now: clock(),
+                { state in
+                    try DSRStateMachine.verify(state, method: method)
+                })
+        else { throw Self.unknown(id) }
         return .ok(.init(body: .json(request)))
     }
 
@@ -53,9 +59,13 @@ struct DSRHandlers: Sendable {
         guard case .json(let body) = input.body else { throw ProblemError.badRequest("Expected JSON.") }
         let reason = try Self.text(body.reason, field: "reason")
         let id = input.path.requestId, now = clock()
-        guard let request = try await dsr.update(id: id, staffUserID: caller.userID, now: now, { state in
-            try DSRStateMachine.extend(state, reason: reason, today: CalendarDay(now))
-        }) else { throw Self.unknown(id) }
+        guard
+            let request = try await dsr.update(
+                id: id, staffUserID: caller.userID, now: now,
+                { state in
+                    try DSRStateMachine.extend(state, reason: reason, today: CalendarDay(now))
+                })
+        else { throw Self.unknown(id) }
         return .ok(.init(body: .json(request)))
     }
 
@@ -64,9 +74,13 @@ struct DSRHandlers: Sendable {
         let reason = try Self.text(body.reason, field: "reason")
         let to: Components.Schemas.DSRStatus = body.status == .refused ? .refused : .cancelled
         let id = input.path.requestId
-        guard let request = try await dsr.update(id: id, staffUserID: caller.userID, now: clock(), { state in
-            try DSRStateMachine.close(state, to: to, reason: reason)
-        }) else { throw Self.unknown(id) }
+        guard
+            let request = try await dsr.update(
+                id: id, staffUserID: caller.userID, now: clock(),
+                { state in
+                    try DSRStateMachine.close(state, to: to, reason: reason)
+                })
+        else { throw Self.unknown(id) }
         return .ok(.init(body: .json(request)))
     }
 
@@ -105,8 +119,9 @@ struct DSRHandlers: Sendable {
         let id = input.path.requestId
         let start: ErasureStart
         do {
-            start = try await dsr.beginErasure(id: id, planHash: body.planHash, grant: input.headers.raxxStepUpGrant, rules: rules,
-                                               staffUserID: caller.userID, now: clock())
+            start = try await dsr.beginErasure(
+                id: id, planHash: body.planHash, grant: input.headers.raxxStepUpGrant, rules: rules,
+                staffUserID: caller.userID, now: clock())
         } catch let refusal as AuditedRefusal {
             try? await audit.record(refusal.entry)
             throw refusal.problem
@@ -120,8 +135,9 @@ struct DSRHandlers: Sendable {
         let activity = self.activity
         let yield = ErasureYield(pause: configuration.erasureYield) { activity.heard(within: ErasureYield.window) }
         let work = Task.detached { () throws -> Components.Schemas.DSRRequest in
-            try await dsr.eraseHistory(id: id, rules: rules, sizing: ErasureChunkSizing(maxRows: maxRows, budget: budget), pause: pause,
-                                       yield: yield)
+            try await dsr.eraseHistory(
+                id: id, rules: rules, sizing: ErasureChunkSizing(maxRows: maxRows, budget: budget), pause: pause,
+                yield: yield)
             return try await dsr.completeErasure(id: id, rules: rules, staffUserID: caller.userID, now: clock())
         }
         let request = try await work.value

@@ -27,9 +27,11 @@ struct DeviceHandlers: Sendable {
         // Unknown alert types and environments are refused by the generated decoder (400 naming
         // the field); repeated ones count once.
         let alerts = EventHandlers.distinct((r.alerts ?? Self.allAlerts).map(\.rawValue))
-        let registered = try await devices.register(NewDevice(id: Identifier.make("dev"), user: caller.userID, token: r.token.lowercased(),
-                                                              environment: r.environment.rawValue, label: r.label, alerts: alerts,
-                                                              at: clock()))
+        let registered = try await devices.register(
+            NewDevice(
+                id: Identifier.make("dev"), user: caller.userID, token: r.token.lowercased(),
+                environment: r.environment.rawValue, label: r.label, alerts: alerts,
+                at: clock()))
         return .created(.init(body: .json(registered.device)))
     }
 

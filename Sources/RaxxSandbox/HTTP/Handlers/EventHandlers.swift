@@ -32,8 +32,9 @@ struct EventHandlers: Sendable {
             throw ProblemError.badRequest("Query parameter 'wait' must be 0 to \(Self.maxWait) (seconds).")
         }
         let limit = min(max(q.limit ?? Self.defaultLimit, 1), Self.maxLimit)
-        let query = EventQuery(user: caller.userID, after: cursor, limit: limit, types: q._type.map { Self.distinct($0.map(\.rawValue)) },
-                               since: q.since)
+        let query = EventQuery(
+            user: caller.userID, after: cursor, limit: limit, types: q._type.map { Self.distinct($0.map(\.rawValue)) },
+            since: q.since)
         let deadline = ContinuousClock.now.advanced(by: .seconds(wait))
         var page: EventPage
         while true {

@@ -26,8 +26,10 @@ struct InstrumentHandlers: Sendable {
             }
             var underlying: String? = nil
             if case .option(let contract) = instrument { underlying = contract.underlying }
-            known.append(.init(symbol: instrument.symbol, kind: underlying == nil ? .equity : .option, underlying: underlying,
-                               price: Money.string(ticks: price), multiplier: Int(instrument.multiplier)))
+            known.append(
+                .init(
+                    symbol: instrument.symbol, kind: underlying == nil ? .equity : .option, underlying: underlying,
+                    price: Money.string(ticks: price), multiplier: Int(instrument.multiplier)))
         }
         return .ok(.init(body: .json(.init(instruments: known, unknown: unknown))))
     }

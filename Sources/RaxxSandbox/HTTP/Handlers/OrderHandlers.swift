@@ -29,8 +29,10 @@ struct OrderHandlers: Sendable {
     }
 
     static func requestHash(_ r: Components.Schemas.OrderRequest) -> String {
-        OrderAction(clientOrderID: r.clientOrderId, symbol: r.symbol.uppercased(), side: r.side, qty: r.qty, type: r._type,
-                    limitPrice: r.limitPrice, tif: r.tif, mode: r.mode).hash
+        OrderAction(
+            clientOrderID: r.clientOrderId, symbol: r.symbol.uppercased(), side: r.side, qty: r.qty, type: r._type,
+            limitPrice: r.limitPrice, tif: r.tif, mode: r.mode
+        ).hash
     }
 
     /// `Access.stepUp`: the grant is asked for, and spent, here, only when the order's notional is
@@ -48,8 +50,9 @@ struct OrderHandlers: Sendable {
                 try Self.sweep(ledger, engine: engine, account: caller.accountID, now: now)
                 // Placed while the session's switch is armed: the order is under it.
                 let armed = try DeadManSwitch(engine: engine).settle(ledger, session: caller.sessionID, now: now) != nil
-                return try Self.place(ledger, engine: engine, market: market, caller: caller, request: request, hash: hash, grant: grant,
-                                      stepUpNotional: notional, switchSession: armed ? caller.sessionID : nil, now: now)
+                return try Self.place(
+                    ledger, engine: engine, market: market, caller: caller, request: request, hash: hash, grant: grant,
+                    stepUpNotional: notional, switchSession: armed ? caller.sessionID : nil, now: now)
             }
         } catch let refusal as AuditedRefusal {
             // The order's transaction is rolled back; the refusal's audit entry commits on its own.
@@ -82,11 +85,15 @@ struct OrderHandlers: Sendable {
                     // A client_order_id twice in one check would find the first's row, rolled back
                     // afterwards: the second is refused as placeOrder would refuse another order.
                     guard seen.insert(order.clientOrderId).inserted else {
-                        return Self.refused(order, ProblemError(409, code: .conflict, title: "This client_order_id is used twice in the check.",
-                                                           detail: "Each order needs a client_order_id of its own."))
+                        return Self.refused(
+                            order,
+                            ProblemError(
+                                409, code: .conflict, title: "This client_order_id is used twice in the check.",
+                                detail: "Each order needs a client_order_id of its own."))
                     }
-                    return try Self.check(ledger, engine: engine, market: market, caller: caller, request: order, hash: hash,
-                                          stepUpNotional: notional, now: now)
+                    return try Self.check(
+                        ledger, engine: engine, market: market, caller: caller, request: order, hash: hash,
+                        stepUpNotional: notional, now: now)
                 }
                 throw DryRunRollback(checks: checks)
             }
@@ -103,21 +110,25 @@ struct OrderHandlers: Sendable {
 
     /// One order's dry run inside the ledger's transaction: placed as `place` would place it,
     /// without a step-up (noted instead), and read back as a verdict.
-    static func check(_ ledger: TradingLedger, engine: PaperEngine, market: Market, caller: Caller,
-                      request r: Components.Schemas.OrderRequest, hash: String, stepUpNotional: Decimal, now: Date) throws -> Components.Schemas.OrderCheck {
+    static func check(
+        _ ledger: TradingLedger, engine: PaperEngine, market: Market, caller: Caller,
+        request r: Components.Schemas.OrderRequest, hash: String, stepUpNotional: Decimal, now: Date
+    ) throws -> Components.Schemas.OrderCheck {
         var note: DryRunNote? = DryRunNote()
         let order: Components.Schemas.Order, created: Bool
         do {
-            (order, created) = try place(ledger, engine: engine, market: market, caller: caller, request: r, hash: hash, grant: nil,
-                                         stepUpNotional: stepUpNotional, dryRun: &note, now: now)
+            (order, created) = try place(
+                ledger, engine: engine, market: market, caller: caller, request: r, hash: hash, grant: nil,
+                stepUpNotional: stepUpNotional, dryRun: &note, now: now)
         } catch let refusal as AuditedRefusal {
             return refused(r, refusal.problem)
         } catch let problem as ProblemError {
             return refused(r, problem)
         }
-        var check = Components.Schemas.OrderCheck(clientOrderId: r.clientOrderId, verdict: .wouldPlace,
-                                                  notional: note?.notionalTicks.map(Money.string(ticks:)),
-                                                  stepUpRequired: note?.actionHash != nil, actionHash: note?.actionHash)
+        var check = Components.Schemas.OrderCheck(
+            clientOrderId: r.clientOrderId, verdict: .wouldPlace,
+            notional: note?.notionalTicks.map(Money.string(ticks:)),
+            stepUpRequired: note?.actionHash != nil, actionHash: note?.actionHash)
         if !created {
             check.verdict = .alreadyPlaced
             check.orderId = order.id
@@ -130,8 +141,9 @@ struct OrderHandlers: Sendable {
     }
 
     static func refused(_ r: Components.Schemas.OrderRequest, _ problem: ProblemError) -> Components.Schemas.OrderCheck {
-        Components.Schemas.OrderCheck(clientOrderId: r.clientOrderId, verdict: .refused, code: problem.code.rawValue,
-                                      message: [problem.title, problem.detail].compactMap { $0 }.joined(separator: " "), stepUpRequired: false)
+        Components.Schemas.OrderCheck(
+            clientOrderId: r.clientOrderId, verdict: .refused, code: problem.code.rawValue,
+            message: [problem.title, problem.detail].compactMap { $0 }.joined(separator: " "), stepUpRequired: false)
     }
 
     /// What a dry run notes instead of asking for a step-up.
@@ -143,25 +155,31 @@ struct OrderHandlers: Sendable {
 
     /// Places an order inside the ledger's transaction; answers it and whether it is new.
     /// `hash` is `requestHash(r)`.
-    static func place(_ ledger: TradingLedger, engine: PaperEngine, market: Market, caller: Caller,
-                      request r: Components.Schemas.OrderRequest, hash: String, grant: String?, stepUpNotional: Decimal,
-                      switchSession: String? = nil, now: Date) throws -> (Components.Schemas.Order, Bool) {
+    static func place(
+        _ ledger: TradingLedger, engine: PaperEngine, market: Market, caller: Caller,
+        request r: Components.Schemas.OrderRequest, hash: String, grant: String?, stepUpNotional: Decimal,
+        switchSession: String? = nil, now: Date
+    ) throws -> (Components.Schemas.Order, Bool) {
         var none: DryRunNote? = nil
-        return try place(ledger, engine: engine, market: market, caller: caller, request: r, hash: hash, grant: grant,
-                         stepUpNotional: stepUpNotional, switchSession: switchSession, dryRun: &none, now: now)
+        return try place(
+            ledger, engine: engine, market: market, caller: caller, request: r, hash: hash, grant: grant,
+            stepUpNotional: stepUpNotional, switchSession: switchSession, dryRun: &none, now: now)
     }
 
     /// Places an order inside the ledger's transaction; answers it and whether it is new. With a
     /// `dryRun` note, a step-up is noted there instead of asked for (the caller rolls back).
-    private static func place(_ ledger: TradingLedger, engine: PaperEngine, market: Market, caller: Caller,
-                              request r: Components.Schemas.OrderRequest, hash: String, grant: String?, stepUpNotional: Decimal,
-                              switchSession: String? = nil, dryRun: inout DryRunNote?, now: Date) throws -> (Components.Schemas.Order, Bool) {
+    private static func place(
+        _ ledger: TradingLedger, engine: PaperEngine, market: Market, caller: Caller,
+        request r: Components.Schemas.OrderRequest, hash: String, grant: String?, stepUpNotional: Decimal,
+        switchSession: String? = nil, dryRun: inout DryRunNote?, now: Date
+    ) throws -> (Components.Schemas.Order, Bool) {
         try validate(r)
         // The same client_order_id again: the same order answers as it stands; another is a conflict.
         if let existing = try ledger.order(account: caller.accountID, clientOrderID: r.clientOrderId) {
             guard existing.requestHash == hash else {
-                throw ProblemError(409, code: .conflict, title: "This client_order_id was used for another order.",
-                                   detail: "Use a new client_order_id for a new order.")
+                throw ProblemError(
+                    409, code: .conflict, title: "This client_order_id was used for another order.",
+                    detail: "Use a new client_order_id for a new order.")
             }
             return (try order(ledger, id: existing.id), false)
         }
@@ -169,12 +187,14 @@ struct OrderHandlers: Sendable {
         guard r.mode == .paper, accountMode == .paper else {
             throw AuditedRefusal(
                 ProblemError(403, code: .liveTradingRefused, title: "Live trading is not available; orders are paper only."),
-                AuditEntry(at: now, actor: caller.userID, action: .orderRefused, subject: caller.accountID,
-                           details: ["client_order_id": r.clientOrderId, "reason": "live_trading_refused"]))
+                AuditEntry(
+                    at: now, actor: caller.userID, action: .orderRefused, subject: caller.accountID,
+                    details: ["client_order_id": r.clientOrderId, "reason": "live_trading_refused"]))
         }
         guard r.notAfter > now else {
-            throw ProblemError(422, code: .deadlinePassed, title: "The order arrived after its deadline.",
-                               detail: "It was due by \(RFC3339.string(from: r.notAfter)).")
+            throw ProblemError(
+                422, code: .deadlinePassed, title: "The order arrived after its deadline.",
+                detail: "It was due by \(RFC3339.string(from: r.notAfter)).")
         }
         guard r.qty >= 1 else { throw ProblemError.badRequest("qty must be at least 1.") }
         var limit: Int64? = nil
@@ -192,8 +212,11 @@ struct OrderHandlers: Sendable {
         }
         // Large orders need a fresh passkey assertion bound to exactly this order. The notional is
         // judged at the price the order can trade at (`tradingPrice`), not at its limit alone.
-        guard let notionalTicks = PaperEngine.value(r.qty, Self.tradingPrice(side: r.side, limit: limit, market: price),
-                                                    instrument.multiplier) else {
+        guard
+            let notionalTicks = PaperEngine.value(
+                r.qty, Self.tradingPrice(side: r.side, limit: limit, market: price),
+                instrument.multiplier)
+        else {
             throw ProblemError.badRequest("The order is too large.")
         }
         dryRun?.notionalTicks = notionalTicks
@@ -202,27 +225,37 @@ struct OrderHandlers: Sendable {
         if needsStepUp, dryRun != nil {
             dryRun?.actionHash = hash
         } else if needsStepUp {
-            let gate = StepUpGate(actionHash: hash, needs: "This order needs a step-up.", notValidFor: "this order",
-                                  actor: caller.userID, subject: caller.accountID,
-                                  details: ["client_order_id": r.clientOrderId, "notional": Money.string(ticks: notionalTicks)])
+            let gate = StepUpGate(
+                actionHash: hash, needs: "This order needs a step-up.", notValidFor: "this order",
+                actor: caller.userID, subject: caller.accountID,
+                details: ["client_order_id": r.clientOrderId, "notional": Money.string(ticks: notionalTicks)])
             try gate.pass(grant, now: now) { grantHash in
                 try ledger.consumeStepUpGrant(grantHash: grantHash, actionHash: hash, userID: caller.userID, now: now)
             }
         }
         let id = Identifier.make("ord")
-        try ledger.insertOrder(NewOrder(id: id, account: caller.accountID, clientOrderID: r.clientOrderId, symbol: instrument.symbol,
-                                        side: r.side, qty: r.qty, type: r._type, limit: limit, tif: r.tif,
-                                        notAfter: r.notAfter, requestHash: hash, now: now, switchSession: switchSession))
-        try ledger.audit(AuditEntry(at: now, actor: caller.userID, action: .orderPlaced, subject: caller.accountID,
-                                    details: ["order_id": id, "client_order_id": r.clientOrderId, "symbol": instrument.symbol,
-                                              "side": r.side.rawValue, "qty": "\(r.qty)"]))
+        try ledger.insertOrder(
+            NewOrder(
+                id: id, account: caller.accountID, clientOrderID: r.clientOrderId, symbol: instrument.symbol,
+                side: r.side, qty: r.qty, type: r._type, limit: limit, tif: r.tif,
+                notAfter: r.notAfter, requestHash: hash, now: now, switchSession: switchSession))
+        try ledger.audit(
+            AuditEntry(
+                at: now, actor: caller.userID, action: .orderPlaced, subject: caller.accountID,
+                details: [
+                    "order_id": id, "client_order_id": r.clientOrderId, "symbol": instrument.symbol,
+                    "side": r.side.rawValue, "qty": "\(r.qty)",
+                ]))
         try ledger.recordChange(account: caller.accountID, .order, id, at: now)
         guard var state = try ledger.orderState(id: id) else { throw ProblemError.internalError }
         // Buying power: cash less what open buy orders already commit.
         let available = try engine.buyingPower(ledger, account: caller.accountID, excluding: id, now: now)
         // Paper accounts sell only what they hold, less what open sell orders already commit.
-        let sellable = try r.side == .sell ? engine.sellablePosition(ledger, account: caller.accountID, symbol: instrument.symbol,
-                                                                     excluding: id) : 0
+        let sellable =
+            try r.side == .sell
+            ? engine.sellablePosition(
+                ledger, account: caller.accountID, symbol: instrument.symbol,
+                excluding: id) : 0
         if r.side == .buy, notionalTicks > available {
             try engine.setStatus(ledger, &state, .rejected, rejectCode: RejectCode.insufficientBuyingPower, now: now)
         } else if r.side == .sell, r.qty > sellable {
@@ -254,7 +287,8 @@ struct OrderHandlers: Sendable {
     private static func isClientOrderIDByte(_ b: UInt8) -> Bool {
         switch b {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "-"): true
+            UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "-"):
+            true
         default: false
         }
     }
@@ -279,8 +313,9 @@ struct OrderHandlers: Sendable {
             guard let v = Int64(text) else { throw ProblemError(400, code: .cursorInvalid, title: "Not a page cursor: \(text).") }
             return v
         }
-        let query = OrderQuery(account: caller.accountID, status: input.query.status?.rawValue, clientOrderID: input.query.clientOrderId,
-                               before: before, limit: limit)
+        let query = OrderQuery(
+            account: caller.accountID, status: input.query.status?.rawValue, clientOrderID: input.query.clientOrderId,
+            before: before, limit: limit)
         let engine = self.engine
         let list = try await trading.write { ledger -> Components.Schemas.OrderList in
             try Self.sweep(ledger, engine: engine, account: caller.accountID, now: now)
@@ -327,8 +362,9 @@ extension OrderHandlers {
         guard case .json(let request) = input.body else { throw ProblemError.badRequest("Expected JSON.") }
         let timeout = request.timeoutS
         guard timeout == 0 || CancelAfter.timeoutRange.contains(timeout) else {
-            throw ProblemError.badRequest("Field 'timeout_s' must be 0 (disarm) or \(CancelAfter.timeoutRange.lowerBound) to "
-                                          + "\(CancelAfter.timeoutRange.upperBound) seconds.")
+            throw ProblemError.badRequest(
+                "Field 'timeout_s' must be 0 (disarm) or \(CancelAfter.timeoutRange.lowerBound) to "
+                    + "\(CancelAfter.timeoutRange.upperBound) seconds.")
         }
         let ids = request.orderIds ?? []
         guard ids.count <= 1000 else { throw ProblemError.badRequest("Field 'order_ids' takes at most 1000 orders.") }

@@ -15,14 +15,17 @@ struct SessionMint: Sendable {
         let access = Tokens.random(), renewal = Tokens.random()
         let sessionEnd = now.addingTimeInterval(configuration.sessionTTL.seconds)
         let accessEnd = min(now.addingTimeInterval(configuration.accessTokenTTL.seconds), sessionEnd)
-        return Minted(session: NewSession(id: Identifier.make("ses"), accessTokenHash: Tokens.hash(access), accessExpiresAt: accessEnd,
-                                          renewalTokenHash: Tokens.hash(renewal), expiresAt: sessionEnd, method: method),
-                      accessToken: access, renewalToken: renewal)
+        return Minted(
+            session: NewSession(
+                id: Identifier.make("ses"), accessTokenHash: Tokens.hash(access), accessExpiresAt: accessEnd,
+                renewalTokenHash: Tokens.hash(renewal), expiresAt: sessionEnd, method: method),
+            accessToken: access, renewalToken: renewal)
     }
 
     func grant(_ minted: Minted, account: Components.Schemas.Account) -> Components.Schemas.SessionGrant {
-        .init(accessToken: minted.accessToken, tokenType: .bearer, expiresAt: minted.session.accessExpiresAt,
-              renewalToken: minted.renewalToken, sessionExpiresAt: minted.session.expiresAt, account: account)
+        .init(
+            accessToken: minted.accessToken, tokenType: .bearer, expiresAt: minted.session.accessExpiresAt,
+            renewalToken: minted.renewalToken, sessionExpiresAt: minted.session.expiresAt, account: account)
     }
 }
 
@@ -41,16 +44,21 @@ struct SessionHandlers: Sendable {
         let access = Tokens.random(), renewal = Tokens.random()
         let accessTTL = configuration.accessTokenTTL.seconds
         let outcome = try await sessions.renew(renewalTokenHash: Tokens.hash(body.renewalToken), now: now) { sessionEnd in
-            RenewedTokens(accessTokenHash: Tokens.hash(access), accessExpiresAt: min(now.addingTimeInterval(accessTTL), sessionEnd),
-                          renewalTokenHash: Tokens.hash(renewal))
+            RenewedTokens(
+                accessTokenHash: Tokens.hash(access), accessExpiresAt: min(now.addingTimeInterval(accessTTL), sessionEnd),
+                renewalTokenHash: Tokens.hash(renewal))
         }
         // A reused (spent) token answers as any refused one: sign in again. The session behind it
         // is revoked by now, whoever presented it.
         if outcome == .accountClosed { throw ProblemError.accountClosed }
         guard case .renewed(let sessionEnd, let account) = outcome else { throw ProblemError.sessionExpired }
         let accessEnd = min(now.addingTimeInterval(accessTTL), sessionEnd)
-        return .ok(.init(body: .json(.init(accessToken: access, tokenType: .bearer, expiresAt: accessEnd, renewalToken: renewal,
-                                           sessionExpiresAt: sessionEnd, account: account))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        accessToken: access, tokenType: .bearer, expiresAt: accessEnd, renewalToken: renewal,
+                        sessionExpiresAt: sessionEnd, account: account))))
     }
 
     func logout(_ input: Operations.Logout.Input, caller: Caller) async throws -> Operations.Logout.Output {
@@ -68,7 +76,11 @@ struct SessionHandlers: Sendable {
         guard let (times, account) = try await sessions.session(id: caller.sessionID, userID: caller.userID) else {
             throw ProblemError.unauthorized
         }
-        return .ok(.init(body: .json(.init(account: account, createdAt: times.createdAt, expiresAt: times.accessExpiresAt,
-                                           sessionExpiresAt: times.expiresAt))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        account: account, createdAt: times.createdAt, expiresAt: times.accessExpiresAt,
+                        sessionExpiresAt: times.expiresAt))))
     }
 }

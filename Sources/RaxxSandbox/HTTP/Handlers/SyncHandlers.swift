@@ -31,12 +31,15 @@ struct SyncHandlers: Sendable {
             unrealized += value.unrealizedTicks
         }
         let cash = state.cash
-        return .ok(.init(body: .json(.init(
-            accountId: caller.accountID, asOf: now, mode: state.mode, cash: Money.cents(ticks: cash),
-            marketValue: Money.cents(ticks: marketValue), equity: Money.cents(ticks: cash + marketValue),
-            buyingPower: Money.cents(ticks: max(cash, 0)), unrealizedPnl: Money.cents(ticks: unrealized),
-            positionsCount: state.holdings.count,
-            marks: marks.sorted { $0.key < $1.key }.map { .init(symbol: $0.key, price: Money.string(ticks: $0.value)) }))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        accountId: caller.accountID, asOf: now, mode: state.mode, cash: Money.cents(ticks: cash),
+                        marketValue: Money.cents(ticks: marketValue), equity: Money.cents(ticks: cash + marketValue),
+                        buyingPower: Money.cents(ticks: max(cash, 0)), unrealizedPnl: Money.cents(ticks: unrealized),
+                        positionsCount: state.holdings.count,
+                        marks: marks.sorted { $0.key < $1.key }.map { .init(symbol: $0.key, price: Money.string(ticks: $0.value)) }))))
     }
 
     // MARK: Delta sync
@@ -73,7 +76,11 @@ struct SyncHandlers: Sendable {
         let now = clock()
         let account = caller.accountID
         let summary = try await trading.read { ledger in try ledger.summary(account: account, since: since) }
-        return .ok(.init(body: .json(.init(cursor: summary.cursor, asOf: now, positions: summary.positions, fills: summary.fills,
-                                           orders: summary.orders))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        cursor: summary.cursor, asOf: now, positions: summary.positions, fills: summary.fills,
+                        orders: summary.orders))))
     }
 }
