@@ -16,7 +16,7 @@ public enum AgeDecryptor {
 
     /// Decrypts a file encrypted to one of `identities`.
     public static func decrypt(from source: some AgeSource, to sink: some AgeSink, identities: [AgeX25519Identity]) throws(RaxxError) {
-        try Primitives.ensureReady()
+        try Sodium.ensureReady()
         guard !identities.isEmpty else { throw RaxxError.usage("Decrypting needs at least one identity.") }
         let reader = Reader(source)
         let header = try parseHeader(reader)
@@ -30,7 +30,7 @@ public enum AgeDecryptor {
         maximumWorkFactor: Int = defaultMaximumWorkFactor
     ) throws(RaxxError) {
         defer { passphrase.wipe() }
-        try Primitives.ensureReady()
+        try Sodium.ensureReady()
         let reader = Reader(source)
         let header = try parseHeader(reader)
         let fileKey = try unwrapScrypt(header.stanzas, passphrase: passphrase, maximumWorkFactor: maximumWorkFactor)

@@ -50,7 +50,7 @@ public final class AgeEncryptor: AgeSink {
     }
 
     private init(sink: some AgeSink, stanzas makeStanzas: (UnsafeRawBufferPointer) throws(RaxxError) -> [Stanza]) throws(RaxxError) {
-        try Primitives.ensureReady()
+        try Sodium.ensureReady()
         self.sink = sink
         sealed = .allocate(byteCount: AgeFormat.sealedChunkLength, alignment: 16)
         sealed.initializeMemory(as: UInt8.self, repeating: 0)

@@ -70,7 +70,7 @@ public final class AgeX25519Identity: @unchecked Sendable {
 
     /// A new identity from the system's secure random source.
     public static func generate() throws(RaxxError) -> AgeX25519Identity {
-        try Primitives.ensureReady()
+        try Sodium.ensureReady()
         let secret = SecretBytes(count: 32)
         Primitives.random(into: secret.bytes)
         return AgeX25519Identity(secret: secret)
@@ -78,7 +78,7 @@ public final class AgeX25519Identity: @unchecked Sendable {
 
     /// Parses `AGE-SECRET-KEY-1…`. Errors are bad input and never repeat the key.
     public convenience init(_ text: String) throws(RaxxError) {
-        try Primitives.ensureReady()
+        try Sodium.ensureReady()
         func bad(_ message: String) -> RaxxError { RaxxError.badInput(field: "identity", message) }
         var decoded: (hrp: String, bytes: [UInt8], uppercase: Bool)
         do {

@@ -7,7 +7,6 @@ import RaxxSecrets
 /// The primitives age is made of, each from a library: X25519, ChaCha20-Poly1305, scrypt, random
 /// bytes and wiping from libsodium; HKDF-SHA-256 and HMAC-SHA-256 from swift-crypto.
 enum Primitives {
-    static func ensureReady() throws(RaxxError) { try Sodium.ensureReady() }
 
     static let aeadTagLength = 16
 

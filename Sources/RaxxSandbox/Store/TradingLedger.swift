@@ -53,11 +53,7 @@ struct TradingLedger {
     /// read as paper.
     func mode(account: String) throws -> Components.Schemas.TradingMode? {
         try String.fetchOne(db.cachedStatement(sql: "SELECT mode FROM accounts WHERE id = ?"), arguments: [account])
-            .map { try Self.tradingMode($0) }
-    }
-
-    static func tradingMode(_ text: String) throws -> Components.Schemas.TradingMode {
-        try .stored(text, table: "accounts", column: "mode")
+            .map { try .stored($0, table: "accounts", column: "mode") }
     }
 
     func addCash(account: String, _ delta: Int64) throws {
@@ -322,7 +318,7 @@ struct TradingLedger {
         )
         .map { (symbol: $0["symbol"] as String, qty: $0["qty"] as Int64, averagePrice: $0["avg_price_ticks"] as Int64) }
         return PortfolioState(
-            cash: row?["cash_ticks"] ?? 0, mode: try (row?["mode"] as String?).map(Self.tradingMode) ?? .paper,
+            cash: row?["cash_ticks"] ?? 0, mode: try (row?["mode"] as String?).map { try .stored($0, table: "accounts", column: "mode") } ?? .paper,
             holdings: holdings)
     }
 
