@@ -129,7 +129,11 @@ import Testing
             let http1 = try await Self.curl(["--http1.1", "--cacert", ca, "-w", "%{http_code}", "\(url)/3/device/\(Team.token)"])
             #expect(http1.status != 0 || http1.stdout != "200")
 
-            try await Task.sleep(for: .milliseconds(500))  // the log is written at least every 0.2 s
+            // The log is written at least every 0.2 s: wait (at most 5 s) for the five requests decided.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while ((try? logLines(log))?.count ?? 0) < 5, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             let lines = try logLines(log)
             let accepted = lines.filter { $0["event"] as? String == "accepted" }
             #expect(accepted.count == 1)
