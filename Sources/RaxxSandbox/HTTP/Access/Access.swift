@@ -145,10 +145,29 @@ struct AccessGate: Sendable {
         return caller
     }
 
-    /// `check`, then `body`, for an operation whose handler takes no caller.
-    func open<T>(_ operationID: String, _ body: () async throws -> T) async throws -> T {
+    /// `operationID`'s request, checked, to `handler`, which takes no caller (the anonymous
+    /// operations). The forwarders (RaptorService+Operations.swift) all call `forward`; the
+    /// handler's own signature says what it needs.
+    func forward<Input, Output>(
+        _ operationID: String, _ input: Input, to handler: (Input) async throws -> Output
+    ) async throws -> Output {
         _ = try await check(operationID)
-        return try await body()
+        return try await handler(input)
+    }
+
+    /// `operationID`'s request to `handler`, with its signed-in caller.
+    func forward<Input, Output>(
+        _ operationID: String, _ input: Input, to handler: (Input, Caller) async throws -> Output
+    ) async throws -> Output {
+        try await handler(input, caller(operationID))
+    }
+
+    /// `operationID`'s request to `handler`, which asks for its caller, if there is one, when it
+    /// needs it (after its own checks of the input: `Access.signedInIfToken`).
+    func forward<Input, Output>(
+        _ operationID: String, _ input: Input, to handler: (Input, () async throws -> Caller?) async throws -> Output
+    ) async throws -> Output {
+        try await handler(input, { try await check(operationID) })
     }
 
     /// The caller behind an access token, or a 401 problem.
