@@ -13,7 +13,7 @@ public struct RaxxAuth: AsyncParsableCommand, HasExamples {
             file that only this device can open.
             """, examples),
         version: RaxxVersion.line(tool: "raxx-auth"),
-        subcommands: [Register.self, Login.self, Status.self, WhoAmI.self, Logout.self, Ping.self, Activity.self, Passkeys.self, Version.self]
+        subcommands: [Register.self, Login.self, Status.self, WhoAmI.self, Logout.self, Ping.self, Activity.self, Sessions.self, Passkeys.self, Version.self]
     )
 
     public init() {}
@@ -26,6 +26,7 @@ public struct RaxxAuth: AsyncParsableCommand, HasExamples {
         Example("The account signed in, as JSON", "raxx-auth whoami --json"),
         Example("Is Raptor answering, and how fast (exit 69 when not)", "raxx-auth ping"),
         Example("The account's recent sign-ins and changes", "raxx-auth activity --format text"),
+        Example("Where the account is signed in now", "raxx-auth sessions"),
         Example("Sign out, and forget this device's passkey and data", "raxx-auth logout --forget-device"),
     ]
 }

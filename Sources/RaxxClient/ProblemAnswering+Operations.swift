@@ -13,6 +13,7 @@ extension Operations.RemovePasskey.Output: ProblemAnswering {}
 extension Operations.RenewSession.Output: ProblemAnswering {}
 extension Operations.Logout.Output: ProblemAnswering {}
 extension Operations.GetSession.Output: ProblemAnswering {}
+extension Operations.ListSessions.Output: ProblemAnswering {}
 extension Operations.GetPortfolio.Output: ProblemAnswering {}
 extension Operations.GetSyncChanges.Output: ProblemAnswering {}
 extension Operations.GetSyncSummary.Output: ProblemAnswering {}

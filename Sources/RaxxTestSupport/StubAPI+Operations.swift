@@ -62,6 +62,11 @@ extension StubAPI {
         plan(Operations.GetSession.id, answer)
     }
 
+    /// Plans the answer to `listSessions`.
+    public func onListSessions(_ answer: @escaping @Sendable (Operations.ListSessions.Input) async throws -> Operations.ListSessions.Output) {
+        plan(Operations.ListSessions.id, answer)
+    }
+
     /// Plans the answer to `getPortfolio`.
     public func onGetPortfolio(_ answer: @escaping @Sendable (Operations.GetPortfolio.Input) async throws -> Operations.GetPortfolio.Output) {
         plan(Operations.GetPortfolio.id, answer)
@@ -259,6 +264,10 @@ extension StubAPI.Client: APIProtocol {
 
     func getSession(_ input: Operations.GetSession.Input) async throws -> Operations.GetSession.Output {
         try await stub.call(Operations.GetSession.id, input, middlewares: middlewares)
+    }
+
+    func listSessions(_ input: Operations.ListSessions.Input) async throws -> Operations.ListSessions.Output {
+        try await stub.call(Operations.ListSessions.id, input, middlewares: middlewares)
     }
 
     func getPortfolio(_ input: Operations.GetPortfolio.Input) async throws -> Operations.GetPortfolio.Output {

@@ -118,6 +118,33 @@ final class AuthHome: @unchecked Sendable {
         #expect(try home.auth(["passkeys", "list"]).stdout.split(separator: "\n").count == 1)
     }
 
+    /// Where the account is signed in: both devices' sessions, each device's own marked; one
+    /// signed out is no longer listed, and signed out, the list is refused before asking.
+    @Test func sessionsListWhereTheAccountIsSignedIn() throws {
+        let home = try AuthHome()
+        #expect(try home.auth(["register", "--email", "where@example.com"], pin: "246813").status == 0)
+        let laptop = ["RAXX_HOME": home.root.appendingPathComponent("laptop").path]
+        #expect(try home.auth(["register", "--email", "where@example.com"], pin: "135791", environment: laptop).status == 0)
+        let list = try home.auth(["sessions"])
+        #expect(list.status == 0, "\(list.stderr)")
+        let records = list.stdout.split(separator: "\n").map { home.json(String($0)) }
+        #expect(records.map { $0["this_device"] as? Bool } == [true, false])
+        let times = ISO8601DateFormatter()
+        for record in records {
+            let created = try #require((record["created_at"] as? String).flatMap(times.date(from:)))
+            let ends = try #require((record["expires_at"] as? String).flatMap(times.date(from:)))
+            #expect(created < ends)
+        }
+        let fromLaptop = try home.auth(["sessions"], environment: laptop).stdout.split(separator: "\n").map { home.json(String($0)) }
+        #expect(fromLaptop.map { $0["id"] as? String } == records.map { $0["id"] as? String })
+        #expect(fromLaptop.map { $0["this_device"] as? Bool } == [false, true])
+        // Signed out on the laptop: one session left, and the laptop's list asks nothing.
+        #expect(try home.auth(["logout"], environment: laptop).status == 0)
+        let left = try home.auth(["sessions"]).stdout.split(separator: "\n").map { home.json(String($0))["id"] as? String }
+        #expect(left == [records.first?["id"] as? String])
+        #expect(try home.auth(["sessions"], environment: laptop).status == 4)
+    }
+
     /// A passkey's id is base64url, and one in sixty-four begins with a dash (as one did in CI).
     /// The tool once read it as a cluster of one-letter flags: any "h" in it printed help and
     /// exited 0, having removed nothing. Now it is the id, wherever it stands, and reaches the

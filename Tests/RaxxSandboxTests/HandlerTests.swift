@@ -205,6 +205,24 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         #expect(try await rig.auditActions().suffix(2) == ["session.renewal_refused", "session.revoked"])
     }
 
+    @Test func sessionsListsTheCallersLiveSessionsOnly() async throws {
+        let rig = try HandlerRig()
+        let (first, _) = try await rig.signIn()
+        let (second, _) = try await rig.signIn()
+        let (third, _) = try await rig.signIn()
+        let (stranger, _) = try await rig.signIn("someone@example.com")
+        _ = try await rig.session.logout(.init(), caller: third)
+        try await rig.database.writer.write { db in
+            try db.execute(sql: "UPDATE sessions SET expires_at = ? WHERE id = ?", arguments: [HandlerRig.now.timeIntervalSince1970, first.sessionID])
+        }
+        let listed = try await rig.session.listSessions(.init(), caller: second).ok.body.json.sessions
+        #expect(listed.map(\.id) == [second.sessionID])
+        #expect(listed.map(\.current) == [true])
+        #expect(listed.first?.createdAt == HandlerRig.now)
+        let theirs = try await rig.session.listSessions(.init(), caller: stranger).ok.body.json.sessions
+        #expect(theirs.map(\.id) == [stranger.sessionID])
+    }
+
     @Test func optionsForNewAndExistingAccounts() async throws {
         let rig = try HandlerRig()
         // Without a code: one is emailed (202), and no options are given.

@@ -14,6 +14,7 @@ extension DecodeOnlyAPI: APIProtocol {
     func renewSession(_ input: Operations.RenewSession.Input) async throws -> Operations.RenewSession.Output { throw Decoded() }
     func logout(_ input: Operations.Logout.Input) async throws -> Operations.Logout.Output { throw Decoded() }
     func getSession(_ input: Operations.GetSession.Input) async throws -> Operations.GetSession.Output { throw Decoded() }
+    func listSessions(_ input: Operations.ListSessions.Input) async throws -> Operations.ListSessions.Output { throw Decoded() }
     func getPortfolio(_ input: Operations.GetPortfolio.Input) async throws -> Operations.GetPortfolio.Output { throw Decoded() }
     func getSyncChanges(_ input: Operations.GetSyncChanges.Input) async throws -> Operations.GetSyncChanges.Output { throw Decoded() }
     func getSyncSummary(_ input: Operations.GetSyncSummary.Input) async throws -> Operations.GetSyncSummary.Output { throw Decoded() }

@@ -57,6 +57,10 @@ extension RaptorService {
         try await gate.forward(Operations.GetSession.id, input, to: session.getSession)
     }
 
+    public func listSessions(_ input: Operations.ListSessions.Input) async throws -> Operations.ListSessions.Output {
+        try await gate.forward(Operations.ListSessions.id, input, to: session.listSessions)
+    }
+
     // MARK: read
 
     public func getPortfolio(_ input: Operations.GetPortfolio.Input) async throws -> Operations.GetPortfolio.Output {

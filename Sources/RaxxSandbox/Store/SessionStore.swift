@@ -226,6 +226,28 @@ struct SessionStore: Sendable {
         }
     }
 
+    /// The user's live sessions (neither revoked nor past their end), oldest first, each by its id.
+    func liveSessions(userID: String, now: Date) async throws -> [(id: String, times: SessionTimes)] {
+        try await writer.read { db in
+            try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT id, created_at, access_expires_at, expires_at FROM sessions
+                        WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY created_at, id
+                        """),
+                arguments: [userID, now.timeIntervalSince1970]
+            ).map { row in
+                (
+                    id: row["id"],
+                    times: SessionTimes(
+                        createdAt: Date(timeIntervalSince1970: row["created_at"]),
+                        accessExpiresAt: Date(timeIntervalSince1970: row["access_expires_at"]),
+                        expiresAt: Date(timeIntervalSince1970: row["expires_at"]))
+                )
+            }
+        }
+    }
+
     /// A session's times and its user's account, or nil when either is gone.
     func session(id: String, userID: String) async throws -> (SessionTimes, Components.Schemas.Account)? {
         try await writer.read { db -> (SessionTimes, Components.Schemas.Account)? in

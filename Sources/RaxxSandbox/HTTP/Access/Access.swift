@@ -40,6 +40,7 @@ public enum Access: Sendable, Equatable {
         Operations.RenewSession.id: .anonymous,  // the renewal token in the body is the credential
         Operations.Logout.id: .signedIn,
         Operations.GetSession.id: .signedIn,
+        Operations.ListSessions.id: .signedIn,
         // sync (the spec's "read" tag)
         Operations.GetPortfolio.id: .signedIn,
         Operations.GetSyncChanges.id: .signedIn,

@@ -83,4 +83,15 @@ struct SessionHandlers: Sendable {
                         account: account, createdAt: times.createdAt, expiresAt: times.accessExpiresAt,
                         sessionExpiresAt: times.expiresAt))))
     }
+
+    /// Where the caller's account is signed in: its live sessions, the caller's own marked.
+    func listSessions(_ input: Operations.ListSessions.Input, caller: Caller) async throws -> Operations.ListSessions.Output {
+        let live = try await sessions.liveSessions(userID: caller.userID, now: clock())
+        let listed = live.map { session in
+            Components.Schemas.LiveSession(
+                id: session.id, createdAt: session.times.createdAt, expiresAt: session.times.expiresAt,
+                current: session.id == caller.sessionID)
+        }
+        return .ok(.init(body: .json(.init(sessions: listed))))
+    }
 }
