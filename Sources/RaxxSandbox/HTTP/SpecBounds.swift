@@ -113,31 +113,20 @@ enum SpecBounds {
         return Substring(spaced.removingPercentEncoding ?? spaced)
     }
 
-    /// As much of a JSON body as the bounds need: objects (every field, a repeated name each time
-    /// it comes), numbers (exactly, as decimals) and arrays.
+    /// As much of a JSON body as the bounds need: objects, numbers (exactly, as decimals) and
+    /// arrays, as JSONDecoder reads them (a name given twice is read as the operation reads it).
     enum JSONValue: Equatable {
         case object([(String, JSONValue)])
         case number(Decimal)
         case array([JSONValue])
         case other
 
-        /// `body` read, or `.other` when it is not JSON (left to the generated decoder, which
-        /// answers for it). Read from its bytes: JSONDecoder, trying each kind in turn, was an
-        /// eighth of the sandbox's work on an order. A body the reader refuses goes to JSONDecoder
-        /// after all, as every body did: it also reads a byte order mark, UTF-16 and UTF-32, and
-        /// what it reads the generated decoder reads too, so its bounds must be checked.
+        /// `body` read by JSONDecoder, the generated decoder's own reader (a byte order mark,
+        /// UTF-16 and UTF-32 too: what the operation will read is what is held to the bounds),
+        /// trying each kind in turn; `.other` when it reads no JSON (left to the generated
+        /// decoder, which answers for it).
         init(parsing body: Data) {
-            let read: JSONValue? = body.withUnsafeBytes { bytes in
-                var reader = Reader(bytes: bytes)
-                return try? reader.document()
-            }
-            self = read ?? Self.decoded(body)
-        }
-
-        /// The general reading, for what `Reader` refuses (and what tests hold `Reader` to):
-        /// JSONDecoder trying each kind in turn; `.other` when it reads no JSON.
-        static func decoded(_ body: Data) -> JSONValue {
-            (try? JSONDecoder().decode(Decoded.self, from: body))?.value ?? .other
+            self = (try? JSONDecoder().decode(Decoded.self, from: body))?.value ?? .other
         }
 
         private struct Decoded: Decodable {
@@ -162,9 +151,7 @@ enum SpecBounds {
         }
 
         /// The values at `path`, each with its name (`orders[3].qty`): "[]" goes into every
-        /// element of an array, and a name given twice in an object is followed both times (the
-        /// decoder keeps one of them: both are held to the bound). A path that leads nowhere has
-        /// none.
+        /// element of an array. A path that leads nowhere has none.
         func values(at path: ArraySlice<String>, named name: String) -> [(String, JSONValue)] {
             guard let key = path.first else { return [(name, self)] }
             switch (key, self) {
@@ -186,184 +173,6 @@ enum SpecBounds {
             case (.other, .other): true
             default: false
             }
-        }
-    }
-
-    /// JSON (RFC 8259) read strictly from bytes: one value and nothing after it but whitespace,
-    /// nested at most `maxDepth` deep (as JSONDecoder allows). Strings are read only as object
-    /// names (escapes decoded, so `q\u0074y` is `qty`); other strings, true, false and null are
-    /// `.other`.
-    struct Reader {
-        let bytes: UnsafeRawBufferPointer
-        var i = 0
-        var depth = 0
-        static let maxDepth = 512
-
-        struct Malformed: Error {}
-
-        mutating func document() throws -> JSONValue {
-            let value = try self.value()
-            skipWhitespace()
-            guard i == bytes.count else { throw Malformed() }
-            return value
-        }
-
-        mutating func skipWhitespace() {
-            while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
-        }
-
-        mutating func value() throws -> JSONValue {
-            skipWhitespace()
-            guard i < bytes.count else { throw Malformed() }
-            switch bytes[i] {
-            case UInt8(ascii: "{"):
-                i += 1
-                depth += 1
-                guard depth <= Self.maxDepth else { throw Malformed() }
-                defer { depth -= 1 }
-                var fields: [(String, JSONValue)] = []
-                skipWhitespace()
-                if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(fields) }
-                while true {
-                    skipWhitespace()
-                    let name = try string(keeping: true)
-                    skipWhitespace()
-                    try expect(UInt8(ascii: ":"))
-                    fields.append((name, try value()))
-                    skipWhitespace()
-                    guard i < bytes.count else { throw Malformed() }
-                    if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                    try expect(UInt8(ascii: "}"))
-                    return .object(fields)
-                }
-            case UInt8(ascii: "["):
-                i += 1
-                depth += 1
-                guard depth <= Self.maxDepth else { throw Malformed() }
-                defer { depth -= 1 }
-                var elements: [JSONValue] = []
-                skipWhitespace()
-                if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return .array(elements) }
-                while true {
-                    elements.append(try value())
-                    skipWhitespace()
-                    guard i < bytes.count else { throw Malformed() }
-                    if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                    try expect(UInt8(ascii: "]"))
-                    return .array(elements)
-                }
-            case UInt8(ascii: "\""):
-                _ = try string(keeping: false)
-                return .other
-            case UInt8(ascii: "t"): try literal("true"); return .other
-            case UInt8(ascii: "f"): try literal("false"); return .other
-            case UInt8(ascii: "n"): try literal("null"); return .other
-            default:
-                return try number()
-            }
-        }
-
-        mutating func expect(_ byte: UInt8) throws {
-            guard i < bytes.count, bytes[i] == byte else { throw Malformed() }
-            i += 1
-        }
-
-        mutating func literal(_ word: StaticString) throws {
-            let count = word.utf8CodeUnitCount
-            guard bytes.count - i >= count else { throw Malformed() }
-            for k in 0..<count where bytes[i + k] != word.utf8Start[k] { throw Malformed() }
-            i += count
-        }
-
-        /// `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`, as a decimal.
-        mutating func number() throws -> JSONValue {
-            let start = i
-            func digits() throws {
-                let first = i
-                while i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) { i += 1 }
-                guard i > first else { throw Malformed() }
-            }
-            if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
-            if i < bytes.count, bytes[i] == UInt8(ascii: "0") { i += 1 } else { try digits() }
-            if i < bytes.count, bytes[i] == UInt8(ascii: ".") { i += 1; try digits() }
-            if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
-                i += 1
-                if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
-                try digits()
-            }
-            let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
-            guard let number = Decimal(string: text, locale: nil), !number.isNaN else { return .other }
-            return .number(number)
-        }
-
-        /// A string at `i` (its opening quote); its text when `keeping`, escapes decoded.
-        /// FlatJSONObject (RaxxWire) decodes the same escapes, but leaves `\u0000` and surrogate
-        /// pairs to a general reader behind it; here every valid document must be read whole, or
-        /// its bounds would go unchecked, so this reader decodes them itself.
-        mutating func string(keeping: Bool) throws -> String {
-            try expect(UInt8(ascii: "\""))
-            var text: [UInt8] = []
-            while true {
-                guard i < bytes.count else { throw Malformed() }
-                let byte = bytes[i]
-                i += 1
-                switch byte {
-                case UInt8(ascii: "\""):
-                    guard keeping else { return "" }
-                    guard let string = String(validating: text, as: UTF8.self) else { throw Malformed() }
-                    return string
-                case UInt8(ascii: "\\"):
-                    guard i < bytes.count else { throw Malformed() }
-                    let escape = bytes[i]
-                    i += 1
-                    switch escape {
-                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(escape)
-                    case UInt8(ascii: "b"): text.append(0x08)
-                    case UInt8(ascii: "f"): text.append(0x0C)
-                    case UInt8(ascii: "n"): text.append(0x0A)
-                    case UInt8(ascii: "r"): text.append(0x0D)
-                    case UInt8(ascii: "t"): text.append(0x09)
-                    case UInt8(ascii: "u"):
-                        var scalar = try hex4()
-                        if (0xD800..<0xDC00).contains(scalar) {
-                            // A high surrogate: its low one must follow.
-                            guard bytes.count - i >= 2, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") else { throw Malformed() }
-                            i += 2
-                            let low = try hex4()
-                            guard (0xDC00..<0xE000).contains(low) else { throw Malformed() }
-                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                        } else if (0xDC00..<0xE000).contains(scalar) {
-                            throw Malformed()
-                        }
-                        guard let unicode = Unicode.Scalar(scalar) else { throw Malformed() }
-                        text.append(contentsOf: Array(String(Character(unicode)).utf8))
-                    default:
-                        throw Malformed()
-                    }
-                case 0x00..<0x20:
-                    throw Malformed()
-                default:
-                    if keeping { text.append(byte) }
-                }
-            }
-        }
-
-        mutating func hex4() throws -> UInt32 {
-            guard bytes.count - i >= 4 else { throw Malformed() }
-            var value: UInt32 = 0
-            for _ in 0..<4 {
-                let byte = bytes[i]
-                i += 1
-                let digit: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-                default: throw Malformed()
-                }
-                value = value << 4 | UInt32(digit)
-            }
-            return value
         }
     }
 }
