@@ -123,7 +123,7 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         let large = rig.order("big", symbol: "MSFT", qty: 100)
         let asked = await problem { _ = try await rig.orders.placeOrder(.init(body: .json(large)), caller: caller) }
         #expect(asked?.code == .stepUpRequired)
-        #expect(asked?.actionHash == OrderHandlers.requestHash(large))
+        #expect(asked?.actionHash == OrderAcceptance.requestHash(large))
         let forged = await problem {
             _ = try await rig.orders.placeOrder(.init(headers: .init(raxxStepUpGrant: "forged"), body: .json(large)), caller: caller)
         }
@@ -137,7 +137,7 @@ func problem(_ body: () async throws -> Void) async -> ProblemError? {
         let grant = "a-grant"
         try await rig.stores.auth.grantStepUp(
             grantHash: Tokens.hash(grant), userID: caller.userID,
-            actionHash: OrderHandlers.requestHash(large), expiresAt: HandlerRig.now.addingTimeInterval(60),
+            actionHash: OrderAcceptance.requestHash(large), expiresAt: HandlerRig.now.addingTimeInterval(60),
             now: HandlerRig.now)
         let input = Operations.PlaceOrder.Input(headers: .init(raxxStepUpGrant: grant), body: .json(large))
         let placed = try await rig.orders.placeOrder(input, caller: caller).created.body.json

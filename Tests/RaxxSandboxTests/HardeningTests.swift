@@ -98,16 +98,16 @@ extension HandlerRig {
         let dump = rig.sell("dump", qty: 100_000, limit: "0.01")
         let asked = await problem { _ = try await rig.orders.placeOrder(.init(body: .json(dump)), caller: caller) }
         #expect(asked?.code == .stepUpRequired)
-        #expect(asked?.actionHash == OrderHandlers.requestHash(dump))
+        #expect(asked?.actionHash == OrderAcceptance.requestHash(dump))
         #expect(try await rig.count("SELECT COUNT(*) FROM orders") == 0)
     }
 
     @Test func theTradingPriceOfEachKindOfOrder() {
-        #expect(OrderHandlers.tradingPrice(side: .buy, limit: nil, market: 500) == 500)
-        #expect(OrderHandlers.tradingPrice(side: .sell, limit: nil, market: 500) == 500)
-        #expect(OrderHandlers.tradingPrice(side: .buy, limit: 100, market: 500) == 100)
-        #expect(OrderHandlers.tradingPrice(side: .sell, limit: 100, market: 500) == 500)
-        #expect(OrderHandlers.tradingPrice(side: .sell, limit: 900, market: 500) == 900)
+        #expect(OrderAcceptance.tradingPrice(side: .buy, limit: nil, market: 500) == 500)
+        #expect(OrderAcceptance.tradingPrice(side: .sell, limit: nil, market: 500) == 500)
+        #expect(OrderAcceptance.tradingPrice(side: .buy, limit: 100, market: 500) == 100)
+        #expect(OrderAcceptance.tradingPrice(side: .sell, limit: 100, market: 500) == 500)
+        #expect(OrderAcceptance.tradingPrice(side: .sell, limit: 900, market: 500) == 900)
     }
 
     @Test func aBuyLimitBelowTheThresholdAtItsLimitNeedsNoStepUp() async throws {

@@ -5,8 +5,10 @@ import RaxxDomain
 import RaxxWire
 import Synchronization
 
-/// The `orders` tag: order entry on the paper engine, idempotent on client_order_id, refusing
-/// live trading and late arrivals, asking for a step-up above the notional threshold.
+/// The `orders` tag: order entry on the paper engine. Whether an order is accepted (idempotency on
+/// client_order_id, paper only, its deadline, the step-up above the notional threshold, buying
+/// power) is `OrderAcceptance`'s to decide; the handlers decode the request, run the rules in the
+/// trading transaction and answer what they decided.
 struct OrderHandlers: Sendable {
     let trading: TradingStore
     /// Refusals are audited through this, in a transaction of their own: the order's transaction
@@ -19,6 +21,7 @@ struct OrderHandlers: Sendable {
 
     var engine: PaperEngine { PaperEngine(market: market) }
     var deadMan: DeadManSwitch { DeadManSwitch(engine: engine) }
+    var acceptance: OrderAcceptance { OrderAcceptance(engine: engine, stepUpNotional: configuration.stepUpNotional) }
 
     /// What every order handler does first inside its transaction: fires the account's dead man's
     /// switches that are due (so no answer shows an order the switch should have cancelled), then
@@ -28,31 +31,25 @@ struct OrderHandlers: Sendable {
         try engine.sweep(ledger, account: account, now: now)
     }
 
-    static func requestHash(_ r: Components.Schemas.OrderRequest) -> String {
-        OrderAction(
-            clientOrderID: r.clientOrderId, symbol: r.symbol.uppercased(), side: r.side, qty: r.qty, type: r._type,
-            limitPrice: r.limitPrice, tif: r.tif, mode: r.mode
-        ).hash
-    }
-
-    /// `Access.stepUp`: the grant is asked for, and spent, here, only when the order's notional is
-    /// above the threshold.
+    /// `Access.stepUp`: the grant is asked for, and spent, in `OrderAcceptance`, only when the
+    /// order's notional is above the threshold.
     func placeOrder(_ input: Operations.PlaceOrder.Input, caller: Caller) async throws -> Operations.PlaceOrder.Output {
         guard case .json(let request) = input.body else { throw ProblemError.badRequest("Expected JSON.") }
         let now = clock()
         let grant = input.headers.raxxStepUpGrant
-        let engine = self.engine, market = self.market, notional = configuration.stepUpNotional
+        let engine = self.engine, acceptance = self.acceptance
         // Made before the transaction: the write lock is held for what needs the database only.
-        let hash = Self.requestHash(request)
+        let hash = OrderAcceptance.requestHash(request)
         let order: Components.Schemas.Order, created: Bool
         do {
             (order, created) = try await trading.write { ledger -> (Components.Schemas.Order, Bool) in
                 try Self.sweep(ledger, engine: engine, account: caller.accountID, now: now)
                 // Placed while the session's switch is armed: the order is under it.
                 let armed = try DeadManSwitch(engine: engine).settle(ledger, session: caller.sessionID, now: now) != nil
-                return try Self.place(
-                    ledger, engine: engine, market: market, caller: caller, request: request, hash: hash, grant: grant,
-                    stepUpNotional: notional, switchSession: armed ? caller.sessionID : nil, now: now)
+                let outcome = try acceptance.place(
+                    ledger, caller: caller, request: request, hash: hash, grant: grant,
+                    switchSession: armed ? caller.sessionID : nil, now: now)
+                return try Self.answer(ledger, outcome)
             }
         } catch let refusal as AuditedRefusal {
             // The order's transaction is rolled back; the refusal's audit entry commits on its own.
@@ -67,16 +64,17 @@ struct OrderHandlers: Sendable {
         return created ? .created(.init(body: .json(order))) : .ok(.init(body: .json(order)))
     }
 
-    /// `checkOrders`: each order through `place` as a dry run, in turn, in one transaction that is
-    /// then rolled back, so each is judged against the account the orders before it leave and
-    /// nothing stays: no order, fill, audit entry, change or event. (A dry run's ledger does not
-    /// write the audit entries, changes and events at all: they would only be rolled back.)
+    /// `checkOrders`: each order through `OrderAcceptance.place` as a dry run, in turn, in one
+    /// transaction that is then rolled back, so each is judged against the account the orders
+    /// before it leave and nothing stays: no order, fill, audit entry, change or event. (A dry
+    /// run's ledger does not write the audit entries, changes and events at all: they would only
+    /// be rolled back.)
     func checkOrders(_ input: Operations.CheckOrders.Input, caller: Caller) async throws -> Operations.CheckOrders.Output {
         guard case .json(let request) = input.body else { throw ProblemError.badRequest("Expected JSON.") }
         let now = clock()
-        let engine = self.engine, market = self.market, notional = configuration.stepUpNotional
+        let engine = self.engine, acceptance = self.acceptance
         // Made before the transaction: the write lock is held for what needs the database only.
-        let hashes = request.orders.map(Self.requestHash)
+        let hashes = request.orders.map(OrderAcceptance.requestHash)
         do {
             _ = try await trading.write(dryRun: true) { ledger -> Int in
                 try Self.sweep(ledger, engine: engine, account: caller.accountID, now: now)
@@ -91,9 +89,7 @@ struct OrderHandlers: Sendable {
                                 409, code: .conflict, title: "This client_order_id is used twice in the check.",
                                 detail: "Each order needs a client_order_id of its own."))
                     }
-                    return try Self.check(
-                        ledger, engine: engine, market: market, caller: caller, request: order, hash: hash,
-                        stepUpNotional: notional, now: now)
+                    return try Self.check(ledger, acceptance: acceptance, caller: caller, request: order, hash: hash, now: now)
                 }
                 throw DryRunRollback(checks: checks)
             }
@@ -108,18 +104,17 @@ struct OrderHandlers: Sendable {
         let checks: [Components.Schemas.OrderCheck]
     }
 
-    /// One order's dry run inside the ledger's transaction: placed as `place` would place it,
+    /// One order's dry run inside the ledger's transaction: placed as `placeOrder` would place it,
     /// without a step-up (noted instead), and read back as a verdict.
     static func check(
-        _ ledger: TradingLedger, engine: PaperEngine, market: Market, caller: Caller,
-        request r: Components.Schemas.OrderRequest, hash: String, stepUpNotional: Decimal, now: Date
+        _ ledger: TradingLedger, acceptance: OrderAcceptance, caller: Caller, request r: Components.Schemas.OrderRequest,
+        hash: String, now: Date
     ) throws -> Components.Schemas.OrderCheck {
-        var note: DryRunNote? = DryRunNote()
+        var note: OrderAcceptance.DryRunNote? = OrderAcceptance.DryRunNote()
         let order: Components.Schemas.Order, created: Bool
         do {
-            (order, created) = try place(
-                ledger, engine: engine, market: market, caller: caller, request: r, hash: hash, grant: nil,
-                stepUpNotional: stepUpNotional, dryRun: &note, now: now)
+            let outcome = try acceptance.place(ledger, caller: caller, request: r, hash: hash, grant: nil, dryRun: &note, now: now)
+            (order, created) = try answer(ledger, outcome)
         } catch let refusal as AuditedRefusal {
             return refused(r, refusal.problem)
         } catch let problem as ProblemError {
@@ -146,159 +141,13 @@ struct OrderHandlers: Sendable {
             message: [problem.title, problem.detail].compactMap { $0 }.joined(separator: " "), stepUpRequired: false)
     }
 
-    /// What a dry run notes instead of asking for a step-up.
-    struct DryRunNote {
-        var notionalTicks: Int64?
-        /// Set when the order is above the step-up threshold: the hash its grant must bind.
-        var actionHash: String?
-    }
-
-    /// Places an order inside the ledger's transaction; answers it and whether it is new.
-    /// `hash` is `requestHash(r)`.
-    static func place(
-        _ ledger: TradingLedger, engine: PaperEngine, market: Market, caller: Caller,
-        request r: Components.Schemas.OrderRequest, hash: String, grant: String?, stepUpNotional: Decimal,
-        switchSession: String? = nil, now: Date
-    ) throws -> (Components.Schemas.Order, Bool) {
-        var none: DryRunNote? = nil
-        return try place(
-            ledger, engine: engine, market: market, caller: caller, request: r, hash: hash, grant: grant,
-            stepUpNotional: stepUpNotional, switchSession: switchSession, dryRun: &none, now: now)
-    }
-
-    /// Places an order inside the ledger's transaction; answers it and whether it is new. With a
-    /// `dryRun` note, a step-up is noted there instead of asked for (the caller rolls back).
-    private static func place(
-        _ ledger: TradingLedger, engine: PaperEngine, market: Market, caller: Caller,
-        request r: Components.Schemas.OrderRequest, hash: String, grant: String?, stepUpNotional: Decimal,
-        switchSession: String? = nil, dryRun: inout DryRunNote?, now: Date
-    ) throws -> (Components.Schemas.Order, Bool) {
-        try validate(r)
-        // The same client_order_id again: the same order answers as it stands; another is a conflict.
-        if let existing = try ledger.order(account: caller.accountID, clientOrderID: r.clientOrderId) {
-            guard existing.requestHash == hash else {
-                throw ProblemError(
-                    409, code: .conflict, title: "This client_order_id was used for another order.",
-                    detail: "Use a new client_order_id for a new order.")
-            }
-            return (try order(ledger, id: existing.id), false)
+    /// An outcome as the API answers it: the order as it stands, and whether it is new (201) or
+    /// was placed before (200).
+    static func answer(_ ledger: TradingLedger, _ outcome: OrderAcceptance.Outcome) throws -> (Components.Schemas.Order, Bool) {
+        switch outcome {
+        case .alreadyPlaced(let id): return (try order(ledger, id: id), false)
+        case .placed(let id): return (try order(ledger, id: id), true)
         }
-        let accountMode = try ledger.mode(account: caller.accountID)
-        guard r.mode == .paper, accountMode == .paper else {
-            throw AuditedRefusal(
-                ProblemError(403, code: .liveTradingRefused, title: "Live trading is not available; orders are paper only."),
-                AuditEntry(
-                    at: now, actor: caller.userID, action: .orderRefused, subject: caller.accountID,
-                    details: ["client_order_id": r.clientOrderId, "reason": "live_trading_refused"]))
-        }
-        guard r.notAfter > now else {
-            throw ProblemError(
-                422, code: .deadlinePassed, title: "The order arrived after its deadline.",
-                detail: "It was due by \(RFC3339.string(from: r.notAfter)).")
-        }
-        guard r.qty >= 1 else { throw ProblemError.badRequest("qty must be at least 1.") }
-        var limit: Int64? = nil
-        switch r._type {
-        case .limit:
-            guard let text = r.limitPrice, let ticks = Money.ticks(parsing: text), ticks > 0 else {
-                throw ProblemError.badRequest("A limit order needs a positive limit_price.")
-            }
-            limit = ticks
-        case .market:
-            guard r.limitPrice == nil else { throw ProblemError.badRequest("A market order takes no limit_price.") }
-        }
-        guard let instrument = market.instrument(r.symbol), let price = market.priceTicks(instrument, at: now) else {
-            throw ProblemError(422, code: .unknownSymbol, title: "The market has no such instrument.", detail: r.symbol)
-        }
-        // Large orders need a fresh passkey assertion bound to exactly this order. The notional is
-        // judged at the price the order can trade at (`tradingPrice`), not at its limit alone.
-        guard
-            let notionalTicks = PaperEngine.value(
-                r.qty, Self.tradingPrice(side: r.side, limit: limit, market: price),
-                instrument.multiplier)
-        else {
-            throw ProblemError.badRequest("The order is too large.")
-        }
-        dryRun?.notionalTicks = notionalTicks
-        // In ticks, without dividing: Decimal's division was 14 % of the sandbox's work on an order.
-        let needsStepUp = Decimal(notionalTicks) > stepUpNotional * Decimal(Money.ticksPerUnit)
-        if needsStepUp, dryRun != nil {
-            dryRun?.actionHash = hash
-        } else if needsStepUp {
-            let gate = StepUpGate(
-                actionHash: hash, needs: "This order needs a step-up.", notValidFor: "this order",
-                actor: caller.userID, subject: caller.accountID,
-                details: ["client_order_id": r.clientOrderId, "notional": Money.string(ticks: notionalTicks)])
-            try gate.pass(grant, now: now) { grantHash in
-                try ledger.consumeStepUpGrant(grantHash: grantHash, actionHash: hash, userID: caller.userID, now: now)
-            }
-        }
-        let id = Identifier.make("ord")
-        try ledger.insertOrder(
-            NewOrder(
-                id: id, account: caller.accountID, clientOrderID: r.clientOrderId, symbol: instrument.symbol,
-                side: r.side, qty: r.qty, type: r._type, limit: limit, tif: r.tif,
-                notAfter: r.notAfter, requestHash: hash, now: now, switchSession: switchSession))
-        try ledger.audit(
-            AuditEntry(
-                at: now, actor: caller.userID, action: .orderPlaced, subject: caller.accountID,
-                details: [
-                    "order_id": id, "client_order_id": r.clientOrderId, "symbol": instrument.symbol,
-                    "side": r.side.rawValue, "qty": "\(r.qty)",
-                ]))
-        try ledger.recordChange(account: caller.accountID, .order, id, at: now)
-        guard var state = try ledger.orderState(id: id) else { throw ProblemError.internalError }
-        // Buying power: cash less what open buy orders already commit.
-        let available = try engine.buyingPower(ledger, account: caller.accountID, excluding: id, now: now)
-        // Paper accounts sell only what they hold, less what open sell orders already commit.
-        let sellable =
-            try r.side == .sell
-            ? engine.sellablePosition(
-                ledger, account: caller.accountID, symbol: instrument.symbol,
-                excluding: id) : 0
-        if r.side == .buy, notionalTicks > available {
-            try engine.setStatus(ledger, &state, .rejected, rejectCode: RejectCode.insufficientBuyingPower, now: now)
-        } else if r.side == .sell, r.qty > sellable {
-            try engine.setStatus(ledger, &state, .rejected, rejectCode: RejectCode.insufficientPosition, now: now)
-        } else {
-            try engine.work(ledger, &state, now: now)
-        }
-        return (try order(ledger, id: id), true)
-    }
-
-    /// The largest order the spec admits.
-    static let maxQty: Int64 = 1_000_000
-
-    /// The spec's own limits on an order request, which the generated server does not enforce:
-    /// client_order_id (1 to 64 of `A-Z a-z 0-9 . _ : -`), symbol (1 to 32 characters), qty (1 to
-    /// 1,000,000).
-    static func validate(_ r: Components.Schemas.OrderRequest) throws {
-        let id = r.clientOrderId
-        guard (1...64).contains(id.utf8.count), id.utf8.allSatisfy(Self.isClientOrderIDByte) else {
-            throw ProblemError.badRequest("Field 'client_order_id' must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_', ':' and '-'.")
-        }
-        guard (1...32).contains(r.symbol.unicodeScalars.count) else {
-            throw ProblemError.badRequest("Field 'symbol' must be 1 to 32 characters.")
-        }
-        // (qty below 1 is refused further on, as it always was.)
-        guard r.qty <= maxQty else { throw ProblemError.badRequest("Field 'qty' must be at most \(maxQty).") }
-    }
-
-    private static func isClientOrderIDByte(_ b: UInt8) -> Bool {
-        switch b {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "-"):
-            true
-        default: false
-        }
-    }
-
-    /// The price an order can trade at, per unit, in ticks: a market order at the market; a buy
-    /// limit at most at its limit; a sell limit at its limit or above, so at the higher of the
-    /// limit and the market (a sell limited far below the market fills at the market).
-    static func tradingPrice(side: Components.Schemas.Side, limit: Int64?, market: Int64) -> Int64 {
-        guard let limit else { return market }
-        return side == .sell ? max(limit, market) : limit
     }
 
     static func order(_ ledger: TradingLedger, id: String) throws -> Components.Schemas.Order {
