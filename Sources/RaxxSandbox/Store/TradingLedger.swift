@@ -5,7 +5,7 @@ import RaxxCore
 import RaxxDomain
 
 /// Orders, fills, positions, cash and the change log. `write` and `read` are each one
-/// transaction; the paper engine and the handlers work inside it through `TradingLedger`.
+/// transaction; the domain's rules and the handlers work inside it through `TradingLedger`.
 ///
 /// One write or read transaction of the sandbox's SQLite database per call.
 struct TradingStore: Sendable {
@@ -26,8 +26,9 @@ struct TradingStore: Sendable {
 }
 
 /// The trading tables inside one transaction of `TradingStore` (one open GRDB transaction). Each
-/// method is a statement or two; the rules (matching, buying power, idempotency, step-up) live in
-/// the callers.
+/// method is a statement or two; the rules live in the domain: matching and buying power in
+/// `PaperEngine`, an order's acceptance (idempotency, paper only, deadline, step-up, buying power)
+/// in `OrderAcceptance`, the dead man's switch in `DeadManSwitch`.
 struct TradingLedger {
     let db: Database
     /// Told, once the transaction commits, of the users it wrote events for.
