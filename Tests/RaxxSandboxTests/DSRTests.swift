@@ -859,3 +859,29 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
         #expect(bob.pseudonymised(actor: "x", subject: "y", details: "not json \"usr_1\"") == nil)
     }
 }
+
+/// What stands for an erased person: keyed hashes of the user's id and of the email, which only
+/// the key gives.
+@Suite struct ErasurePseudonymsTests {
+    let key = SymmetricKey(data: Data(repeating: 7, count: 32))
+
+    @Test func theKeyedHashesOfTheUserAndOfTheEmail() {
+        // HMAC-SHA256 under 32 bytes of 7, as Python's hmac computes it.
+        #expect(ErasurePseudonyms.pseudonym(userID: "usr_1", key: key) == "psn_0d893ddd4bae426a")
+        #expect(
+            ErasurePseudonyms.subjectHash(email: "Bob@X.test", key: key)
+                == "hmac-sha256:ab25c54ca52477eef369461ccb828454569b3e06d6c4a34d103c2d4c1e8a37fe")
+        #expect(ErasurePseudonyms.pseudonym(userID: "usr_1", key: SymmetricKey(data: Data(repeating: 8, count: 32))) != "psn_0d893ddd4bae426a")
+    }
+
+    @Test func aSubjectsIdentifiersAreWhatItsAuditPseudonymisationReplaces() {
+        let s = ErasureSubject(
+            userID: "usr_1", accountID: "acc_1", email: "bob@x.test", pseudonym: "psn_0", credentialIDs: ["cred_1"], sessionIDs: ["ses_1"],
+            deviceIDs: ["dev_1"])
+        #expect(s.identifiers == ["usr_1", "bob@x.test", "acc_1", "cred_1", "ses_1", "dev_1"])
+        for id in s.identifiers {
+            #expect(s.auditPseudonymisation.pseudonymised(actor: id, subject: "x", details: "{}")?.actor == "psn_0")
+        }
+        #expect(ErasureSubject(userID: "usr_1", accountID: nil, email: "bob@x.test", pseudonym: "psn_0").identifiers == ["usr_1", "bob@x.test"])
+    }
+}

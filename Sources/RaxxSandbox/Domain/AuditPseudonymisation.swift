@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import RaxxCore
 
 /// Which audit events name an erasure's subject, and what of them the pseudonym replaces: the
 /// actor, the subject, or a value of the details that is one of the subject's identifiers whole,
@@ -46,5 +48,47 @@ struct AuditPseudonymisation: Sendable {
     static func folded(_ text: String) -> String {
         guard text.utf8.contains(where: { (65...90).contains($0) }) else { return text }
         return String(decoding: text.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+}
+
+/// An erasure's subject: the user and account under the request's email, and every identifier of
+/// theirs that the erasure removes, or replaces with their pseudonym (`ErasurePseudonyms`). Read by
+/// the store when the erasure starts and saved with the request (`erasure_identifiers`): the
+/// history's chunks and the last transaction work from it once the rows that held them are gone.
+struct ErasureSubject: Codable, Sendable, Equatable {
+    var userID: String
+    var accountID: String?
+    var email: String
+    var pseudonym: String
+    var credentialIDs: [String] = []
+    var sessionIDs: [String] = []
+    var deviceIDs: [String] = []
+
+    /// Every identifier that may stand for the subject in the audit trail.
+    var identifiers: [String] {
+        [userID, email] + (accountID.map { [$0] } ?? []) + credentialIDs + sessionIDs + deviceIDs
+    }
+
+    /// What the audit trail's pseudonymisation replaces for this subject: its identifiers, by its
+    /// pseudonym.
+    var auditPseudonymisation: AuditPseudonymisation { AuditPseudonymisation(identifiers: identifiers, pseudonym: pseudonym) }
+}
+
+/// What stands for an erased person where something of them is kept: keyed hashes under the
+/// sandbox's pseudonym key (`DSRKeys`, kept in the database), the same for the same person, and
+/// telling nobody without the key whom they stand for.
+enum ErasurePseudonyms {
+    /// A user's pseudonym, in the audit trail and their `users` row until it goes: `psn_` and the
+    /// first 16 hex digits of the keyed hash of `user:` and the user's id.
+    static func pseudonym(userID: String, key: SymmetricKey) -> String { "psn_" + mac("user:" + userID, key: key).prefix(16) }
+
+    /// The keyed hash standing for an email after erasure (the requests' subject, the staff member
+    /// who opened or verified one, the receipt's subject): `hmac-sha256:` and the keyed hash of
+    /// `email:` and the email lowercased.
+    static func subjectHash(email: String, key: SymmetricKey) -> String { "hmac-sha256:" + mac("email:" + email.lowercased(), key: key) }
+
+    /// HMAC-SHA256 of `text` under `key`, in lowercase hex.
+    static func mac(_ text: String, key: SymmetricKey) -> String {
+        ASCIIHex.lowercase(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: key))
     }
 }

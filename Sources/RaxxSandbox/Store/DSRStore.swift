@@ -39,7 +39,10 @@ struct ErasureChunk: Sendable, Equatable {
 }
 
 /// Data-subject requests on SQLite: the requests, exports, erasure plans and their execution,
-/// receipts. The rules of each table's erasure are `ErasureRule`'s (Domain/ErasureRules.swift).
+/// receipts. The rules of each table's erasure are `ErasureRule`'s (Domain/ErasureRules.swift);
+/// which identifiers stand for the subject, what replaces them and how it is derived,
+/// `ErasureSubject`'s, `ErasurePseudonyms`' and `AuditPseudonymisation`'s
+/// (Domain/AuditPseudonymisation.swift).
 struct DSRStore: Sendable {
     let writer: StoreWriter
     let mailer: Mailer
@@ -201,7 +204,7 @@ struct DSRStore: Sendable {
 
     /// Every table holding the subject's personal data, as rows of plain values: what each erasure
     /// rule exports, in the rules' order.
-    static func exportTables(_ db: Database, subject: Subject?, email: String) throws -> [(String, [[String: (any Sendable)?]])] {
+    static func exportTables(_ db: Database, subject: ErasureSubject?, email: String) throws -> [(String, [[String: (any Sendable)?]])] {
         let arguments = try ruleArguments(subject, email: email)
         var tables: [(String, [[String: (any Sendable)?]])] = []
         for rule in ErasureRule.allCases {
@@ -226,7 +229,7 @@ struct DSRStore: Sendable {
 
     /// The named arguments the erasure rules' statements take (see `ErasureRule`), for `subject`
     /// (nil: "" for its ids, which no row has).
-    static func ruleArguments(_ subject: Subject?, email: String, subjectHash: String? = nil) throws -> StatementArguments {
+    static func ruleArguments(_ subject: ErasureSubject?, email: String, subjectHash: String? = nil) throws -> StatementArguments {
         let identifiers = String(decoding: try JSONEncoder().encode(subject?.identifiers ?? []), as: UTF8.self)
         return StatementArguments(
             [
@@ -256,24 +259,8 @@ struct DSRStore: Sendable {
 
     // MARK: Erasure (Art. 17)
 
-    /// The subject's identifiers: what erasure removes or replaces with the pseudonym.
-    struct Subject: Codable, Sendable, Equatable {
-        var userID: String
-        var accountID: String?
-        var email: String
-        var pseudonym: String
-        var credentialIDs: [String] = []
-        var sessionIDs: [String] = []
-        var deviceIDs: [String] = []
-
-        /// Every identifier that may stand for the subject in the audit trail.
-        var identifiers: [String] {
-            [userID, email] + (accountID.map { [$0] } ?? []) + credentialIDs + sessionIDs + deviceIDs
-        }
-    }
-
-    /// The user and account under `email`, with their identifiers, or nil.
-    static func subject(_ db: Database, email: String) throws -> Subject? {
+    /// The user and account under `email`, with their identifiers and pseudonym, or nil.
+    static func subject(_ db: Database, email: String) throws -> ErasureSubject? {
         guard
             let row = try Row.fetchOne(
                 db,
@@ -284,15 +271,15 @@ struct DSRStore: Sendable {
         else { return nil }
         let user: String = row["user_id"]
         let keys = try DSRKeys.load(db)
-        return Subject(
-            userID: user, accountID: row["account_id"], email: row["email"], pseudonym: keys.pseudonym(user),
+        return ErasureSubject(
+            userID: user, accountID: row["account_id"], email: row["email"], pseudonym: ErasurePseudonyms.pseudonym(userID: user, key: keys.pseudonymKey),
             credentialIDs: try String.fetchAll(db, sql: "SELECT id FROM passkeys WHERE user_id = ? ORDER BY id", arguments: [user]),
             sessionIDs: try String.fetchAll(db, sql: "SELECT id FROM sessions WHERE user_id = ? ORDER BY id", arguments: [user]),
             deviceIDs: try String.fetchAll(db, sql: "SELECT id FROM device_tokens WHERE user_id = ? ORDER BY id", arguments: [user]))
     }
 
     /// How many rows `rule` touches for `subject` now (`arguments`: `ruleArguments` of the subject).
-    static func count(_ db: Database, _ rule: ErasureRule, subject: Subject?, arguments: StatementArguments) throws -> Int64 {
+    static func count(_ db: Database, _ rule: ErasureRule, subject: ErasureSubject?, arguments: StatementArguments) throws -> Int64 {
         guard subject != nil || rule.countsWithoutSubject else { return 0 }
         return try Int64.fetchOne(db.cachedStatement(sql: rule.countSQL), arguments: arguments) ?? 0
     }
@@ -300,7 +287,7 @@ struct DSRStore: Sendable {
     /// The plan for request `state` over the current data (its hash is `ErasurePlanning`'s), and
     /// the subject it was made for.
     static func computePlan(_ db: Database, state: DSRState, rules: [ErasureRule], now: Date) throws
-        -> (plan: Components.Schemas.ErasurePlan, subject: Subject?)
+        -> (plan: Components.Schemas.ErasurePlan, subject: ErasureSubject?)
     {
         let subject = try Self.subject(db, email: state.subject)
         let arguments = try ruleArguments(subject, email: state.subject)
@@ -365,7 +352,7 @@ struct DSRStore: Sendable {
             guard let state = try Self.state(db, id: id) else { throw ProblemError.notFound("No data-subject request \(id).") }
             // Before the step-up is spent: the staff member's own erasure is another's to apply.
             try Self.checkHandler(db, state, staffUserID: staffUserID)
-            var subject: Subject? = nil
+            var subject: ErasureSubject? = nil
             let start = try ErasurePlanning.judgeApply(
                 state, planHash: planHash, grant: grant, staffUserID: staffUserID, rules: rules, now: now,
                 current: {
@@ -482,10 +469,10 @@ struct DSRStore: Sendable {
     /// begins to wait, giving way after each. The chunk's rows are the events it read: each is
     /// looked through, whether it names the subject or not.
     static func pseudonymiseAudit(
-        _ db: Database, subject s: Subject, after cursor: Int64, limit: Int,
+        _ db: Database, subject s: ErasureSubject, after cursor: Int64, limit: Int,
         othersWaiting: () -> Bool = { false }, giveWay: () -> Void = {}
     ) throws -> ErasureChunk {
-        let pseudonymisation = AuditPseudonymisation(identifiers: s.identifiers, pseudonym: s.pseudonym)
+        let pseudonymisation = s.auditPseudonymisation
         let read = try db.cachedStatement(sql: "SELECT seq, actor, subject, details FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?")
         let update = try db.cachedStatement(sql: "UPDATE audit_events SET actor = ?, subject = ?, details = ? WHERE seq = ?")
         var last = cursor, rows = 0
@@ -521,9 +508,9 @@ struct DSRStore: Sendable {
             guard state.status == .erasing else { throw ProblemError.internalError }
             let keys = try DSRKeys.load(db)
             let saved = try String.fetchOne(db, sql: "SELECT erasure_identifiers FROM dsr_requests WHERE id = ?", arguments: [id])
-            let subject = try saved.flatMap { try JSONDecoder().decode(Subject.self, from: Data($0.utf8)) }
+            let subject = try saved.flatMap { try JSONDecoder().decode(ErasureSubject.self, from: Data($0.utf8)) }
             let email = subject?.email ?? state.subject
-            let hashed = keys.subjectHash(email)
+            let hashed = ErasurePseudonyms.subjectHash(email: email, key: keys.pseudonymKey)
             let arguments = try Self.ruleArguments(subject, email: email, subjectHash: hashed)
             for rule in rules {
                 for sql in rule.finalStatements { try db.execute(sql: sql, arguments: arguments) }
@@ -616,8 +603,8 @@ struct DSRStore: Sendable {
 }
 
 /// The sandbox's DSR keys: the Ed25519 key receipts are signed with, and the HMAC key behind
-/// pseudonyms and subject hashes. Kept in the database; made when `SandboxDatabase` opens one
-/// that has none, so that a read transaction finds them.
+/// pseudonyms and subject hashes (`ErasurePseudonyms`). Kept in the database; made when
+/// `SandboxDatabase` opens one that has none, so that a read transaction finds them.
 struct DSRKeys {
     let signing: Curve25519.Signing.PrivateKey
     let pseudonymKey: SymmetricKey
@@ -639,16 +626,6 @@ struct DSRKeys {
         return keys
     }
 
-    func mac(_ text: String) -> String {
-        ASCIIHex.lowercase(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: pseudonymKey))
-    }
-
-    /// A stable pseudonym for a user (`psn_` and 16 hex digits of a keyed hash).
-    func pseudonym(_ userID: String) -> String { "psn_" + mac("user:" + userID).prefix(16) }
-
-    /// The keyed hash standing for an email after erasure.
-    func subjectHash(_ email: String) -> String { "hmac-sha256:" + mac("email:" + email.lowercased()) }
-
     /// base64url SHA-256 of the public key, first 16 characters.
     var keyID: String { String(Base64URL.encode(SHA256.hash(data: signing.publicKey.rawRepresentation)).prefix(16)) }
 }
@@ -657,11 +634,11 @@ struct DSRKeys {
 /// identifiers (that read is also the check that the erasure is still on) and decodes them only
 /// when they differ from the last chunk's.
 final class DecodedSubject: Sendable {
-    private let last = Mutex<(text: String, subject: DSRStore.Subject)?>(nil)
+    private let last = Mutex<(text: String, subject: ErasureSubject)?>(nil)
 
-    func subject(from text: String) -> DSRStore.Subject? {
+    func subject(from text: String) -> ErasureSubject? {
         if let hit = last.withLock({ $0?.text == text ? $0?.subject : nil }) { return hit }
-        guard let subject = try? JSONDecoder().decode(DSRStore.Subject.self, from: Data(text.utf8)) else { return nil }
+        guard let subject = try? JSONDecoder().decode(ErasureSubject.self, from: Data(text.utf8)) else { return nil }
         last.withLock { $0 = (text, subject) }
         return subject
     }
