@@ -810,6 +810,55 @@ func day(_ text: String) -> Date { CalendarDay(parsing: text)!.start.addingTimeI
     }
 }
 
+/// A chunk's steps: at most `stepRows` rows each, until the chunk's limit, the step in which
+/// another write begins to wait, or the end of the rows.
+@Suite struct ErasureChunkStepsTests {
+    let step = ErasureChunkSizing.stepRows
+
+    /// A chunk over `left` rows, another write waiting from the `waitingAfter`th time it is asked
+    /// on (or never): the rows each step asked for, how often it gave way, and how it ended.
+    func chunk(left: Int, limit: Int, waitingAfter: Int? = nil, givingWayAfterEmptySteps: Bool = false)
+        -> (asked: [Int], gaveWay: Int, outcome: ErasureChunkSteps.Outcome)
+    {
+        var remaining = left, asked: [Int] = [], questions = 0, gaveWay = 0
+        let outcome = ErasureChunkSteps.run(
+            limit: limit, givingWayAfterEmptySteps: givingWayAfterEmptySteps,
+            othersWaiting: {
+                questions += 1
+                return waitingAfter.map { questions >= $0 } ?? false
+            },
+            giveWay: { gaveWay += 1 }
+        ) { rows in
+            asked.append(rows)
+            let found = min(rows, remaining)
+            remaining -= found
+            return found
+        }
+        return (asked, gaveWay, outcome)
+    }
+
+    @Test func stepsUpToTheLimitTheLastTheRestOfIt() {
+        let whole = chunk(left: 1_000, limit: 500)
+        #expect(whole.asked == Array(repeating: step, count: 500 / step) + [500 % step])
+        #expect(whole.outcome == ErasureChunkSteps.Outcome(rows: 500, through: false) && whole.gaveWay == whole.asked.count)
+    }
+
+    @Test func theChunkEndsAfterTheStepInWhichAnotherWriteWaits() {
+        let cut = chunk(left: 1_000, limit: 500, waitingAfter: 3)
+        #expect(cut.asked == [step, step, step] && cut.gaveWay == 3)
+        #expect(cut.outcome == ErasureChunkSteps.Outcome(rows: 3 * step, through: false))
+    }
+
+    @Test func aStepThatFindsFewerThanItAskedEndsTheRows() {
+        let short = chunk(left: step + 1, limit: 500)
+        #expect(short.asked == [step, step] && short.outcome == ErasureChunkSteps.Outcome(rows: step + 1, through: true) && short.gaveWay == 2)
+        // A last step that finds nothing gives way only when told to (the audit trail's reads).
+        #expect(chunk(left: 2 * step, limit: 500).gaveWay == 2)
+        let empty = chunk(left: 2 * step, limit: 500, givingWayAfterEmptySteps: true)
+        #expect(empty.asked == [step, step, step] && empty.gaveWay == 3 && empty.outcome == ErasureChunkSteps.Outcome(rows: 2 * step, through: true))
+    }
+}
+
 /// An erasure gives way to other requests only while they keep coming.
 @Suite struct ErasureYieldTests {
     @Test func pausesAfterAChunkOnlyWhileOthersAreActive() {

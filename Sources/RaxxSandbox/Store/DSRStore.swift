@@ -42,7 +42,8 @@ struct ErasureChunk: Sendable, Equatable {
 /// receipts. The rules of each table's erasure are `ErasureRule`'s (Domain/ErasureRules.swift);
 /// which identifiers stand for the subject, what replaces them and how it is derived,
 /// `ErasureSubject`'s, `ErasurePseudonyms`' and `AuditPseudonymisation`'s
-/// (Domain/AuditPseudonymisation.swift).
+/// (Domain/AuditPseudonymisation.swift); the history's chunks, their steps and the pauses between
+/// them, `ErasureChunkSizing`'s, `ErasureChunkSteps`' and `ErasureYield`'s (Domain/ErasurePacing.swift).
 struct DSRStore: Sendable {
     let writer: StoreWriter
     let mailer: Mailer
@@ -406,22 +407,10 @@ struct DSRStore: Sendable {
         }
     }
 
-    /// One chunk of the history (one transaction of at most `limit` rows). Its rows are deleted
-    /// `ErasureChunkSizing.stepRows` at a time, and the chunk ends after any step once
-    /// `othersWaiting` says another write waits for the lock.
-    ///
-    /// After each step that found rows (a fraction of a millisecond) it calls `giveWay`,
-    /// `GiveWay.toReadyThreads` unless a test counts the calls. A chunk keeps a core busy, and the
-    /// threads that serve another account's order (the event loop, the task running the handler,
-    /// the client itself on a 2-core machine) otherwise wait for its time slice to run out at each
-    /// hop of the request.
-    /// `Scripts/bench dsr` (release, 2 cores), alternating builds: the other account's order p99
-    /// during the erasure was 2.33-2.61x its p99 without, 1.39-1.77x with this; the erasure took
-    /// 1.13-1.26x sqlite3's one-transaction delete, 1.30-1.41x with this, because the trader's
-    /// orders, answered sooner, came more often (3,700-3,800 during it against 2,800-3,100). A lower
-    /// scheduling priority for the thread (SCHED_IDLE) did about as well, but a thread of the
-    /// writer's queue, which runs every other write too, cannot be given its priority back without
-    /// privileges.
+    /// One chunk of the history (one transaction of at most `limit` rows), in the first history
+    /// rule that has rows left. Its steps, when it ends and when it gives way (`othersWaiting`,
+    /// `giveWay`: `GiveWay.toReadyThreads` unless a test counts the calls) are
+    /// `ErasureChunkSteps`'; each step here is one statement.
     static func eraseChunk(
         _ db: Database, erasing: DecodedSubject, id: String, rules: [ErasureRule], auditCursor: Int64,
         limit: Int, othersWaiting: () -> Bool = { false },
@@ -447,27 +436,23 @@ struct DSRStore: Sendable {
             case .delete(let sql):
                 // Cached: an erasure runs these statements thousands of times.
                 let statement = try db.cachedStatement(sql: sql)
-                var rows = 0
-                repeat {
-                    let step = min(limit - rows, ErasureChunkSizing.stepRows)
-                    try statement.execute(arguments: ["user": s.userID, "account": account, "limit": step])
-                    rows += db.changesCount
-                    // A step that found nothing (a table already through) has kept the core no time.
-                    if db.changesCount > 0 { giveWay() }
-                    // This table is through: the next chunk goes on with the next.
-                    if db.changesCount < step { break }
-                } while rows < limit && !othersWaiting()
-                if rows > 0 { return ErasureChunk(rows: rows, auditCursor: auditCursor, done: false) }
+                let steps = try ErasureChunkSteps.run(
+                    limit: limit, givingWayAfterEmptySteps: false, othersWaiting: othersWaiting, giveWay: giveWay
+                ) { asked in
+                    try statement.execute(arguments: ["user": s.userID, "account": account, "limit": asked])
+                    return db.changesCount
+                }
+                // This table through or not, the next chunk goes on (with the next table once it is).
+                if steps.rows > 0 { return ErasureChunk(rows: steps.rows, auditCursor: auditCursor, done: false) }
             }
         }
         return ErasureChunk(rows: 0, auditCursor: auditCursor, done: true)
     }
 
     /// Replaces the subject's identifiers in the next `limit` audit events after `cursor` (where a
-    /// value is one whole, as `AuditPseudonymisation` says), read `ErasureChunkSizing.stepRows` at
-    /// a time as `eraseChunk` deletes, and as it, ending after the step in which another write
-    /// begins to wait, giving way after each. The chunk's rows are the events it read: each is
-    /// looked through, whether it names the subject or not.
+    /// value is one whole, as `AuditPseudonymisation` says), in the steps of `ErasureChunkSteps`
+    /// as `eraseChunk` deletes, a read of events each, giving way after every one. The chunk's
+    /// rows are the events it read: each is looked through, whether it names the subject or not.
     static func pseudonymiseAudit(
         _ db: Database, subject s: ErasureSubject, after cursor: Int64, limit: Int,
         othersWaiting: () -> Bool = { false }, giveWay: () -> Void = {}
@@ -475,11 +460,12 @@ struct DSRStore: Sendable {
         let pseudonymisation = s.auditPseudonymisation
         let read = try db.cachedStatement(sql: "SELECT seq, actor, subject, details FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?")
         let update = try db.cachedStatement(sql: "UPDATE audit_events SET actor = ?, subject = ?, details = ? WHERE seq = ?")
-        var last = cursor, rows = 0
-        repeat {
-            let step = min(limit - rows, ErasureChunkSizing.stepRows)
+        var last = cursor
+        let steps = try ErasureChunkSteps.run(
+            limit: limit, givingWayAfterEmptySteps: true, othersWaiting: othersWaiting, giveWay: giveWay
+        ) { asked in
             // Read in place by position (ColumnRow), as the order path reads: no `Row` made per step.
-            let events = try read.allRows(arguments: [last, step]) { row in
+            let events = try read.allRows(arguments: [last, asked]) { row in
                 try (
                     seq: row.decode(Int64.self, atIndex: 0), actor: row.decode(String.self, atIndex: 1),
                     subject: row.decode(String.self, atIndex: 2), details: row.decode(String.self, atIndex: 3)
@@ -490,13 +476,11 @@ struct DSRStore: Sendable {
                     try update.execute(arguments: [p.actor, p.subject, p.details, event.seq])
                 }
             }
-            rows += events.count
             last = events.last?.seq ?? last
-            giveWay()
-            // The trail is through.
-            if events.count < step { return ErasureChunk(rows: rows, auditCursor: last, done: true) }
-        } while rows < limit && !othersWaiting()
-        return ErasureChunk(rows: rows, auditCursor: last, done: false)
+            return events.count
+        }
+        // The history is done once the trail is through.
+        return ErasureChunk(rows: steps.rows, auditCursor: last, done: steps.through)
     }
 
     /// The last transaction: the account and the user go, the requests' subject becomes its keyed
