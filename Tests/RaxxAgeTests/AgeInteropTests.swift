@@ -4,105 +4,76 @@ import RaxxCore
 import RaxxTestSupport
 import Testing
 
-/// The format against the reference implementation, both ways: what we write, `age -d` opens
-/// byte for byte; what `age` writes, we open.
+/// What we write, the reference implementation opens byte for byte: Debian's `age -d`, with keys
+/// made by `age-keygen` or with the passphrase typed at its prompt.
 @Suite(.blocking) struct AgeInteropTests {
+    /// Empty, one byte, one full chunk (64 KiB), a chunk and a byte, and many chunks and a part.
     static let sizes = [0, 1, 65_536, 65_537, 3 << 20 | 12_345]
 
     @Test(arguments: sizes)
     func ageDecryptsWhatWeEncryptToAKey(size: Int) throws {
         let tool = try AgeTool()
-        let scratch = try Scratch()
-        let identity = try AgeX25519Identity.generate()
-        try writePrivate(Array(identity.keyFileContents.utf8), to: scratch.path("key.txt"))
+        let key = try tool.newKey()
+        let recipient = try AgeX25519Recipient(key.recipient)
+        #expect(recipient.description == key.recipient, "age-keygen's public key parses and prints back as written")
         let plaintext = randomBytes(size)
-        try encryptToFile(plaintext, at: scratch.path("export.age")) { sink in
-            try AgeEncryptor(recipients: [identity.recipient], sink: sink)
+        try encryptToFile(plaintext, at: tool.path("export.age")) { sink in
+            try AgeEncryptor(recipients: [recipient], sink: sink)
         }
-        // To stdout: age creates an -o file only once it has something to write.
-        let run = try AgeTool.run(tool.age, ["-d", "-i", scratch.path("key.txt").path, scratch.path("export.age").path])
-        #expect(run.status == 0, "age -d failed: \(run.stderr)")
-        expectSameBytes(run.stdout, plaintext, "age decrypts \(plaintext.count) bytes byte for byte")
-    }
-
-    @Test(arguments: sizes)
-    func weDecryptWhatAgeEncryptsToAKey(size: Int) throws {
-        let tool = try AgeTool()
-        let scratch = try Scratch()
-        let keygen = try AgeTool.run(tool.keygen, ["-o", scratch.path("key.txt").path])
-        #expect(keygen.status == 0, "\(keygen.stderr)")
-        let publicKey = try AgeTool.run(tool.keygen, ["-y", scratch.path("key.txt").path])
-        let recipientText = String(decoding: publicKey.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        let recipient = try AgeX25519Recipient(recipientText)
-        #expect(recipient.description == recipientText)
-        let identities = try AgeX25519Identity.parseFile(String(decoding: try readBytes(scratch.path("key.txt")), as: UTF8.self))
-        #expect(identities.map(\.recipient) == [recipient], "our X25519 derives age-keygen's public key")
-
-        let plaintext = randomBytes(size)
-        try writePrivate(plaintext, to: scratch.path("in"))
-        let run = try AgeTool.run(tool.age, ["-r", recipientText, "-o", scratch.path("in.age").path, scratch.path("in").path])
-        #expect(run.status == 0, "age -r failed: \(run.stderr)")
-        expectSameBytes(try decrypt(try readBytes(scratch.path("in.age")), with: identities), plaintext, "we decrypt \(plaintext.count) bytes byte for byte")
+        let file = Array(try Data(contentsOf: tool.path("export.age")))
+        // The header, the nonce, then chunks of 64 KiB each with its tag: the last one is empty only
+        // when the whole plaintext is.
+        let chunks = max(1, (size + (64 << 10) - 1) / (64 << 10))
+        #expect(headerEnd(file).map { $0 + 16 + size + chunks * 16 } == file.count, "\(chunks) chunks for \(size) bytes")
+        expectSameBytes(try tool.decrypt(file: tool.path("export.age"), with: key), plaintext, "age decrypts \(size) bytes byte for byte")
     }
 
     @Test func ageDecryptsAFileForSeveralRecipientsWithEachKey() throws {
         let tool = try AgeTool()
-        let scratch = try Scratch()
-        let first = try AgeX25519Identity.generate(), second = try AgeX25519Identity.generate()
+        let first = try tool.newKey("first"), second = try tool.newKey("second")
         let plaintext = randomBytes(100_000)
-        try writePrivate(try encrypt(plaintext, to: [first.recipient, second.recipient]), to: scratch.path("f.age"))
-        for (name, identity) in [("first", first), ("second", second)] {
-            try writePrivate(Array(identity.keyFileContents.utf8), to: scratch.path("\(name).txt"))
-            let run = try AgeTool.run(tool.age, ["-d", "-i", scratch.path("\(name).txt").path, scratch.path("f.age").path])
-            #expect(run.status == 0, "\(run.stderr)")
-            expectSameBytes(run.stdout, plaintext, "age decrypts the same 100,000 bytes with each key")
+        let file = try encrypt(plaintext, to: [try AgeX25519Recipient(first.recipient), try AgeX25519Recipient(second.recipient)])
+        for key in [first, second] {
+            expectSameBytes(try tool.decrypt(file, with: key), plaintext, "age decrypts the same 100,000 bytes with \(key.file.lastPathComponent)")
         }
+        let other = try tool.newKey("other")
+        #expect(throws: AgeTool.Failed.self, "a key it was not encrypted to opens nothing") { try tool.decrypt(file, with: other) }
     }
 
     @Test func ageDecryptsWhatWeEncryptWithAPassphrase() throws {
         let tool = try AgeTool()
-        let scratch = try Scratch()
         let plaintext = randomBytes(70_000)
         var secret = Array("correct horse battery staple".utf8)
         let passphrase = try AgePassphrase(wiping: &secret)
         #expect(secret.allSatisfy { $0 == 0 }, "the caller's bytes are wiped")
-        try encryptToFile(plaintext, at: scratch.path("p.age")) { sink in
+        try encryptToFile(plaintext, at: tool.path("p.age")) { sink in
             try AgeEncryptor(passphrase: passphrase, sink: sink)
         }
-        let header = String(decoding: try readBytes(scratch.path("p.age")).prefix(200), as: UTF8.self)
+        let header = String(decoding: try Data(contentsOf: tool.path("p.age")).prefix(200), as: UTF8.self)
         #expect(header.contains("\n-> scrypt "), "a scrypt stanza")
         #expect(header.split(separator: "\n")[1].hasSuffix(" 18"), "age's default work factor")
 
-        let run = try tool.runWithPassphrase(
-            "correct horse battery staple", ["-d", "-o", scratch.path("out").path, scratch.path("p.age").path], in: scratch.url)
-        #expect(run.status == 0, "age -d with the passphrase failed: \(run.stderr)")
-        expectSameBytes(try readBytes(scratch.path("out")), plaintext, "age decrypts \(plaintext.count) bytes byte for byte")
-
-        let wrong = try tool.runWithPassphrase("wrong horse", ["-d", "-o", scratch.path("wrong").path, scratch.path("p.age").path], in: scratch.url)
+        expectSameBytes(
+            try tool.decrypt(file: tool.path("p.age"), passphrase: "correct horse battery staple"), plaintext,
+            "age decrypts \(plaintext.count) bytes byte for byte")
+        let wrong = try tool.runWithPassphrase("wrong horse", ["-d", "-o", tool.path("wrong").path, tool.path("p.age").path])
         #expect(wrong.status != 0, "age refuses the wrong passphrase")
     }
 
-    @Test func weDecryptWhatAgeEncryptsWithAPassphrase() throws {
+    /// The work factor asked is the one written, and age opens the file at it.
+    @Test(arguments: [0, 65_536, 150_000])
+    func ageDecryptsWhatWeEncryptWithAPassphraseAtALowWorkFactor(size: Int) throws {
         let tool = try AgeTool()
-        let scratch = try Scratch()
-        let plaintext = randomBytes(200_000)
-        try writePrivate(plaintext, to: scratch.path("in"))
-        let run = try tool.runWithPassphrase("tr0ub4dor & 3", ["-p", "-o", scratch.path("in.age").path, scratch.path("in").path], in: scratch.url)
-        #expect(run.status == 0, "age -p failed: \(run.stderr)")
-        let file = try readBytes(scratch.path("in.age"))
-
+        let plaintext = randomBytes(size)
+        var secret = Array("a long passphrase".utf8)
         let sink = AgeMemorySink()
-        try AgeDecryptor.decrypt(from: AgeMemorySource(file), to: sink, passphrase: try passphrase("tr0ub4dor & 3"))
-        expectSameBytes(sink.bytes, plaintext, "we decrypt what age -p wrote")
-
-        var refused: RaxxError?
-        do {
-            try AgeDecryptor.decrypt(from: AgeMemorySource(file), to: AgeMemorySink(), passphrase: try passphrase("tr0ub4dor & 4"))
-        } catch {
-            refused = error as? RaxxError
-        }
-        #expect(refused?.code == "age_wrong_passphrase")
-        #expect(refused?.status == .dataError)
+        let encryptor = try AgeEncryptor(passphrase: try AgePassphrase(wiping: &secret), workFactor: 10, sink: sink)
+        try encryptor.write(contentsOf: plaintext)
+        try encryptor.finish()
+        #expect(String(decoding: sink.bytes.prefix(60), as: UTF8.self).contains(" 10\n"))
+        expectSameBytes(try tool.decrypt(sink.bytes, passphrase: "a long passphrase"), plaintext, "age decrypts \(size) bytes byte for byte")
+        #expect(throws: AgeTool.Failed.self, "age refuses the wrong passphrase") { try tool.decrypt(sink.bytes, passphrase: "a long passphrasf") }
+        #expect(throws: AgeTool.Failed.self, "nor opens it with a key") { try tool.decrypt(sink.bytes, with: try tool.newKey()) }
     }
 
     /// Without the reference tool the interop tests fail, saying how to install it; they never skip.
@@ -112,10 +83,5 @@ import Testing
         let message = (caught as? AgeTool.Missing)?.description ?? ""
         #expect(message.contains("`age-not-installed-here` is not installed"))
         #expect(message.contains("Scripts/bootstrap"))
-    }
-
-    func passphrase(_ text: String) throws -> AgePassphrase {
-        var bytes = Array(text.utf8)
-        return try AgePassphrase(wiping: &bytes)
     }
 }

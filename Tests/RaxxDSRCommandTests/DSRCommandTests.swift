@@ -60,24 +60,6 @@ final class MemoryDSRFiles: DSRFiles, @unchecked Sendable {
     }
 }
 
-/// An age file in memory, read back.
-final class MemoryAgeSource: AgeSource {
-    let data: [UInt8]
-    var offset = 0
-    init(_ data: Data) { self.data = Array(data) }
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(RaxxError) -> Int {
-        let n = min(buffer.count, data.count - offset)
-        if n > 0 { data.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: n) } }
-        offset += n
-        return n
-    }
-}
-
-final class MemoryAgeSink: AgeSink {
-    var data = Data()
-    func write(_ bytes: UnsafeRawBufferPointer) throws(RaxxError) { data.append(contentsOf: bytes) }
-}
-
 /// Plan hashes as the server makes them (hex SHA-256): an older plan's and the latest.
 private let PH = String(repeating: "ab", count: 32)
 private let OLD = String(repeating: "0", count: 64)
@@ -289,58 +271,6 @@ enum DSRFixtures {
         world.api.onExportDSRData { _ in .ok(.init(body: .json(try Self.export(tamper: true)))) }
         #expect(try await world.run(RaxxDSR.Export.self, ["dsr_1", "--out", "/tmp/y.json"]) == .failure)
         #expect(files.written.isEmpty)
-    }
-
-    @Test func encryptsToAnAgeRecipient() async throws {
-        let world = world()
-        world.api.onExportDSRData { _ in .ok(.init(body: .json(try Self.export()))) }
-        world.api.onConfirmDSRExport { _ in .ok(.init(body: .json(DSRFixtures.request(status: .completed)))) }
-        let identity = try AgeX25519Identity.generate()
-        #expect(try await world.run(RaxxDSR.Export.self, ["dsr_1", "--out", "/tmp/e.age", "--encrypt-to", identity.recipient.description]) == .ok)
-        let sealed = try #require(files.written["/tmp/e.age"])
-        #expect(String(decoding: sealed.prefix(21), as: UTF8.self) == "age-encryption.org/v1")
-        let opened = MemoryAgeSink()
-        try AgeDecryptor.decrypt(from: MemoryAgeSource(sealed), to: opened, identities: [identity])
-        #expect(opened.data == (try ExportDocument.bytes(try Self.export())))
-        #expect(world.jsonLines.first?["encryption"] as? String == "age-x25519")
-    }
-
-    @Test func encryptsWithAPassphraseFromAFileDescriptor() async throws {
-        let world = world()
-        files.descriptors[3] = "correct horse battery staple"
-        world.api.onExportDSRData { _ in .ok(.init(body: .json(try Self.export()))) }
-        world.api.onConfirmDSRExport { _ in .ok(.init(body: .json(DSRFixtures.request(status: .completed)))) }
-        #expect(try await world.run(RaxxDSR.Export.self, ["dsr_1", "--out", "/tmp/p.age", "--passphrase-fd", "3"]) == .ok)
-        let sealed = try #require(files.written["/tmp/p.age"])
-        let opened = MemoryAgeSink()
-        var typed = Array("correct horse battery staple".utf8)
-        try AgeDecryptor.decrypt(from: MemoryAgeSource(sealed), to: opened, passphrase: try AgePassphrase(wiping: &typed))
-        #expect(opened.data == (try ExportDocument.bytes(try Self.export())))
-    }
-
-    /// `--passphrase`: asked on the terminal with its rule first; too short, nothing is sent.
-    @Test func encryptsWithAPassphraseAskedOnTheTerminal() async throws {
-        let world = world()
-        files.typed = "correct horse battery staple"
-        world.api.onExportDSRData { _ in .ok(.init(body: .json(try Self.export()))) }
-        world.api.onConfirmDSRExport { _ in .ok(.init(body: .json(DSRFixtures.request(status: .completed)))) }
-        #expect(try await world.run(RaxxDSR.Export.self, ["dsr_1", "--out", "/tmp/t.age", "--passphrase"]) == .ok)
-        #expect(files.prompts == ["Passphrase for the export (at least 12 characters; the requester opens it with age -d): "])
-        let sealed = try #require(files.written["/tmp/t.age"])
-        let opened = MemoryAgeSink()
-        var typed = Array("correct horse battery staple".utf8)
-        try AgeDecryptor.decrypt(from: MemoryAgeSource(sealed), to: opened, passphrase: try AgePassphrase(wiping: &typed))
-        #expect(opened.data == (try ExportDocument.bytes(try Self.export())))
-        #expect(world.jsonLines.first?["encryption"] as? String == "age-scrypt")
-
-        let short = self.world()
-        files.typed = "too short"
-        #expect(try await short.run(RaxxDSR.Export.self, ["dsr_1", "--out", "/tmp/u.age", "--passphrase"]) == .dataError)
-        #expect(short.api.calls.isEmpty)
-        #expect(files.written["/tmp/u.age"] == nil)
-        for both in [["--passphrase", "--passphrase-fd", "3"], ["--passphrase", "--encrypt-to", "age1x"]] {
-            #expect(throws: (any Error).self) { _ = try RaxxDSR.Export.parse(["dsr_1", "--out", "/tmp/v.age"] + both) }
-        }
     }
 
     @Test func aShortPassphraseIsRefusedBeforeAnythingIsSent() async throws {
