@@ -127,7 +127,7 @@ public final class AgeEncryptor: AgeSink {
 
     // MARK: stanzas
 
-    static func x25519Stanza(_ recipient: AgeX25519Recipient, fileKey: UnsafeRawBufferPointer) throws(RaxxError) -> Stanza {
+    private static func x25519Stanza(_ recipient: AgeX25519Recipient, fileKey: UnsafeRawBufferPointer) throws(RaxxError) -> Stanza {
         let ephemeral = SecretBytes(count: 32)
         Primitives.random(into: ephemeral.bytes)
         var share = [UInt8](repeating: 0, count: 32)
@@ -143,7 +143,7 @@ public final class AgeEncryptor: AgeSink {
         return Stanza(arguments: ["X25519", RawBase64.encode(share)], body: body)
     }
 
-    static func scryptStanza(_ passphrase: AgePassphrase, workFactor: Int, fileKey: UnsafeRawBufferPointer) throws(RaxxError) -> Stanza {
+    private static func scryptStanza(_ passphrase: AgePassphrase, workFactor: Int, fileKey: UnsafeRawBufferPointer) throws(RaxxError) -> Stanza {
         var salt = [UInt8](repeating: 0, count: 16)
         salt.withUnsafeMutableBytes { Primitives.random(into: $0) }
         let key = SecretBytes(count: 32)

@@ -1,16 +1,8 @@
 import Foundation
 
-/// Unpadded standard base64 (RFC 4648 §4) as age uses it: canonical on the way out, and on the way
-/// in anything else (padding, stray characters, non-zero trailing bits) is refused.
+/// Unpadded standard base64 (RFC 4648 §4), canonical, as age writes it.
 enum RawBase64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-    private static let values: [UInt8] = {
-        var table = [UInt8](repeating: 0xFF, count: 256)
-        for (i, c) in alphabet.enumerated() { table[Int(c)] = UInt8(i) }
-        return table
-    }()
-
-    static func isBase64Character(_ byte: UInt8) -> Bool { values[Int(byte)] != 0xFF }
 
     static func encode(_ bytes: some Collection<UInt8>) -> String {
         var out: [UInt8] = []
@@ -25,37 +17,6 @@ enum RawBase64 {
             if let c { out.append(alphabet[Int(c & 0x3F)]) }
         }
         return String(decoding: out, as: UTF8.self)
-    }
-
-    /// The bytes `text` encodes, or nil when it is not canonical unpadded base64.
-    static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
-        let chars = Array(text)
-        guard chars.count % 4 != 1 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(chars.count * 3 / 4)
-        var index = 0
-        while index < chars.count {
-            let group = min(4, chars.count - index)
-            var v: [UInt8] = [0, 0, 0, 0]
-            for j in 0..<group {
-                let value = values[Int(chars[index + j])]
-                guard value != 0xFF else { return nil }
-                v[j] = value
-            }
-            out.append(v[0] << 2 | v[1] >> 4)
-            if group == 2 {
-                guard v[1] & 0x0F == 0 else { return nil }  // non-canonical trailing bits
-            } else {
-                out.append(v[1] << 4 | v[2] >> 2)
-                if group == 3 {
-                    guard v[2] & 0x03 == 0 else { return nil }
-                } else {
-                    out.append(v[2] << 6 | v[3])
-                }
-            }
-            index += group
-        }
-        return out
     }
 }
 

@@ -9,8 +9,6 @@ public struct AgeX25519Recipient: Sendable, Hashable, CustomStringConvertible {
     /// The 32-byte Curve25519 public key.
     public let publicKey: [UInt8]
 
-    init(publicKey: [UInt8]) { self.publicKey = publicKey }
-
     /// Parses `age1…`. A malformed recipient is bad input (exit 65) whose message says what is
     /// wrong: not `age1…`, a character Bech32 does not have (and where), uppercase, a checksum
     /// that does not match (a typo), or the wrong length.
@@ -52,80 +50,6 @@ public struct AgeX25519Recipient: Sendable, Hashable, CustomStringConvertible {
 
     /// `age1…`.
     public var description: String { Bech32.encode(hrp: "age", bytes: publicKey) }
-}
-
-/// An age X25519 identity: the secret key that opens files encrypted to its recipient, written
-/// `AGE-SECRET-KEY-1…`. The key's bytes are wiped when the identity is freed.
-public final class AgeX25519Identity: @unchecked Sendable {
-    let secret: SecretBytes
-    /// The recipient that encrypts to this identity.
-    public let recipient: AgeX25519Recipient
-
-    init(secret: SecretBytes) {
-        self.secret = secret
-        var point = [UInt8](repeating: 0, count: 32)
-        point.withUnsafeMutableBytes { Primitives.x25519Base(scalar: secret.readable, into: $0) }
-        recipient = AgeX25519Recipient(publicKey: point)
-    }
-
-    /// A new identity from the system's secure random source.
-    public static func generate() throws(RaxxError) -> AgeX25519Identity {
-        try Sodium.ensureReady()
-        let secret = SecretBytes(count: 32)
-        Primitives.random(into: secret.bytes)
-        return AgeX25519Identity(secret: secret)
-    }
-
-    /// Parses `AGE-SECRET-KEY-1…`. Errors are bad input and never repeat the key.
-    public convenience init(_ text: String) throws(RaxxError) {
-        try Sodium.ensureReady()
-        func bad(_ message: String) -> RaxxError { RaxxError.badInput(field: "identity", message) }
-        var decoded: (hrp: String, bytes: [UInt8], uppercase: Bool)
-        do {
-            decoded = try Bech32.decode(text)
-        } catch {
-            switch error {
-            case .checksum: throw bad("The age secret key's checksum does not match: it is damaged or mistyped.")
-            default: throw bad("This is not an age secret key (AGE-SECRET-KEY-1…).")
-            }
-        }
-        defer { Primitives.wipe(&decoded.bytes) }
-        guard decoded.hrp == "age-secret-key-" else { throw bad("This is not an age X25519 secret key (AGE-SECRET-KEY-1…).") }
-        guard decoded.bytes.count == 32 else { throw bad("The age secret key has the wrong length (\(decoded.bytes.count) bytes, not 32).") }
-        let secret = decoded.bytes.withUnsafeBytes { SecretBytes(copying: $0) }
-        self.init(secret: secret)
-    }
-
-    /// Every identity in an age identity file (`age-keygen`'s output): one per line, `#` comments and
-    /// blank lines skipped. A line that is not an identity is bad input naming its line number
-    /// (never its content).
-    public static func parseFile(_ contents: String) throws(RaxxError) -> [AgeX25519Identity] {
-        var identities: [AgeX25519Identity] = []
-        for (index, line) in contents.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var text = String(line)
-            if text.hasSuffix("\r") { text.removeLast() }
-            text = text.trimmingCharacters(in: .whitespaces)
-            if text.isEmpty || text.hasPrefix("#") { continue }
-            do {
-                identities.append(try AgeX25519Identity(text))
-            } catch {
-                throw RaxxError.badInput(line: index + 1, field: "identity", "This line is not an age secret key (AGE-SECRET-KEY-1…).")
-            }
-        }
-        guard !identities.isEmpty else { throw RaxxError.badInput(field: "identity", "The identity file holds no age secret key.") }
-        return identities
-    }
-
-    /// `AGE-SECRET-KEY-1…`: the secret itself, as a String that cannot be wiped. For writing a key
-    /// file (tests, key generation); never print or log it.
-    public var secretKeyString: String {
-        Bech32.encode(hrp: "age-secret-key-", bytes: UnsafeRawBufferPointer(secret.readable)).uppercased()
-    }
-
-    /// A key file as `age-keygen` writes it (a comment with the public key, then the secret key).
-    public var keyFileContents: String {
-        "# public key: \(recipient)\n\(secretKeyString)\n"
-    }
 }
 
 /// A passphrase for age's scrypt recipient. The bytes are the caller's (read from a file

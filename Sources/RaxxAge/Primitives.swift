@@ -59,27 +59,6 @@ enum Primitives {
             u8(nonce), u8(key))
     }
 
-    /// Opens a ChaCha20-Poly1305 box into `out` (ciphertext.count - 16 bytes); false when it does
-    /// not authenticate.
-    static func open(
-        key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, ciphertext: UnsafeRawBufferPointer,
-        into out: UnsafeMutableRawBufferPointer
-    ) -> Bool {
-        precondition(key.count == 32 && nonce.count == 12)
-        guard ciphertext.count >= aeadTagLength, out.count >= ciphertext.count - aeadTagLength else { return false }
-        var length: UInt64 = 0
-        // libsodium wants somewhere to write even an empty plaintext.
-        var spare: UInt8 = 0
-        let status = withUnsafeMutablePointer(to: &spare) { spare in
-            crypto_aead_chacha20poly1305_ietf_decrypt(
-                out.count == 0 ? spare : u8(out), &length, nil,
-                u8(ciphertext), UInt64(ciphertext.count),
-                nil, 0,
-                u8(nonce), u8(key))
-        }
-        return status == 0
-    }
-
     /// scrypt(N = 2^logN, r = 8, p = 1, dkLen = 32) into `out`.
     static func scrypt(passphrase: UnsafeRawBufferPointer, salt: [UInt8], logN: Int, into out: UnsafeMutableRawBufferPointer) throws(RaxxError) {
         var spare: UInt8 = 0
@@ -102,25 +81,12 @@ enum Primitives {
     static func hmac(key: SymmetricKey, _ message: [UInt8]) -> [UInt8] {
         Array(HMAC<SHA256>.authenticationCode(for: message, using: key))
     }
-
-    /// Constant-time comparison of an expected MAC with a received one.
-    static func hmacIsValid(key: SymmetricKey, mac: [UInt8], _ message: [UInt8]) -> Bool {
-        HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: message, using: key)
-    }
 }
 
 extension Array where Element == UInt8 {
     /// `withUnsafeBytes` for a body that throws RaxxError.
     func withRawBytes<R>(_ body: (UnsafeRawBufferPointer) throws(RaxxError) -> R) throws(RaxxError) -> R {
         let result: Result<R, RaxxError> = withUnsafeBytes { raw in
-            do throws(RaxxError) { return .success(try body(raw)) } catch { return .failure(error) }
-        }
-        return try result.get()
-    }
-
-    /// `withUnsafeMutableBytes` for a body that throws RaxxError.
-    mutating func withMutableRawBytes<R>(_ body: (UnsafeMutableRawBufferPointer) throws(RaxxError) -> R) throws(RaxxError) -> R {
-        let result: Result<R, RaxxError> = withUnsafeMutableBytes { raw in
             do throws(RaxxError) { return .success(try body(raw)) } catch { return .failure(error) }
         }
         return try result.get()
