@@ -5,19 +5,8 @@
 /// `RaxxError(server:…)`.
 public enum ErrorCode: String, CaseIterable, Sendable {
     case accountClosed = "account_closed"
-    case ageArmored = "age_armored"
     case ageClosed = "age_closed"
-    case ageHeader = "age_header"
-    case ageHeaderMAC = "age_header_mac"
-    case ageNoIdentity = "age_no_identity"
-    case ageNotPassphrase = "age_not_passphrase"
-    case agePassphraseFile = "age_passphrase_file"
-    case agePayload = "age_payload"
     case ageTooLong = "age_too_long"
-    case ageTrailingData = "age_trailing_data"
-    case ageTruncated = "age_truncated"
-    case ageWorkFactor = "age_work_factor"
-    case ageWrongPassphrase = "age_wrong_passphrase"
     case alertsUnreadable = "alerts_unreadable"
     case algorithmUnsupported = "algorithm_unsupported"
     case alreadyPlaced = "already_placed"
@@ -115,19 +104,8 @@ extension ErrorCode {
     var entry: (status: ExitStatus, meaning: String) {
         switch self {
         case .accountClosed: (.signInRequired, "the account was erased on request; what this device kept of it is removed")
-        case .ageArmored: (.dataError, "an age file in ASCII armour, which is not read (only the binary format)")
         case .ageClosed: (.failure, "an age file already finished or failed was written to")
-        case .ageHeader: (.dataError, "an age file whose header is malformed")
-        case .ageHeaderMAC: (.dataError, "an age file whose header does not authenticate")
-        case .ageNoIdentity: (.dataError, "an age file encrypted to none of the keys given")
-        case .ageNotPassphrase: (.dataError, "an age file encrypted to keys, opened with a passphrase")
-        case .agePassphraseFile: (.dataError, "an age file encrypted with a passphrase, opened with a key")
-        case .agePayload: (.dataError, "an age file whose content does not authenticate (changed or reordered)")
         case .ageTooLong: (.failure, "an age file too long for the format's chunk counter")
-        case .ageTrailingData: (.dataError, "an age file with data after its final chunk")
-        case .ageTruncated: (.dataError, "an age file cut short")
-        case .ageWorkFactor: (.dataError, "an age file whose passphrase work factor is above the most accepted")
-        case .ageWrongPassphrase: (.dataError, "an age file opened with the wrong passphrase")
         case .alertsUnreadable: (.failure, "the kept alerts cannot be opened (raxx-notify)")
         case .algorithmUnsupported: (.failure, "the server accepts no passkey algorithm this device makes (ES256)")
         case .alreadyPlaced: (.dataError, "the same batch without client order ids was placed within a day: nothing was sent (--again places it)")
