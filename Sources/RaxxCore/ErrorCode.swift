@@ -64,7 +64,6 @@ public enum ErrorCode: String, CaseIterable, Sendable {
     case providerToken = "provider_token"
     case providerTokenRefused = "provider_token_refused"
     case rateLimited = "rate_limited"
-    case readFailed = "read_failed"
     case receiptInvalid = "receipt_invalid"
     case receiptKeyUnreadable = "receipt_key_unreadable"
     case receiptKeyUnwritable = "receipt_key_unwritable"
@@ -163,7 +162,6 @@ extension ErrorCode {
         case .providerToken: (.failure, "no APNs provider token could be had")
         case .providerTokenRefused: (.notPermitted, "APNs refused the provider token (key id, team id or key)")
         case .rateLimited: (.temporary, "the server asked the client to slow down")
-        case .readFailed: (.failure, "a file cannot be read")
         case .receiptInvalid: (.failure, "an erasure receipt does not verify")
         case .receiptKeyUnreadable: (.failure, "the kept receipt key cannot be read")
         case .receiptKeyUnwritable: (.failure, "the receipt key cannot be kept")
