@@ -27,7 +27,6 @@ extension RaxxAuth {
         public init() {}
 
         public func run(_ context: CommandContext) async throws {
-            _ = try context.storedSession()
             let api = try context.signedInAPI()
             try await AuditPages.print(in: context, from: cursor) { cursor in
                 try await api.listAuditEvents(query: .init(cursor: cursor, limit: 500)).checked().ok.body.json

@@ -48,7 +48,6 @@ extension RaxxAuth.Passkeys {
         }
 
         public func run(_ context: CommandContext) async throws {
-            _ = try context.storedSession()
             let mine = try context.keystore.load()[context.origin].credential?.credentialID
             let passkeys = try await context.signedInAPI().listPasskeys().checked().ok.body.json.passkeys
             let records = passkeys.map {
@@ -90,7 +89,6 @@ extension RaxxAuth.Passkeys {
         }
 
         public func run(_ context: CommandContext) async throws {
-            _ = try context.storedSession()
             let api = try context.signedInAPI()
             let grant = try await context.ceremonies().stepUp(for: PasskeyRemovalAction(passkeyID: id), pin: context.pinPrompt(pin.source)).grant
             switch try await api.removePasskey(path: .init(passkeyId: id), headers: .init(raxxStepUpGrant: grant)).checked() {

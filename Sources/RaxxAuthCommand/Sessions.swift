@@ -41,7 +41,6 @@ extension RaxxAuth {
         }
 
         public func run(_ context: CommandContext) async throws {
-            _ = try context.storedSession()
             let sessions = try await context.signedInAPI().listSessions().checked().ok.body.json.sessions
             let records = sessions.map { Record(id: $0.id, created_at: $0.createdAt, expires_at: $0.expiresAt, this_device: $0.current) }
             try context.emit(records, columns: [.init("ID"), .init("Signed in"), .init("Ends"), .init("This device")]) {

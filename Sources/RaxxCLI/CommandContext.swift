@@ -144,21 +144,34 @@ public struct CommandContext: Sendable {
         SessionTokens(keystore: keystore, client: try api(), origin: configuration.endpoint.origin, clock: clock)
     }
 
-    /// The Raptor API that signs every request with the session's access token.
+    /// The Raptor API that signs every request with the session's access token. This is where a
+    /// verb that needs the session says so: offline it is refused here (exit 69), and without this
+    /// server's live session in the keystore too (exit 4: `storedSession`), before anything is
+    /// sent or written. A verb checks its input first, so bad input is named whether or not it is
+    /// signed in.
     public func signedInAPI() throws(RaxxError) -> any APIProtocol {
         try checkNetworkAllowed()
-        return world.raptor.api(middlewares: [BearerTokenMiddleware(tokens: try sessionTokens())])
+        _ = try storedSession()
+        return try bearerAPI()
     }
 
     /// The signed-in API for answers read as bytes (the sync pages), when the world has one.
     public func signedInRaw() throws(RaxxError) -> RawRaptor? {
         try checkNetworkAllowed()
+        _ = try storedSession()
         return world.raptor.raw(middlewares: [BearerTokenMiddleware(tokens: try sessionTokens())])
+    }
+
+    /// The API with the session's bearer token on every request, whether or not there is a
+    /// session yet (the ceremonies sign in first).
+    private func bearerAPI() throws(RaxxError) -> any APIProtocol {
+        world.raptor.api(middlewares: [BearerTokenMiddleware(tokens: try sessionTokens())])
     }
 
     /// The passkey ceremonies with this device's keystore.
     public func ceremonies() throws(RaxxError) -> Ceremonies {
-        Ceremonies(keystore: keystore, client: try api(), authenticatedClient: try signedInAPI(), endpoint: configuration.endpoint, clock: clock)
+        try checkNetworkAllowed()
+        return Ceremonies(keystore: keystore, client: try api(), authenticatedClient: try bearerAPI(), endpoint: configuration.endpoint, clock: clock)
     }
 
     /// A PIN prompt for the ceremonies, from the terminal or `--pin-fd`. On the terminal a wrong

@@ -29,7 +29,6 @@ extension RaxxDSR {
         public init() {}
 
         public func run(_ context: CommandContext) async throws {
-            _ = try context.storedSession()
             let plan = try await context.signedInAPI().planDSRErasure(path: .init(requestId: id)).checked().ok.body.json
             switch context.format {
             case .json:
@@ -129,7 +128,6 @@ extension RaxxDSR {
             if confirmed == nil, !context.io.stdinIsTTY {
                 throw RaxxError.usage("Confirm the erasure with --confirm EMAIL (the subject's email) when not on a terminal.")
             }
-            _ = try context.storedSession()
             let api = try context.signedInAPI()
             let request = try await api.getDSRRequest(path: .init(requestId: id)).checked().ok.body.json
             var grant: String? = nil

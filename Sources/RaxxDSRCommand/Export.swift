@@ -98,7 +98,6 @@ extension RaxxDSR {
                 case .recipients: "age-x25519";
                 case .passphrase: "age-scrypt"
                 }
-            _ = try context.storedSession()
             let api = try context.signedInAPI()
             // A large account's export takes a while to gather: a terminal shows the time spent.
             let export = try await context.progressLine("exporting \(id)").whileWaiting {

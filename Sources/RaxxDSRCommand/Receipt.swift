@@ -31,7 +31,6 @@ extension RaxxDSR {
 
         public func run(_ context: CommandContext) async throws {
             let files: any DSRFiles = try context.service()
-            _ = try context.storedSession()
             let api = try context.signedInAPI()
             let receipt = try await api.getDSRReceipt(path: .init(requestId: id)).checked().ok.body.json
             var key = try files.keptReceiptKey(origin: context.origin)
@@ -126,7 +125,6 @@ extension RaxxDSR {
 
         public func run(_ context: CommandContext) async throws {
             let email = try DSRRequests.email(email)
-            _ = try context.storedSession()
             let api = try context.signedInAPI()
             let printed = try await AuditPages.print(in: context, from: cursor) { cursor in
                 try await api.listSubjectAuditEvents(query: .init(email: email, cursor: cursor, limit: 500)).checked().ok.body.json

@@ -39,7 +39,6 @@ extension RaxxDSR {
             let email = try DSRRequests.email(email)
             let ticket = try DSRRequests.text(ticket, field: "ticket", max: DSRText.ticketLength)
             let received = try receivedAt.map { text throws(RaxxError) in try DSRRequests.receivedAt(text, now: context.clock()) }
-            _ = try context.storedSession()
             let body = Components.Schemas.DSRRequestOpening(email: email, kind: kind, ticket: ticket, receivedAt: received)
             let request = try await context.signedInAPI().createDSRRequest(body: .json(body)).checked().created.body.json
             try RequestOutput.emit([request], in: context)
@@ -64,7 +63,6 @@ extension RaxxDSR {
 
         public func run(_ context: CommandContext) async throws {
             let method = try DSRRequests.text(method, field: "method")
-            _ = try context.storedSession()
             let request = try await context.signedInAPI().verifyDSRIdentity(path: .init(requestId: id), body: .json(.init(method: method)))
                 .checked().ok.body.json
             try RequestOutput.emit([request], in: context)
@@ -93,7 +91,6 @@ extension RaxxDSR {
 
         public func run(_ context: CommandContext) async throws {
             let reason = try DSRRequests.text(reason, field: "reason")
-            _ = try context.storedSession()
             let request = try await context.signedInAPI().extendDSRRequest(path: .init(requestId: id), body: .json(.init(reason: reason)))
                 .checked().ok.body.json
             try RequestOutput.emit([request], in: context)
@@ -123,7 +120,6 @@ extension RaxxDSR {
         public init() {}
 
         public func run(_ context: CommandContext) async throws {
-            _ = try context.storedSession()
             var requests = try await context.signedInAPI().listDSRRequests(query: .init(status: status)).checked().ok.body.json.requests
             let today = CalendarDay(context.clock())
             if let dueWithin {
@@ -153,7 +149,6 @@ extension RaxxDSR {
         public init() {}
 
         public func run(_ context: CommandContext) async throws {
-            _ = try context.storedSession()
             let r = try await context.signedInAPI().getDSRRequest(path: .init(requestId: id)).checked().ok.body.json
             guard context.format == .text else { return try RequestOutput.emit([r], in: context) }
             let rows = [
@@ -171,7 +166,6 @@ extension RaxxDSR {
     /// What cancel and refuse share.
     static func close(_ id: String, to status: Components.Schemas.DSRClosing.StatusPayload, reason: String, context: CommandContext) async throws {
         let reason = try DSRRequests.text(reason, field: "reason")
-        _ = try context.storedSession()
         let request = try await context.signedInAPI().closeDSRRequest(path: .init(requestId: id), body: .json(.init(status: status, reason: reason)))
             .checked().ok.body.json
         try RequestOutput.emit([request], in: context)

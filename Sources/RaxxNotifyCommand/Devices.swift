@@ -79,7 +79,6 @@ extension RaxxNotify.Devices {
 
         public func run(_ context: CommandContext) async throws {
             let registration = try registration()
-            _ = try context.storedSession()
             let device: Components.Schemas.Device
             switch try await context.signedInAPI().registerAPNsDevice(body: .json(registration)).checked() {
             case .created(let created): device = try created.body.json
@@ -103,7 +102,6 @@ extension RaxxNotify.Devices {
         public init() {}
 
         public func run(_ context: CommandContext) async throws {
-            _ = try context.storedSession()
             let devices = try await context.signedInAPI().listAPNsDevices().checked().ok.body.json.devices
             try context.emit(devices, columns: RaxxNotify.Devices.columns) { RaxxNotify.Devices.row($0, time: context.peopleTime) }
             if devices.isEmpty && context.format == .text { context.say("No push devices: push is opt-in (raxx-notify devices add).") }
@@ -131,7 +129,6 @@ extension RaxxNotify.Devices {
         }
 
         public func run(_ context: CommandContext) async throws {
-            _ = try context.storedSession()
             switch try await context.signedInAPI().revokeAPNsDevice(path: .init(deviceId: id)).checked() {
             case .noContent: break
             case .default(_, let problem): throw try problem.raxxError

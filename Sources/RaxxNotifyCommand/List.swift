@@ -51,7 +51,6 @@ extension RaxxNotify {
             let store = try context.stores.alerts()
             var answeredOffline = cached
             if !cached {
-                _ = try context.storedSession()
                 do {
                     try await AlertFeed(api: try context.signedInAPI(), store: store, clock: context.clock).catchUp()
                 } catch  where AlertWatcher.isOffline(error) {

@@ -32,7 +32,6 @@ extension RaxxNotify {
         public init() {}
 
         public func run(_ context: CommandContext) async throws {
-            _ = try context.storedSession()
             let feed = AlertFeed(api: try context.signedInAPI(), store: try context.stores.alerts(), clock: context.clock)
             let watcher = AlertWatcher(feed: feed, types: type?.types, sleep: context.world.sleep, say: { context.say($0) })
             if once {
