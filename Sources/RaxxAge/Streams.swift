@@ -37,7 +37,8 @@ public struct AgeFileDescriptorSink: AgeSink, Sendable {
     }
 }
 
-/// Collects bytes in memory (tests, small documents).
+/// Collects bytes in memory: an age file small enough to hold whole (raxx-dsr's sealed export, and
+/// the tests'). The bytes are ciphertext, kept as written and not wiped.
 public final class AgeMemorySink: AgeSink, @unchecked Sendable {
     public private(set) var bytes: [UInt8] = []
     public init() {}

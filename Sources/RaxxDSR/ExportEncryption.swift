@@ -31,7 +31,7 @@ public enum ExportEncryption {
 
     /// The bytes to write: `plaintext` itself, or an age file of it. The passphrase is wiped once used.
     public func seal(_ plaintext: Data) throws(RaxxError) -> Data {
-        let sink = Collected()
+        let sink = AgeMemorySink()
         let encryptor: AgeEncryptor
         switch self {
         case .none: return plaintext
@@ -40,12 +40,6 @@ public enum ExportEncryption {
         }
         try encryptor.write(contentsOf: plaintext)
         try encryptor.finish()
-        return sink.data
-    }
-
-    /// An age file in memory.
-    final class Collected: AgeSink {
-        var data = Data()
-        func write(_ bytes: UnsafeRawBufferPointer) throws(RaxxError) { data.append(contentsOf: bytes) }
+        return Data(sink.bytes)
     }
 }
