@@ -9,9 +9,11 @@ import RaxxSecrets
 /// it leaves a truncated file that every age decryptor refuses. The file key and every derived key
 /// are wiped with `sodium_memzero` once used; the plaintext buffer too.
 ///
-///     let encryptor = try AgeEncryptor(recipients: [try AgeX25519Recipient("age1…")], sink: AgeFileDescriptorSink(fd: fd))
-///     try encryptor.write(document)
+///     let sink = AgeMemorySink()
+///     let encryptor = try AgeEncryptor(recipients: [try AgeX25519Recipient("age1…")], sink: sink)
+///     try encryptor.write(contentsOf: document)
 ///     try encryptor.finish()
+///     // sink.bytes is the age file
 public final class AgeEncryptor: AgeSink {
     /// age's default scrypt work factor (log2 N), about a second and 256 MiB.
     public static let defaultWorkFactor = 18

@@ -3,6 +3,12 @@ import RaxxAge
 import RaxxCore
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 func randomBytes(_ count: Int) -> [UInt8] {
     var generator = SystemRandomNumberGenerator()
     var bytes = [UInt8](repeating: 0, count: count)
@@ -12,6 +18,28 @@ func randomBytes(_ count: Int) -> [UInt8] {
         for _ in 0..<8 where i < count { bytes[i] = UInt8(truncatingIfNeeded: word); word >>= 8; i += 1 }
     }
     return bytes
+}
+
+/// Writes straight to a file descriptor the caller opened (and closes); unbuffered, so each
+/// encrypted chunk is written as it is sealed.
+struct AgeFileDescriptorSink: AgeSink, Sendable {
+    let fd: Int32
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(RaxxError) {
+        var offset = 0
+        while offset < bytes.count {
+            #if canImport(Glibc)
+                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            #else
+                let n = Darwin.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            #endif
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw RaxxError(code: .writeFailed, message: "Could not write the file: \(String(cString: strerror(errno))).")
+            }
+            offset += n
+        }
+    }
 }
 
 /// Encrypts `plaintext` with the streaming encryptor into a file, fed in uneven pieces.
