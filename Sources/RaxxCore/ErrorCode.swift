@@ -88,7 +88,6 @@ public enum ErrorCode: String, CaseIterable, Sendable {
     case unsafeFolder = "unsafe_folder"
     case usage = "usage"
     case wouldReject = "would_reject"
-    case writeFailed = "write_failed"
     case wrongPIN = "wrong_pin"
 }
 
@@ -186,7 +185,6 @@ extension ErrorCode {
         case .unsafeFolder: (.notPermitted, "a state or cache folder or file is not safely this user's (a link, another owner, writable by others)")
         case .usage: (.usage, "the command line is wrong")
         case .wouldReject: (.failure, "a dry run found orders the server would reject")
-        case .writeFailed: (.failure, "a file cannot be written")
         case .wrongPIN: (.notPermitted, "a wrong PIN (the message says how many tries are left)")
         }
     }
