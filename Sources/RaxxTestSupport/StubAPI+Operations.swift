@@ -217,7 +217,7 @@ extension StubAPI {
     }
 }
 
-extension StubAPI.Client: APIProtocol {
+extension StubAPI.Client {
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         try await stub.call(Operations.GetHealth.id, input, middlewares: middlewares)
     }

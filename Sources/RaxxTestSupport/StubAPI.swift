@@ -100,7 +100,7 @@ public final class StubAPI: RaptorConnection, Sendable {
     }
 
     /// The API as the context sees it: the stub behind the given middlewares.
-    struct Client {
+    struct Client: APIProtocol {
         let stub: StubAPI
         let middlewares: [any ClientMiddleware]
     }

@@ -1,7 +1,7 @@
 // Written by Scripts/gen-operations from Spec/openapi.yaml: do not edit (Scripts/check compares).
 import RaxxAPI
 
-extension DecodeOnlyAPI: APIProtocol {
+extension DecodeOnlyAPI {
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output { throw Decoded() }
     func registerOptions(_ input: Operations.RegisterOptions.Input) async throws -> Operations.RegisterOptions.Output { throw Decoded() }
     func registerVerify(_ input: Operations.RegisterVerify.Input) async throws -> Operations.RegisterVerify.Output { throw Decoded() }

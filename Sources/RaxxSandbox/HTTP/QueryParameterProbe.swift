@@ -95,6 +95,6 @@ struct QueryParameterProbe: Sendable {
 /// Every operation, stopping as soon as its input is decoded: the probe's stand-in for
 /// `RaptorService`, so that probing never runs a handler (its operations:
 /// DecodeOnlyAPI+Operations.swift, which `Scripts/gen-operations` writes from the spec).
-struct DecodeOnlyAPI {
+struct DecodeOnlyAPI: APIProtocol {
     struct Decoded: Error {}
 }
