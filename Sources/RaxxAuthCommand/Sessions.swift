@@ -4,6 +4,7 @@ import RaxxAPI
 import RaxxCLI
 import RaxxClient
 import RaxxCore
+import RaxxWire
 
 extension RaxxAuth {
     /// `raxx-auth sessions`: where the account is signed in.
@@ -30,6 +31,10 @@ extension RaxxAuth {
             var created_at: Date
             var expires_at: Date
             var this_device: Bool
+
+            enum CodingKeys: String, CodingKey {
+                case id, created_at, expires_at, this_device
+            }
 
             func encode(to encoder: any Encoder) throws {
                 var c = encoder.container(keyedBy: CodingKeys.self)

@@ -129,10 +129,13 @@ final class AuthHome: @unchecked Sendable {
         #expect(list.status == 0, "\(list.stderr)")
         let records = list.stdout.split(separator: "\n").map { home.json(String($0)) }
         #expect(records.map { $0["this_device"] as? Bool } == [true, false])
-        let times = ISO8601DateFormatter()
+        // RFC 3339, with milliseconds when there are some.
+        let whole = ISO8601DateFormatter(), fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        func time(_ value: Any?) -> Date? { (value as? String).flatMap { fractional.date(from: $0) ?? whole.date(from: $0) } }
         for record in records {
-            let created = try #require((record["created_at"] as? String).flatMap(times.date(from:)))
-            let ends = try #require((record["expires_at"] as? String).flatMap(times.date(from:)))
+            let created = try #require(time(record["created_at"]))
+            let ends = try #require(time(record["expires_at"]))
             #expect(created < ends)
         }
         let fromLaptop = try home.auth(["sessions"], environment: laptop).stdout.split(separator: "\n").map { home.json(String($0)) }

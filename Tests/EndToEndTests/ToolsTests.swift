@@ -51,7 +51,7 @@ let tools = ["raxx-auth", "raxx-cache", "raxx-order", "raxx-notify", "raxx-dsr",
     }
 
     static let verbs: [String: [String]] = [
-        "raxx-auth": ["register", "login", "status", "whoami", "logout", "ping", "activity", "passkeys"],
+        "raxx-auth": ["register", "login", "status", "whoami", "logout", "ping", "activity", "sessions", "passkeys"],
         "raxx-cache": ["refresh", "show", "status", "verify", "purge"],
         "raxx-order": ["place", "watch", "list", "show", "cancel", "reconcile", "heartbeat", "disarm"],
         "raxx-notify": ["list", "watch", "devices", "push"],

@@ -9,7 +9,8 @@ import Testing
         #expect(
             CommandNames.paths(RaxxAuth.self) == [
                 "raxx-auth", "raxx-auth register", "raxx-auth login", "raxx-auth status", "raxx-auth whoami", "raxx-auth logout",
-                "raxx-auth ping", "raxx-auth activity", "raxx-auth sessions", "raxx-auth passkeys", "raxx-auth passkeys list", "raxx-auth passkeys remove", "raxx-auth version",
+                "raxx-auth ping", "raxx-auth activity", "raxx-auth sessions", "raxx-auth passkeys", "raxx-auth passkeys list", "raxx-auth passkeys remove",
+                "raxx-auth version",
             ])
     }
 }

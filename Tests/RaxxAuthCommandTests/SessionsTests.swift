@@ -3,6 +3,7 @@ import RaxxAPI
 import RaxxAuthCommand
 import RaxxCore
 import RaxxTestSupport
+import RaxxWire
 import Testing
 
 /// `raxx-auth sessions` in-process: asks for the account's live sessions with the session's token
@@ -34,7 +35,7 @@ import Testing
         #expect(try await world.run(RaxxAuth.Sessions.self, ["--format", "text"]) == .ok)
         let lines = world.stdout.contents.split(separator: "\n")
         #expect(lines.count == 3)
-        #expect(lines.first?.hasPrefix("ID") == true && lines.first?.contains("This device") == true)
+        #expect(lines.first?.hasPrefix("ID") == true && lines.first?.contains("THIS DEVICE") == true)
         #expect(lines[1].hasPrefix("s-1") && lines[1].hasSuffix("yes"))
         #expect(lines[2].hasPrefix("s-2") && !lines[2].hasSuffix("yes"))
         #expect(!world.stdout.contents.contains(RFC3339.string(from: Self.sessions[0].createdAt)))
