@@ -4,58 +4,56 @@ import RaxxAPI
 import RaxxDomain
 
 // The sandbox's main tables as Codable records, in GRDB's record style: a column is read by its
-// name, through the record's coding keys (snake_case in the database, camelCase here), and
-// each row's API view is made in one place. The spec's vocabulary reads as its enums
-// (Vocabulary+Database.swift): an unknown value in a row is an error, not a default. Times are
-// Unix seconds (REAL). The sync page writer (SyncPageJSON) reads the same columns by statement,
-// for speed; `SyncPageJSONTests` holds its pages to these records.
+// name (snake_case in the database, camelCase here), and each row's API view is made in one
+// place. The order and position records name their columns in a `Columns` enum and read them
+// through it (`init(row:)`); the others read through their coding keys. The spec's vocabulary
+// reads as its enums (Vocabulary+Database.swift): an unknown value in a row is an error, not a
+// default. Times are Unix seconds (REAL). The sync page writer (SyncPageJSON) reads the same
+// columns by statement, for speed; `SyncPageJSONTests` holds its pages to these records.
 
 /// What a record shares: its columns are named in snake_case.
 protocol SandboxRecord: Codable, FetchableRecord, TableRecord, Sendable {}
 
 extension SandboxRecord {
     static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy { .convertFromSnakeCase }
+
+    /// The value of the enum `E` in `row`'s `column`, or an error naming the table, the column and
+    /// the value when it is not one of `E`'s (NULL included).
+    static func stored<E: StoredVocabulary>(_ row: Row, _ column: some ColumnExpression) throws -> E {
+        // A column the row lacks is GRDB's error, as for the record's other columns (read as a
+        // `String?`, it would be NULL).
+        guard row.hasColumn(column.name) else { return try row.decode(E.self, forColumn: column) }
+        return try E.stored(row.decode(String?.self, forColumn: column), table: databaseTableName, column: column.name)
+    }
 }
 
 private func date(_ seconds: Double) -> Date { Date(timeIntervalSince1970: seconds) }
 
-/// A record read column by column, by position: its columns first in the row, in `columnNames`'
-/// order, through GRDB's `Row` or the row a statement is on (`ColumnRow`), which skips what a
-/// `Row` costs to make. GRDB's Codable row decoder was a fifth of an order's time on the writer
-/// (every placement reads its order back), and its lookup by name, which lowercases every name it
-/// compares, 8 % of the sandbox's work on an order. `RecordRowTests` holds the ways to each other.
-protocol PositionalRecord: SandboxRecord {
-    static var columnNames: [String] { get }
-    /// Reads the fields from `row`, which has `columnNames`' count of columns at least.
-    init(checkedColumns row: some ColumnDecoding) throws
-}
-
-extension PositionalRecord {
-    init(row: Row) throws { try self.init(columns: row) }
-
-    /// The value of the enum `E` in column `index`, or an error naming the table, the column and
-    /// the value when it is not one of `E`'s.
-    static func stored<E: StoredVocabulary>(_ type: E.Type, _ row: some ColumnDecoding, atIndex index: Int) throws -> E {
-        try E.stored(row.decode(String?.self, atIndex: index), table: databaseTableName, column: columnNames[index])
-    }
-
-    /// Read from `columns`, its columns first in `columnNames`' order.
-    init(columns row: some ColumnDecoding) throws {
-        try row.requireColumns(Self.columnNames.count, of: Self.self)
-        try self.init(checkedColumns: row)
-    }
-}
-
-/// A row of `orders`: the columns `columns` selects, in its order, first in the row.
-struct OrderRecord: PositionalRecord {
+/// A row of `orders`: the columns `columns` selects (and the query interface, `databaseSelection`).
+struct OrderRecord: SandboxRecord {
     static let databaseTableName = "orders"
-    static let columnNames = [
-        "id", "account_id", "client_order_id", "symbol", "side", "qty", "type", "limit_price_ticks", "tif", "status", "filled_qty",
-        "avg_fill_price_ticks", "reject_code", "mode", "not_after", "created_at", "updated_at",
-    ]
-    static let columns = columnNames.joined(separator: ", ")
-    /// `columns`, each of `table`'s (a query that joins another table).
-    static func columns(of table: String) -> String { columnNames.map { table + "." + $0 }.joined(separator: ", ") }
+
+    /// The columns the record reads, in the order `columns` selects them.
+    enum Columns: String, ColumnExpression, CaseIterable {
+        case id
+        case accountId = "account_id"
+        case clientOrderId = "client_order_id"
+        case symbol, side, qty, type
+        case limitPriceTicks = "limit_price_ticks"
+        case tif, status
+        case filledQty = "filled_qty"
+        case avgFillPriceTicks = "avg_fill_price_ticks"
+        case rejectCode = "reject_code"
+        case mode
+        case notAfter = "not_after"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+
+    static var databaseSelection: [any SQLSelectable] { Columns.allCases }
+    static let columns = Columns.allCases.map(\.name).joined(separator: ", ")
+    /// `columns`, each of `table`'s and named as itself (a query that joins another table).
+    static func columns(of table: String) -> String { Columns.allCases.map { "\(table).\($0.name) AS \($0.name)" }.joined(separator: ", ") }
 
     var id: String
     var accountId: String
@@ -75,24 +73,24 @@ struct OrderRecord: PositionalRecord {
     var createdAt: Double
     var updatedAt: Double
 
-    init(checkedColumns row: some ColumnDecoding) throws {
-        id = try row.decode(String.self, atIndex: 0)
-        accountId = try row.decode(String.self, atIndex: 1)
-        clientOrderId = try row.decode(String.self, atIndex: 2)
-        symbol = try row.decode(String.self, atIndex: 3)
-        side = try Self.stored(OrderSide.self, row, atIndex: 4)
-        qty = try row.decode(Int64.self, atIndex: 5)
-        type = try Self.stored(OrderType.self, row, atIndex: 6)
-        limitPriceTicks = try row.decode(Int64?.self, atIndex: 7)
-        tif = try Self.stored(TimeInForce.self, row, atIndex: 8)
-        status = try Self.stored(OrderStatus.self, row, atIndex: 9)
-        filledQty = try row.decode(Int64.self, atIndex: 10)
-        avgFillPriceTicks = try row.decode(Int64?.self, atIndex: 11)
-        rejectCode = try row.decode(String?.self, atIndex: 12)
-        mode = try Self.stored(Components.Schemas.TradingMode.self, row, atIndex: 13)
-        notAfter = try row.decode(Double?.self, atIndex: 14)
-        createdAt = try row.decode(Double.self, atIndex: 15)
-        updatedAt = try row.decode(Double.self, atIndex: 16)
+    init(row: Row) throws {
+        id = try row.decode(String.self, forColumn: Columns.id)
+        accountId = try row.decode(String.self, forColumn: Columns.accountId)
+        clientOrderId = try row.decode(String.self, forColumn: Columns.clientOrderId)
+        symbol = try row.decode(String.self, forColumn: Columns.symbol)
+        side = try Self.stored(row, Columns.side)
+        qty = try row.decode(Int64.self, forColumn: Columns.qty)
+        type = try Self.stored(row, Columns.type)
+        limitPriceTicks = try row.decode(Int64?.self, forColumn: Columns.limitPriceTicks)
+        tif = try Self.stored(row, Columns.tif)
+        status = try Self.stored(row, Columns.status)
+        filledQty = try row.decode(Int64.self, forColumn: Columns.filledQty)
+        avgFillPriceTicks = try row.decode(Int64?.self, forColumn: Columns.avgFillPriceTicks)
+        rejectCode = try row.decode(String?.self, forColumn: Columns.rejectCode)
+        mode = try Self.stored(row, Columns.mode)
+        notAfter = try row.decode(Double?.self, forColumn: Columns.notAfter)
+        createdAt = try row.decode(Double.self, forColumn: Columns.createdAt)
+        updatedAt = try row.decode(Double.self, forColumn: Columns.updatedAt)
     }
 
     /// The order as the API shows it.
@@ -112,23 +110,32 @@ struct OrderRecord: PositionalRecord {
     }
 }
 
-/// A row of `positions`: the columns `columns` selects.
-struct PositionRecord: PositionalRecord {
+/// A row of `positions`: the columns `columns` selects (and the query interface, `databaseSelection`).
+struct PositionRecord: SandboxRecord {
     static let databaseTableName = "positions"
-    static let columnNames = ["id", "symbol", "qty", "avg_price_ticks", "updated_at"]
-    static let columns = columnNames.joined(separator: ", ")
+
+    /// The columns the record reads, in the order `columns` selects them.
+    enum Columns: String, ColumnExpression, CaseIterable {
+        case id, symbol, qty
+        case avgPriceTicks = "avg_price_ticks"
+        case updatedAt = "updated_at"
+    }
+
+    static var databaseSelection: [any SQLSelectable] { Columns.allCases }
+    static let columns = Columns.allCases.map(\.name).joined(separator: ", ")
+
     var id: String
     var symbol: String
     var qty: Int64
     var avgPriceTicks: Int64
     var updatedAt: Double
 
-    init(checkedColumns row: some ColumnDecoding) throws {
-        id = try row.decode(String.self, atIndex: 0)
-        symbol = try row.decode(String.self, atIndex: 1)
-        qty = try row.decode(Int64.self, atIndex: 2)
-        avgPriceTicks = try row.decode(Int64.self, atIndex: 3)
-        updatedAt = try row.decode(Double.self, atIndex: 4)
+    init(row: Row) throws {
+        id = try row.decode(String.self, forColumn: Columns.id)
+        symbol = try row.decode(String.self, forColumn: Columns.symbol)
+        qty = try row.decode(Int64.self, forColumn: Columns.qty)
+        avgPriceTicks = try row.decode(Int64.self, forColumn: Columns.avgPriceTicks)
+        updatedAt = try row.decode(Double.self, forColumn: Columns.updatedAt)
     }
 
     var api: Components.Schemas.Position {

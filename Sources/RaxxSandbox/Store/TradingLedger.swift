@@ -68,16 +68,16 @@ struct TradingLedger {
     }
 
     func orderState(id: String) throws -> OrderState? {
-        try db.cachedStatement(sql: SQL.orderState).firstRow(arguments: [id]) { row in
-            try OrderRecord(columns: row).state(userID: row.decode(String.self, atIndex: OrderRecord.columnNames.count))
+        try Row.fetchOne(db.cachedStatement(sql: SQL.orderState), arguments: [id]).map { row in
+            try OrderRecord(row: row).state(userID: row.decode(String.self, forColumn: "user_id"))
         }
     }
 
     func openBuys(account: String, excluding: String?) throws -> [OpenBuy] {
-        try db.cachedStatement(sql: SQL.openBuys).allRows(arguments: [account, excluding ?? ""]) { row in
+        try Row.fetchAll(db.cachedStatement(sql: SQL.openBuys), arguments: [account, excluding ?? ""]).map { row in
             try OpenBuy(
-                symbol: row.decode(String.self, atIndex: 0), openQty: row.decode(Int64.self, atIndex: 1),
-                limit: row.decode(Int64?.self, atIndex: 2))
+                symbol: row.decode(String.self, forColumn: "symbol"), openQty: row.decode(Int64.self, forColumn: "open_qty"),
+                limit: row.decode(Int64?.self, forColumn: "limit_price_ticks"))
         }
     }
 
@@ -88,10 +88,12 @@ struct TradingLedger {
 
     /// The ID and request hash of the account's order under `clientOrderID`.
     func order(account: String, clientOrderID: String) throws -> (id: String, requestHash: String?)? {
-        try db.cachedStatement(sql: "SELECT id, request_hash FROM orders WHERE account_id = ? AND client_order_id = ?")
-            .firstRow(arguments: [account, clientOrderID]) { row in
-                try (row.decode(String.self, atIndex: 0), row.decode(String?.self, atIndex: 1))
-            }
+        try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT id, request_hash FROM orders WHERE account_id = ? AND client_order_id = ?"),
+            arguments: [account, clientOrderID]
+        ).map { row in
+            try (row.decode(String.self, forColumn: "id"), row.decode(String?.self, forColumn: "request_hash"))
+        }
     }
 
     func insertOrder(_ o: NewOrder) throws {
@@ -114,7 +116,7 @@ struct TradingLedger {
 
     /// An order as the API shows it.
     func order(id: String) throws -> Components.Schemas.Order? {
-        try db.cachedStatement(sql: SQL.order).firstRow(arguments: [id]) { try OrderRecord(columns: $0).api }
+        try OrderRecord.filter(OrderRecord.Columns.id == id).fetchOne(db)?.api
     }
 
     /// The order if `account` owns it.
@@ -149,7 +151,7 @@ struct TradingLedger {
     }
 
     func holding(account: String, symbol: String) throws -> Holding? {
-        try db.cachedStatement(sql: SQL.holding).firstRow(arguments: [account, symbol]) { try PositionRecord(columns: $0).holding }
+        try PositionRecord.fetchOne(db.cachedStatement(sql: SQL.holding), arguments: [account, symbol])?.holding
     }
 
     func insertPosition(id: String, account: String, symbol: String, qty: Int64, averagePrice: Int64, now: Date) throws {
@@ -170,7 +172,7 @@ struct TradingLedger {
 
     /// `session`'s switch, if armed (whether or not its deadline passed).
     func armedSwitch(session: String) throws -> ArmedSwitch? {
-        try db.cachedStatement(sql: SQL.armedSwitch).firstRow(arguments: [session], Self.armedSwitch)
+        try Row.fetchOne(db.cachedStatement(sql: SQL.armedSwitch), arguments: [session]).map(Self.armedSwitch)
     }
 
     /// Arms or renews a switch (one row per session).
@@ -226,21 +228,21 @@ struct TradingLedger {
     func dueSwitches(now: Date, account: String?) throws -> [DueSwitch] {
         let t = now.timeIntervalSince1970
         let statement = try account == nil ? db.cachedStatement(sql: SQL.dueSwitches) : db.cachedStatement(sql: SQL.dueSwitchesOfAccount)
-        return try statement.allRows(arguments: account.map { [t, t, $0] } ?? [t, t]) { row in
+        return try Row.fetchAll(statement, arguments: account.map { [t, t, $0] } ?? [t, t]).map { row in
             let armed = try Self.armedSwitch(row)
-            let revoked = try row.decode(Double?.self, atIndex: SQL.switchColumns.count)
-            let ended = min(revoked ?? .infinity, try row.decode(Double.self, atIndex: SQL.switchColumns.count + 1))
+            let revoked = try row.decode(Double?.self, forColumn: "revoked_at")
+            let ended = min(revoked ?? .infinity, try row.decode(Double.self, forColumn: "expires_at"))
             return DueSwitch(armed: armed, sessionEnded: ended <= t && ended < armed.firesAt.timeIntervalSince1970)
         }
     }
 
-    /// A switch from a row whose first columns are `SQL.switchColumns`.
-    static func armedSwitch(_ row: ColumnRow) throws -> ArmedSwitch {
+    /// A switch from a row with the columns `SQL.switchColumns` names.
+    static func armedSwitch(_ row: Row) throws -> ArmedSwitch {
         try ArmedSwitch(
-            sessionID: row.decode(String.self, atIndex: 0), userID: row.decode(String.self, atIndex: 1),
-            accountID: row.decode(String.self, atIndex: 2), timeout: row.decode(Int.self, atIndex: 3),
-            armedAt: Date(timeIntervalSince1970: row.decode(Double.self, atIndex: 4)),
-            firesAt: Date(timeIntervalSince1970: row.decode(Double.self, atIndex: 5)))
+            sessionID: row.decode(String.self, forColumn: "session_id"), userID: row.decode(String.self, forColumn: "user_id"),
+            accountID: row.decode(String.self, forColumn: "account_id"), timeout: row.decode(Int.self, forColumn: "timeout_s"),
+            armedAt: Date(timeIntervalSince1970: row.decode(Double.self, forColumn: "armed_at")),
+            firesAt: Date(timeIntervalSince1970: row.decode(Double.self, forColumn: "fires_at")))
     }
 
     // MARK: Step-up grants
@@ -343,14 +345,12 @@ struct TradingLedger {
 }
 
 extension TradingLedger {
-    /// The statements an order runs that name a rule (a record's columns, a vocabulary's values),
-    /// each made once. Made at each call, their text cost more than running them: `orderState`
-    /// spent a quarter of its time joining its column list, `openOrderIDs` half of its own
-    /// building the list of resting statuses, before GRDB hashed the text to find the statement.
+    /// The statements an order runs whose text names a rule (a record's columns, a vocabulary's
+    /// values), each spelt once rather than at each call; `cachedStatement` finds each by its text.
     enum SQL {
         static let openOrderIDs = "SELECT id FROM orders WHERE account_id = ? AND status IN (\(OrderStatus.restingSQLList)) ORDER BY rowid"
         static let orderState = """
-            SELECT \(OrderRecord.columns(of: "o")), a.user_id FROM orders o JOIN accounts a ON a.id = o.account_id WHERE o.id = ?
+            SELECT \(OrderRecord.columns(of: "o")), a.user_id AS user_id FROM orders o JOIN accounts a ON a.id = o.account_id WHERE o.id = ?
             """
         static let openBuys = """
             SELECT symbol, qty - filled_qty AS open_qty, limit_price_ticks FROM orders
@@ -365,14 +365,13 @@ extension TradingLedger {
             not_after, request_hash, created_at, updated_at, switch_session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, \(Components.Schemas.OrderStatus.open.sql),
             0, \(Components.Schemas.TradingMode.paper.sql), ?, ?, ?, ?, ?)
             """
-        static let order = "SELECT \(OrderRecord.columns) FROM orders WHERE id = ?"
         static let holding = "SELECT \(PositionRecord.columns) FROM positions WHERE account_id = ? AND symbol = ?"
-        /// A switch's columns, as `armedSwitch(_:)` reads them.
+        /// A switch's columns, as `armedSwitch(_:)` reads them (by name).
         static let switchColumns = ["session_id", "user_id", "account_id", "timeout_s", "armed_at", "fires_at"]
         static let armedSwitch = "SELECT \(switchColumns.joined(separator: ", ")) FROM cancel_after WHERE session_id = ?"
         /// Switches due at a time (given twice), each with its session's revoked_at and expires_at.
         private static let due = """
-            SELECT \(switchColumns.map { "c." + $0 }.joined(separator: ", ")), s.revoked_at, s.expires_at
+            SELECT \(switchColumns.map { "c.\($0) AS \($0)" }.joined(separator: ", ")), s.revoked_at AS revoked_at, s.expires_at AS expires_at
             FROM cancel_after c JOIN sessions s ON s.id = c.session_id
             WHERE (c.fires_at <= ? OR s.revoked_at IS NOT NULL OR s.expires_at <= ?)
             """
