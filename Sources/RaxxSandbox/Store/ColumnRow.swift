@@ -1,47 +1,19 @@
 import GRDB
 import GRDBSQLite
 
-/// What a record reads its columns through, by position: GRDB's `Row`, or the row a statement is
-/// on (`ColumnRow`). A record's `init(row:)` written against it reads either the same way.
-protocol ColumnDecoding {
-    var count: Int { get }
-    func decode<T: DatabaseValueConvertible & StatementColumnConvertible>(_ type: T.Type, atIndex index: Int) throws -> T
-    func decode<T: DatabaseValueConvertible>(_ type: T.Type, atIndex index: Int) throws -> T
-}
-
-extension Row: ColumnDecoding {}
-
-extension ColumnDecoding {
-    /// Throws unless the row has the `count` columns of `record`'s `columns` (a query that selects
-    /// fewer is a programming error, reported rather than read past).
-    func requireColumns(_ count: Int, of record: Any.Type) throws {
-        guard self.count >= count else {
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "a row of \(self.count) columns, not the \(count) of \(record).columns")
-        }
-    }
-}
-
-/// The row a statement is on, read in place by column index. Each fetch through GRDB's `Row`
+/// The row a statement is on, read in place by column index, for the sandbox's two hot readers:
+/// the sync page writer (`SyncPageJSON`, through `eachRow`) and the erasure's step through the
+/// audit trail (`DSRStore.pseudonymiseAudit`, through `allRows`). Each fetch through GRDB's `Row`
 /// first builds a dictionary of the statement's lowercased column names (about 11,000
-/// instructions for an order's 18 columns, even when no row comes back): on the sandbox's write
-/// path, where an order reads its own row several times under the write lock, that was a tenth of
-/// the time the lock was held. Nothing here looks a column up by name.
-struct ColumnRow: ColumnDecoding {
+/// instructions for 18 columns, even when no row comes back); nothing here looks a column up by
+/// name. Everything else reads through GRDB (`Row` by column name, the records of Records.swift).
+struct ColumnRow {
     let sqliteStatement: SQLiteStatement
 
     var count: Int { Int(sqlite3_column_count(sqliteStatement)) }
 
     func decode<T: DatabaseValueConvertible & StatementColumnConvertible>(_ type: T.Type = T.self, atIndex index: Int) throws -> T {
         guard index >= 0, index < count, let value = T.fromStatement(sqliteStatement, atUncheckedIndex: CInt(index)) else {
-            throw mismatch(T.self, at: index)
-        }
-        return value
-    }
-
-    func decode<T: DatabaseValueConvertible>(_ type: T.Type = T.self, atIndex index: Int) throws -> T {
-        guard index >= 0, index < count,
-            let value = T.fromDatabaseValue(DatabaseValue(sqliteStatement: sqliteStatement, index: CInt(index)))
-        else {
             throw mismatch(T.self, at: index)
         }
         return value
@@ -77,16 +49,6 @@ extension Statement {
             }
             guard try body(row) else { return }
         }
-    }
-
-    /// The statement's first row with `arguments`, read by `read`; nil when it has none.
-    func firstRow<T>(arguments: StatementArguments, _ read: (ColumnRow) throws -> T) throws -> T? {
-        var first: T?
-        try eachRow(arguments: arguments) { row in
-            first = try read(row)
-            return false
-        }
-        return first
     }
 
     /// Every row of the statement with `arguments`, each read by `read`.
