@@ -117,7 +117,7 @@ import Testing
                     INSERT INTO positions VALUES ('pos_2', 'acc_1', 'MSFT', -3, 5, 1795000000);
                     """)
         }
-        try queue.read { db in
+        try queue.read { db throws in
             let expected: [Components.Schemas.Position] = [
                 .init(id: "pos_1", symbol: "AAPL", qty: 10, avgPrice: "187.25", updatedAt: Date(timeIntervalSince1970: 1_795_000_000.125)),
                 .init(id: "pos_2", symbol: "MSFT", qty: -3, avgPrice: "0.0005", updatedAt: Date(timeIntervalSince1970: 1_795_000_000)),

@@ -464,7 +464,7 @@ struct DSRStore: Sendable {
         let steps = try ErasureChunkSteps.run(
             limit: limit, givingWayAfterEmptySteps: true, othersWaiting: othersWaiting, giveWay: giveWay
         ) { asked in
-            // Read in place by position (ColumnRow), as the order path reads: no `Row` made per step.
+            // Read in place by position (ColumnRow): no `Row` made per step of a million-row trail.
             let events = try read.allRows(arguments: [last, asked]) { row in
                 try (
                     seq: row.decode(Int64.self, atIndex: 0), actor: row.decode(String.self, atIndex: 1),
