@@ -49,6 +49,13 @@ struct SessionTimes: Sendable, Equatable {
     var createdAt: Date
     var accessExpiresAt: Date
     var expiresAt: Date
+
+    /// The times of a `sessions` row that selects created_at, access_expires_at and expires_at.
+    init(row: Row) {
+        createdAt = Date(timeIntervalSince1970: row["created_at"])
+        accessExpiresAt = Date(timeIntervalSince1970: row["access_expires_at"])
+        expiresAt = Date(timeIntervalSince1970: row["expires_at"])
+    }
 }
 
 /// Sessions on SQLite.
@@ -239,10 +246,7 @@ struct SessionStore: Sendable {
             ).map { row in
                 (
                     id: row["id"],
-                    times: SessionTimes(
-                        createdAt: Date(timeIntervalSince1970: row["created_at"]),
-                        accessExpiresAt: Date(timeIntervalSince1970: row["access_expires_at"]),
-                        expiresAt: Date(timeIntervalSince1970: row["expires_at"]))
+                    times: SessionTimes(row: row)
                 )
             }
         }
@@ -258,10 +262,7 @@ struct SessionStore: Sendable {
                 let account = try Accounts.apiAccount(db, userID: userID)
             else { return nil }
             return (
-                SessionTimes(
-                    createdAt: Date(timeIntervalSince1970: row["created_at"]),
-                    accessExpiresAt: Date(timeIntervalSince1970: row["access_expires_at"]),
-                    expiresAt: Date(timeIntervalSince1970: row["expires_at"])), account
+                SessionTimes(row: row), account
             )
         }
     }
