@@ -332,38 +332,22 @@ struct AuthStore: Sendable {
                 AuditEntry(
                     at: now, actor: account.userID, action: .passkeyRegistered, subject: account.userID,
                     details: ["credential_id": p.credentialID]))
-            // A passkey added to an account that had one already: the account hears of it.
+            // Every passkey added is emailed, to the address registered with. One added to an account
+            // that had one already (a new device, or a recovery) is a security alert, on the feed too.
             if existing?.hasPasskey == true {
-                try EventLog.insert(
+                try SecurityAlerts.raise(db, .passkeyAdded, userID: account.userID, mailing: p.email, at: now, notifier: notifier, mailer: mailer)
+            } else {
+                let when = RFC3339.string(from: now)
+                mailer.send(
                     db,
-                    NewEvent(
-                        user: account.userID, type: .securityAlert, order: nil,
-                        title: "A new passkey was added to your account.",
-                        body: "If this was not you, sign in and remove it, and sign out your other sessions.",
-                        reason: "passkey_added", at: now), notifier: notifier)
-            }
-            // Every passkey added is emailed; to an account that had one, as the recovery (or the
-            // new device) it is.
-            let when = RFC3339.string(from: now)
-            mailer.send(
-                db,
-                existing?.hasPasskey == true
-                    ? Mail(
-                        to: p.email, subject: "A passkey was added to your Raxx account",
-                        body: """
-                            A new passkey was added to your Raxx account at \(when), with the one-time code we emailed \
-                            you: a new device, or a recovery after a lost or locked passkey. Your other passkeys still work.
-
-                            If this was not you, sign in with one of them, remove the new passkey (raxx-auth passkeys \
-                            remove), and sign out your other sessions.
-                            """)
-                    : Mail(
+                    Mail(
                         to: p.email, subject: "Your Raxx passkey is ready",
                         body: """
                             A passkey was registered for your Raxx account at \(when), with the one-time code we emailed you.
 
                             If this was not you, tell us by replying to this email.
                             """))
+            }
             let apiAccount = try SessionStore.start(db, session, userID: account.userID, now: now)
             return (account.userID, apiAccount)
         }
@@ -401,25 +385,7 @@ struct AuthStore: Sendable {
                 AuditEntry(
                     at: now, actor: userID, action: .passkeyRemoved, subject: userID,
                     details: ["credential_id": id]))
-            try EventLog.insert(
-                db,
-                NewEvent(
-                    user: userID, type: .securityAlert, order: nil,
-                    title: "A passkey was removed from your account.",
-                    body: "If this was not you, sign in with another passkey and sign out your other sessions.",
-                    reason: "passkey_removed", at: now), notifier: notifier)
-            if let email = try Accounts.email(db, userID: userID) {
-                mailer.send(
-                    db,
-                    Mail(
-                        to: email, subject: "A passkey was removed from your Raxx account",
-                        body: """
-                            A passkey (\(id.prefix(12))…) was removed from your Raxx account at \(RFC3339.string(from: now)), \
-                            confirmed with another of its passkeys.
-
-                            If this was not you, sign in with a passkey you still have and sign out your other sessions.
-                            """))
-            }
+            try SecurityAlerts.raise(db, .passkeyRemoved(credentialID: id), userID: userID, at: now, notifier: notifier, mailer: mailer)
             return .removed
         }
     }

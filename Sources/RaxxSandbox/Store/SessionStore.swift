@@ -190,25 +190,7 @@ struct SessionStore: Sendable {
                 AuditEntry(
                     at: now, actor: "system", action: .sessionRevoked, subject: userID,
                     details: ["session_id": sessionID, "reason": "renewal_reused"]))
-            try EventLog.insert(
-                db,
-                NewEvent(
-                    user: userID, type: .securityAlert, order: nil,
-                    title: "A session was signed out to protect your account.",
-                    body: "A renewal token was used twice, so someone may hold a copy of it. Sign in again.",
-                    reason: "renewal_token_reused", at: now), notifier: notifier)
-            if let email = try Accounts.email(db, userID: userID) {
-                mailer.send(
-                    db,
-                    Mail(
-                        to: email, subject: "A Raxx session was signed out to protect your account",
-                        body: """
-                            At \(RFC3339.string(from: now)) a renewal token of one of your sessions was presented a second time, \
-                            so someone may hold a copy of it. That session is signed out; your passkeys are untouched.
-
-                            Sign in again on the device you use. If it keeps happening, check that device for software you do not know.
-                            """))
-            }
+            try SecurityAlerts.raise(db, .renewalTokenReused, userID: userID, at: now, notifier: notifier, mailer: mailer)
         }
         try SandboxDatabase.audit(
             db,
