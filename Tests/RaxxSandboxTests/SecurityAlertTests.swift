@@ -51,17 +51,4 @@ import Testing
                 + "session is signed out; your passkeys are untouched.\n\nSign in again on the device you use. If it keeps happening, check "
                 + "that device for software you do not know.")
     }
-
-    /// The event and the email the store writes: a security alert about no order, at the change's
-    /// time, and the mail to the address given.
-    @Test func theEventAndTheMail() {
-        for alert in [SecurityAlert.passkeyAdded, .passkeyRemoved(credentialID: "cred_1"), .renewalTokenReused] {
-            let event = alert.event(user: "usr_1", at: now)
-            #expect(event.user == "usr_1" && event.type == .securityAlert && event.order == nil && event.at == now)
-            #expect(event.title == alert.title && event.body == alert.body && event.reason == alert.reason)
-            #expect(event.symbol == nil && event.side == nil && event.qty == nil && event.price == nil && event.expiresAt == nil)
-            #expect(alert.mail(to: "t@example.com", at: now) == Mail(to: "t@example.com", subject: alert.mailSubject, body: alert.mailBody(at: now)))
-            #expect(alert.mailBody(at: now).contains(when))
-        }
-    }
 }
