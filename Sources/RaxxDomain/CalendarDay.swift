@@ -39,9 +39,12 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
     public var exists: Bool { (1...12).contains(month) && day >= 1 && day <= Self.daysIn(year: year, month: month) }
 
     /// The day as an OCC symbol writes it: YYMMDD.
-    public var yymmdd: String {
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return two(year % 100) + two(month) + two(day)
+    public var yymmdd: String { Self.padded(year % 100, 2) + Self.padded(month, 2) + Self.padded(day, 2) }
+
+    /// `n` in at least `width` digits, zeros in front.
+    private static func padded(_ n: Int, _ width: Int) -> String {
+        let digits = String(n)
+        return digits.count < width ? String(repeating: "0", count: width - digits.count) + digits : digits
     }
 
     public static func daysIn(year: Int, month: Int) -> Int {
@@ -70,7 +73,7 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
         Self.utc.date(from: DateComponents(year: year, month: month, day: day)) ?? Date(timeIntervalSince1970: 0)
     }
 
-    public var description: String { String(format: "%04d-%02d-%02d", year, month, day) }
+    public var description: String { Self.padded(year, 4) + "-" + Self.padded(month, 2) + "-" + Self.padded(day, 2) }
 
     public static func < (a: CalendarDay, b: CalendarDay) -> Bool { (a.year, a.month, a.day) < (b.year, b.month, b.day) }
 }

@@ -49,21 +49,27 @@ public enum Money {
     }
 
     /// Parses a decimal string with at most four decimals (and at most twelve whole digits); nil
-    /// when it is not one.
+    /// when it is not one. Over the bytes: it runs for every row a read shows.
     public static func ticks(parsing text: String) -> Int64? {
-        var s = Substring(text)
-        let negative = s.hasPrefix("-")
-        if negative { s = s.dropFirst() }
-        let parts = s.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), let wholeText = parts.first, !wholeText.isEmpty,
-            wholeText.allSatisfy({ $0.isASCII && $0.isNumber }), wholeText.count <= 12, let whole = Int64(wholeText)
-        else { return nil }
-        var fraction: Int64 = 0
-        if parts.count == 2 {
-            let f = parts[1]
-            guard !f.isEmpty, f.count <= 4, f.allSatisfy({ $0.isASCII && $0.isNumber }), let v = Int64(f) else { return nil }
-            fraction = v * Int64([1000, 100, 10, 1][f.count - 1])
+        var whole: Int64 = 0, wholeDigits = 0, fraction: Int64 = 0, fractionDigits = 0
+        var negative = false, point = false
+        for (i, b) in text.utf8.enumerated() {
+            switch b {
+            case UInt8(ascii: "-") where i == 0: negative = true
+            case UInt8(ascii: ".") where !point && wholeDigits > 0: point = true
+            case UInt8(ascii: "0")...UInt8(ascii: "9") where point:
+                fractionDigits += 1
+                guard fractionDigits <= 4 else { return nil }
+                fraction = fraction * 10 + Int64(b - UInt8(ascii: "0"))
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                wholeDigits += 1
+                guard wholeDigits <= 12 else { return nil }
+                whole = whole * 10 + Int64(b - UInt8(ascii: "0"))
+            default: return nil
+            }
         }
+        guard wholeDigits > 0, !point || fractionDigits > 0 else { return nil }
+        for _ in fractionDigits..<4 { fraction *= 10 }
         let ticks = whole * ticksPerUnit + fraction
         return negative ? -ticks : ticks
     }

@@ -35,14 +35,25 @@ public enum InstrumentSymbol: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The ticker `text` spells in upper case, or nil: 1–6 ASCII letters, then optionally a dot and
+    /// one letter. Over the bytes, as `OptionContract(occ:)` is.
     private static func ticker(_ text: String) -> String? {
-        let s = text.uppercased()
-        let parts = s.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), (1...6).contains(parts[0].count), parts[0].allSatisfy(\.isUppercaseASCIILetter) else {
-            return nil
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(8)
+        var root = 0, suffix = -1
+        for b in text.utf8 {
+            let upper = b >= 0x61 && b <= 0x7A ? b - 0x20 : b  // ASCII upper case
+            if upper == UInt8(ascii: "."), suffix < 0, root > 0 {
+                suffix = 0
+            } else if upper >= 0x41 && upper <= 0x5A, suffix < 0 ? root < 6 : suffix < 1 {
+                if suffix < 0 { root += 1 } else { suffix += 1 }
+            } else {
+                return nil
+            }
+            bytes.append(upper)
         }
-        if parts.count == 2 { guard parts[1].count == 1, parts[1].allSatisfy(\.isUppercaseASCIILetter) else { return nil } }
-        return s
+        guard root > 0, suffix != 0 else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 
@@ -95,8 +106,4 @@ public struct OptionContract: Sendable, Hashable {
         let strike = String(strikeThousandths)
         return underlying + expiry.yymmdd + right.rawValue + String(repeating: "0", count: max(0, 8 - strike.count)) + strike
     }
-}
-
-extension Character {
-    var isUppercaseASCIILetter: Bool { isASCII && isUppercase && isLetter }
 }

@@ -9,7 +9,7 @@ import Testing
 
     @Test(arguments: [
         "", "TOOLONGX", "AA PL", "AAPL261218X00190000", "AAPL261318C00190000", "123", "AAPL26121C00190000",
-        "AAPL261218C00000000",
+        "AAPL261218C00000000", "BRK.", "BRK.BB", ".B", "A.B.C", "\u{DF}", "\u{FB00}", "AAPL\u{301}",
     ])
     func malformedSymbols(symbol: String) { #expect(InstrumentSymbol(parsing: symbol) == nil) }
 
@@ -21,6 +21,14 @@ import Testing
         guard case .option(let contract) = option else { Issue.record("not an option"); return }
         #expect(contract.right == .call && contract.strikeThousandths == 190_000)
         #expect(contract.expiry == CalendarDay(year: 2026, month: 12, day: 18))
+    }
+
+    /// A day is written with its zeros: ISO 8601's YYYY-MM-DD, and OCC's YYMMDD.
+    @Test func aDayIsWrittenWithItsZeros() {
+        #expect(CalendarDay(year: 2027, month: 1, day: 5).description == "2027-01-05")
+        #expect(CalendarDay(year: 2026, month: 12, day: 18).description == "2026-12-18")
+        #expect(CalendarDay(year: 2030, month: 3, day: 9).yymmdd == "300309")
+        #expect(CalendarDay(parsing: CalendarDay(year: 2028, month: 2, day: 29).description) == CalendarDay(year: 2028, month: 2, day: 29))
     }
 
     @Test func aDayTheCalendarLacksHasNoDate() {
@@ -38,7 +46,11 @@ import Testing
         #expect(Money.ticks(parsing: "187.25") == 1_872_500)
         #expect(Money.ticks(parsing: "10") == 100_000)
         #expect(Money.ticks(parsing: "-0.5") == -5000)
-        for bad in ["", "1.23456", "abc", "1.", ".5", "1e5", "--1", "1234567890123"] { #expect(Money.ticks(parsing: bad) == nil) }
+        #expect(Money.ticks(parsing: "123456789012.9999") == 1_234_567_890_129_999)
+        #expect(Money.ticks(parsing: "-0") == 0 && Money.ticks(parsing: "007.1") == 71_000)
+        for bad in ["", "1.23456", "abc", "1.", ".5", "1e5", "--1", "1234567890123", "-", "+5", "1.2.3", "1-2", " 1", "1 ", "\u{661}"] {
+            #expect(Money.ticks(parsing: bad) == nil)
+        }
     }
 
     @Test func anOrderPriceIsPositiveWithAtMostNineWholeDigits() {
