@@ -163,6 +163,8 @@ try:
     print(f"  curl, same 2 requests (reference) median {curl_median:6.1f} ms")
     print(f"  raxx-cache refresh               median {median:6.1f} ms, min {min(times):.1f} ms, max {max(times):.1f} ms  "
           f"{median / curl_median:.2f}x curl (goal <= 1.5x: {verdict(median <= 1.5 * curl_median)})")
+    benchlib.result("delta refresh, 100 changes", f"{median:.1f} ms", "curl, the same 2 requests", f"{curl_median:.1f} ms",
+                    f"{median / curl_median:.2f}x", "<= 1.5x", median <= 1.5 * curl_median, "median of 15")
 finally:
     server.terminate()
     server.wait()
@@ -181,4 +183,6 @@ reference, ours = (statistics.median(r["times"]) * 1000 for r in results)
 print("\nshow positions --json, 10,000 rows (median of 30)")
 print(f"  sqlite3 -json (reference)        {reference:8.1f} ms")
 print(f"  raxx-cache show positions --json {ours:8.1f} ms  {ours / reference:.2f}x sqlite3 (goal <= 1.3x: {verdict(ours <= 1.3 * reference)})")
+benchlib.result("show positions --json, 10,000 rows", f"{ours:.1f} ms", "sqlite3 -json", f"{reference:.1f} ms", f"{ours / reference:.2f}x",
+                "<= 1.3x", ours <= 1.3 * reference, "median of 30")
 sys.exit(1 if failed else 0)
