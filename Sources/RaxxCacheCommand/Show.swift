@@ -181,11 +181,12 @@ extension RaxxCache {
         /// A position as the wire has it, with what the last snapshot valued it at (`last_price`,
         /// `market_value`, `unrealized_pnl` and its per cent of the cost) and an option's parts.
         static func json(_ p: CachedPosition, asOf: Date) -> String {
-            let value = p.valuation
+            let instrument = InstrumentSymbol(parsing: p.symbol)
+            let value = p.valuation(of: instrument)
             var w = JSONLineWriter()
             w.add("as_of", asOf); w.add("avg_price", p.avgPrice); w.add("id", p.id); w.add("last_price", p.lastPrice)
             w.add("market_value", value.map { Money.cents(ticks: $0.marketValueTicks) })
-            if let option = OptionJSON.object(p.symbol) { w.add("option", object: option) }
+            if case .option(let contract) = instrument { w.add("option") { OptionJSON.append(contract, to: &$0) } }
             w.add("qty", p.qty); w.add("symbol", p.symbol)
             w.add("unrealized_pnl", value.map { Money.cents(ticks: $0.unrealizedTicks) })
             w.add("unrealized_pnl_percent", value?.percent, decimals: 2)

@@ -80,10 +80,39 @@ public enum OptionJSON {
     /// The object for `symbol`; nil when it is not an option contract.
     public static func object(_ symbol: String) -> String? {
         guard case .option(let c) = InstrumentSymbol(parsing: symbol) else { return nil }
-        let expiry = c.expiry.description
-        let strike = Money.string(ticks: c.strikeThousandths * (Money.ticksPerUnit / 1000))
-        return
-            "{\"expiry\":\"\(expiry)\",\"multiplier\":\(InstrumentSymbol.option(c).multiplier),"
-            + "\"right\":\"\(c.right == .call ? "call" : "put")\",\"strike\":\"\(strike)\",\"underlying\":\"\(c.underlying)\"}"
+        var out: [UInt8] = []
+        append(c, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the object for `contract` to `out`, as UTF-8 (output paths call this per row).
+    public static func append(_ contract: OptionContract, to out: inout [UInt8]) {
+        let day = contract.expiry
+        out += #"{"expiry":""#.utf8
+        digits(day.year, 4, &out)
+        out.append(UInt8(ascii: "-"))
+        digits(day.month, 2, &out)
+        out.append(UInt8(ascii: "-"))
+        digits(day.day, 2, &out)
+        out += #"","multiplier":"#.utf8
+        digits(Int(InstrumentSymbol.option(contract).multiplier), 1, &out)
+        out += (contract.right == .call ? #","right":"call","strike":""# : #","right":"put","strike":""#).utf8
+        Money.append(ticks: contract.strikeThousandths * (Money.ticksPerUnit / 1000), to: &out)
+        out += #"","underlying":""#.utf8
+        out += contract.underlying.utf8
+        out += #""}"#.utf8
+    }
+
+    /// `n` (not negative) in at least `width` digits, zeros in front.
+    private static func digits(_ n: Int, _ width: Int, _ out: inout [UInt8]) {
+        var divisor = 1, places = 1
+        while divisor <= n / 10 { divisor *= 10; places += 1 }
+        for _ in places..<max(places, width) { out.append(UInt8(ascii: "0")) }
+        var rest = n
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 }

@@ -71,10 +71,10 @@ extension CacheStore {
                     if kind == .option {
                         // OCC symbols are 16 to 21 characters: shorter ones (tickers) are not parsed.
                         guard Int(sqlite3_column_bytes(handle, c)) >= 16, let text = sqlite3_column_text(handle, c),
-                            let object = OptionJSON.object(String(cString: text))
+                            let contract = OptionContract(occ: String(cString: text))
                         else { continue }
                         out += keys[i]
-                        out += Array(object.utf8)
+                        OptionJSON.append(contract, to: &out)
                         continue
                     }
                     out += keys[i]

@@ -31,7 +31,13 @@ public struct JSONLineWriter {
     public mutating func add(_ k: String, _ value: Int64) { key(k); RFC3339.appendDigits(value, to: &bytes) }
     public mutating func add(_ k: String, _ value: Int) { key(k); RFC3339.appendDigits(Int64(value), to: &bytes) }
     public mutating func add(_ k: String, _ value: Bool) { key(k); bytes.append(contentsOf: (value ? "true" : "false").utf8) }
-    public mutating func add(_ k: String, _ value: Date?) { add(k, value.map(RFC3339.string(from:))) }
+    public mutating func add(_ k: String, _ value: Date?) {
+        guard let value else { return }
+        key(k)
+        bytes.append(UInt8(ascii: "\""))
+        RFC3339.append(value, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
 
     /// A finite number with at most `decimals` digits after the point (none written when nil).
     public mutating func add(_ k: String, _ value: Double?, decimals: Int) {
@@ -63,6 +69,9 @@ public struct JSONLineWriter {
 
     /// `object` (another writer's `object`) as the value of `k`.
     public mutating func add(_ k: String, object: String) { key(k); bytes.append(contentsOf: object.utf8) }
+
+    /// The JSON that `write` appends (UTF-8, already a JSON value) as the value of `k`.
+    public mutating func add(_ k: String, writing write: (inout [UInt8]) -> Void) { key(k); write(&bytes) }
 
     /// The object, without a newline.
     public var object: String { String(decoding: bytes, as: UTF8.self) + "}" }

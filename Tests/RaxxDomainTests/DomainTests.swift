@@ -23,6 +23,17 @@ import Testing
         #expect(contract.expiry == CalendarDay(year: 2026, month: 12, day: 18))
     }
 
+    /// An option's parts as JSON, keys sorted, the day and the strike written as the wire has them.
+    @Test func anOptionsPartsAsJSON() {
+        #expect(
+            OptionJSON.object("F  270105P00005500")
+                == #"{"expiry":"2027-01-05","multiplier":100,"right":"put","strike":"5.50","underlying":"F"}"#)
+        #expect(
+            OptionJSON.object("aapl261218c01922500")
+                == #"{"expiry":"2026-12-18","multiplier":100,"right":"call","strike":"1922.50","underlying":"AAPL"}"#)
+        #expect(OptionJSON.object("AAPL") == nil && OptionJSON.object("BRK.B") == nil)
+    }
+
     /// A day is written with its zeros: ISO 8601's YYYY-MM-DD, and OCC's YYMMDD.
     @Test func aDayIsWrittenWithItsZeros() {
         #expect(CalendarDay(year: 2027, month: 1, day: 5).description == "2027-01-05")
