@@ -96,7 +96,7 @@ extension RaxxCache {
                 switch r.what {
                 case .portfolio:
                     if let p = try cache.store.portfolio() { out.write(Self.json(p)) }
-                case .positions: try cache.store.positions(query) { out.write(Self.json($0, asOf: cache.asOf)) }
+                case .positions: try cache.store.exportJSONLines(.positions, query, asOf: cache.asOf) { out.write(bytes: $0) }
                 case .fills: try cache.store.exportJSONLines(.fills, query, asOf: cache.asOf) { out.write(bytes: $0) }
                 case .orders: try cache.store.exportJSONLines(.orders, query, asOf: cache.asOf) { out.write(bytes: $0) }
                 }
@@ -175,22 +175,6 @@ extension RaxxCache {
             w.add("equity", Money.cents(p.equity)); w.add("market_value", Money.cents(p.marketValue)); w.add("mode", p.mode)
             w.add("positions_count", p.positionsCount); w.add("unrealized_pnl", Money.cents(p.unrealizedPnl))
             w.add("unrealized_pnl_percent", p.unrealized?.percent, decimals: 2)
-            return w.line()
-        }
-
-        /// A position as the wire has it, with what the last snapshot valued it at (`last_price`,
-        /// `market_value`, `unrealized_pnl` and its per cent of the cost) and an option's parts.
-        static func json(_ p: CachedPosition, asOf: Date) -> String {
-            let instrument = InstrumentSymbol(parsing: p.symbol)
-            let value = p.valuation(of: instrument)
-            var w = JSONLineWriter()
-            w.add("as_of", asOf); w.add("avg_price", p.avgPrice); w.add("id", p.id); w.add("last_price", p.lastPrice)
-            w.add("market_value", value.map { Money.cents(ticks: $0.marketValueTicks) })
-            if case .option(let contract) = instrument { w.add("option") { OptionJSON.append(contract, to: &$0) } }
-            w.add("qty", p.qty); w.add("symbol", p.symbol)
-            w.add("unrealized_pnl", value.map { Money.cents(ticks: $0.unrealizedTicks) })
-            w.add("unrealized_pnl_percent", value?.percent, decimals: 2)
-            w.add("updated_at", p.updatedAt)
             return w.line()
         }
     }

@@ -7,20 +7,34 @@ import RaxxWire
 /// JSON Lines straight from SQLite's rows into an output buffer: `raxx-cache show --json` prints
 /// every row it reads (a million fills, say), so this path makes no Swift value per row.
 extension CacheStore {
-    /// (Positions go out valued, through `positions(_:_:)`: there are thousands, not millions.)
-    public enum Exported: Sendable { case fills, orders }
+    public enum Exported: Sendable { case positions, fills, orders }
 
     /// `option`: the column holds a symbol, written as its option's parts (`OptionJSON`), or not
-    /// at all when it names no option.
-    enum Kind { case text, optionalText, integer, date, optionalDate, option }
+    /// at all when it names no option. `marketValue`, `unrealizedPnl` and `unrealizedPercent`: a
+    /// position's valuation at its last price (`Valuation`), written when it has one; their
+    /// column is a NULL that keeps the select's columns in line with the keys.
+    enum Kind { case text, optionalText, integer, date, optionalDate, option, marketValue, unrealizedPnl, unrealizedPercent }
 
     /// (JSON key, column) in key order, the keys the wire's (the cache keeps each entity as it came);
     /// `as_of` goes first.
     static func layout(_ what: Exported) -> (sql: String, columns: [(String, Kind)]) {
         func k(_ key: StaticString) -> String { key.description }
+        typealias P = WireKeys.Position
         typealias F = WireKeys.Fill
         typealias O = WireKeys.Order
         switch what {
+        case .positions:
+            return (
+                """
+                SELECT avg_price, id, (SELECT price FROM marks m WHERE m.symbol = positions.symbol), NULL, symbol, qty, symbol, NULL, NULL,
+                updated_at FROM positions
+                """,
+                [
+                    (k(P.avgPrice), .text), (k(P.id), .text), ("last_price", .optionalText), ("market_value", .marketValue),
+                    ("option", .option), (k(P.qty), .integer), (k(P.symbol), .text), ("unrealized_pnl", .unrealizedPnl),
+                    ("unrealized_pnl_percent", .unrealizedPercent), (k(P.updatedAt), .date),
+                ]
+            )
         case .fills:
             return (
                 "SELECT filled_at, id, symbol, order_id, price, qty, side, symbol FROM fills",
@@ -51,6 +65,7 @@ extension CacheStore {
         let (filter, arguments) = filters(q, time: what == .fills ? "filled_at" : "updated_at")
         let order =
             switch what {
+            case .positions: " ORDER BY symbol"
             case .fills: " ORDER BY filled_at DESC, id"
             case .orders: " ORDER BY updated_at DESC, id"
             }
@@ -61,21 +76,32 @@ extension CacheStore {
             let handle = statement.handle
             var out: [UInt8] = []
             out.reserveCapacity(80 << 10)
+            let symbolColumn = columns.firstIndex { $0.1 == .option }.map(Int32.init)
+            func text(_ column: Int) -> String? { sqlite3_column_text(handle, Int32(column)).map { String(cString: $0) } }
             while true {
                 guard try statement.step() else { break }
+                // OCC symbols are 16 to 21 characters: shorter ones (tickers) are not parsed.
+                let contract = symbolColumn.flatMap { c -> OptionContract? in
+                    guard Int(sqlite3_column_bytes(handle, c)) >= 16, let text = sqlite3_column_text(handle, c) else { return nil }
+                    return OptionContract(occ: String(cString: text))
+                }
+                // A position's: average price, last price, quantity (the layout's first, third and sixth).
+                var valuation: Valuation? = nil
+                if what == .positions, let last = text(2).flatMap(Money.ticks(parsing:)), let average = text(0).flatMap(Money.ticks(parsing:)) {
+                    valuation = Valuation(
+                        qty: sqlite3_column_int64(handle, 5), averagePriceTicks: average, priceTicks: last,
+                        multiplier: contract.map { InstrumentSymbol.option($0).multiplier } ?? 1)
+                }
                 out += prefix
                 for (i, (_, kind)) in columns.enumerated() {
                     let c = Int32(i)
                     let isNull = sqlite3_column_type(handle, c) == SQLITE_NULL
-                    if isNull && (kind == .optionalText || kind == .optionalDate) { continue }
-                    if kind == .option {
-                        // OCC symbols are 16 to 21 characters: shorter ones (tickers) are not parsed.
-                        guard Int(sqlite3_column_bytes(handle, c)) >= 16, let text = sqlite3_column_text(handle, c),
-                            let contract = OptionContract(occ: String(cString: text))
-                        else { continue }
-                        out += keys[i]
-                        OptionJSON.append(contract, to: &out)
-                        continue
+                    switch kind {
+                    case .optionalText, .optionalDate: if isNull { continue }
+                    case .option: if contract == nil { continue }
+                    case .marketValue, .unrealizedPnl: if valuation == nil { continue }
+                    case .unrealizedPercent: if valuation?.percent?.isFinite != true { continue }
+                    case .text, .integer, .date: break
                     }
                     out += keys[i]
                     switch kind {
@@ -92,7 +118,15 @@ extension CacheStore {
                         out.append(0x22)
                         RFC3339.append(Date(timeIntervalSince1970: sqlite3_column_double(handle, c)), to: &out)
                         out.append(0x22)
-                    case .option: break
+                    case .option:
+                        if let contract { OptionJSON.append(contract, to: &out) }
+                    case .marketValue, .unrealizedPnl:
+                        guard let valuation else { break }
+                        out.append(0x22)
+                        out += Money.cents(ticks: kind == .marketValue ? valuation.marketValueTicks : valuation.unrealizedTicks).utf8
+                        out.append(0x22)
+                    case .unrealizedPercent:
+                        if let percent = valuation?.percent { JSONLineWriter.append(percent, decimals: 2, to: &out) }
                     }
                 }
                 out += [0x7D, 0x0A]

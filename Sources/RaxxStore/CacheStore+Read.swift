@@ -23,12 +23,9 @@ public struct CachedPosition: Sendable, Equatable {
     public var lastPrice: String? = nil
 
     /// Its market value and unrealised P&L at `lastPrice`; nil without one.
-    public var valuation: Valuation? { valuation(of: InstrumentSymbol(parsing: symbol)) }
-
-    /// `valuation`, with its symbol parsed already (`instrument`).
-    public func valuation(of instrument: InstrumentSymbol?) -> Valuation? {
+    public var valuation: Valuation? {
         guard let lastPrice, let price = Money.ticks(parsing: lastPrice), let average = Money.ticks(parsing: avgPrice) else { return nil }
-        return Valuation(qty: qty, averagePriceTicks: average, priceTicks: price, multiplier: instrument?.multiplier ?? 1)
+        return Valuation(qty: qty, averagePriceTicks: average, priceTicks: price, multiplier: InstrumentSymbol(parsing: symbol)?.multiplier ?? 1)
     }
 }
 

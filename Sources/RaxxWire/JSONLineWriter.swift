@@ -43,6 +43,11 @@ public struct JSONLineWriter {
     public mutating func add(_ k: String, _ value: Double?, decimals: Int) {
         guard let value, value.isFinite else { return }
         key(k)
+        Self.append(value, decimals: decimals, to: &bytes)
+    }
+
+    /// Appends finite `value` with at most `decimals` digits after the point, trailing zeros dropped.
+    public static func append(_ value: Double, decimals: Int, to bytes: inout [UInt8]) {
         var scaled = (value * pow(10, Double(decimals))).rounded()
         if scaled < 0 { bytes.append(UInt8(ascii: "-")); scaled = -scaled }
         let unit = Int64(pow(10, Double(decimals)))
@@ -69,9 +74,6 @@ public struct JSONLineWriter {
 
     /// `object` (another writer's `object`) as the value of `k`.
     public mutating func add(_ k: String, object: String) { key(k); bytes.append(contentsOf: object.utf8) }
-
-    /// The JSON that `write` appends (UTF-8, already a JSON value) as the value of `k`.
-    public mutating func add(_ k: String, writing write: (inout [UInt8]) -> Void) { key(k); write(&bytes) }
 
     /// The object, without a newline.
     public var object: String { String(decoding: bytes, as: UTF8.self) + "}" }

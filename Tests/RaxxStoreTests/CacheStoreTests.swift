@@ -331,6 +331,39 @@ func symbols(_ store: CacheStore) throws -> [String] {
         #expect(values["AAPL"] == .some(nil) && values["MSFT"]??.unrealizedTicks == 10_000)
     }
 
+    /// Positions go out valued at the snapshot's prices, as the table shows them: money to the cent,
+    /// the P&L's per cent to two places, nothing of a valuation for a position the snapshot did
+    /// not price.
+    @Test func exportsPositionsValued() throws {
+        let store = try CacheStore.inMemory()
+        try store.beginRebuild(accountID: "acc_1")
+        try store.apply(
+            page([
+                position("p1", "AAPL", qty: 10, seq: 1), position("p2", "AAPL261218C00192500", qty: -2, seq: 2),
+                position("p3", "MSFT", qty: 3, seq: 3),
+            ]))
+        try store.finishRebuild(accountID: "acc_1")
+        var p = Fixtures.portfolio()
+        p.marks = [.init(symbol: "AAPL", price: "12.5"), .init(symbol: "AAPL261218C00192500", price: "9.00")]
+        try store.savePortfolio(p)
+        var bytes: [UInt8] = []
+        try store.exportJSONLines(.positions, CacheQuery(), asOf: Date(timeIntervalSince1970: 1_790_000_000)) { bytes += $0 }
+        #expect(
+            String(decoding: bytes, as: UTF8.self) == """
+                {"as_of":"2026-09-21T14:13:20Z","avg_price":"10.00","id":"p1","last_price":"12.5","market_value":"125.00","qty":10,\
+                "symbol":"AAPL","unrealized_pnl":"25.00","unrealized_pnl_percent":25,"updated_at":"2026-09-21T14:13:20Z"}
+                {"as_of":"2026-09-21T14:13:20Z","avg_price":"10.00","id":"p2","last_price":"9.00","market_value":"-1800.00",\
+                "option":{"expiry":"2026-12-18","multiplier":100,"right":"call","strike":"192.50","underlying":"AAPL"},"qty":-2,\
+                "symbol":"AAPL261218C00192500","unrealized_pnl":"200.00","unrealized_pnl_percent":10,"updated_at":"2026-09-21T14:13:20Z"}
+                {"as_of":"2026-09-21T14:13:20Z","avg_price":"10.00","id":"p3","qty":3,"symbol":"MSFT","updated_at":"2026-09-21T14:13:20Z"}\n
+                """)
+        var symbols: [String] = []
+        try store.exportJSONLines(.positions, CacheQuery(symbol: "msft"), asOf: Date()) { bytes in
+            symbols += String(decoding: bytes, as: UTF8.self).split(separator: "\n").map { String($0.split(separator: "\"symbol\":\"")[1].prefix(4)) }
+        }
+        #expect(symbols == ["MSFT"])
+    }
+
     /// Text is escaped as JSON wants it whatever it holds (runs without escapes are copied whole):
     /// each line decodes back to the stored values.
     @Test func exportEscapesEveryKindOfText() throws {
