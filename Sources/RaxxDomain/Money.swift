@@ -50,10 +50,13 @@ public enum Money {
 
     /// Parses a decimal string with at most four decimals (and at most twelve whole digits); nil
     /// when it is not one. Over the bytes: it runs for every row a read shows.
-    public static func ticks(parsing text: String) -> Int64? {
+    public static func ticks(parsing text: String) -> Int64? { ticks(parsingUTF8: text.utf8) }
+
+    /// `ticks(parsing:)` of UTF-8 bytes (a column's text, read in place).
+    public static func ticks<Bytes: Sequence<UInt8>>(parsingUTF8 bytes: Bytes) -> Int64? {
         var whole: Int64 = 0, wholeDigits = 0, fraction: Int64 = 0, fractionDigits = 0
         var negative = false, point = false
-        for (i, b) in text.utf8.enumerated() {
+        for (i, b) in bytes.enumerated() {
             switch b {
             case UInt8(ascii: "-") where i == 0: negative = true
             case UInt8(ascii: ".") where !point && wholeDigits > 0: point = true

@@ -74,11 +74,13 @@ public struct OptionContract: Sendable, Hashable {
         self.strikeThousandths = strikeThousandths
     }
 
-    /// Parses over bytes (it runs for every position when a portfolio is valued).
-    public init?(occ text: String) {
+    public init?(occ text: String) { self.init(occUTF8: text.utf8) }
+
+    /// Parses UTF-8 bytes (a column's text, read in place: it runs for every row a read shows).
+    public init?<Text: Sequence<UInt8>>(occUTF8 text: Text) {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(21)
-        for b in text.utf8 where b != 0x20 {
+        for b in text where b != 0x20 {
             guard bytes.count < 21 else { return nil }
             bytes.append(b >= 0x61 && b <= 0x7A ? b - 0x20 : b)  // ASCII upper case
         }

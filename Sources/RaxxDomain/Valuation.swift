@@ -1,3 +1,5 @@
+import RaxxWire
+
 /// What a holding is worth at a price and what it has made: the one computation behind every
 /// market value and unrealised P&L a tool shows, in ticks (`Money`).
 public struct Valuation: Sendable, Equatable {
@@ -57,13 +59,22 @@ extension Money {
     /// Money of an account (cash, value, P&L) to the cent, rounded half away from zero: "1.09",
     /// "-12.35", "0.00".
     public static func cents(ticks: Int64) -> String {
+        var out: [UInt8] = []
+        append(centsOf: ticks, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends what `cents(ticks:)` answers, as UTF-8, to `out` (output paths call this per row).
+    public static func append(centsOf ticks: Int64, to out: inout [UInt8]) {
         let perCent = ticksPerUnit / 100
         let (q, r) = ticks.quotientAndRemainder(dividingBy: perCent)
         let rounded = r.magnitude * 2 >= UInt64(perCent) ? q + (ticks < 0 ? -1 : 1) : q
-        let negative = rounded < 0
+        if rounded < 0 { out.append(UInt8(ascii: "-")) }
         let magnitude = rounded.magnitude
-        let fraction = magnitude % 100
-        return (negative ? "-" : "") + "\(magnitude / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
+        RFC3339.appendDigits(Int64(magnitude / 100), to: &out)
+        out.append(UInt8(ascii: "."))
+        out.append(UInt8(ascii: "0") + UInt8(magnitude % 100 / 10))
+        out.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
     }
 
     /// A decimal string of money to the cent (see `cents(ticks:)`); text that is not a decimal

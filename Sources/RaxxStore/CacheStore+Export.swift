@@ -77,17 +77,19 @@ extension CacheStore {
             var out: [UInt8] = []
             out.reserveCapacity(80 << 10)
             let symbolColumn = columns.firstIndex { $0.1 == .option }.map(Int32.init)
-            func text(_ column: Int) -> String? { sqlite3_column_text(handle, Int32(column)).map { String(cString: $0) } }
+            func bytes(_ column: Int32) -> UnsafeBufferPointer<UInt8>? {
+                sqlite3_column_text(handle, column).map { UnsafeBufferPointer(start: $0, count: Int(sqlite3_column_bytes(handle, column))) }
+            }
             while true {
                 guard try statement.step() else { break }
                 // OCC symbols are 16 to 21 characters: shorter ones (tickers) are not parsed.
                 let contract = symbolColumn.flatMap { c -> OptionContract? in
-                    guard Int(sqlite3_column_bytes(handle, c)) >= 16, let text = sqlite3_column_text(handle, c) else { return nil }
-                    return OptionContract(occ: String(cString: text))
+                    guard let text = bytes(c), text.count >= 16 else { return nil }
+                    return OptionContract(occUTF8: text)
                 }
                 // A position's: average price, last price, quantity (the layout's first, third and sixth).
                 var valuation: Valuation? = nil
-                if what == .positions, let last = text(2).flatMap(Money.ticks(parsing:)), let average = text(0).flatMap(Money.ticks(parsing:)) {
+                if what == .positions, let last = bytes(2).flatMap(Money.ticks(parsingUTF8:)), let average = bytes(0).flatMap(Money.ticks(parsingUTF8:)) {
                     valuation = Valuation(
                         qty: sqlite3_column_int64(handle, 5), averagePriceTicks: average, priceTicks: last,
                         multiplier: contract.map { InstrumentSymbol.option($0).multiplier } ?? 1)
@@ -123,7 +125,7 @@ extension CacheStore {
                     case .marketValue, .unrealizedPnl:
                         guard let valuation else { break }
                         out.append(0x22)
-                        out += Money.cents(ticks: kind == .marketValue ? valuation.marketValueTicks : valuation.unrealizedTicks).utf8
+                        Money.append(centsOf: kind == .marketValue ? valuation.marketValueTicks : valuation.unrealizedTicks, to: &out)
                         out.append(0x22)
                     case .unrealizedPercent:
                         if let percent = valuation?.percent { JSONLineWriter.append(percent, decimals: 2, to: &out) }
