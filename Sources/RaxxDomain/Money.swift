@@ -52,13 +52,16 @@ public enum Money {
     /// when it is not one. Over the bytes: it runs for every row a read shows.
     public static func ticks(parsing text: String) -> Int64? { ticks(parsingUTF8: text.utf8) }
 
-    /// `ticks(parsing:)` of UTF-8 bytes (a column's text, read in place).
+    /// `ticks(parsing:)` of UTF-8 bytes (a column's text, read in place). Inlinable so that a
+    /// caller's byte buffer gets its own specialisation, not the generic one.
+    @inlinable
     public static func ticks<Bytes: Sequence<UInt8>>(parsingUTF8 bytes: Bytes) -> Int64? {
         var whole: Int64 = 0, wholeDigits = 0, fraction: Int64 = 0, fractionDigits = 0
-        var negative = false, point = false
-        for (i, b) in bytes.enumerated() {
+        var negative = false, point = false, first = true
+        for b in bytes {
+            defer { first = false }
             switch b {
-            case UInt8(ascii: "-") where i == 0: negative = true
+            case UInt8(ascii: "-") where first: negative = true
             case UInt8(ascii: ".") where !point && wholeDigits > 0: point = true
             case UInt8(ascii: "0")...UInt8(ascii: "9") where point:
                 fractionDigits += 1

@@ -77,31 +77,45 @@ public struct OptionContract: Sendable, Hashable {
     public init?(occ text: String) { self.init(occUTF8: text.utf8) }
 
     /// Parses UTF-8 bytes (a column's text, read in place: it runs for every row a read shows).
+    /// Inlinable so that a caller's byte buffer gets its own specialisation; the bytes are
+    /// normalised on the stack.
+    @inlinable
     public init?<Text: Sequence<UInt8>>(occUTF8 text: Text) {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(21)
-        for b in text where b != 0x20 {
-            guard bytes.count < 21 else { return nil }
-            bytes.append(b >= 0x61 && b <= 0x7A ? b - 0x20 : b)  // ASCII upper case
-        }
-        guard bytes.count >= 16 else { return nil }
-        let rootCount = bytes.count - 15
-        guard (1...6).contains(rootCount), bytes[..<rootCount].allSatisfy({ $0 >= 0x41 && $0 <= 0x5A }) else { return nil }
-        func number(_ range: Range<Int>) -> Int64? {
-            var v: Int64 = 0
-            for b in bytes[range] {
-                guard b >= 0x30 && b <= 0x39 else { return nil }
-                v = v * 10 + Int64(b - 0x30)
+        let parsed = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { buffer -> OptionContract? in
+            var count = 0
+            for b in text where b != 0x20 {
+                guard count < 21 else { return nil }
+                buffer[count] = b >= 0x61 && b <= 0x7A ? b - 0x20 : b  // ASCII upper case
+                count += 1
             }
-            return v
+            guard count >= 16 else { return nil }
+            let bytes = UnsafeBufferPointer(rebasing: buffer[..<count])
+            let rootCount = count - 15
+            guard (1...6).contains(rootCount), bytes[..<rootCount].allSatisfy({ $0 >= 0x41 && $0 <= 0x5A }) else { return nil }
+            func number(_ range: Range<Int>) -> Int64? {
+                var v: Int64 = 0
+                for b in bytes[range] {
+                    guard b >= 0x30 && b <= 0x39 else { return nil }
+                    v = v * 10 + Int64(b - 0x30)
+                }
+                return v
+            }
+            let t = rootCount
+            let right: Right
+            switch bytes[t + 6] {
+            case UInt8(ascii: "C"): right = .call
+            case UInt8(ascii: "P"): right = .put
+            default: return nil
+            }
+            guard let yy = number(t..<(t + 2)), let mm = number((t + 2)..<(t + 4)), let dd = number((t + 4)..<(t + 6)),
+                case let expiry = CalendarDay(year: 2000 + Int(yy), month: Int(mm), day: Int(dd)), expiry.exists,
+                let strike = number((t + 7)..<(t + 15)), strike > 0
+            else { return nil }
+            return OptionContract(
+                underlying: String(decoding: bytes[..<rootCount], as: UTF8.self), expiry: expiry, right: right, strikeThousandths: strike)
         }
-        let t = rootCount
-        guard let yy = number(t..<(t + 2)), let mm = number((t + 2)..<(t + 4)), let dd = number((t + 4)..<(t + 6)),
-            case let expiry = CalendarDay(year: 2000 + Int(yy), month: Int(mm), day: Int(dd)), expiry.exists,
-            let right = Right(rawValue: String(UnicodeScalar(bytes[t + 6]))),
-            let strike = number((t + 7)..<(t + 15)), strike > 0
-        else { return nil }
-        self.init(underlying: String(decoding: bytes[..<rootCount], as: UTF8.self), expiry: expiry, right: right, strikeThousandths: strike)
+        guard let parsed else { return nil }
+        self = parsed
     }
 
     public var symbol: String {
