@@ -30,6 +30,14 @@ public struct Valuation: Sendable, Equatable {
         costTicks = cost.magnitude > UInt64(Int64.max) ? .max : abs(cost)
     }
 
+    /// A holding valued from its prices as decimal text (UTF-8: a column's, read in place, or a
+    /// String's); nil when either price is not a decimal or the figures do not fit.
+    @inlinable
+    public init?<Price: Sequence<UInt8>>(qty: Int64, averagePrice: Price, price: Price, multiplier: Int64) {
+        guard let average = Money.ticks(parsingUTF8: averagePrice), let ticks = Money.ticks(parsingUTF8: price) else { return nil }
+        self.init(qty: qty, averagePriceTicks: average, priceTicks: ticks, multiplier: multiplier)
+    }
+
     public init(marketValueTicks: Int64, unrealizedTicks: Int64, costTicks: Int64) {
         self.marketValueTicks = marketValueTicks
         self.unrealizedTicks = unrealizedTicks

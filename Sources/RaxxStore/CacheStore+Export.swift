@@ -10,10 +10,15 @@ extension CacheStore {
     public enum Exported: Sendable { case positions, fills, orders }
 
     /// `option`: the column holds a symbol, written as its option's parts (`OptionJSON`), or not
-    /// at all when it names no option. `marketValue`, `unrealizedPnl` and `unrealizedPercent`: a
-    /// position's valuation at its last price (`Valuation`), written when it has one; their
-    /// column is a NULL that keeps the select's columns in line with the keys.
-    enum Kind { case text, optionalText, integer, date, optionalDate, option, marketValue, unrealizedPnl, unrealizedPercent }
+    /// at all when it names no option. A position's `averagePrice`, `lastPrice` (optional) and
+    /// `heldQuantity` are written as text and an integer, and are what its valuation is made of;
+    /// `marketValue`, `unrealizedPnl` and `unrealizedPercent` are that valuation (`Valuation`),
+    /// written when it has one, and their column is a NULL that keeps the select's columns in
+    /// line with the keys.
+    enum Kind {
+        case text, optionalText, integer, date, optionalDate, option
+        case averagePrice, lastPrice, heldQuantity, marketValue, unrealizedPnl, unrealizedPercent
+    }
 
     /// (JSON key, column) in key order, the keys the wire's (the cache keeps each entity as it came);
     /// `as_of` goes first.
@@ -30,8 +35,8 @@ extension CacheStore {
                 updated_at FROM positions
                 """,
                 [
-                    (k(P.avgPrice), .text), (k(P.id), .text), ("last_price", .optionalText), ("market_value", .marketValue),
-                    ("option", .option), (k(P.qty), .integer), (k(P.symbol), .text), ("unrealized_pnl", .unrealizedPnl),
+                    (k(P.avgPrice), .averagePrice), (k(P.id), .text), ("last_price", .lastPrice), ("market_value", .marketValue),
+                    ("option", .option), (k(P.qty), .heldQuantity), (k(P.symbol), .text), ("unrealized_pnl", .unrealizedPnl),
                     ("unrealized_pnl_percent", .unrealizedPercent), (k(P.updatedAt), .date),
                 ]
             )
@@ -71,12 +76,15 @@ extension CacheStore {
             }
         let prefix = Array("{\"as_of\":\"\(RFC3339.string(from: asOf))\"".utf8)
         let keys = columns.map { Array(",\"\($0.0)\":".utf8) }
+        let kinds = columns.map(\.1)
+        func column(_ kind: Kind) -> Int32? { kinds.firstIndex(of: kind).map(Int32.init) }
+        let symbolColumn = column(.option)
+        let valuedFrom = column(.averagePrice).flatMap { a in column(.lastPrice).flatMap { l in column(.heldQuantity).map { (a, l, $0) } } }
         try readPlain { connection in
             let statement = try SQLiteStatement(connection, select + filter + order + limitClause(q), arguments)
             let handle = statement.handle
             var out: [UInt8] = []
             out.reserveCapacity(80 << 10)
-            let symbolColumn = columns.firstIndex { $0.1 == .option }.map(Int32.init)
             func bytes(_ column: Int32) -> UnsafeBufferPointer<UInt8>? {
                 sqlite3_column_text(handle, column).map { UnsafeBufferPointer(start: $0, count: Int(sqlite3_column_bytes(handle, column))) }
             }
@@ -87,34 +95,31 @@ extension CacheStore {
                     guard let text = bytes(c), text.count >= 16 else { return nil }
                     return OptionContract(occUTF8: text)
                 }
-                // A position's: average price, last price, quantity (the layout's first, third and sixth).
-                var valuation: Valuation? = nil
-                if what == .positions, let last = bytes(2).flatMap(Money.ticks(parsingUTF8:)), let average = bytes(0).flatMap(Money.ticks(parsingUTF8:)) {
-                    valuation = Valuation(
-                        qty: sqlite3_column_int64(handle, 5), averagePriceTicks: average, priceTicks: last,
-                        multiplier: contract.map { InstrumentSymbol.option($0).multiplier } ?? 1)
+                let valuation = valuedFrom.flatMap { (average, last, qty) -> Valuation? in
+                    guard let averagePrice = bytes(average), let price = bytes(last) else { return nil }
+                    let multiplier = contract.map { InstrumentSymbol.option($0).multiplier } ?? 1
+                    return Valuation(qty: sqlite3_column_int64(handle, qty), averagePrice: averagePrice, price: price, multiplier: multiplier)
                 }
                 out += prefix
-                for (i, (_, kind)) in columns.enumerated() {
-                    let c = Int32(i)
-                    let isNull = sqlite3_column_type(handle, c) == SQLITE_NULL
+                for i in kinds.indices {
+                    let kind = kinds[i], c = Int32(i)
                     switch kind {
-                    case .optionalText, .optionalDate: if isNull { continue }
+                    case .optionalText, .optionalDate, .lastPrice: if sqlite3_column_type(handle, c) == SQLITE_NULL { continue }
                     case .option: if contract == nil { continue }
                     case .marketValue, .unrealizedPnl: if valuation == nil { continue }
                     case .unrealizedPercent: if valuation?.percent?.isFinite != true { continue }
-                    case .text, .integer, .date: break
+                    case .text, .integer, .date, .averagePrice, .heldQuantity: break
                     }
                     out += keys[i]
                     switch kind {
-                    case .text, .optionalText:
+                    case .text, .optionalText, .averagePrice, .lastPrice:
                         let count = Int(sqlite3_column_bytes(handle, c))
                         out.append(0x22)
                         if let text = sqlite3_column_text(handle, c) {
                             JSONEscaping.append(UnsafeBufferPointer(start: text, count: count), to: &out)
                         }
                         out.append(0x22)
-                    case .integer:
+                    case .integer, .heldQuantity:
                         RFC3339.appendDigits(sqlite3_column_int64(handle, c), to: &out)
                     case .date, .optionalDate:
                         out.append(0x22)

@@ -24,8 +24,8 @@ public struct CachedPosition: Sendable, Equatable {
 
     /// Its market value and unrealised P&L at `lastPrice`; nil without one.
     public var valuation: Valuation? {
-        guard let lastPrice, let price = Money.ticks(parsing: lastPrice), let average = Money.ticks(parsing: avgPrice) else { return nil }
-        return Valuation(qty: qty, averagePriceTicks: average, priceTicks: price, multiplier: InstrumentSymbol(parsing: symbol)?.multiplier ?? 1)
+        guard let lastPrice else { return nil }
+        return Valuation(qty: qty, averagePrice: avgPrice.utf8, price: lastPrice.utf8, multiplier: InstrumentSymbol(parsing: symbol)?.multiplier ?? 1)
     }
 }
 
