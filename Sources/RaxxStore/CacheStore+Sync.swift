@@ -253,8 +253,15 @@ extension CacheStore {
                     p.buyingPower, p.unrealizedPnl, p.positionsCount,
                 ])
             try db.execute(sql: "DELETE FROM marks")
+            // A mark for every position, every refresh (10,000 of them, say): bound straight to
+            // SQLite, as the journal's writes are (StatementArguments cost more than the inserts).
             let mark = try db.cachedStatement(sql: "INSERT OR REPLACE INTO marks (symbol, price) VALUES (?, ?)")
-            for m in p.marks ?? [] { try mark.execute(arguments: [m.symbol, m.price]) }
+            for m in p.marks ?? [] {
+                var run = BoundRun(mark)
+                run.text(m.symbol)
+                run.text(m.price)
+                try run.run(db)
+            }
         }
     }
 
