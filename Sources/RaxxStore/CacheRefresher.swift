@@ -16,8 +16,8 @@ public struct CacheRefresher: Sendable {
     public let clock: @Sendable () -> Date
     /// Changes per page: up to three pages are in memory at once (one written, two fetched ahead).
     public var pageSize = 5000
-    /// Pages read as bytes, straight into the store, when the connection offers it; without it (a
-    /// test's stub API) pages are decoded by the generated client.
+    /// Pages and the portfolio read as bytes, straight into the store, when the connection offers
+    /// it; without it (a test's stub API) they are decoded by the generated client.
     public var rawPages: RawRaptor? = nil
     /// Fills and closed orders older than this are evicted after a refresh.
     public var retention: RaxxDuration
@@ -100,8 +100,11 @@ public struct CacheRefresher: Sendable {
         var rebuilding = state.rebuilding != .none
         var cursor = rebuilding ? state.rebuildCursor : state.cursor
         // The portfolio snapshot is valued by the server while the pages come.
-        let client = self.client
-        let portfolio = Task { try await client.getPortfolio() }
+        let client = self.client, raw = rawPages
+        let portfolio = Task {
+            if let raw { return try PortfolioAnswerReader.portfolio(try await raw.get(WireOperations.getPortfolio, [])) }
+            return try await client.getPortfolio().checked().ok.body.json
+        }
         defer { portfolio.cancel() }
         // The pages are fetched one after another while they are written: the server's work and
         // ours overlap, and the server starts on a page as soon as the one before it is in.
@@ -127,7 +130,7 @@ public struct CacheRefresher: Sendable {
             finishing()
             try store.finishRebuild(accountID: accountID)
         }
-        try store.savePortfolio(try await portfolio.value.checked().ok.body.json)
+        try store.savePortfolio(try await portfolio.value)
         let evicted = try store.evict(before: clock().addingTimeInterval(-retention.seconds))
         return Outcome(changes: applied, full: rebuilding, reset: wasReset, cursor: cursor, evicted: evicted)
     }

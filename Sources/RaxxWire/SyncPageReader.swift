@@ -613,6 +613,6 @@ public enum SyncPageReader {
 
 /// A key as the reader knows it (a string literal in a `case`), matched against a slice of the
 /// page: no global to look up for each of the millions of keys a refresh reads.
-private func ~= (key: StaticString, slice: UnsafeRawBufferPointer) -> Bool {
+func ~= (key: StaticString, slice: UnsafeRawBufferPointer) -> Bool {
     key.utf8CodeUnitCount == slice.count && memcmp(key.utf8Start, slice.baseAddress!, slice.count) == 0
 }

@@ -76,6 +76,28 @@ public enum WireKeys {
         ]
     }
 
+    /// `Portfolio`.
+    public enum Portfolio {
+        public static let accountID: StaticString = "account_id"
+        public static let asOf: StaticString = "as_of"
+        public static let buyingPower: StaticString = "buying_power"
+        public static let cash: StaticString = "cash"
+        public static let equity: StaticString = "equity"
+        public static let marketValue: StaticString = "market_value"
+        public static let marks: StaticString = "marks"
+        public static let mode: StaticString = "mode"
+        public static let positionsCount: StaticString = "positions_count"
+        public static let unrealizedPnl: StaticString = "unrealized_pnl"
+        public static let all = [accountID, asOf, buyingPower, cash, equity, marketValue, marks, mode, positionsCount, unrealizedPnl]
+    }
+
+    /// `Mark`.
+    public enum Mark {
+        public static let price: StaticString = "price"
+        public static let symbol: StaticString = "symbol"
+        public static let all = [price, symbol]
+    }
+
     /// The values of `SyncChange`'s `entity` and `op`, which the reader matches as it matches keys.
     public enum Values {
         public static let position: StaticString = "position"

@@ -21,6 +21,9 @@ public enum WireOperations {
     /// `POST /api/orders`: an order encoded once for the journal and the wire, its answer read
     /// from its bytes (`OrderAnswerReader`).
     public static let placeOrder = WireOperation(id: Operations.PlaceOrder.id, path: "/api/orders", query: [])
+    /// `GET /api/portfolio`: the snapshot and its marks, one a position, read from its bytes
+    /// (`PortfolioAnswerReader`).
+    public static let getPortfolio = WireOperation(id: Operations.GetPortfolio.id, path: "/api/portfolio", query: [])
 
-    public static let all = [getSyncChanges, placeOrder]
+    public static let all = [getSyncChanges, placeOrder, getPortfolio]
 }

@@ -31,6 +31,12 @@ import Testing
         #expect(try Self.keys(of: Self.position) == Self.names(WireKeys.Position.all))
         #expect(try Self.keys(of: Self.fill) == Self.names(WireKeys.Fill.all))
         #expect(try Self.keys(of: Self.order) == Self.names(WireKeys.Order.all))
+        let mark = Components.Schemas.Mark(symbol: "AAPL", price: "1.00")
+        let portfolio = Components.Schemas.Portfolio(
+            accountId: "a", asOf: Self.at, mode: .paper, cash: "1.00", marketValue: "1.00", equity: "2.00", buyingPower: "1.00",
+            unrealizedPnl: "0.00", positionsCount: 1, marks: [mark])
+        #expect(try Self.keys(of: portfolio) == Self.names(WireKeys.Portfolio.all))
+        #expect(try Self.keys(of: mark) == Self.names(WireKeys.Mark.all))
     }
 
     @Test func theChangeValuesAreTheGeneratedEnums() {

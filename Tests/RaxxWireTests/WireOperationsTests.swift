@@ -42,4 +42,11 @@ import Testing
         #expect(sent.path == WireOperations.placeOrder.path)
         #expect(sent.query == WireOperations.placeOrder.query)
     }
+
+    @Test func getPortfolioIsTheGeneratedRequest() async throws {
+        let sent = try await Self.sent { _ = try await $0.getPortfolio() }
+        #expect(sent.path == WireOperations.getPortfolio.path)
+        #expect(sent.query == WireOperations.getPortfolio.query)
+        #expect(WireOperations.getPortfolio.id == Operations.GetPortfolio.id)
+    }
 }
