@@ -10,12 +10,7 @@ import RaxxCore
 /// decoded by the generated types instead, which accept or refuse it exactly as the generated
 /// client does: so an answer reads the same whichever way it was read.
 public enum OrderAnswerReader {
-    public static func order(_ bytes: [UInt8]) throws -> Components.Schemas.Order {
-        try bytes.withUnsafeBytes { buffer in
-            if let order = try? fast(buffer) { return order }
-            return try WireJSON.decoder().decode(Components.Schemas.Order.self, from: Data(buffer))
-        }
-    }
+    public static func order(_ bytes: [UInt8]) throws -> Components.Schemas.Order { try WireJSON.read(bytes, fast: fast) }
 
     /// The order, or `SyncPageReader.Unsupported` for anything the reader does not take.
     static func fast(_ buffer: UnsafeRawBufferPointer) throws -> Components.Schemas.Order {

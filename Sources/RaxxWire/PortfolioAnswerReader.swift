@@ -10,12 +10,7 @@ import RaxxAPI
 /// decoded by the generated types instead, which accept or refuse it exactly as the generated
 /// client does: so an answer reads the same whichever way it was read.
 public enum PortfolioAnswerReader {
-    public static func portfolio(_ bytes: [UInt8]) throws -> Components.Schemas.Portfolio {
-        try bytes.withUnsafeBytes { buffer in
-            if let portfolio = try? fast(buffer) { return portfolio }
-            return try WireJSON.decoder().decode(Components.Schemas.Portfolio.self, from: Data(buffer))
-        }
-    }
+    public static func portfolio(_ bytes: [UInt8]) throws -> Components.Schemas.Portfolio { try WireJSON.read(bytes, fast: fast) }
 
     /// The portfolio, or `SyncPageReader.Unsupported` for anything the reader does not take.
     static func fast(_ buffer: UnsafeRawBufferPointer) throws -> Components.Schemas.Portfolio {

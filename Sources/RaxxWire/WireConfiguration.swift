@@ -40,4 +40,14 @@ public enum WireJSON {
         decoder.dateDecodingStrategy = .custom { d in try transcoder.decode(try d.singleValueContainer().decode(String.self)) }
         return decoder
     }
+
+    /// `bytes` read by a fast reader (`OrderAnswerReader`, `PortfolioAnswerReader`), or, for
+    /// what it does not take, by the generated types, which accept or refuse it as the generated
+    /// client does.
+    static func read<T: Decodable>(_ bytes: [UInt8], fast: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+        try bytes.withUnsafeBytes { buffer in
+            if let value = try? fast(buffer) { return value }
+            return try decoder().decode(T.self, from: Data(buffer))
+        }
+    }
 }
