@@ -305,18 +305,25 @@ func symbols(_ store: CacheStore) throws -> [String] {
                 """)
     }
 
-    @Test func positionsAreValuedAtTheSnapshotsPrices() throws {
+    /// Three positions at 10.00 (10 AAPL, a short AAPL call, `msft` MSFT), and a snapshot that prices
+    /// the first two (AAPL at 12.5, the call at 9.00) and not MSFT.
+    static func valuedPositions(msft: Int64) throws -> (CacheStore, Components.Schemas.Portfolio) {
         let store = try CacheStore.inMemory()
         try store.beginRebuild(accountID: "acc_1")
         try store.apply(
             page([
                 position("p1", "AAPL", qty: 10, seq: 1), position("p2", "AAPL261218C00192500", qty: -2, seq: 2),
-                position("p3", "MSFT", qty: 1, seq: 3),
+                position("p3", "MSFT", qty: msft, seq: 3),
             ]))
         try store.finishRebuild(accountID: "acc_1")
         var p = Fixtures.portfolio()
         p.marks = [.init(symbol: "AAPL", price: "12.5"), .init(symbol: "AAPL261218C00192500", price: "9.00")]
         try store.savePortfolio(p)
+        return (store, p)
+    }
+
+    @Test func positionsAreValuedAtTheSnapshotsPrices() throws {
+        var (store, p) = try Self.valuedPositions(msft: 1)
         var values: [String: Valuation?] = [:]
         try store.positions(CacheQuery()) { values[$0.symbol] = $0.valuation }
         // 10 × (12.50 − 10.00); a short call: −2 × 100 × (9.00 − 10.00); MSFT was not in the snapshot.
@@ -335,17 +342,7 @@ func symbols(_ store: CacheStore) throws -> [String] {
     /// the P&L's per cent to two places, nothing of a valuation for a position the snapshot did
     /// not price.
     @Test func exportsPositionsValued() throws {
-        let store = try CacheStore.inMemory()
-        try store.beginRebuild(accountID: "acc_1")
-        try store.apply(
-            page([
-                position("p1", "AAPL", qty: 10, seq: 1), position("p2", "AAPL261218C00192500", qty: -2, seq: 2),
-                position("p3", "MSFT", qty: 3, seq: 3),
-            ]))
-        try store.finishRebuild(accountID: "acc_1")
-        var p = Fixtures.portfolio()
-        p.marks = [.init(symbol: "AAPL", price: "12.5"), .init(symbol: "AAPL261218C00192500", price: "9.00")]
-        try store.savePortfolio(p)
+        let (store, _) = try Self.valuedPositions(msft: 3)
         var bytes: [UInt8] = []
         try store.exportJSONLines(.positions, CacheQuery(), asOf: Date(timeIntervalSince1970: 1_790_000_000)) { bytes += $0 }
         #expect(
