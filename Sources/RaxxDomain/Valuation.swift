@@ -108,30 +108,17 @@ public enum OptionJSON {
     public static func append(_ contract: OptionContract, to out: inout [UInt8]) {
         let day = contract.expiry
         out += #"{"expiry":""#.utf8
-        digits(day.year, 4, &out)
+        RFC3339.appendDigits(Int64(day.year), width: 4, to: &out)
         out.append(UInt8(ascii: "-"))
-        digits(day.month, 2, &out)
+        RFC3339.appendDigits(Int64(day.month), width: 2, to: &out)
         out.append(UInt8(ascii: "-"))
-        digits(day.day, 2, &out)
+        RFC3339.appendDigits(Int64(day.day), width: 2, to: &out)
         out += #"","multiplier":"#.utf8
-        digits(Int(InstrumentSymbol.option(contract).multiplier), 1, &out)
+        RFC3339.appendDigits(InstrumentSymbol.option(contract).multiplier, to: &out)
         out += (contract.right == .call ? #","right":"call","strike":""# : #","right":"put","strike":""#).utf8
         Money.append(ticks: contract.strikeThousandths * (Money.ticksPerUnit / 1000), to: &out)
         out += #"","underlying":""#.utf8
         out += contract.underlying.utf8
         out += #""}"#.utf8
-    }
-
-    /// `n` (not negative) in at least `width` digits, zeros in front.
-    private static func digits(_ n: Int, _ width: Int, _ out: inout [UInt8]) {
-        var divisor = 1, places = 1
-        while divisor <= n / 10 { divisor *= 10; places += 1 }
-        for _ in places..<max(places, width) { out.append(UInt8(ascii: "0")) }
-        var rest = n
-        while divisor > 0 {
-            out.append(UInt8(ascii: "0") + UInt8(rest / divisor))
-            rest %= divisor
-            divisor /= 10
-        }
     }
 }

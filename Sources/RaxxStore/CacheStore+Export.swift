@@ -113,11 +113,8 @@ extension CacheStore {
                     out += keys[i]
                     switch kind {
                     case .text, .optionalText, .averagePrice, .lastPrice:
-                        let count = Int(sqlite3_column_bytes(handle, c))
                         out.append(0x22)
-                        if let text = sqlite3_column_text(handle, c) {
-                            JSONEscaping.append(UnsafeBufferPointer(start: text, count: count), to: &out)
-                        }
+                        if let text = bytes(c) { JSONEscaping.append(text, to: &out) }
                         out.append(0x22)
                     case .integer, .heldQuantity:
                         RFC3339.appendDigits(sqlite3_column_int64(handle, c), to: &out)
