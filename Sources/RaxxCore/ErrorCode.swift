@@ -127,7 +127,7 @@ extension ErrorCode {
         case .exportUnwritable: (.failure, "the export or receipt file cannot be written")
         case .inputUnreadable: (.failure, "standard input or an input file cannot be read")
         case .internal: (.failure, "a fault of the tool itself")
-        case .journalUnreadable: (.failure, "the order journal cannot be opened")
+        case .journalUnreadable: (.failure, "the order journal cannot be opened or read")
         case .journalUnwritable: (.failure, "the order journal cannot be written; nothing more was sent")
         case .keyFilePermissions: (.notPermitted, "the APNs key file can be read by other users (chmod 600)")
         case .keystoreBusy: (.temporary, "another raxx process is updating the keystore")

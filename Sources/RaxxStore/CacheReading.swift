@@ -56,6 +56,6 @@ extension CacheStore {
         if let e = error as? RaxxError { return e }
         return RaxxError(
             code: .cacheUnreadable, message: "The cache at \(location) cannot be read: \(error).",
-            hint: "Empty it and fill it again: raxx-cache purge --all, then raxx-cache refresh.")
+            hint: CacheStore.refillHint)
     }
 }

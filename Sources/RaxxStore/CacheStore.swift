@@ -22,6 +22,9 @@ public final class CacheStore: @unchecked Sendable {
 
     private let lock = NSLock()
     private var connection: Connection
+
+    /// What a person does about a cache that cannot be read: it holds nothing the server does not.
+    static let refillHint = "Empty it and fill it again: raxx-cache purge --all, then raxx-cache refresh."
     /// The file's path (see RaxxConfiguration.stateDirectoryPath); nil in memory.
     private let path: String?
     /// The file, made from `path` when asked: an offline read never needs it.
@@ -367,7 +370,7 @@ public struct SyncState: Sendable, Equatable {
     /// come, and readers see "no data yet" until it ends) or of a filled one (`shadow`: its pages
     /// are staged in the rebuild's logs and applied at the end, and readers see the old copy until
     /// then). See `beginRebuild` and `finishRebuild`.
-    public enum Rebuild: Int, Sendable { case none = 0, live = 1, shadow = 2 }
+    public enum Rebuild: Int, Sendable, CaseIterable { case none = 0, live = 1, shadow = 2 }
 
     public var accountID: String?
     public var cursor: Int64
@@ -411,14 +414,16 @@ extension CacheStore {
             // The migration writes this row; a file without it was not written by us, or was damaged.
             throw RaxxError(
                 code: .cacheDamaged, message: "The cache has no sync state: it is damaged or was not written by raxx-cache.",
-                hint: "Empty it and fill it again: raxx-cache purge --all, then raxx-cache refresh.")
+                hint: CacheStore.refillHint)
         }
         func date(_ column: Int32) -> Date? { row.optionalDouble(column).map { Date(timeIntervalSince1970: $0) } }
-        return SyncState(
-            accountID: row.optionalText(0), cursor: row.int64(1), rebuilding: .init(rawValue: Int(row.int64(2))) ?? .none,
+        return try SyncState(
+            accountID: row.optionalText(0), cursor: row.int64(1),
+            rebuilding: storedCase(Int(row.int64(2)), table: "sync_state", column: "rebuilding", code: .cacheDamaged, hint: CacheStore.refillHint),
             rebuildCursor: row.int64(3), lastSuccessAt: date(4), lastAttemptAt: date(5),
             lastErrorKind: row.optionalText(6), lastErrorAt: date(7), lastErrorMessage: row.optionalText(8),
-            connectivity: Connectivity(rawValue: row.text(9)) ?? .unknown, connectivityAt: date(10),
+            connectivity: storedCase(row.text(9), table: "sync_state", column: "connectivity", code: .cacheDamaged, hint: CacheStore.refillHint),
+            connectivityAt: date(10),
             evictedBefore: date(11))
     }
 

@@ -9,7 +9,7 @@ import RaxxCore
 public final class OrderJournal: Sendable {
     let writer: any DatabaseWriter
 
-    public enum State: String, Sendable, Codable {
+    public enum State: String, Sendable, Codable, CaseIterable {
         /// Written, about to be sent (or the process died while sending).
         case sending
         case placed
@@ -324,9 +324,10 @@ public final class OrderJournal: Sendable {
         SELECT * FROM journal WHERE state IN ('sending', 'unknown') AND (account_id = ? OR account_id IS NULL) ORDER BY created_at
         """
 
-    static func entry(_ r: Row) -> Entry {
-        Entry(
-            clientOrderID: r["client_order_id"], request: r["request"], state: State(rawValue: r["state"]) ?? .unknown,
+    static func entry(_ r: Row) throws -> Entry {
+        try Entry(
+            clientOrderID: r["client_order_id"], request: r["request"],
+            state: storedCase(r["state"] as String, table: "journal", column: "state", code: .journalUnreadable),
             orderID: r["order_id"], status: r["status"], errorCode: r["error_code"], message: r["message"])
     }
 

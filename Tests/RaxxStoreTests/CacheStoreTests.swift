@@ -174,6 +174,25 @@ func symbols(_ store: CacheStore) throws -> [String] {
         #expect(try secondaryIndexes(store).count == 5)
     }
 
+    /// A sync state outside its enums (a connectivity or a rebuild no case has: a newer build's, or
+    /// a hand edit) is the damaged cache's error naming the column and the value, not "unknown"
+    /// or "not rebuilding" made up.
+    @Test func aSyncStateOutsideItsEnumsIsRefusedNamingTheColumn() throws {
+        let store = try CacheStore.inMemory()
+        try store.write { try $0.execute(sql: "UPDATE sync_state SET connectivity = 'sideways' WHERE id = 1") }
+        let connectivity = #expect(throws: RaxxError.self) { try store.syncState() }
+        #expect(connectivity?.code == ErrorCode.cacheDamaged.rawValue)
+        #expect(
+            connectivity?.message
+                == "sync_state.connectivity holds 'sideways', which is not one of its values (online, offline-hard, offline-soft, unknown).")
+        #expect(connectivity?.hint == CacheStore.refillHint)
+        try store.write { try $0.execute(sql: "UPDATE sync_state SET connectivity = 'online', rebuilding = 7 WHERE id = 1") }
+        let rebuilding = #expect(throws: RaxxError.self) { try store.syncState() }
+        #expect(rebuilding?.message == "sync_state.rebuilding holds '7', which is not one of its values (0, 1, 2).")
+        try store.write { try $0.execute(sql: "UPDATE sync_state SET rebuilding = 0 WHERE id = 1") }
+        #expect(try store.syncState().connectivity == .online)
+    }
+
     /// Indexes left set aside by a fill that ended without building them (an older version ended
     /// it, say) are built when the next rebuild begins.
     @Test func indexesLeftAsideComeBackAtTheNextRebuild() throws {

@@ -49,6 +49,21 @@ import Testing
         #expect(try history(journal) == ["c-1 sending", "c-1 placed ord-1", "c-2 sending", "c-2 rejected"])
     }
 
+    /// An entry whose state is none of the journal's (a newer build's, or a hand edit) is an
+    /// error naming the column and the value, not read as "unknown" without a word. (The
+    /// unresolved are selected by their state, so the row is read here as `unresolved` reads it.)
+    @Test func anEntryInAStateOutsideTheEnumIsRefusedNamingIt() throws {
+        let journal = try OrderJournal.inMemory()
+        try journal.recordSending(clientOrderID: "c-1", accountID: "acc-1", request: #"{"n":1}"#, at: t0)
+        try journal.writer.write { try $0.execute(sql: "UPDATE journal SET state = 'sending-again' WHERE client_order_id = 'c-1'") }
+        let row = try #require(try journal.writer.read { try Row.fetchOne($0, sql: "SELECT * FROM journal WHERE client_order_id = 'c-1'") })
+        let error = #expect(throws: RaxxError.self) { try OrderJournal.entry(row) }
+        #expect(error?.code == ErrorCode.journalUnreadable.rawValue)
+        #expect(
+            error?.message
+                == "journal.state holds 'sending-again', which is not one of its values (sending, placed, rejected, unknown, not_placed, cancelled).")
+    }
+
     @Test func aJournalWrittenBeforeV4KeepsItsEntriesAndHistoryInOrder() throws {
         let queue = try DatabaseQueue()
         try OrderJournal.migrator.migrate(queue, upTo: "v3: the dead man's switch this device armed")
