@@ -67,6 +67,26 @@ extension HandlerRig {
         #expect(sender.pushes.count == 1)
     }
 
+    /// An event whose stored type is none of the spec's is passed over (and logged), not pushed
+    /// as another type nor retried for ever: the events after it still go out.
+    @Test func anEventOfAnUnknownTypeIsPassedOverAndTheNextOneStillGoesOut() async throws {
+        let rig = try HandlerRig()
+        let (caller, _) = try await rig.signIn()
+        let sender = RecordingSender()
+        let dispatcher = rig.dispatcher(sender)
+        _ = try await rig.stores.pushDispatch.start()
+        let device = try await rig.register(caller, token: apnsToken("f111f111"), alerts: [.fillConfirmed])
+        let first = try await rig.orders.placeOrder(.init(body: .json(rig.order("a"))), caller: caller).created.body.json
+        try await rig.database.writer.write { db in
+            try db.execute(sql: "UPDATE events SET type = 'renamed' WHERE order_id = ?", arguments: [first.id])
+        }
+        let second = try await rig.orders.placeOrder(.init(body: .json(rig.order("b"))), caller: caller).created.body.json
+        try await rig.drain(dispatcher)
+        #expect(sender.pushes.map(\.event.orderId) == [second.id])
+        #expect(sender.pushes.map(\.deviceID) == [device.id])
+        #expect(try await rig.drain(dispatcher) == 0)
+    }
+
     @Test func aDeviceRegisteredAfterAnEventDoesNotGetIt() async throws {
         let rig = try HandlerRig()
         let (caller, _) = try await rig.signIn()

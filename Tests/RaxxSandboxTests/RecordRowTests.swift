@@ -89,6 +89,43 @@ import Testing
         }
     }
 
+    /// An alert whose type or side is none of the spec's, and a device opted into a type that is
+    /// none of them, are refused naming the table, the column and the value: the feed does not
+    /// drop the alert, nor the device list the type, without a word.
+    @Test func anAlertOrADeviceHoldingAValueOutsideItsEnumIsRefused() throws {
+        let queue = try DatabaseQueue()
+        try queue.read { db throws in
+            func event(type: String, side: String?) throws -> Components.Schemas.Event {
+                let row = try #require(
+                    try Row.fetchOne(
+                        db,
+                        sql: """
+                            SELECT 7 AS seq, ? AS type, 'Filled' AS title, NULL AS body, 'ord_1' AS order_id, 'AAPL' AS symbol, ? AS side,
+                                1 AS qty, 42100 AS price_ticks, NULL AS reason, NULL AS expires_at, 1795000000 AS created_at
+                            """, arguments: [type, side]))
+                return try EventLog.event(row)
+            }
+            #expect(try event(type: "fill_confirmed", side: "buy").side == .buy)
+            #expect(try event(type: "fill_confirmed", side: nil).side == nil)
+            let type = #expect(throws: UnknownStoredValue.self) { try event(type: "renamed", side: "buy") }
+            #expect(type?.description.hasPrefix("events.type holds 'renamed', which is not one of EventType's values (") == true)
+            let side = #expect(throws: UnknownStoredValue.self) { try event(type: "fill_confirmed", side: "short") }
+            #expect(side?.description.hasPrefix("events.side holds 'short', which is not one of Side's values (buy, sell") == true)
+
+            func device(alerts: String) throws -> Components.Schemas.Device {
+                let record = try #require(
+                    try DeviceRecord.fetchOne(
+                        db,
+                        sql: "SELECT 'dev_1' AS id, 'f111f111' AS token, 'sandbox' AS environment, NULL AS label, ? AS alerts, 1795000000 AS created_at",
+                        arguments: [alerts]))
+                return try record.api
+            }
+            #expect(try device(alerts: "fill_confirmed,security_alert").alerts == [.fillConfirmed, .securityAlert])
+            let alert = #expect(throws: UnknownStoredValue.self) { try device(alerts: "fill_confirmed,renamed") }
+            #expect(alert?.description.hasPrefix("device_tokens.alerts holds 'renamed', which is not one of EventType's values (") == true)
+        }
+    }
+
     /// A query that selects fewer columns than a record reads is GRDB's error naming the column
     /// (an enum's column too, which is not read as NULL), never a crash or a default.
     @Test func aColumnTheRowLacksIsAnError() throws {

@@ -69,12 +69,17 @@ struct PushDispatcher: Service {
     /// nothing to do.
     func dispatch(after cursor: Int64) async throws -> Int64? {
         let pending = try await store.pending(after: cursor, limit: batch)
-        guard let last = pending.last?.event.seq else { return nil }
-        let pushes = pending.flatMap { p in
-            p.targets.map {
-                OutgoingPush(
-                    deviceID: $0.deviceID, token: $0.token, apnsID: Self.apnsID(seq: p.event.seq, device: $0.deviceID),
-                    event: p.event)
+        guard let last = pending.last?.seq else { return nil }
+        let pushes = pending.flatMap { p -> [OutgoingPush] in
+            switch p.content {
+            case .push(let event, let targets):
+                return targets.map {
+                    OutgoingPush(
+                        deviceID: $0.deviceID, token: $0.token, apnsID: Self.apnsID(seq: event.seq, device: $0.deviceID), event: event)
+                }
+            case .unreadable(let reason):
+                logger.error("event not pushed", metadata: ["seq": "\(p.seq)", "reason": "\(reason)"])
+                return []
             }
         }
         if !pushes.isEmpty {

@@ -57,7 +57,7 @@ struct DeviceStore: Sendable {
             guard let device = try DeviceRecord.fetchOne(db, sql: "SELECT \(DeviceRecord.columns) FROM device_tokens WHERE id = ?", arguments: [id]) else {
                 throw ProblemError.internalError
             }
-            return RegisteredDevice(device: device.api, existed: existing != nil, reactivated: reactivated)
+            return try RegisteredDevice(device: device.api, existed: existing != nil, reactivated: reactivated)
         }
     }
 
@@ -69,7 +69,7 @@ struct DeviceStore: Sendable {
                 sql: """
                     SELECT \(DeviceRecord.columns) FROM device_tokens WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at, rowid
                     """, arguments: [user]
-            ).map(\.api)
+            ).map { try $0.api }
         }
     }
 

@@ -46,13 +46,15 @@ enum EventLog {
 
     static let columns = "seq, type, title, body, order_id, symbol, side, qty, price_ticks, reason, expires_at, created_at"
 
-    /// A row of `columns` as the API shows it; nil for a type the API does not know.
-    static func event(_ row: Row) -> Components.Schemas.Event? {
-        guard let type = Components.Schemas.EventType(rawValue: row["type"]) else { return nil }
+    /// A row of `columns` as the API shows it; a type or side outside the spec's is an
+    /// `UnknownStoredValue`.
+    static func event(_ row: Row) throws -> Components.Schemas.Event {
+        let type = try Components.Schemas.EventType.stored(row["type"], table: "events", column: "type")
         let side: String? = row["side"], price: Int64? = row["price_ticks"], expires: Double? = row["expires_at"]
-        return Components.Schemas.Event(
+        return try Components.Schemas.Event(
             seq: row["seq"], _type: type, createdAt: Date(timeIntervalSince1970: row["created_at"]), title: row["title"],
-            body: row["body"], orderId: row["order_id"], symbol: row["symbol"], side: side.flatMap(Components.Schemas.Side.init(rawValue:)),
+            body: row["body"], orderId: row["order_id"], symbol: row["symbol"],
+            side: side.map { try Components.Schemas.Side.stored($0, table: "events", column: "side") },
             qty: row["qty"], price: price.map { Money.string(ticks: $0) }, reason: row["reason"],
             expiresAt: expires.map { Date(timeIntervalSince1970: $0) })
     }
@@ -82,7 +84,7 @@ struct EventStore: Sendable {
                 sql: """
                     SELECT \(EventLog.columns) FROM events WHERE \(clauses.joined(separator: " AND ")) ORDER BY seq LIMIT ?
                     """, arguments: arguments + [q.limit + 1])
-            return EventPage(events: rows.prefix(q.limit).compactMap(EventLog.event), hasMore: rows.count > q.limit)
+            return try EventPage(events: rows.prefix(q.limit).map(EventLog.event), hasMore: rows.count > q.limit)
         }
     }
 

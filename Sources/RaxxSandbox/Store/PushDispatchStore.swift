@@ -9,11 +9,18 @@ struct PushTarget: Sendable, Equatable {
     var registeredAt: Date
 }
 
-/// An event the dispatcher has not handed out yet, with the devices it goes to.
+/// An event the dispatcher has not handed out yet, with the devices it goes to; or, for a row
+/// holding a type or side outside the spec's, why it cannot be read: the dispatcher logs it and
+/// goes past, so that one such row does not hold up every push after it.
 struct PendingPush: Sendable {
-    var event: Components.Schemas.Event
+    var seq: Int64
     var user: String
-    var targets: [PushTarget]
+    var content: Content
+
+    enum Content: Sendable {
+        case push(Components.Schemas.Event, targets: [PushTarget])
+        case unreadable(UnknownStoredValue)
+    }
 }
 
 /// On SQLite: the cursor is one row of `push_cursor`; targets come from
@@ -57,14 +64,11 @@ struct PushDispatchStore: Sendable {
                     }
                 }
                 let targets = (devices[user] ?? []).filter { $0.alerts.contains(type) && $0.target.registeredAt.timeIntervalSince1970 <= created }
-                // A type this build does not know yet still advances the cursor; it just goes nowhere.
-                guard let event = EventLog.event(row) else {
-                    return PendingPush(
-                        event: .init(
-                            seq: row["seq"], _type: .securityAlert, createdAt: Date(timeIntervalSince1970: created),
-                            title: row["title"]), user: user, targets: [])
+                do {
+                    return try PendingPush(seq: row["seq"], user: user, content: .push(EventLog.event(row), targets: targets.map(\.target)))
+                } catch let unreadable as UnknownStoredValue {
+                    return PendingPush(seq: row["seq"], user: user, content: .unreadable(unreadable))
                 }
-                return PendingPush(event: event, user: user, targets: targets.map(\.target))
             }
         }
     }

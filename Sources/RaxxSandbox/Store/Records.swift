@@ -176,10 +176,12 @@ struct DeviceRecord: SandboxRecord {
     var createdAt: Double
 
     var api: Components.Schemas.Device {
-        Components.Schemas.Device(
-            id: id, environment: environment, tokenSuffix: String(token.suffix(8)), label: label,
-            alerts: alerts.split(separator: ",").compactMap { Components.Schemas.EventType(rawValue: String($0)) },
-            createdAt: date(createdAt))
+        get throws {
+            try Components.Schemas.Device(
+                id: id, environment: environment, tokenSuffix: String(token.suffix(8)), label: label,
+                alerts: alerts.split(separator: ",").map { try .stored(String($0), table: "device_tokens", column: "alerts") },
+                createdAt: date(createdAt))
+        }
     }
 }
 

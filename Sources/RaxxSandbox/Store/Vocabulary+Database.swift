@@ -6,7 +6,8 @@ import RaxxAPI
 //
 // A stored value that is not one of the enum's cases (a row from before a case was renamed, or
 // one written by hand) is an error naming the table, the column and the value, in the records
-// (Records.swift) and in the sync page writer (SyncPageJSON) alike: a read never makes a value up.
+// (Records.swift), the alerts feed (EventLog) and the sync page writer (SyncPageJSON) alike: a read
+// never makes a value up.
 
 /// An enum of the spec that statements name: `sql` is its value as an SQL string literal, so a
 /// statement spells no value of the vocabulary by hand.
@@ -64,6 +65,6 @@ extension Components.Schemas.SyncEntity: StoredVocabulary {}
 extension Components.Schemas.DSRKind: StoredVocabulary {}
 extension Components.Schemas.DSRStatus: StoredVocabulary {}
 extension Components.Schemas.Device.EnvironmentPayload: StoredVocabulary {}
+extension Components.Schemas.EventType: StoredVocabulary {}
 
-extension Components.Schemas.EventType: DatabaseValueConvertible, SQLVocabulary {}
 extension Components.Schemas.SyncChange.OpPayload: SQLVocabulary {}
