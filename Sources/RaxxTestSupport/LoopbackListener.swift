@@ -79,9 +79,9 @@ public final class LoopbackListener: Sendable {
         }
         port = Int(UInt16(bigEndian: addr.sin_port))
         if case .refuse = behavior {
-            // The port was free a moment ago and nothing listens on it now.
-            close(fd)
-            state.withLock { $0.stopped = true }
+            // Bound but not listening: a connection is refused, and the port stays this listener's
+            // until it stops. Closed here, it went back to the kernel, which could hand it to
+            // another test's server (tests run in parallel) before the client connected.
             return
         }
         guard listen(fd, 16) == 0 else { close(fd); throw POSIXError(.EIO) }

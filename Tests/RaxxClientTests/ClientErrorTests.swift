@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import RaxxAPI
 import RaxxClient
 import RaxxCore
@@ -39,6 +40,27 @@ import Testing
         #expect(e.status == .unavailable)
         #expect(e.message == RaxxError.offlineMessage)
         #expect(observed.all == [.offlineHard])
+    }
+
+    /// A refusing listener keeps its port bound (not listening) until it stops: no other test's
+    /// server, started meanwhile on port 0, can be handed the port and answer the client that
+    /// should have been refused.
+    @Test func aRefusingListenerHoldsItsPortUntilItStops() throws {
+        func bindsAgain(_ port: Int) -> Bool {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(fd) }
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_port = UInt16(port).bigEndian
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            return withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            } == 0
+        }
+        let listener = try LoopbackListener(.refuse)
+        #expect(!bindsAgain(listener.port))
+        listener.stop()
+        #expect(bindsAgain(listener.port))
     }
 
     @Test func hangingIsOfflineExit69() async throws {
