@@ -105,7 +105,7 @@ public enum RFC3339 {
 
     /// The shape every Raxx timestamp has (`2026-11-23T05:44:22Z`, `2026-11-23T05:44:22.123Z`: how
     /// `append` writes them), read by hand: the same Date the ISO 8601 parse answers (the same
-    /// arithmetic: seconds from the reference date, plus the milliseconds), at a small fraction of
+    /// arithmetic: days from the reference date, plus the time of day), at a small fraction of
     /// its cost. Anything else (other fractions, offsets, years before 1583, fields out of range)
     /// answers nil and is left to the full parse.
     static func commonDate(_ b: UnsafeRawBufferPointer) -> Date? {
@@ -139,7 +139,11 @@ public enum RFC3339 {
         let era = y / 400, yoe = y - era * 400
         let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
         let days = era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
-        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second
-        return Date(timeIntervalSinceReferenceDate: Double(seconds - 978_307_200) + Double(millis) / 1000)
+        // The ISO 8601 parse's own sum, in its order: whole days from the reference date (2001,
+        // 11,323 days after 1970), plus the time of day with its fraction. Adding the milliseconds
+        // to the whole seconds instead differs from it by one ulp now and then
+        // (2001-01-03T20:16:35.545Z; two in a million).
+        let timeOfDay = Double(hour * 3600 + minute * 60 + second) + Double(millis) / 1000
+        return Date(timeIntervalSinceReferenceDate: Double(days - 11_323) * 86_400 + timeOfDay)
     }
 }

@@ -27,6 +27,14 @@ import Testing
         }
     }
 
+    /// A time the random draw above once found, where the ISO 8601 parse's sum (days, then the
+    /// time of day with its fraction) and seconds-plus-milliseconds differ by one ulp.
+    @Test func aTimeWhereTheOrderOfTheSumShowsReadsAsTheISO8601ParseDoes() throws {
+        let text = "2001-01-03T20:16:35.545Z"
+        let fast = try #require(text.utf8.withContiguousStorageIfAvailable { RFC3339.commonDate(UnsafeRawBufferPointer($0)) } ?? nil)
+        #expect(fast.timeIntervalSinceReferenceDate.bitPattern == Self.foundation(text)?.timeIntervalSinceReferenceDate.bitPattern)
+    }
+
     @Test(arguments: [
         "2026-11-23T05:44:40.1Z", "2026-11-23T05:44:40.12Z", "2026-11-23T05:44:40.123456Z", "2026-11-23T05:44:40+02:00",
         "2026-11-23t05:44:40z", "2026-02-29T00:00:00Z", "2024-02-30T00:00:00Z", "2026-11-23T24:00:00Z", "2026-11-23T05:60:00Z",
