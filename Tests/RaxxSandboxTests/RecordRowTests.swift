@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import RaxxAPI
+import RaxxCore
 import RaxxDomain
 import Testing
 
@@ -80,11 +81,11 @@ import Testing
                 try OrderRecord.fetchOne(db, sql: "SELECT \(OrderRecord.columns) FROM orders WHERE id = 'ord_3'")
             }
             #expect(
-                renamed?.description == "orders.status holds 'renamed', which is not one of OrderStatus's values ("
+                renamed?.description == "orders.status holds 'renamed', which is not one of its values ("
                     + OrderStatus.allCases.map(\.rawValue).joined(separator: ", ") + ")")
             let null = #expect(throws: UnknownStoredValue.self) { try OrderRecord.filter(OrderRecord.Columns.id == "ord_4").fetchOne(db) }
             #expect(
-                null?.description == "orders.side holds 'NULL', which is not one of Side's values ("
+                null?.description == "orders.side holds 'NULL', which is not one of its values ("
                     + OrderSide.allCases.map(\.rawValue).joined(separator: ", ") + ")")
         }
     }
@@ -108,9 +109,9 @@ import Testing
             #expect(try event(type: "fill_confirmed", side: "buy").side == .buy)
             #expect(try event(type: "fill_confirmed", side: nil).side == nil)
             let type = #expect(throws: UnknownStoredValue.self) { try event(type: "renamed", side: "buy") }
-            #expect(type?.description.hasPrefix("events.type holds 'renamed', which is not one of EventType's values (") == true)
+            #expect(type?.description.hasPrefix("events.type holds 'renamed', which is not one of its values (") == true)
             let side = #expect(throws: UnknownStoredValue.self) { try event(type: "fill_confirmed", side: "short") }
-            #expect(side?.description.hasPrefix("events.side holds 'short', which is not one of Side's values (buy, sell") == true)
+            #expect(side?.description.hasPrefix("events.side holds 'short', which is not one of its values (buy, sell") == true)
 
             func device(alerts: String) throws -> Components.Schemas.Device {
                 let record = try #require(
@@ -122,7 +123,7 @@ import Testing
             }
             #expect(try device(alerts: "fill_confirmed,security_alert").alerts == [.fillConfirmed, .securityAlert])
             let alert = #expect(throws: UnknownStoredValue.self) { try device(alerts: "fill_confirmed,renamed") }
-            #expect(alert?.description.hasPrefix("device_tokens.alerts holds 'renamed', which is not one of EventType's values (") == true)
+            #expect(alert?.description.hasPrefix("device_tokens.alerts holds 'renamed', which is not one of its values (") == true)
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import PropertyBased
 import RaxxAPI
+import RaxxCore
 import RaxxDomain
 import RaxxTestSupport
 import RaxxWire
@@ -197,7 +198,7 @@ import Testing
             return account
         }
         let said =
-            "orders.status holds 'suspended', which is not one of OrderStatus's values ("
+            "orders.status holds 'suspended', which is not one of its values ("
             + Components.Schemas.OrderStatus.allCases.map(\.rawValue).joined(separator: ", ") + ")"
         let page = #expect(throws: UnknownStoredValue.self) { try Self.page(database, account: account, after: 0, limit: 10) }
         #expect(page?.description == said)

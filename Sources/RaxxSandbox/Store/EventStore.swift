@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import RaxxAPI
+import RaxxCore
 import RaxxDomain
 
 /// What a page of the feed asks for: the user's events after `cursor`, oldest first.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import RaxxAPI
+import RaxxCore
 
 /// A device an event goes to: active, opted into the event's type, registered before the event.
 struct PushTarget: Sendable, Equatable {

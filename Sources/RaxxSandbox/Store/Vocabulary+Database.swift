@@ -1,5 +1,6 @@
 import GRDB
 import RaxxAPI
+import RaxxCore
 
 // The spec's vocabulary is stored as its raw values: a column of one of these reads and writes
 // the enum itself, never a string spelt out in a handler.
@@ -25,34 +26,8 @@ protocol StoredVocabulary: SQLVocabulary, CaseIterable, Sendable, DatabaseValueC
 extension StoredVocabulary {
     /// `text`, read from `table`.`column`, as a case; an error naming them and the value when it
     /// is none of them (nil: NULL).
-    static func stored(_ text: String?, table: String, column: String) throws -> Self {
-        guard let text, let value = Self(rawValue: text) else {
-            throw UnknownStoredValue(Self.self, table: table, column: column, value: text ?? "NULL")
-        }
-        return value
-    }
-}
-
-/// A stored value outside its enum, named where it was found.
-struct UnknownStoredValue: Error, CustomStringConvertible {
-    let table: String
-    let column: String
-    /// The value as stored (NULL when there was none).
-    let value: String
-    let type: String
-    /// The enum's values.
-    let values: [String]
-
-    init<E: StoredVocabulary>(_ type: E.Type, table: String, column: String, value: String) {
-        self.table = table
-        self.column = column
-        self.value = value
-        self.type = String(describing: E.self)
-        values = E.allCases.map(\.rawValue)
-    }
-
-    var description: String {
-        "\(table).\(column) holds '\(value)', which is not one of \(type)'s values (\(values.joined(separator: ", ")))"
+    static func stored(_ text: String?, table: String, column: String) throws(UnknownStoredValue) -> Self {
+        try UnknownStoredValue.read(text, table: table, column: column)
     }
 }
 
