@@ -61,6 +61,18 @@ struct OrderAcceptance: Sendable {
         var actionHash: String?
     }
 
+    /// Rule 2 within a check of several orders (`checkOrders`): each is placed as a dry run in one
+    /// transaction, against what the ones before it leave, so a client_order_id a second time would
+    /// find the first's row, rolled back afterwards. It is refused as another order under a used
+    /// client_order_id is: 409 `conflict`. `seen` holds the ids the check has admitted.
+    static func admitToCheck(_ r: Components.Schemas.OrderRequest, seen: inout Set<String>) throws(ProblemError) {
+        guard seen.insert(r.clientOrderId).inserted else {
+            throw ProblemError(
+                409, code: .conflict, title: "This client_order_id is used twice in the check.",
+                detail: "Each order needs a client_order_id of its own.")
+        }
+    }
+
     /// The hash of an order request: what its client_order_id is held to (rule 2) and what its
     /// step-up grant must be bound to (rule 6).
     static func requestHash(_ r: Components.Schemas.OrderRequest) -> String {

@@ -80,14 +80,10 @@ struct OrderHandlers: Sendable {
                 try Self.sweep(ledger, engine: engine, account: caller.accountID, now: now)
                 var seen: Set<String> = []
                 let checks = try zip(request.orders, hashes).map { order, hash in
-                    // A client_order_id twice in one check would find the first's row, rolled back
-                    // afterwards: the second is refused as placeOrder would refuse another order.
-                    guard seen.insert(order.clientOrderId).inserted else {
-                        return Self.refused(
-                            order,
-                            ProblemError(
-                                409, code: .conflict, title: "This client_order_id is used twice in the check.",
-                                detail: "Each order needs a client_order_id of its own."))
+                    do throws(ProblemError) {
+                        try OrderAcceptance.admitToCheck(order, seen: &seen)
+                    } catch {
+                        return Self.refused(order, error)
                     }
                     return try Self.check(ledger, acceptance: acceptance, caller: caller, request: order, hash: hash, now: now)
                 }
